@@ -1,0 +1,519 @@
+//! Raw, 64-byte aligned tensor memory and the shared storage cell.
+//!
+//! This is one of the two modules of the crate allowed to contain `unsafe`
+//! code (the other is [`kernels`](crate::kernels)). It provides:
+//!
+//! * [`RawBlock`]: an owned, 64-byte aligned allocation of the system
+//!   allocator (what an arena's free lists hold);
+//! * [`OwnedBuffer`]: a block plus its used length and where it goes back to
+//!   when dropped (the system allocator, or the arena it came from if that
+//!   arena is still alive);
+//! * [`UninitBuffer`]: a fresh buffer whose elements a kernel must write
+//!   before anyone reads them;
+//! * `Storage`: the [`OwnershipState`] plus the buffer, shared by the handles
+//!   (tensors) and exported views of one buffer.
+//!
+//! # Allocation never aborts
+//! Sizes are checked (`usize` overflow, `isize::MAX`), and a refused
+//! allocation is returned as [`Error::AllocationFailed`]; the global
+//! `handle_alloc_error` is never called.
+
+use std::alloc::{self, Layout};
+use std::cell::UnsafeCell;
+use std::marker::PhantomData;
+use std::mem::MaybeUninit;
+use std::ptr::NonNull;
+use std::sync::{Arc, OnceLock, Weak};
+
+use crate::arena::{self, ArenaShared};
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::ownership::{OwnershipState, StateError};
+use crate::stats;
+
+/// Alignment of every buffer: a cache line, and a full AVX-512 vector.
+pub const ALIGN: usize = 64;
+
+/// An owned allocation of `cap` bytes aligned to [`ALIGN`]; `cap == 0` owns
+/// nothing. Freed on drop.
+#[derive(Debug)]
+pub struct RawBlock {
+    ptr: NonNull<u8>,
+    cap: usize,
+}
+
+// SAFETY: a RawBlock is a unique owner of its heap memory (like Box<[u8]>);
+// moving it to or sharing it with another thread is as safe as for a Box.
+unsafe impl Send for RawBlock {}
+// SAFETY: &RawBlock only exposes the pointer value and the capacity.
+unsafe impl Sync for RawBlock {}
+
+impl RawBlock {
+    /// A block that owns nothing.
+    pub const fn empty() -> Self {
+        /// A zero-length block still has an ALIGN-aligned address.
+        #[repr(align(64))]
+        struct Aligned;
+        RawBlock { ptr: NonNull::<Aligned>::dangling().cast(), cap: 0 }
+    }
+
+    fn layout(cap: usize) -> Result<Layout> {
+        Layout::from_size_align(cap, ALIGN).map_err(|_| Error::AllocationFailed { bytes: cap })
+    }
+
+    /// Allocate `cap` bytes, uninitialised (or zeroed when `zeroed`).
+    pub fn alloc(cap: usize, zeroed: bool) -> Result<Self> {
+        if cap == 0 {
+            return Ok(Self::empty());
+        }
+        let layout = Self::layout(cap)?;
+        // SAFETY: `layout` has a non-zero size (cap > 0) and a valid,
+        // power-of-two alignment, as `alloc`/`alloc_zeroed` require.
+        let p = unsafe {
+            if zeroed {
+                alloc::alloc_zeroed(layout)
+            } else {
+                alloc::alloc(layout)
+            }
+        };
+        NonNull::new(p)
+            .map(|ptr| RawBlock { ptr, cap })
+            .ok_or(Error::AllocationFailed { bytes: cap })
+    }
+
+    /// Capacity in bytes.
+    pub fn capacity(&self) -> usize {
+        self.cap
+    }
+
+    /// Address of the first byte.
+    pub fn as_ptr(&self) -> *const u8 {
+        self.ptr.as_ptr()
+    }
+
+    fn zero(&mut self) {
+        // SAFETY: the block owns `cap` writable bytes at `ptr` (or cap == 0,
+        // for which write_bytes of zero bytes on a dangling aligned pointer
+        // is allowed).
+        unsafe { std::ptr::write_bytes(self.ptr.as_ptr(), 0, self.cap) }
+    }
+}
+
+impl Drop for RawBlock {
+    fn drop(&mut self) {
+        if self.cap == 0 {
+            return;
+        }
+        // SAFETY: `ptr` was returned by `alloc`/`alloc_zeroed` with exactly
+        // this layout (same cap, same ALIGN) and has not been freed: the
+        // block is its unique owner and this is its only drop.
+        unsafe { alloc::dealloc(self.ptr.as_ptr(), Layout::from_size_align_unchecked(self.cap, ALIGN)) }
+    }
+}
+
+/// Where a buffer's memory goes when the buffer is dropped.
+#[derive(Debug, Clone)]
+pub enum Origin {
+    /// Freed to the system allocator.
+    System,
+    /// Returned to this arena's free lists, or freed if the arena is gone.
+    Arena(Weak<ArenaShared>),
+}
+
+/// Tensor memory: an aligned block, the number of bytes in use, and where the
+/// block goes back to. All elements are initialised.
+#[derive(Debug)]
+pub struct OwnedBuffer {
+    block: RawBlock,
+    len: usize,
+    origin: Origin,
+}
+
+impl OwnedBuffer {
+    /// A zero-filled buffer of `len` bytes, from the current thread's arena
+    /// (see [`TensorArena::scope`](crate::TensorArena::scope)) or the system.
+    pub fn zeroed(len: usize) -> Result<Self> {
+        let (block, origin) = obtain(len, true)?;
+        Ok(OwnedBuffer { block, len, origin })
+    }
+
+    /// A buffer holding a copy of `src`'s elements.
+    pub fn from_slice<T: Element>(src: &[T]) -> Result<Self> {
+        let mut out = UninitBuffer::<T>::new(src.len())?;
+        for (d, s) in out.as_uninit_mut().iter_mut().zip(src) {
+            d.write(*s);
+        }
+        // SAFETY: the loop wrote every one of the `src.len()` elements.
+        Ok(unsafe { out.assume_init() })
+    }
+
+    /// Bytes in use.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// No bytes in use?
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bytes allocated (what the statistics count).
+    pub fn capacity(&self) -> usize {
+        self.block.cap
+    }
+
+    /// Address of the first byte: equal addresses mean the same memory.
+    pub fn as_ptr(&self) -> *const u8 {
+        self.block.as_ptr()
+    }
+
+    /// Where the memory goes back to.
+    pub fn origin(&self) -> &Origin {
+        &self.origin
+    }
+
+    fn check_type<T: Element>(&self) {
+        debug_assert_eq!(self.len % std::mem::size_of::<T>(), 0);
+    }
+
+    /// The contents as elements.
+    pub fn as_slice<T: Element>(&self) -> &[T] {
+        self.check_type::<T>();
+        // SAFETY: the block is ALIGN-aligned (≥ align_of::<T>()), owns at
+        // least `len` bytes, all initialised (an OwnedBuffer is only built
+        // from zeroed memory, a full copy, or an UninitBuffer whose kernel
+        // wrote every element), and every bit pattern is a valid T for the
+        // four element types. The returned lifetime is tied to &self.
+        unsafe { std::slice::from_raw_parts(self.block.ptr.as_ptr() as *const T, self.len / std::mem::size_of::<T>()) }
+    }
+
+    /// The contents as mutable elements.
+    pub fn as_mut_slice<T: Element>(&mut self) -> &mut [T] {
+        self.check_type::<T>();
+        // SAFETY: as in `as_slice`; `&mut self` makes this the only access.
+        unsafe { std::slice::from_raw_parts_mut(self.block.ptr.as_ptr() as *mut T, self.len / std::mem::size_of::<T>()) }
+    }
+}
+
+impl Drop for OwnedBuffer {
+    fn drop(&mut self) {
+        let block = std::mem::replace(&mut self.block, RawBlock::empty());
+        if block.cap == 0 {
+            return;
+        }
+        stats::on_free(block.cap);
+        if let Origin::Arena(weak) = &self.origin {
+            if let Some(arena) = weak.upgrade() {
+                arena.give_back(block);
+                return;
+            }
+        }
+        drop(block); // the system allocator (or a gone arena): free it
+    }
+}
+
+/// Get a block of at least `len` bytes from the current arena or the system.
+fn obtain(len: usize, zeroed: bool) -> Result<(RawBlock, Origin)> {
+    if len == 0 {
+        return Ok((RawBlock::empty(), Origin::System));
+    }
+    if let Some(arena) = arena::current() {
+        let (mut block, hit) = arena.take_block(len)?;
+        if hit {
+            stats::on_live(block.cap);
+            stats::on_reuse(block.cap);
+        } else {
+            stats::on_alloc(block.cap);
+        }
+        if zeroed {
+            block.zero();
+        }
+        return Ok((block, Origin::Arena(Arc::downgrade(&arena))));
+    }
+    let block = RawBlock::alloc(len, zeroed)?;
+    stats::on_alloc(block.cap);
+    Ok((block, Origin::System))
+}
+
+/// Checked byte size of `n` elements of `T`.
+pub fn byte_size<T: Element>(n: usize) -> Result<usize> {
+    n.checked_mul(std::mem::size_of::<T>())
+        .filter(|b| *b <= isize::MAX as usize - ALIGN)
+        .ok_or(Error::AllocationFailed { bytes: usize::MAX })
+}
+
+/// A fresh buffer of `len` elements whose contents are not yet written.
+///
+/// Kernels fill it through [`as_uninit_mut`](Self::as_uninit_mut) and then
+/// turn it into an [`OwnedBuffer`] with [`assume_init`](Self::assume_init).
+/// Dropping it unfilled simply frees the memory.
+pub struct UninitBuffer<T: Element> {
+    buf: OwnedBuffer,
+    _t: PhantomData<T>,
+}
+
+impl<T: Element> UninitBuffer<T> {
+    /// Allocate room for `len` elements (nothing is written).
+    pub fn new(len: usize) -> Result<Self> {
+        let bytes = byte_size::<T>(len)?;
+        let (block, origin) = obtain(bytes, false)?;
+        Ok(Self { buf: OwnedBuffer { block, len: bytes, origin }, _t: PhantomData })
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.buf.len / std::mem::size_of::<T>()
+    }
+
+    /// Whether it holds zero elements.
+    pub fn is_empty(&self) -> bool {
+        self.buf.len == 0
+    }
+
+    /// The elements, to be written.
+    pub fn as_uninit_mut(&mut self) -> &mut [MaybeUninit<T>] {
+        // SAFETY: the block is aligned for T and owns `len` bytes; viewing
+        // them as MaybeUninit<T> makes no claim that they are initialised.
+        // `&mut self` makes this the only access.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                self.buf.block.ptr.as_ptr() as *mut MaybeUninit<T>,
+                self.len(),
+            )
+        }
+    }
+
+    /// The finished buffer.
+    ///
+    /// # Safety
+    /// Every element of [`as_uninit_mut`](Self::as_uninit_mut) must have been
+    /// written.
+    pub unsafe fn assume_init(self) -> OwnedBuffer {
+        self.buf
+    }
+}
+
+/// The shared cell behind the handles of one buffer: its ownership state, the
+/// buffer (gone once donated), and the name of the op that consumed it.
+#[derive(Debug)]
+pub(crate) struct Storage {
+    pub(crate) state: OwnershipState,
+    buf: UnsafeCell<Option<OwnedBuffer>>,
+    consumed_by: OnceLock<&'static str>,
+}
+
+// SAFETY: the only mutation of `buf` is `take` below, which runs only after
+// `state.take_for_donation()` succeeded. That transition requires exactly one
+// handle, no exports and no writer, and makes the state final (donated), so
+// at that moment no other thread holds a reference into the buffer and none
+// can obtain one afterwards. All other accesses are reads. The contents of the
+// buffer are written only through `bytes_mut` under the writer bit or `&mut`
+// of the sole handle (see `Tensor::data_mut`).
+unsafe impl Sync for Storage {}
+// SAFETY: OwnedBuffer is Send; the state is atomic.
+unsafe impl Send for Storage {}
+
+impl Storage {
+    fn new(buf: OwnedBuffer) -> Arc<Self> {
+        Arc::new(Storage {
+            state: OwnershipState::new(),
+            buf: UnsafeCell::new(Some(buf)),
+            consumed_by: OnceLock::new(),
+        })
+    }
+
+    /// The buffer, unless it was donated.
+    pub(crate) fn buffer(&self) -> Option<&OwnedBuffer> {
+        // SAFETY: see `unsafe impl Sync`: `buf` is only replaced by the
+        // winner of take_for_donation, and a caller reaching here holds a
+        // handle or export that a successful take would have required to be
+        // its own, exclusive one (with `&mut` on the handle, so not here).
+        unsafe { (*self.buf.get()).as_ref() }
+    }
+
+    /// The op that consumed the buffer, if it was donated.
+    pub(crate) fn consumed_by(&self) -> Option<&'static str> {
+        self.consumed_by.get().copied()
+    }
+
+    /// Move the buffer out. `op` is recorded for error messages.
+    pub(crate) fn take(&self, op: &'static str) -> Result<OwnedBuffer, StateError> {
+        self.state.take_for_donation()?;
+        let _ = self.consumed_by.set(op);
+        // SAFETY: take_for_donation succeeded: this caller held the only
+        // handle, no export and no writer existed, and the state is now final,
+        // so nobody else can read or write `buf` concurrently or later.
+        let buf = unsafe { (*self.buf.get()).take() };
+        // A donated state always had a buffer: a second successful take is
+        // impossible because the donated state is final.
+        buf.ok_or(StateError::Donated)
+    }
+
+    /// Mutable view of the contents.
+    ///
+    /// # Safety
+    /// The caller must hold the sole handle through `&mut`, with the state
+    /// exclusive (or its writer bit held), for the whole lifetime `'a`.
+    unsafe fn bytes_mut<'a, T: Element>(&'a self) -> Option<&'a mut [T]> {
+        // SAFETY: exclusivity is the caller's contract (see above): no other
+        // handle or export can read the memory while the slice lives.
+        let buf = unsafe { (*self.buf.get()).as_mut()? };
+        Some(buf.as_mut_slice::<T>())
+    }
+}
+
+/// A counted handle on a [`Storage`]: creating one registers a handle in the
+/// ownership state, dropping it releases it. A `Tensor` holds exactly one.
+#[derive(Debug)]
+pub(crate) struct Handle {
+    storage: Arc<Storage>,
+}
+
+impl Handle {
+    pub(crate) fn new(buf: OwnedBuffer) -> Self {
+        Handle { storage: Storage::new(buf) }
+    }
+
+    pub(crate) fn storage(&self) -> &Storage {
+        &self.storage
+    }
+
+    pub(crate) fn same_storage(&self, other: &Handle) -> bool {
+        Arc::ptr_eq(&self.storage, &other.storage)
+    }
+
+    /// Another handle on the same buffer. On a moved-from buffer the share is
+    /// refused and the new handle is moved-from too (its release is a no-op).
+    pub(crate) fn share(&self) -> Handle {
+        let _ = self.storage.state.share();
+        Handle { storage: self.storage.clone() }
+    }
+
+    /// The contents, mutable, when this handle is exclusive.
+    pub(crate) fn data_mut<T: Element>(&mut self) -> Option<&mut [T]> {
+        if !self.storage.state.snapshot().is_exclusive() {
+            return None;
+        }
+        // SAFETY: this handle is the only one (handles == 1) and nothing is
+        // exported; creating another handle or export needs `&self` on this
+        // handle, which the `&mut self` borrow excludes while the slice lives.
+        unsafe { self.storage.bytes_mut::<T>() }
+    }
+
+    /// Enter the writer state; `None` unless exclusive.
+    pub(crate) fn write_guard(&mut self) -> Option<WriteGuard<'_>> {
+        self.storage.state.acquire_exclusive().ok()?;
+        Some(WriteGuard { h: self })
+    }
+
+    /// Register an exported view.
+    pub(crate) fn export(&self) -> Result<ExportGuard, StateError> {
+        let (ptr, len) = match self.storage.buffer() {
+            Some(b) => (b.as_ptr() as usize, b.len()),
+            None => return Err(StateError::Donated),
+        };
+        self.storage.state.export()?;
+        Ok(ExportGuard { storage: self.storage.clone(), ptr, len })
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        self.storage.state.release();
+    }
+}
+
+/// The writer state of an exclusive buffer for the length of an in-place
+/// kernel; released on drop.
+pub(crate) struct WriteGuard<'a> {
+    h: &'a mut Handle,
+}
+
+impl WriteGuard<'_> {
+    pub(crate) fn slice<T: Element>(&mut self) -> &mut [T] {
+        // SAFETY: the writer bit is held, acquired on an exclusive buffer, and
+        // `&mut` on the sole handle excludes every other access.
+        unsafe { self.h.storage.bytes_mut::<T>() }.unwrap_or(&mut [])
+    }
+}
+
+impl Drop for WriteGuard<'_> {
+    fn drop(&mut self) {
+        self.h.storage.state.release_exclusive();
+    }
+}
+
+/// An exported view's hold on a buffer: keeps the memory alive (even after
+/// every tensor is gone) and blocks in-place writes and donation until
+/// dropped.
+#[derive(Debug)]
+pub struct ExportGuard {
+    storage: Arc<Storage>,
+    ptr: usize,
+    len: usize,
+}
+
+impl ExportGuard {
+    /// Address of the data.
+    pub fn as_ptr(&self) -> *const u8 {
+        self.ptr as *const u8
+    }
+    /// Bytes of data.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Zero bytes?
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Drop for ExportGuard {
+    fn drop(&mut self) {
+        self.storage.state.unexport();
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alignment_and_zero_length() {
+        for n in [0usize, 1, 3, 64, 1000] {
+            let b = OwnedBuffer::zeroed(n * 4).unwrap();
+            assert_eq!(b.as_ptr() as usize % ALIGN, 0);
+            assert!(b.as_slice::<f32>().iter().all(|x| *x == 0.0));
+            assert_eq!(b.as_slice::<f32>().len(), n);
+        }
+    }
+
+    #[test]
+    fn oversized_requests_are_errors_not_aborts() {
+        assert!(byte_size::<f64>(usize::MAX / 4).is_err());
+        assert!(matches!(
+            UninitBuffer::<f32>::new((isize::MAX as usize) / 4 - 1),
+            Err(Error::AllocationFailed { .. })
+        ));
+        // A petabyte: the system allocator refuses and we report it.
+        assert!(matches!(
+            RawBlock::alloc(1usize << 50, false),
+            Err(Error::AllocationFailed { .. })
+        ));
+    }
+
+    #[test]
+    fn take_is_exclusive_and_final() {
+        let h = Handle::new(OwnedBuffer::zeroed(16).unwrap());
+        let s = h.storage();
+        let p = s.buffer().unwrap().as_ptr();
+        s.state.share().unwrap();
+        assert!(s.take("test").is_err());
+        s.state.release();
+        let b = s.take("test").unwrap();
+        assert_eq!(b.as_ptr(), p);
+        assert!(s.buffer().is_none());
+        assert_eq!(s.consumed_by(), Some("test"));
+        assert!(s.take("again").is_err());
+    }
+}

@@ -1,0 +1,143 @@
+//! The one error type of the crate.
+//!
+//! Every fallible operation returns [`Result<T>`](Result). Messages name the
+//! shapes, dtypes and byte counts involved so that a user can act on them
+//! without a debugger. The Python bindings map each variant to one Python
+//! exception class in exactly one place (`src/python/errors.rs`).
+
+use std::fmt;
+
+use crate::element::DType;
+
+/// Result alias used throughout the crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in `donate`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// Two shapes that had to agree (or broadcast) do not.
+    ShapeMismatch {
+        op: &'static str,
+        lhs: Vec<usize>,
+        rhs: Vec<usize>,
+    },
+    /// An operand had a dtype the operation does not accept.
+    DTypeMismatch {
+        op: &'static str,
+        expected: DType,
+        found: DType,
+    },
+    /// The dtype is not supported by this operation at all (e.g. `exp` on
+    /// integers).
+    UnsupportedDType { op: &'static str, dtype: DType },
+    /// The tensor's buffer was moved out by a donation; its data is gone.
+    AlreadyDonated {
+        shape: Vec<usize>,
+        dtype: DType,
+        /// The operation that consumed the buffer, when known.
+        consumed_by: Option<&'static str>,
+    },
+    /// A donation was asked for but the buffer is not exclusively held.
+    NotDonatable {
+        /// Handles (tensors) sharing the buffer, including this one.
+        handles: u32,
+        /// Exported views (NumPy arrays, memoryviews) alive on the buffer.
+        exports: u32,
+    },
+    /// The buffer is being written by an in-place operation right now.
+    Busy,
+    /// An arena's `max_bytes` would be exceeded.
+    ArenaExhausted {
+        requested: usize,
+        in_use: usize,
+        max_bytes: usize,
+    },
+    /// The system allocator refused, or the request cannot exist
+    /// (more than `isize::MAX` bytes).
+    AllocationFailed { bytes: usize },
+    /// The element count of a shape overflows `usize`, or its byte size
+    /// exceeds `isize::MAX`.
+    ShapeOverflow { shape: Vec<usize>, elem_size: usize },
+    /// A shape that is not valid for the operation (e.g. a reshape to a
+    /// different element count, a matmul of 1-d tensors).
+    InvalidShape { op: &'static str, shape: Vec<usize>, reason: String },
+    /// An axis outside `-ndim..ndim`.
+    InvalidAxis { axis: isize, ndim: usize },
+    /// A data length that does not match the shape's element count.
+    LengthMismatch { shape: Vec<usize>, expected: usize, found: usize },
+    /// A reduction with no identity over zero elements (e.g. `max` of `[]`).
+    EmptyReduction { op: &'static str, shape: Vec<usize> },
+}
+
+fn fmt_shape(s: &[usize]) -> String {
+    let inner: Vec<String> = s.iter().map(|d| d.to_string()).collect();
+    format!("[{}]", inner.join(", "))
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::ShapeMismatch { op, lhs, rhs } => write!(
+                f,
+                "{op}: shapes {} and {} are not compatible (they must be equal or broadcast)",
+                fmt_shape(lhs),
+                fmt_shape(rhs)
+            ),
+            Error::DTypeMismatch { op, expected, found } => {
+                write!(f, "{op}: expected dtype {expected}, found {found}")
+            }
+            Error::UnsupportedDType { op, dtype } => {
+                write!(f, "{op} is not supported for dtype {dtype}")
+            }
+            Error::AlreadyDonated { shape, dtype, consumed_by } => {
+                write!(f, "Tensor has been donated with shape={dtype}{}", fmt_shape(shape))?;
+                if let Some(op) = consumed_by {
+                    write!(f, " (its buffer was consumed by {op})")?;
+                }
+                write!(f, "; its data can no longer be read or written")
+            }
+            Error::NotDonatable { handles, exports } => {
+                let others = handles.saturating_sub(1);
+                write!(
+                    f,
+                    "buffer is shared with {others} other tensor{} and {exports} exported view{}",
+                    if others == 1 { "" } else { "s" },
+                    if *exports == 1 { "" } else { "s" }
+                )
+            }
+            Error::Busy => write!(f, "tensor is being written by another operation"),
+            Error::ArenaExhausted { requested, in_use, max_bytes } => write!(
+                f,
+                "arena budget exceeded: requested {requested} bytes with {in_use} bytes already held, max_bytes={max_bytes}"
+            ),
+            Error::AllocationFailed { bytes } => {
+                write!(f, "failed to allocate {bytes} bytes")
+            }
+            Error::ShapeOverflow { shape, elem_size } => write!(
+                f,
+                "shape {} with {elem_size}-byte elements is too large to exist (its size overflows)",
+                fmt_shape(shape)
+            ),
+            Error::InvalidShape { op, shape, reason } => {
+                write!(f, "{op}: invalid shape {}: {reason}", fmt_shape(shape))
+            }
+            Error::InvalidAxis { axis, ndim } => write!(
+                f,
+                "axis {axis} is out of bounds for a tensor of dimension {ndim}"
+            ),
+            Error::LengthMismatch { shape, expected, found } => write!(
+                f,
+                "data of length {found} does not fit shape {} ({expected} elements)",
+                fmt_shape(shape)
+            ),
+            Error::EmptyReduction { op, shape } => write!(
+                f,
+                "{op} of a zero-size tensor of shape {} has no identity",
+                fmt_shape(shape)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

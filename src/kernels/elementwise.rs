@@ -1,0 +1,402 @@
+//! Element functions of the unary and binary operations, and the loops that
+//! apply them. The loops are generic and `#[inline(always)]`; [`super::isa`]
+//! compiles one copy of each per instruction set.
+
+use std::mem::MaybeUninit;
+
+use super::math;
+
+/// The unary element-wise operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Relu,
+    Neg,
+    Abs,
+    Exp,
+    Log,
+    Sqrt,
+    Tanh,
+    Sigmoid,
+    Gelu,
+}
+
+impl UnaryOp {
+    /// Every unary op.
+    pub const ALL: [UnaryOp; 9] = [
+        UnaryOp::Relu,
+        UnaryOp::Neg,
+        UnaryOp::Abs,
+        UnaryOp::Exp,
+        UnaryOp::Log,
+        UnaryOp::Sqrt,
+        UnaryOp::Tanh,
+        UnaryOp::Sigmoid,
+        UnaryOp::Gelu,
+    ];
+
+    /// The op's name, as in the Python API.
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::Relu => "relu",
+            UnaryOp::Neg => "neg",
+            UnaryOp::Abs => "abs",
+            UnaryOp::Exp => "exp",
+            UnaryOp::Log => "log",
+            UnaryOp::Sqrt => "sqrt",
+            UnaryOp::Tanh => "tanh",
+            UnaryOp::Sigmoid => "sigmoid",
+            UnaryOp::Gelu => "gelu",
+        }
+    }
+
+    /// Defined for integer tensors too?
+    pub fn supports_int(self) -> bool {
+        matches!(self, UnaryOp::Relu | UnaryOp::Neg | UnaryOp::Abs)
+    }
+}
+
+/// The binary element-wise operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Maximum,
+    Minimum,
+}
+
+impl BinaryOp {
+    /// Every binary op.
+    pub const ALL: [BinaryOp; 6] = [
+        BinaryOp::Add,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::Maximum,
+        BinaryOp::Minimum,
+    ];
+
+    /// The op's name, as in the Python API.
+    pub fn name(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "add",
+            BinaryOp::Sub => "sub",
+            BinaryOp::Mul => "mul",
+            BinaryOp::Div => "div",
+            BinaryOp::Maximum => "maximum",
+            BinaryOp::Minimum => "minimum",
+        }
+    }
+
+    /// Defined for integer tensors too? (Division of integers is promoted to
+    /// floating point by the Python layer, as NumPy's `/` does.)
+    pub fn supports_int(self) -> bool {
+        !matches!(self, BinaryOp::Div)
+    }
+}
+
+/// One unary function on `T`, as a type so each loop is monomorphic.
+pub trait UnaryFn<T>: Copy {
+    fn call<const FMA: bool>(x: T) -> T;
+}
+
+/// One binary function on `T`.
+pub trait BinaryFn<T>: Copy {
+    fn call(a: T, b: T) -> T;
+}
+
+macro_rules! unary_fns {
+    ($($name:ident),*) => { $( #[derive(Clone, Copy)] pub struct $name; )* };
+}
+unary_fns!(Relu, Neg, Abs, Exp, Log, Sqrt, Tanh, Sigmoid, Gelu);
+unary_fns!(Add, Sub, Mul, Div, Maximum, Minimum);
+
+// --- float element functions -------------------------------------------
+
+macro_rules! float_common {
+    ($t:ty) => {
+        impl UnaryFn<$t> for Relu {
+            // relu(NaN) = NaN and relu(-0.0) = -0.0: `x < 0` is false for both.
+            #[inline(always)]
+            fn call<const FMA: bool>(x: $t) -> $t {
+                if x < 0.0 {
+                    0.0
+                } else {
+                    x
+                }
+            }
+        }
+        impl UnaryFn<$t> for Neg {
+            #[inline(always)]
+            fn call<const FMA: bool>(x: $t) -> $t {
+                -x
+            }
+        }
+        impl UnaryFn<$t> for Abs {
+            #[inline(always)]
+            fn call<const FMA: bool>(x: $t) -> $t {
+                x.abs()
+            }
+        }
+        impl UnaryFn<$t> for Sqrt {
+            #[inline(always)]
+            fn call<const FMA: bool>(x: $t) -> $t {
+                x.sqrt()
+            }
+        }
+        impl BinaryFn<$t> for Add {
+            #[inline(always)]
+            fn call(a: $t, b: $t) -> $t {
+                a + b
+            }
+        }
+        impl BinaryFn<$t> for Sub {
+            #[inline(always)]
+            fn call(a: $t, b: $t) -> $t {
+                a - b
+            }
+        }
+        impl BinaryFn<$t> for Mul {
+            #[inline(always)]
+            fn call(a: $t, b: $t) -> $t {
+                a * b
+            }
+        }
+        impl BinaryFn<$t> for Div {
+            #[inline(always)]
+            fn call(a: $t, b: $t) -> $t {
+                a / b
+            }
+        }
+        impl BinaryFn<$t> for Maximum {
+            // NaN in either operand propagates (NumPy's np.maximum).
+            #[inline(always)]
+            fn call(a: $t, b: $t) -> $t {
+                if a > b || a.is_nan() {
+                    a
+                } else {
+                    b
+                }
+            }
+        }
+        impl BinaryFn<$t> for Minimum {
+            #[inline(always)]
+            fn call(a: $t, b: $t) -> $t {
+                if a < b || a.is_nan() {
+                    a
+                } else {
+                    b
+                }
+            }
+        }
+    };
+}
+float_common!(f32);
+float_common!(f64);
+
+impl UnaryFn<f32> for Exp {
+    #[inline(always)]
+    fn call<const FMA: bool>(x: f32) -> f32 {
+        math::exp::<FMA>(x)
+    }
+}
+impl UnaryFn<f32> for Log {
+    #[inline(always)]
+    fn call<const FMA: bool>(x: f32) -> f32 {
+        math::ln::<FMA>(x)
+    }
+}
+impl UnaryFn<f32> for Tanh {
+    #[inline(always)]
+    fn call<const FMA: bool>(x: f32) -> f32 {
+        math::tanh::<FMA>(x)
+    }
+}
+impl UnaryFn<f32> for Sigmoid {
+    #[inline(always)]
+    fn call<const FMA: bool>(x: f32) -> f32 {
+        math::sigmoid::<FMA>(x)
+    }
+}
+impl UnaryFn<f32> for Gelu {
+    #[inline(always)]
+    fn call<const FMA: bool>(x: f32) -> f32 {
+        math::gelu::<FMA>(x)
+    }
+}
+impl UnaryFn<f64> for Exp {
+    #[inline(always)]
+    fn call<const FMA: bool>(x: f64) -> f64 {
+        x.exp()
+    }
+}
+impl UnaryFn<f64> for Log {
+    #[inline(always)]
+    fn call<const FMA: bool>(x: f64) -> f64 {
+        x.ln()
+    }
+}
+impl UnaryFn<f64> for Tanh {
+    #[inline(always)]
+    fn call<const FMA: bool>(x: f64) -> f64 {
+        x.tanh()
+    }
+}
+impl UnaryFn<f64> for Sigmoid {
+    #[inline(always)]
+    fn call<const FMA: bool>(x: f64) -> f64 {
+        1.0 / (1.0 + (-x).exp())
+    }
+}
+impl UnaryFn<f64> for Gelu {
+    #[inline(always)]
+    fn call<const FMA: bool>(x: f64) -> f64 {
+        math::gelu_f64(x)
+    }
+}
+
+// --- integer element functions (wrapping, as NumPy) ------------------------
+
+macro_rules! int_fns {
+    ($t:ty) => {
+        impl UnaryFn<$t> for Relu {
+            #[inline(always)]
+            fn call<const FMA: bool>(x: $t) -> $t {
+                x.max(0)
+            }
+        }
+        impl UnaryFn<$t> for Neg {
+            #[inline(always)]
+            fn call<const FMA: bool>(x: $t) -> $t {
+                x.wrapping_neg()
+            }
+        }
+        impl UnaryFn<$t> for Abs {
+            #[inline(always)]
+            fn call<const FMA: bool>(x: $t) -> $t {
+                x.wrapping_abs()
+            }
+        }
+        impl BinaryFn<$t> for Add {
+            #[inline(always)]
+            fn call(a: $t, b: $t) -> $t {
+                a.wrapping_add(b)
+            }
+        }
+        impl BinaryFn<$t> for Sub {
+            #[inline(always)]
+            fn call(a: $t, b: $t) -> $t {
+                a.wrapping_sub(b)
+            }
+        }
+        impl BinaryFn<$t> for Mul {
+            #[inline(always)]
+            fn call(a: $t, b: $t) -> $t {
+                a.wrapping_mul(b)
+            }
+        }
+        impl BinaryFn<$t> for Maximum {
+            #[inline(always)]
+            fn call(a: $t, b: $t) -> $t {
+                a.max(b)
+            }
+        }
+        impl BinaryFn<$t> for Minimum {
+            #[inline(always)]
+            fn call(a: $t, b: $t) -> $t {
+                a.min(b)
+            }
+        }
+    };
+}
+int_fns!(i32);
+int_fns!(i64);
+
+// --- loops ----------------------------------------------------------------
+
+/// `dst[i] = f(src[i])`. Lengths are equal (checked by the caller).
+#[inline(always)]
+pub fn map<T: Copy, F: UnaryFn<T>, const FMA: bool>(src: &[T], dst: &mut [MaybeUninit<T>]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        d.write(F::call::<FMA>(*s));
+    }
+}
+
+/// `buf[i] = f(buf[i])`.
+#[inline(always)]
+pub fn map_inplace<T: Copy, F: UnaryFn<T>, const FMA: bool>(buf: &mut [T]) {
+    for x in buf.iter_mut() {
+        *x = F::call::<FMA>(*x);
+    }
+}
+
+/// How each side of a binary loop is read: element by element, or one value
+/// broadcast over the whole run.
+#[derive(Debug, Clone, Copy)]
+pub enum Side<'a, T> {
+    Slice(&'a [T]),
+    Scalar(T),
+}
+
+/// `dst[i] = f(a[i], b[i])` with either side possibly a broadcast scalar.
+#[inline(always)]
+pub fn zip<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: Side<'_, T>, dst: &mut [MaybeUninit<T>]) {
+    match (a, b) {
+        (Side::Slice(a), Side::Slice(b)) => {
+            for ((d, x), y) in dst.iter_mut().zip(a).zip(b) {
+                d.write(F::call(*x, *y));
+            }
+        }
+        (Side::Slice(a), Side::Scalar(y)) => {
+            for (d, x) in dst.iter_mut().zip(a) {
+                d.write(F::call(*x, y));
+            }
+        }
+        (Side::Scalar(x), Side::Slice(b)) => {
+            for (d, y) in dst.iter_mut().zip(b) {
+                d.write(F::call(x, *y));
+            }
+        }
+        (Side::Scalar(x), Side::Scalar(y)) => {
+            let v = F::call(x, y);
+            for d in dst.iter_mut() {
+                d.write(v);
+            }
+        }
+    }
+}
+
+/// `a[i] = f(a[i], b[i])`: the result overwrites the left operand.
+#[inline(always)]
+pub fn zip_into_lhs<T: Copy, F: BinaryFn<T>>(a: &mut [T], b: Side<'_, T>) {
+    match b {
+        Side::Slice(b) => {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x = F::call(*x, *y);
+            }
+        }
+        Side::Scalar(y) => {
+            for x in a.iter_mut() {
+                *x = F::call(*x, y);
+            }
+        }
+    }
+}
+
+/// `b[i] = f(a[i], b[i])`: the result overwrites the right operand.
+#[inline(always)]
+pub fn zip_into_rhs<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: &mut [T]) {
+    match a {
+        Side::Slice(a) => {
+            for (x, y) in a.iter().zip(b.iter_mut()) {
+                *y = F::call(*x, *y);
+            }
+        }
+        Side::Scalar(x) => {
+            for y in b.iter_mut() {
+                *y = F::call(x, *y);
+            }
+        }
+    }
+}

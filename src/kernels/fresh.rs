@@ -1,0 +1,91 @@
+//! Kernels that write a fresh buffer: allocate uninitialised memory, fill
+//! every element, and only then hand it out as an initialised
+//! [`OwnedBuffer`]. Keeping `assume_init` here means no other module needs
+//! `unsafe` to create tensors.
+
+use crate::buffer::{OwnedBuffer, UninitBuffer};
+use crate::element::Element;
+use crate::error::Result;
+
+use super::matmul::{self, BatchOffsets, MatmulElement};
+use super::reduce::{self, Reduce};
+use super::{BinaryDst, BinaryOp, KernelElement, UnaryOp};
+
+/// `n` copies of `v`.
+pub fn filled<T: Element>(n: usize, v: T) -> Result<OwnedBuffer> {
+    let mut out = UninitBuffer::<T>::new(n)?;
+    super::fill(out.as_uninit_mut(), v);
+    // SAFETY: `fill` wrote every element.
+    Ok(unsafe { out.assume_init() })
+}
+
+/// A copy of `src`.
+pub fn copied<T: Element>(src: &[T]) -> Result<OwnedBuffer> {
+    let mut out = UninitBuffer::<T>::new(src.len())?;
+    super::copy(src, out.as_uninit_mut());
+    // SAFETY: `copy` wrote every element (dst and src have equal lengths).
+    Ok(unsafe { out.assume_init() })
+}
+
+/// `src` converted to `D`.
+pub fn cast<S: Element, D: Element>(src: &[S]) -> Result<OwnedBuffer> {
+    let mut out = UninitBuffer::<D>::new(src.len())?;
+    super::cast(src, out.as_uninit_mut());
+    // SAFETY: `cast` wrote every element (equal lengths).
+    Ok(unsafe { out.assume_init() })
+}
+
+/// `op(src)`.
+pub fn unary<T: KernelElement>(op: UnaryOp, src: &[T]) -> Result<OwnedBuffer> {
+    let mut out = UninitBuffer::<T>::new(src.len())?;
+    super::unary(op, src, out.as_uninit_mut())?;
+    // SAFETY: `unary` returned Ok, so it checked the op and the equal lengths
+    // and wrote every element.
+    Ok(unsafe { out.assume_init() })
+}
+
+/// `op(a, b)` with broadcasting into a fresh buffer of shape `out`.
+pub fn binary<T: KernelElement>(
+    op: BinaryOp,
+    a: &[T],
+    a_shape: &[usize],
+    b: &[T],
+    b_shape: &[usize],
+    out: &[usize],
+) -> Result<OwnedBuffer> {
+    let n: usize = out.iter().product();
+    let mut buf = UninitBuffer::<T>::new(n)?;
+    super::binary(op, a, a_shape, b, b_shape, out, BinaryDst::New(buf.as_uninit_mut()), None)?;
+    // SAFETY: `binary` returned Ok: every run of every row of the output was
+    // written (or n == 0).
+    Ok(unsafe { buf.assume_init() })
+}
+
+/// Reduce `x` (viewed as `[outer, len, inner]`) along the middle axis.
+pub fn reduce_axis<T: Copy + Send + Sync + Element, R: Reduce<T>>(
+    x: &[T],
+    outer: usize,
+    len: usize,
+    inner: usize,
+) -> Result<OwnedBuffer> {
+    let mut out = UninitBuffer::<T>::new(outer * inner)?;
+    reduce::reduce_axis::<T, R>(x, outer, len, inner, out.as_uninit_mut());
+    // SAFETY: reduce_axis writes every one of the outer*inner results.
+    Ok(unsafe { out.assume_init() })
+}
+
+/// A batch of `m×k · k×n` products.
+pub fn matmul<T: MatmulElement>(
+    a: &[T],
+    b: &[T],
+    m: usize,
+    k: usize,
+    n: usize,
+    offs: &[BatchOffsets],
+) -> Result<OwnedBuffer> {
+    let mut out = UninitBuffer::<T>::new(offs.len() * m * n)?;
+    matmul::matmul_batched(a, b, out.as_uninit_mut(), m, k, n, offs);
+    // SAFETY: each of the offs.len() products writes all of its m*n outputs
+    // (gemm with read_dst = false overwrites; k == 0 writes zeros).
+    Ok(unsafe { out.assume_init() })
+}

@@ -1,0 +1,380 @@
+//! Compute kernels on slices: element-wise, broadcasting, reductions, row
+//! operations (softmax, layer norm), matmul and casts.
+//!
+//! Kernels know nothing about ownership: they read `&[T]` and write either a
+//! fresh `&mut [MaybeUninit<T>]` (out of place) or an input's own `&mut [T]`
+//! (in place; the tensor layer decides when that is allowed). Every kernel
+//! runs on the instruction set chosen once by [`Isa::active`], and splits
+//! work across rayon's threads when it has at least [`GRAIN`] elements.
+//!
+//! This module and [`crate::buffer`] are the only places with `unsafe` code.
+
+pub mod elementwise;
+pub mod fresh;
+pub mod isa;
+pub mod math;
+pub mod matmul;
+pub mod reduce;
+pub mod rows;
+
+use std::mem::MaybeUninit;
+
+use rayon::prelude::*;
+
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::shape::{broadcast_strides, c_strides};
+use elementwise::{BinaryFn, Side, UnaryFn};
+pub use elementwise::{BinaryOp, UnaryOp};
+pub use isa::Isa;
+use isa::dispatch;
+
+/// Elements below which a kernel stays on the calling thread.
+///
+/// Measured with `cargo bench --bench relu -- grain` on the 2-core
+/// development machine: splitting a relu of 2^16 f32 (256 KiB) across two
+/// threads is a wash, and from 2^17 up it wins (see README, "Kernels").
+pub const GRAIN: usize = 1 << 16;
+
+fn threads() -> usize {
+    rayon::current_num_threads()
+}
+
+/// Chunk length for splitting `n` elements, a multiple of 64 elements.
+fn chunk_len(n: usize) -> usize {
+    let per = n.div_ceil(threads() * 4).max(GRAIN / 2);
+    per.div_ceil(64) * 64
+}
+
+fn parallel(n: usize) -> bool {
+    n >= GRAIN && threads() > 1
+}
+
+/// Element types with kernels: the monomorphic dispatch of op enums.
+pub trait KernelElement: Element {
+    #[doc(hidden)]
+    fn unary_run(isa: Isa, op: UnaryOp, src: &[Self], dst: &mut [MaybeUninit<Self>]);
+    #[doc(hidden)]
+    fn unary_inplace_run(isa: Isa, op: UnaryOp, buf: &mut [Self]);
+    #[doc(hidden)]
+    fn zip_run(isa: Isa, op: BinaryOp, a: Side<'_, Self>, b: Side<'_, Self>, dst: &mut [MaybeUninit<Self>]);
+    #[doc(hidden)]
+    fn zip_lhs_run(isa: Isa, op: BinaryOp, a: &mut [Self], b: Side<'_, Self>);
+    #[doc(hidden)]
+    fn zip_rhs_run(isa: Isa, op: BinaryOp, a: Side<'_, Self>, b: &mut [Self]);
+    /// Is `op` defined for this element type?
+    fn supports_unary(op: UnaryOp) -> bool;
+    /// Is `op` defined for this element type?
+    fn supports_binary(op: BinaryOp) -> bool;
+}
+
+macro_rules! unary_arms {
+    ($isa:expr, $op:expr, $f:ident, $t:ty, $args:tt, [$($name:ident),*]) => {
+        match $op {
+            $( UnaryOp::$name => dispatch!($isa, $f::<$t, elementwise::$name> $args), )*
+            #[allow(unreachable_patterns)]
+            _ => {}
+        }
+    };
+}
+macro_rules! binary_arms {
+    ($isa:expr, $op:expr, $f:ident, $t:ty, $args:tt, [$($name:ident),*]) => {
+        match $op {
+            $( BinaryOp::$name => dispatch!($isa, $f::<$t, elementwise::$name> $args), )*
+            #[allow(unreachable_patterns)]
+            _ => {}
+        }
+    };
+}
+
+macro_rules! kernel_element {
+    ($t:ty, [$($u:ident),*], [$($b:ident),*]) => {
+        impl KernelElement for $t {
+            fn unary_run(isa: Isa, op: UnaryOp, src: &[$t], dst: &mut [MaybeUninit<$t>]) {
+                unary_arms!(isa, op, map, $t, (src, dst), [$($u),*])
+            }
+            fn unary_inplace_run(isa: Isa, op: UnaryOp, buf: &mut [$t]) {
+                unary_arms!(isa, op, map_inplace, $t, (buf), [$($u),*])
+            }
+            fn zip_run(isa: Isa, op: BinaryOp, a: Side<'_, $t>, b: Side<'_, $t>, dst: &mut [MaybeUninit<$t>]) {
+                binary_arms!(isa, op, zip, $t, (a, b, dst), [$($b),*])
+            }
+            fn zip_lhs_run(isa: Isa, op: BinaryOp, a: &mut [$t], b: Side<'_, $t>) {
+                binary_arms!(isa, op, zip_into_lhs, $t, (a, b), [$($b),*])
+            }
+            fn zip_rhs_run(isa: Isa, op: BinaryOp, a: Side<'_, $t>, b: &mut [$t]) {
+                binary_arms!(isa, op, zip_into_rhs, $t, (a, b), [$($b),*])
+            }
+            fn supports_unary(op: UnaryOp) -> bool {
+                matches!(op, $(UnaryOp::$u)|*)
+            }
+            fn supports_binary(op: BinaryOp) -> bool {
+                matches!(op, $(BinaryOp::$b)|*)
+            }
+        }
+    };
+}
+kernel_element!(f32, [Relu, Neg, Abs, Exp, Log, Sqrt, Tanh, Sigmoid, Gelu], [Add, Sub, Mul, Div, Maximum, Minimum]);
+kernel_element!(f64, [Relu, Neg, Abs, Exp, Log, Sqrt, Tanh, Sigmoid, Gelu], [Add, Sub, Mul, Div, Maximum, Minimum]);
+kernel_element!(i32, [Relu, Neg, Abs], [Add, Sub, Mul, Maximum, Minimum]);
+kernel_element!(i64, [Relu, Neg, Abs], [Add, Sub, Mul, Maximum, Minimum]);
+
+fn check_unary<T: KernelElement>(op: UnaryOp) -> Result<()> {
+    if T::supports_unary(op) {
+        Ok(())
+    } else {
+        Err(Error::UnsupportedDType { op: op.name(), dtype: T::DTYPE })
+    }
+}
+
+fn check_binary<T: KernelElement>(op: BinaryOp) -> Result<()> {
+    if T::supports_binary(op) {
+        Ok(())
+    } else {
+        Err(Error::UnsupportedDType { op: op.name(), dtype: T::DTYPE })
+    }
+}
+
+fn len_check(op: &'static str, a: usize, b: usize) -> Result<()> {
+    if a != b {
+        return Err(Error::ShapeMismatch { op, lhs: vec![a], rhs: vec![b] });
+    }
+    Ok(())
+}
+
+/// `dst = op(src)`, on the active instruction set.
+pub fn unary<T: KernelElement>(op: UnaryOp, src: &[T], dst: &mut [MaybeUninit<T>]) -> Result<()> {
+    unary_with(Isa::active(), op, src, dst)
+}
+
+/// [`unary`] on a chosen instruction set (lowered to what the CPU supports).
+pub fn unary_with<T: KernelElement>(isa: Isa, op: UnaryOp, src: &[T], dst: &mut [MaybeUninit<T>]) -> Result<()> {
+    check_unary::<T>(op)?;
+    len_check(op.name(), src.len(), dst.len())?;
+    let isa = isa.clamp_supported();
+    if parallel(src.len()) {
+        let c = chunk_len(src.len());
+        src.par_chunks(c)
+            .zip(dst.par_chunks_mut(c))
+            .for_each(|(s, d)| T::unary_run(isa, op, s, d));
+    } else {
+        T::unary_run(isa, op, src, dst);
+    }
+    Ok(())
+}
+
+/// `buf = op(buf)`, in place.
+pub fn unary_inplace<T: KernelElement>(op: UnaryOp, buf: &mut [T]) -> Result<()> {
+    unary_inplace_with(Isa::active(), op, buf)
+}
+
+/// [`unary_inplace`] on a chosen instruction set.
+pub fn unary_inplace_with<T: KernelElement>(isa: Isa, op: UnaryOp, buf: &mut [T]) -> Result<()> {
+    check_unary::<T>(op)?;
+    let isa = isa.clamp_supported();
+    if parallel(buf.len()) {
+        let c = chunk_len(buf.len());
+        buf.par_chunks_mut(c).for_each(|s| T::unary_inplace_run(isa, op, s));
+    } else {
+        T::unary_inplace_run(isa, op, buf);
+    }
+    Ok(())
+}
+
+/// Which buffer a binary op writes.
+pub enum BinaryDst<'a, T> {
+    /// A fresh output.
+    New(&'a mut [MaybeUninit<T>]),
+    /// The left operand (it has the output's shape).
+    Lhs,
+    /// The right operand (it has the output's shape).
+    Rhs,
+}
+
+/// A broadcasting binary operation split into runs: `rows` runs of `run`
+/// output elements each; in each run each operand is either a contiguous
+/// slice or one broadcast scalar.
+struct Plan {
+    run: usize,
+    rows: usize,
+    a_slice: bool,
+    b_slice: bool,
+    a_off: Vec<usize>,
+    b_off: Vec<usize>,
+}
+
+fn plan(a_shape: &[usize], b_shape: &[usize], out: &[usize]) -> Plan {
+    let sa = broadcast_strides(a_shape, out);
+    let sb = broadcast_strides(b_shape, out);
+    let cs = c_strides(out);
+    // Longest suffix over which each operand is all-contiguous or all-broadcast.
+    let fits = |s: &[usize], k: usize| -> Option<bool> {
+        let tail = &s[out.len() - k..];
+        let ctail = &cs[out.len() - k..];
+        if tail.iter().zip(ctail).all(|(x, c)| x == c) {
+            Some(true)
+        } else if tail.iter().zip(&out[out.len() - k..]).all(|(x, d)| *x == 0 || *d == 1) {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    let mut k = 0;
+    let (mut a_slice, mut b_slice) = (true, true);
+    while k < out.len() {
+        match (fits(&sa, k + 1), fits(&sb, k + 1)) {
+            (Some(x), Some(y)) if k == 0 || (x == a_slice && y == b_slice) => {
+                a_slice = x;
+                b_slice = y;
+                k += 1;
+            }
+            _ => break,
+        }
+    }
+    if k == 0 {
+        // 0-d output: one run of one element
+        a_slice = true;
+        b_slice = true;
+    }
+    let run: usize = out[out.len() - k..].iter().product();
+    let lead = &out[..out.len() - k];
+    let rows: usize = lead.iter().product();
+    let mut a_off = Vec::with_capacity(rows);
+    let mut b_off = Vec::with_capacity(rows);
+    let mut idx = vec![0usize; lead.len()];
+    for _ in 0..rows {
+        a_off.push(idx.iter().zip(&sa).map(|(i, s)| i * s).sum());
+        b_off.push(idx.iter().zip(&sb).map(|(i, s)| i * s).sum());
+        for d in (0..lead.len()).rev() {
+            idx[d] += 1;
+            if idx[d] < lead[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    Plan { run, rows, a_slice, b_slice, a_off, b_off }
+}
+
+fn side<T: Copy>(x: &[T], off: usize, run: usize, slice: bool) -> Side<'_, T> {
+    if slice {
+        Side::Slice(&x[off..off + run])
+    } else {
+        Side::Scalar(x[off])
+    }
+}
+
+/// A binary op with NumPy broadcasting. `a` and `b` are C-contiguous with
+/// shapes `a_shape` and `b_shape`; `out` is their broadcast shape. With
+/// `BinaryDst::Lhs`/`Rhs` the result overwrites that operand, which must have
+/// the output's shape; `a`/`b` for that side is then ignored and read from the
+/// operand itself (`inout`).
+pub fn binary<T: KernelElement>(
+    op: BinaryOp,
+    a: &[T],
+    a_shape: &[usize],
+    b: &[T],
+    b_shape: &[usize],
+    out: &[usize],
+    dst: BinaryDst<'_, T>,
+    inout: Option<&mut [T]>,
+) -> Result<()> {
+    check_binary::<T>(op)?;
+    let isa = Isa::active();
+    let n: usize = out.iter().product();
+    if n == 0 {
+        return Ok(());
+    }
+    let p = plan(a_shape, b_shape, out);
+    let run = p.run;
+    let rows_per_task = if parallel(n) { chunk_len(n).div_ceil(run).max(1) } else { p.rows };
+    match dst {
+        BinaryDst::New(d) => {
+            if d.len() != n {
+                return len_check(op.name(), d.len(), n);
+            }
+            let work = |(ci, chunk): (usize, &mut [MaybeUninit<T>])| {
+                for (r, drow) in chunk.chunks_mut(run).enumerate() {
+                    let row = ci * rows_per_task + r;
+                    let sa = side(a, p.a_off[row], run, p.a_slice);
+                    let sb = side(b, p.b_off[row], run, p.b_slice);
+                    T::zip_run(isa, op, sa, sb, drow);
+                }
+            };
+            if rows_per_task < p.rows {
+                d.par_chunks_mut(rows_per_task * run).enumerate().for_each(work);
+            } else {
+                work((0, d));
+            }
+        }
+        BinaryDst::Lhs | BinaryDst::Rhs => {
+            let lhs = matches!(dst, BinaryDst::Lhs);
+            let io = inout.ok_or(Error::InvalidShape {
+                op: op.name(),
+                shape: out.to_vec(),
+                reason: "in-place binary op without its operand".into(),
+            })?;
+            len_check(op.name(), io.len(), n)?;
+            let work = |(ci, chunk): (usize, &mut [T])| {
+                for (r, drow) in chunk.chunks_mut(run).enumerate() {
+                    let row = ci * rows_per_task + r;
+                    if lhs {
+                        T::zip_lhs_run(isa, op, drow, side(b, p.b_off[row], run, p.b_slice));
+                    } else {
+                        T::zip_rhs_run(isa, op, side(a, p.a_off[row], run, p.a_slice), drow);
+                    }
+                }
+            };
+            if rows_per_task < p.rows {
+                io.par_chunks_mut(rows_per_task * run).enumerate().for_each(work);
+            } else {
+                work((0, io));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Convert `src` into another element type (`as` semantics: floats to ints
+/// truncate toward zero and saturate; NaN becomes 0).
+pub fn cast<S: Element, D: Element>(src: &[S], dst: &mut [MaybeUninit<D>]) {
+    let f = |(d, s): (&mut MaybeUninit<D>, &S)| {
+        d.write(D::from_f64(s.to_f64()));
+    };
+    if parallel(src.len()) {
+        let c = chunk_len(src.len());
+        dst.par_chunks_mut(c).zip(src.par_chunks(c)).for_each(|(d, s)| d.iter_mut().zip(s).for_each(f));
+    } else {
+        dst.iter_mut().zip(src).for_each(f);
+    }
+}
+
+/// `dst = src`, in parallel for large slices.
+pub fn copy<T: Element>(src: &[T], dst: &mut [MaybeUninit<T>]) {
+    let f = |d: &mut [MaybeUninit<T>], s: &[T]| {
+        for (d, s) in d.iter_mut().zip(s) {
+            d.write(*s);
+        }
+    };
+    if parallel(src.len()) {
+        let c = chunk_len(src.len());
+        dst.par_chunks_mut(c).zip(src.par_chunks(c)).for_each(|(d, s)| f(d, s));
+    } else {
+        f(dst, src);
+    }
+}
+
+/// Fill `dst` with `v`.
+pub fn fill<T: Element>(dst: &mut [MaybeUninit<T>], v: T) {
+    for d in dst.iter_mut() {
+        d.write(v);
+    }
+}
+
+#[allow(dead_code)]
+fn _assert_traits() {
+    fn f<T: UnaryFn<f32>>() {}
+    fn g<T: BinaryFn<f32>>() {}
+    f::<elementwise::Relu>();
+    g::<elementwise::Add>();
+}

@@ -1,0 +1,61 @@
+//! # donate: tensors whose buffers know who owns them
+//!
+//! `b = a.relu()` allocates a new buffer even when `a` is never used again.
+//! `donate` lets an operation write its result into an input that nobody
+//! needs any more, safely, and shows when it did.
+//!
+//! ## The ownership model
+//!
+//! Every buffer carries an atomic [`OwnershipState`]: how many tensors
+//! (handles) share it, how many read-only views are exported, whether an
+//! in-place kernel is writing it, and whether it was donated (moved out).
+//!
+//! | How the op gets its input        | Writes into the input's buffer?                    |
+//! |----------------------------------|----------------------------------------------------|
+//! | `&self` (`t.relu_ref()`, `&a + &b`) | never                                           |
+//! | by value (`t.relu()`, `a + b`)   | when the buffer is exclusive and the result fits   |
+//! | `Donated` (`a.donate() + b`)     | same; if not possible: a copy, counted as fallback |
+//! | `&mut self` (`t.relu_inplace()`) | yes; copy-on-write first if the buffer is shared   |
+//!
+//! *Exclusive* means one handle and no exported view: then nobody else can
+//! observe the change. A buffer shared by `clone`/`reshape` or an export is
+//! never modified; its holders keep value semantics.
+//!
+//! ```
+//! use donate::{DonateExt, Tensor};
+//!
+//! let a = Tensor::<f32>::from_vec(vec![-1.0, 2.0, -3.0], &[3])?;
+//! let p = a.buffer_ptr();
+//! let b = a.relu()?;                 // `a` moved in: its buffer is reused
+//! assert_eq!(b.buffer_ptr(), p);
+//!
+//! let c = b.clone();                 // shared now
+//! let d = c.donate().relu()?;        // cannot reuse: `b` still holds it
+//! assert_ne!(d.buffer_ptr(), p);
+//! assert_eq!(b.as_slice()?, &[0.0, 2.0, 0.0]);
+//! # Ok::<(), donate::Error>(())
+//! ```
+
+pub mod arena;
+pub mod buffer;
+pub mod element;
+pub mod error;
+pub mod kernels;
+pub mod ops;
+pub mod ownership;
+mod semantics;
+pub mod shape;
+pub mod stats;
+mod sync;
+pub mod tensor;
+
+pub use arena::{ArenaStats, TensorArena};
+pub use buffer::{ExportGuard, OwnedBuffer, ALIGN};
+pub use element::{DType, Element, Float};
+pub use error::{Error, Result};
+pub use kernels::{BinaryOp, Isa, UnaryOp};
+pub use ops::{Applied, Operand, Outcome, Refusal};
+pub use ownership::{OwnershipSnapshot, OwnershipState};
+pub use semantics::{CopySemantics, DonateExt, Donated, OpBuilder};
+pub use stats::{memory_stats, reset_peak, MemoryStats, Reuse};
+pub use tensor::Tensor;

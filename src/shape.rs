@@ -1,0 +1,100 @@
+//! Shapes: checked sizes, NumPy broadcasting, axes.
+
+use crate::error::{Error, Result};
+
+/// Number of elements of `shape`, or an error if it overflows or the bytes
+/// of `elem_size`-byte elements exceed `isize::MAX`.
+pub fn checked_numel(shape: &[usize], elem_size: usize) -> Result<usize> {
+    let overflow = || Error::ShapeOverflow { shape: shape.to_vec(), elem_size };
+    let n = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).ok_or_else(overflow)?;
+    let bytes = n.checked_mul(elem_size).ok_or_else(overflow)?;
+    if bytes > isize::MAX as usize - crate::buffer::ALIGN {
+        return Err(overflow());
+    }
+    Ok(n)
+}
+
+/// C-contiguous strides (in elements).
+pub fn c_strides(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1usize; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * shape[i + 1];
+    }
+    s
+}
+
+/// The shape two operands broadcast to, as NumPy defines it.
+pub fn broadcast_shapes(op: &'static str, a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
+    let n = a.len().max(b.len());
+    let mut out = vec![0usize; n];
+    for i in 0..n {
+        let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
+        let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+        out[i] = match (da, db) {
+            (x, y) if x == y => x,
+            (1, y) => y,
+            (x, 1) => x,
+            _ => {
+                return Err(Error::ShapeMismatch { op, lhs: a.to_vec(), rhs: b.to_vec() })
+            }
+        };
+    }
+    Ok(out)
+}
+
+/// Strides (in elements) for reading an operand of `shape` as if it had the
+/// broadcast shape `out` (0 along broadcast dimensions).
+pub fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
+    let cs = c_strides(shape);
+    let off = out.len() - shape.len();
+    (0..out.len())
+        .map(|i| if i < off || shape[i - off] == 1 { 0 } else { cs[i - off] })
+        .collect()
+}
+
+/// Normalise a possibly negative axis.
+pub fn normalize_axis(axis: isize, ndim: usize) -> Result<usize> {
+    let nd = ndim as isize;
+    let a = if axis < 0 { axis + nd } else { axis };
+    if a < 0 || a >= nd {
+        return Err(Error::InvalidAxis { axis, ndim });
+    }
+    Ok(a as usize)
+}
+
+/// Split `shape` at `axis` into (outer, len, inner) element counts.
+pub fn split_at_axis(shape: &[usize], axis: usize) -> (usize, usize, usize) {
+    let outer = shape[..axis].iter().product();
+    let inner = shape[axis + 1..].iter().product();
+    (outer, shape[axis], inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broadcasting_follows_numpy() {
+        assert_eq!(broadcast_shapes("t", &[3, 1], &[4]).unwrap(), vec![3, 4]);
+        assert_eq!(broadcast_shapes("t", &[], &[2, 2]).unwrap(), vec![2, 2]);
+        assert_eq!(broadcast_shapes("t", &[0, 1], &[1, 5]).unwrap(), vec![0, 5]);
+        assert!(broadcast_shapes("t", &[3], &[4]).is_err());
+        assert_eq!(broadcast_strides(&[3, 1], &[2, 3, 4]), vec![0, 1, 0]);
+    }
+
+    #[test]
+    fn overflow_is_an_error() {
+        assert!(checked_numel(&[usize::MAX, 2], 4).is_err());
+        assert!(checked_numel(&[1 << 40, 1 << 30], 4).is_err());
+        assert_eq!(checked_numel(&[], 4).unwrap(), 1);
+        assert_eq!(checked_numel(&[0, usize::MAX], 4).unwrap(), 0);
+    }
+
+    #[test]
+    fn axes() {
+        assert_eq!(normalize_axis(-1, 3).unwrap(), 2);
+        assert!(normalize_axis(3, 3).is_err());
+        assert!(normalize_axis(-4, 3).is_err());
+        assert!(normalize_axis(0, 0).is_err());
+    }
+}
