@@ -126,20 +126,22 @@ pub const GELU_K: f64 = 0.797_884_560_802_865_4;
 pub const GELU_C: f64 = 0.044_715;
 
 /// GELU, tanh approximation (as JAX's default and GPT-2):
-/// `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`, with `gelu(-inf) = -0`.
+/// `0.5 x (1 + tanh(u))` with `u = sqrt(2/pi) (x + 0.044715 x^3)`, evaluated
+/// as the identical `x / (1 + e^(-2u))`, which does not cancel for negative
+/// `x` (the tanh form loses all digits below about -5). `gelu(-inf) = -0`.
 #[inline(always)]
 pub fn gelu<const FMA: bool>(x: f32) -> f32 {
     let u = (GELU_K as f32) * madd::<FMA>(GELU_C as f32 * x * x, x, x);
-    let v = 0.5 * x * (1.0 + tanh::<FMA>(u));
+    let v = x / (1.0 + exp::<FMA>(-2.0 * u));
     select(x == f32::NEG_INFINITY, -0.0, v)
 }
 
-/// GELU for `f64` (tanh form, libm tanh).
+/// GELU for `f64`, same form, libm `exp`.
 #[inline(always)]
 pub fn gelu_f64(x: f64) -> f64 {
     if x == f64::NEG_INFINITY {
         return -0.0;
     }
     let u = GELU_K * (x + GELU_C * x * x * x);
-    0.5 * x * (1.0 + u.tanh())
+    x / (1.0 + (-2.0 * u).exp())
 }
