@@ -59,3 +59,8 @@ pub use ownership::{OwnershipSnapshot, OwnershipState};
 pub use semantics::{CopySemantics, DonateExt, Donated, OpBuilder};
 pub use stats::{memory_stats, reset_peak, MemoryStats, Reuse};
 pub use tensor::Tensor;
+
+/// The README's Rust examples, compiled and run as doc-tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -32,9 +32,11 @@ use isa::dispatch;
 /// Elements below which a kernel stays on the calling thread.
 ///
 /// Measured with `cargo bench --bench relu -- grain` on the 2-core
-/// development machine: splitting a relu of 2^16 f32 (256 KiB) across two
-/// threads is a wash, and from 2^17 up it wins (see README, "Kernels").
-pub const GRAIN: usize = 1 << 16;
+/// development machine (in-place f32 relu, median): waking rayon's workers
+/// costs about 15 µs, so at 2^16 elements two threads took 18.6 µs against
+/// 1.4 µs on one, at 2^18 17.5 µs against 7.8 µs, and only at 2^20 did two
+/// threads win (33.5 µs against 43.2 µs).
+pub const GRAIN: usize = 1 << 20;
 
 fn threads() -> usize {
     rayon::current_num_threads()
