@@ -172,13 +172,9 @@ impl OwnedBuffer {
         &self.origin
     }
 
-    fn check_type<T: Element>(&self) {
-        debug_assert_eq!(self.len % std::mem::size_of::<T>(), 0);
-    }
-
-    /// The contents as elements.
+    /// The contents as elements (a trailing partial element, if the byte
+    /// length is not a multiple of `size_of::<T>()`, is not included).
     pub fn as_slice<T: Element>(&self) -> &[T] {
-        self.check_type::<T>();
         // SAFETY: the block is ALIGN-aligned (≥ align_of::<T>()), owns at
         // least `len` bytes, all initialised (an OwnedBuffer is only built
         // from zeroed memory, a full copy, or an UninitBuffer whose kernel
@@ -189,7 +185,6 @@ impl OwnedBuffer {
 
     /// The contents as mutable elements.
     pub fn as_mut_slice<T: Element>(&mut self) -> &mut [T] {
-        self.check_type::<T>();
         // SAFETY: as in `as_slice`; `&mut self` makes this the only access.
         unsafe { std::slice::from_raw_parts_mut(self.block.ptr.as_ptr() as *mut T, self.len / std::mem::size_of::<T>()) }
     }
