@@ -175,11 +175,10 @@ impl OwnedBuffer {
     /// The contents as elements (a trailing partial element, if the byte
     /// length is not a multiple of `size_of::<T>()`, is not included).
     pub fn as_slice<T: Element>(&self) -> &[T] {
-        // SAFETY: the block is ALIGN-aligned (≥ align_of::<T>()), owns at
-        // least `len` bytes, all initialised (an OwnedBuffer is only built
-        // from zeroed memory, a full copy, or an UninitBuffer whose kernel
-        // wrote every element), and every bit pattern is a valid T for the
-        // four element types. The returned lifetime is tied to &self.
+        // Every OwnedBuffer is initialised: built from zeroed memory, a full
+        // copy, or an UninitBuffer whose kernel wrote every element.
+        // SAFETY: ALIGN-aligned (≥ align_of T), `len` initialised bytes, any
+        // bit pattern is a valid T; the lifetime is tied to &self.
         unsafe { std::slice::from_raw_parts(self.block.ptr.as_ptr() as *const T, self.len / std::mem::size_of::<T>()) }
     }
 
@@ -319,10 +318,10 @@ impl Storage {
 
     /// The buffer, unless it was donated.
     pub(crate) fn buffer(&self) -> Option<&OwnedBuffer> {
-        // SAFETY: see `unsafe impl Sync`: `buf` is only replaced by the
-        // winner of take_for_donation, and a caller reaching here holds a
-        // handle or export that a successful take would have required to be
-        // its own, exclusive one (with `&mut` on the handle, so not here).
+        // A caller here holds a handle or export; a take needs the sole
+        // handle through `&mut`, so no take can run concurrently.
+        // SAFETY: `buf` is only replaced by take_for_donation's winner (see
+        // `unsafe impl Sync`), which cannot be running now.
         unsafe { (*self.buf.get()).as_ref() }
     }
 

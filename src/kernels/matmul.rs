@@ -40,12 +40,10 @@ macro_rules! float_gemm {
                     return;
                 }
                 let par = if threads { gemm::Parallelism::Rayon(0) } else { gemm::Parallelism::None };
-                // SAFETY: the pointers cover m*k, k*n and m*n elements (checked
-                // above) with the given row-major strides (column stride 1, row
-                // stride k / n / n). With read_dst = false, gemm overwrites dst
-                // without reading it (alpha is ignored), so writing into
-                // uninitialised memory is fine. gemm computes
-                // dst = alpha*dst + beta*lhs*rhs: beta = 1 is the plain product.
+                // gemm computes dst = alpha*dst + beta*lhs*rhs: beta = 1 is the
+                // plain product; read_dst = false ignores alpha and never reads
+                // dst, so uninitialised memory is fine. Strides: row-major.
+                // SAFETY: pointers cover m*k, k*n, m*n elements (asserted above).
                 unsafe {
                     gemm::gemm(
                         m, n, k,
