@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::shape::{broadcast_strides, c_strides};
-use elementwise::{BinaryFn, Side, UnaryFn};
+use elementwise::Side;
 pub use elementwise::{BinaryOp, UnaryOp};
 pub use isa::Isa;
 use isa::dispatch;
@@ -371,12 +371,4 @@ pub fn fill<T: Element>(dst: &mut [MaybeUninit<T>], v: T) {
     for d in dst.iter_mut() {
         d.write(v);
     }
-}
-
-#[allow(dead_code)]
-fn _assert_traits() {
-    fn f<T: UnaryFn<f32>>() {}
-    fn g<T: BinaryFn<f32>>() {}
-    f::<elementwise::Relu>();
-    g::<elementwise::Add>();
 }

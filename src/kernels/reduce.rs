@@ -70,16 +70,25 @@ macro_rules! sum_same {
         }
     };
 }
-trait AddF: Sized {
-    fn addf(self, o: Self) -> Self;
-}
-impl AddF for f64 {
+impl Reduce<f64> for Sum {
+    type Acc = f64;
     #[inline(always)]
-    fn addf(self, o: f64) -> f64 {
-        self + o
+    fn init() -> f64 {
+        0.0
+    }
+    #[inline(always)]
+    fn step(acc: f64, x: f64) -> f64 {
+        acc + x
+    }
+    #[inline(always)]
+    fn combine(a: f64, b: f64) -> f64 {
+        a + b
+    }
+    #[inline(always)]
+    fn finish(acc: f64) -> f64 {
+        acc
     }
 }
-sum_same!(f64, addf);
 sum_same!(i32, wrapping_add);
 sum_same!(i64, wrapping_add);
 
