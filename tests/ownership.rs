@@ -275,7 +275,7 @@ fn racing_threads_take_one_buffer_once() {
         let barrier = std::sync::Arc::new(std::sync::Barrier::new(4));
         let hs: Vec<_> = (0..4)
             .map(|_| {
-                let mut h = a.clone();
+                let h = a.clone();
                 let b = barrier.clone();
                 std::thread::spawn(move || {
                     b.wait();
