@@ -247,13 +247,20 @@ pub(crate) fn current() -> Option<Arc<ArenaShared>> {
 /// be dropped on the thread that entered.
 #[derive(Debug)]
 pub struct ArenaGuard {
-    _not_send: std::marker::PhantomData<*const ()>,
+    /// The arena this guard made current (compared by address only).
+    arena: *const ArenaShared,
 }
 
 impl Drop for ArenaGuard {
+    /// Remove this guard's entry: the innermost entry of its arena, so that
+    /// guards dropped out of order (a Python `__exit__` called by hand)
+    /// still leave the right arenas current.
     fn drop(&mut self) {
         CURRENT.with(|c| {
-            c.borrow_mut().pop();
+            let mut stack = c.borrow_mut();
+            if let Some(i) = stack.iter().rposition(|a| std::ptr::eq(Arc::as_ptr(a), self.arena)) {
+                stack.remove(i);
+            }
         });
     }
 }
@@ -276,7 +283,7 @@ impl TensorArena {
     /// tensor buffer allocated meanwhile comes from it. Guards nest.
     pub fn enter(&self) -> ArenaGuard {
         CURRENT.with(|c| c.borrow_mut().push(self.shared.clone()));
-        ArenaGuard { _not_send: std::marker::PhantomData }
+        ArenaGuard { arena: Arc::as_ptr(&self.shared) }
     }
 
     /// Run `f` with this arena current on this thread.

@@ -99,12 +99,18 @@ impl fmt::Display for Error {
             }
             Error::NotDonatable { handles, exports } => {
                 let others = handles.saturating_sub(1);
-                write!(
-                    f,
-                    "buffer is shared with {others} other tensor{} and {exports} exported view{}",
-                    if others == 1 { "" } else { "s" },
-                    if *exports == 1 { "" } else { "s" }
-                )
+                let mut parts = Vec::new();
+                if others > 0 {
+                    parts.push(format!("{others} other tensor{}", if others == 1 { "" } else { "s" }));
+                }
+                if *exports > 0 {
+                    parts.push(format!("{exports} exported view{}", if *exports == 1 { "" } else { "s" }));
+                }
+                if parts.is_empty() {
+                    write!(f, "buffer is not exclusively held")
+                } else {
+                    write!(f, "buffer is shared with {}", parts.join(" and "))
+                }
             }
             Error::Busy => write!(f, "tensor is being written by another operation"),
             Error::ArenaExhausted { requested, in_use, max_bytes } => write!(

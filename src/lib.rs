@@ -49,6 +49,9 @@ pub mod stats;
 mod sync;
 pub mod tensor;
 
+#[cfg(feature = "python")]
+mod python;
+
 pub use arena::{ArenaStats, TensorArena};
 pub use buffer::{ExportGuard, OwnedBuffer, ALIGN};
 pub use element::{DType, Element, Float};

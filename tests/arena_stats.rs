@@ -150,3 +150,21 @@ fn explicit_fallback_is_counted() {
     assert_eq!(s1.allocations - s0.allocations, 1);
     assert_ne!(r.buffer_ptr(), keep.buffer_ptr());
 }
+
+#[test]
+fn arena_guards_dropped_out_of_order_leave_the_right_arena_current() {
+    let _g = lock();
+    let a = TensorArena::new(1 << 20);
+    let b = TensorArena::new(1 << 20);
+    let ga = a.enter();
+    let gb = b.enter();
+    drop(ga); // out of order: b must stay current
+    let t = Tensor::<f32>::zeros(&[16]).unwrap();
+    assert_eq!(b.stats().live_bytes, 64, "b is still current");
+    assert_eq!(a.stats().live_bytes, 0);
+    drop(gb);
+    drop(t);
+    let u = Tensor::<f32>::zeros(&[16]).unwrap();
+    assert_eq!(b.stats().live_bytes, 0, "no arena is current any more");
+    drop(u);
+}

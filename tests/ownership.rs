@@ -160,7 +160,7 @@ fn donated_operator_reuses_and_falls_back_with_reason() {
     assert_eq!(holder.as_slice().unwrap(), &[1.0, 2.0]);
     assert_eq!(
         outcome.refused[0].1.to_string(),
-        "buffer is shared with 1 other tensor and 0 exported views"
+        "buffer is shared with 1 other tensor"
     );
 }
 
@@ -301,4 +301,41 @@ fn invalid_shapes_and_axes_are_errors() {
     assert!(Tensor::<f32>::from_vec(vec![1.0], &[2]).is_err());
     let e = Tensor::<f32>::zeros(&[0]).unwrap();
     assert!(matches!(e.max(None, false), Err(Error::EmptyReduction { .. })));
+}
+
+#[test]
+fn permute_matches_index_arithmetic_and_leaves_input() {
+    use donate::Tensor;
+    for shape in [vec![3usize, 5], vec![2, 3, 4], vec![70, 33], vec![1, 4, 1, 3], vec![0, 3], vec![5]] {
+        let n: usize = shape.iter().product();
+        let data: Vec<i64> = (0..n as i64).collect();
+        let t = Tensor::from_vec(data.clone(), &shape).unwrap();
+        let ptr = t.buffer_ptr();
+        let tt = t.transpose().unwrap();
+        let rev: Vec<usize> = shape.iter().rev().copied().collect();
+        assert_eq!(tt.shape(), &rev[..]);
+        if n > 0 {
+            assert_ne!(tt.buffer_ptr(), ptr, "transpose writes a new buffer");
+        }
+        let out = tt.to_vec().unwrap();
+        // out[j_rev] == in[j] for every multi-index j.
+        let in_strides = donate::shape::c_strides(&shape);
+        let out_strides = donate::shape::c_strides(&rev);
+        for (flat, v) in data.iter().enumerate() {
+            let mut rem = flat;
+            let mut o = 0;
+            for (k, s) in in_strides.iter().enumerate() {
+                let i = rem / s;
+                rem %= s;
+                o += i * out_strides[shape.len() - 1 - k];
+            }
+            assert_eq!(out[o], *v, "shape {shape:?}");
+        }
+        assert_eq!(t.to_vec().unwrap(), data);
+    }
+    let t = Tensor::<f32>::zeros(&[2, 3]).unwrap();
+    assert!(t.permute(&[0, 0]).is_err());
+    assert!(t.permute(&[0]).is_err());
+    assert!(t.permute(&[0, 2]).is_err());
+    assert_eq!(t.permute(&[-1, 0]).unwrap().shape(), &[3, 2]);
 }

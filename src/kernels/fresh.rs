@@ -35,6 +35,16 @@ pub fn cast<S: Element, D: Element>(src: &[S]) -> Result<OwnedBuffer> {
     Ok(unsafe { out.assume_init() })
 }
 
+/// `src` (shape `shape`) with its axes permuted by `axes` (checked by the
+/// caller to be a permutation).
+pub fn permuted<T: Element>(src: &[T], shape: &[usize], axes: &[usize]) -> Result<OwnedBuffer> {
+    let mut out = UninitBuffer::<T>::new(src.len())?;
+    super::permute::permute_into(src, shape, axes, out.as_uninit_mut());
+    // SAFETY: permute_into writes every element of every rows×cols block of
+    // the output, and the blocks tile it (or it is empty / copied whole).
+    Ok(unsafe { out.assume_init() })
+}
+
 /// `op(src)`.
 pub fn unary<T: KernelElement>(op: UnaryOp, src: &[T]) -> Result<OwnedBuffer> {
     let mut out = UninitBuffer::<T>::new(src.len())?;

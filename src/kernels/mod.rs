@@ -14,6 +14,7 @@ pub mod fresh;
 pub mod isa;
 pub mod math;
 pub mod matmul;
+pub mod permute;
 pub mod reduce;
 pub mod rows;
 

@@ -19,6 +19,7 @@
 //! (`take_for_donation`), so two threads can never both claim one buffer.
 
 pub mod binary;
+mod layout;
 pub mod nn;
 mod reduce;
 pub mod unary;
@@ -26,7 +27,7 @@ pub mod unary;
 use std::fmt;
 
 use crate::buffer::OwnedBuffer;
-use crate::element::Element;
+use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::stats::{self, Reuse};
 use crate::tensor::Tensor;
@@ -77,6 +78,11 @@ pub enum Refusal {
     OtherOperandUsed,
     /// This op never writes into its input (reductions, matmul).
     NewBuffer(&'static str),
+    /// The result has another dtype (type promotion).
+    DType { operand: DType, result: DType },
+    /// The same tensor is also another operand of the operation, which
+    /// still reads it.
+    SameTensor,
 }
 
 impl fmt::Display for Refusal {
@@ -93,6 +99,10 @@ impl fmt::Display for Refusal {
             ),
             Refusal::OtherOperandUsed => write!(f, "the other operand's buffer was used instead"),
             Refusal::NewBuffer(op) => write!(f, "{op} always writes a new buffer of another shape"),
+            Refusal::DType { operand, result } => {
+                write!(f, "its dtype {operand} differs from the result's dtype {result}")
+            }
+            Refusal::SameTensor => write!(f, "the same tensor is also another operand of this operation"),
         }
     }
 }
@@ -123,7 +133,7 @@ fn claim<T: Element>(t: &mut Tensor<T>, out: &[usize], op: &'static str) -> std:
 
 /// Record a refused offer: an explicit donation that was not honoured is a
 /// fallback (copy protection).
-fn refuse(outcome: &mut Outcome, idx: usize, kind: Reuse, r: Refusal) {
+pub(crate) fn refuse(outcome: &mut Outcome, idx: usize, kind: Reuse, r: Refusal) {
     if kind == Reuse::Explicit && r != Refusal::OtherOperandUsed {
         stats::record_fallback();
     }

@@ -21,9 +21,11 @@ fn last_axis_only(op: &'static str, axis: isize, ndim: usize) -> Result<()> {
     Ok(())
 }
 
-/// Softmax along the last axis, claiming `x`'s buffer when offered.
-pub fn softmax<T: RowElement>(x: Operand<'_, T>) -> Result<Applied<T>> {
+/// Softmax along `axis` (which must be the last one), claiming `x`'s
+/// buffer when offered.
+pub fn softmax<T: RowElement>(x: Operand<'_, T>, axis: isize) -> Result<Applied<T>> {
     let shape = x.shape().to_vec();
+    last_axis_only("softmax", axis, shape.len().max(1))?;
     let row = shape.last().copied().unwrap_or(1);
     same_shape(
         x,
@@ -149,8 +151,7 @@ impl<T: RowElement> Tensor<T> {
     /// Softmax along `axis` (only the last axis), by value: reuses the
     /// buffer when exclusive.
     pub fn softmax(mut self, axis: isize) -> Result<Tensor<T>> {
-        last_axis_only("softmax", axis, self.ndim().max(1))?;
-        Ok(softmax(Operand::Owned(&mut self, Reuse::Implicit))?.0)
+        Ok(softmax(Operand::Owned(&mut self, Reuse::Implicit), axis)?.0)
     }
 
     /// Layer normalisation along the last axis, by value.

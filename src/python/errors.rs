@@ -1,0 +1,63 @@
+//! The one place where core errors become Python exceptions, and donate's
+//! own exception and warning classes.
+//!
+//! | core [`Error`]                                   | Python                     |
+//! |--------------------------------------------------|----------------------------|
+//! | `AlreadyDonated`                                 | `donate.DonatedError` (a `RuntimeError`) |
+//! | `ShapeMismatch`, `InvalidShape`, `LengthMismatch`, `EmptyReduction`, `NotDonatable` | `ValueError` |
+//! | `InvalidAxis`                                    | `donate.AxisError` (a `ValueError`) |
+//! | `DTypeMismatch`, `UnsupportedDType`              | `TypeError`                |
+//! | `ArenaExhausted`, `AllocationFailed`             | `MemoryError`              |
+//! | `ShapeOverflow`                                  | `OverflowError`            |
+//! | `Busy`                                           | `RuntimeError`             |
+
+use pyo3::create_exception;
+use pyo3::exceptions::{
+    PyMemoryError, PyOverflowError, PyRuntimeError, PyTypeError, PyUserWarning, PyValueError,
+};
+use pyo3::prelude::*;
+
+use crate::Error;
+
+create_exception!(
+    donate,
+    DonatedError,
+    PyRuntimeError,
+    "A tensor's buffer was donated (moved into another tensor); its data can no longer be read or written."
+);
+create_exception!(
+    donate,
+    DonationWarning,
+    PyUserWarning,
+    "An explicit donation could not be honoured: the input was left unchanged and the result was computed into a new buffer."
+);
+create_exception!(donate, AxisError, PyValueError, "An axis is out of range for the tensor's dimension.");
+
+/// The Python exception for a core error.
+pub(crate) fn to_py(e: Error) -> PyErr {
+    let msg = e.to_string();
+    match e {
+        Error::AlreadyDonated { .. } => DonatedError::new_err(msg),
+        Error::InvalidAxis { .. } => AxisError::new_err(msg),
+        Error::DTypeMismatch { .. } | Error::UnsupportedDType { .. } => PyTypeError::new_err(msg),
+        Error::ArenaExhausted { .. } | Error::AllocationFailed { .. } => PyMemoryError::new_err(msg),
+        Error::ShapeOverflow { .. } => PyOverflowError::new_err(msg),
+        Error::Busy => PyRuntimeError::new_err(msg),
+        Error::ShapeMismatch { .. }
+        | Error::InvalidShape { .. }
+        | Error::LengthMismatch { .. }
+        | Error::EmptyReduction { .. }
+        | Error::NotDonatable { .. } => PyValueError::new_err(msg),
+    }
+}
+
+/// `Result<T>` → `PyResult<T>`.
+pub(crate) trait IntoPyResult<T> {
+    fn py(self) -> PyResult<T>;
+}
+
+impl<T> IntoPyResult<T> for crate::Result<T> {
+    fn py(self) -> PyResult<T> {
+        self.map_err(to_py)
+    }
+}

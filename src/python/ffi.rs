@@ -1,0 +1,315 @@
+//! Every `unsafe` operation of the bindings lives here: reading an
+//! object's reference count, CPython 3.14's unique-temporary test, the
+//! C-stack check that an operand came from the interpreter, and filling and
+//! releasing `Py_buffer` views.
+//!
+//! # When is an operand a temporary?
+//!
+//! An operand may be reused implicitly only if nothing but the
+//! interpreter's evaluation stack refers to it, so that no Python code can
+//! ever observe it again.
+//!
+//! * **CPython 3.14+**: locals are pushed onto the stack as *borrowed*
+//!   references, so a count of 1 no longer proves anything (NumPy shipped
+//!   this bug, numpy/numpy#28681). We ask the interpreter:
+//!   `PyUnstable_Object_IsUniqueReferencedTemporary` checks that the count
+//!   is 1 *and* that the reference is an owned one on the current frame's
+//!   stack.
+//! * **CPython 3.11–3.13** (with the GIL): the count, read on the borrowed
+//!   argument before anything takes a reference of its own, must be 1.
+//!   That alone is not enough when the caller is C code that holds the only
+//!   reference in a C variable and uses it again later (a Cython local):
+//!   the count is 1 there too. So, as NumPy's `temp_elide.c` does, we walk
+//!   the C stack and require that every frame between this extension and
+//!   the interpreter's evaluation loop (`_PyEval_EvalFrameDefault`) belongs
+//!   to this extension or to the interpreter itself. Any other frame (or a
+//!   platform without glibc's `backtrace`) means "not a temporary".
+//! * **Free-threaded builds before 3.14**: another thread may hold a
+//!   borrowed reference the count does not show, so nothing is a temporary.
+
+use std::ffi::{c_int, c_void, CStr};
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+
+use crate::ExportGuard;
+
+/// Whether `obj`, as passed to us by the caller, is a temporary that no
+/// Python code can observe again. See the [module docs](self).
+pub(crate) fn is_temporary(obj: &Bound<'_, PyAny>) -> bool {
+    #[cfg(Py_3_14)]
+    {
+        // SAFETY: `obj` is a live object (the `Bound` owns or borrows a
+        // reference for 'py) and we are attached to the interpreter.
+        unsafe { ffi::PyUnstable_Object_IsUniqueReferencedTemporary(obj.as_ptr()) == 1 }
+    }
+    #[cfg(all(not(Py_3_14), Py_GIL_DISABLED))]
+    {
+        let _ = obj;
+        false
+    }
+    #[cfg(all(not(Py_3_14), not(Py_GIL_DISABLED)))]
+    {
+        // SAFETY: `obj` is live and we hold the GIL, so the count cannot
+        // change under us.
+        let count = unsafe { ffi::Py_REFCNT(obj.as_ptr()) };
+        count == 1 && caller::called_from_interpreter()
+    }
+}
+
+/// Whether implicit donation can work at all in this build, and if not, why.
+pub(crate) fn temporary_check() -> Result<&'static str, &'static str> {
+    #[cfg(Py_3_14)]
+    {
+        Ok("PyUnstable_Object_IsUniqueReferencedTemporary")
+    }
+    #[cfg(all(not(Py_3_14), Py_GIL_DISABLED))]
+    {
+        Err("free-threaded CPython before 3.14 cannot tell a temporary from a borrowed reference")
+    }
+    #[cfg(all(not(Py_3_14), not(Py_GIL_DISABLED)))]
+    {
+        caller::available().map(|()| "reference count of 1, called from the interpreter's evaluation loop")
+    }
+}
+
+#[cfg(all(not(Py_3_14), not(Py_GIL_DISABLED), target_os = "linux", target_env = "gnu"))]
+mod caller {
+    //! Is the current call coming straight from the evaluation loop?
+
+    use std::ffi::c_void;
+    use std::sync::OnceLock;
+
+    /// Address ranges, resolved once.
+    struct Images {
+        /// `[start, end)` of `_PyEval_EvalFrameDefault`.
+        eval: (usize, usize),
+        /// Executable segments of the interpreter's image (libpython or the
+        /// `python` executable).
+        python: Vec<(usize, usize)>,
+        /// Executable segments of this extension.
+        own: Vec<(usize, usize)>,
+    }
+
+    const MAX_FRAMES: usize = 64;
+    /// `RTLD_DL_SYMENT` of glibc's `<dlfcn.h>` (not exported by `libc`).
+    const RTLD_DL_SYMENT: libc::c_int = 1;
+
+    fn images() -> Option<&'static Images> {
+        static IMAGES: OnceLock<Option<Images>> = OnceLock::new();
+        IMAGES.get_or_init(resolve).as_ref()
+    }
+
+    pub(super) fn available() -> Result<(), &'static str> {
+        images().map(|_| ()).ok_or("the interpreter's evaluation loop could not be located")
+    }
+
+    fn resolve() -> Option<Images> {
+        let name = c"_PyEval_EvalFrameDefault";
+        // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only
+        // reads the loaded objects' symbol tables.
+        let eval = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) } as usize;
+        if eval == 0 {
+            return None;
+        }
+        let mut info: libc::Dl_info = empty_dl_info();
+        let mut sym: *const libc::Elf64_Sym = std::ptr::null();
+        // SAFETY: `info` and `sym` are valid out-pointers; with
+        // RTLD_DL_SYMENT dladdr1 stores a pointer to the ELF symbol (which
+        // lives as long as the object stays loaded: libpython never unloads).
+        let ok = unsafe {
+            libc::dladdr1(
+                eval as *const c_void,
+                &mut info,
+                (&mut sym as *mut *const libc::Elf64_Sym).cast(),
+                RTLD_DL_SYMENT,
+            )
+        };
+        if ok == 0 || sym.is_null() {
+            return None;
+        }
+        // SAFETY: dladdr1 succeeded and set `sym` to a valid symbol entry.
+        let size = unsafe { (*sym).st_size } as usize;
+        if size == 0 {
+            return None;
+        }
+        let own_marker = resolve as *const () as usize;
+        let python = segments_containing(eval)?;
+        let own = segments_containing(own_marker)?;
+        Some(Images { eval: (eval, eval + size), python, own })
+    }
+
+    fn empty_dl_info() -> libc::Dl_info {
+        libc::Dl_info {
+            dli_fname: std::ptr::null(),
+            dli_fbase: std::ptr::null_mut(),
+            dli_sname: std::ptr::null(),
+            dli_saddr: std::ptr::null_mut(),
+        }
+    }
+
+    /// The executable segments of the loaded object that contains `addr`.
+    fn segments_containing(addr: usize) -> Option<Vec<(usize, usize)>> {
+        struct Search {
+            addr: usize,
+            found: Option<Vec<(usize, usize)>>,
+        }
+        unsafe extern "C" fn visit(info: *mut libc::dl_phdr_info, _size: libc::size_t, data: *mut c_void) -> libc::c_int {
+            // SAFETY: dl_iterate_phdr passes a valid info pointer and the
+            // `data` pointer we gave it, a live `Search`.
+            let (info, search) = unsafe { (&*info, &mut *(data as *mut Search)) };
+            let base = info.dlpi_addr as usize;
+            let mut segs = Vec::new();
+            for i in 0..info.dlpi_phnum as usize {
+                // SAFETY: dlpi_phdr points to dlpi_phnum program headers.
+                let ph = unsafe { &*info.dlpi_phdr.add(i) };
+                if ph.p_type == libc::PT_LOAD && ph.p_flags & libc::PF_X != 0 {
+                    let start = base + ph.p_vaddr as usize;
+                    segs.push((start, start + ph.p_memsz as usize));
+                }
+            }
+            if segs.iter().any(|&(s, e)| search.addr >= s && search.addr < e) {
+                search.found = Some(segs);
+                return 1;
+            }
+            0
+        }
+        let mut search = Search { addr, found: None };
+        // SAFETY: `visit` only reads the headers it is given and writes to
+        // `search`, which outlives the call.
+        unsafe { libc::dl_iterate_phdr(Some(visit), (&mut search as *mut Search).cast()) };
+        search.found
+    }
+
+    fn within(ranges: &[(usize, usize)], a: usize) -> bool {
+        ranges.iter().any(|&(s, e)| a >= s && a < e)
+    }
+
+    // The unwinder of libgcc_s, which Rust's standard library already links
+    // on linux-gnu. `_Unwind_Backtrace` lets us stop at the first frame
+    // that decides the answer instead of unwinding the whole stack as
+    // glibc's `backtrace()` does.
+    type UnwindContext = c_void;
+    type TraceFn = unsafe extern "C" fn(ctx: *mut UnwindContext, arg: *mut c_void) -> libc::c_int;
+    const URC_NO_REASON: libc::c_int = 0;
+    const URC_NORMAL_STOP: libc::c_int = 4;
+    unsafe extern "C" {
+        fn _Unwind_Backtrace(trace: TraceFn, arg: *mut c_void) -> libc::c_int;
+        fn _Unwind_GetIP(ctx: *mut UnwindContext) -> libc::uintptr_t;
+    }
+
+    struct Walk<'a> {
+        images: &'a Images,
+        frames: usize,
+        verdict: Option<bool>,
+    }
+
+    unsafe extern "C" fn step(ctx: *mut UnwindContext, arg: *mut c_void) -> libc::c_int {
+        // SAFETY: `arg` is the `Walk` passed to _Unwind_Backtrace below,
+        // alive and not otherwise borrowed during the walk; `ctx` is the
+        // unwinder's context for this frame.
+        let (walk, ip) = unsafe { (&mut *(arg as *mut Walk<'_>), _Unwind_GetIP(ctx)) };
+        let im = walk.images;
+        walk.frames += 1;
+        // A return address may sit one past a call that ends its function,
+        // hence the inclusive end of the evaluation loop's range.
+        if ip > im.eval.0 && ip <= im.eval.1 {
+            walk.verdict = Some(true);
+        } else if !(within(&im.own, ip) || within(&im.python, ip)) || walk.frames >= MAX_FRAMES {
+            walk.verdict = Some(false);
+        }
+        if walk.verdict.is_some() { URC_NORMAL_STOP } else { URC_NO_REASON }
+    }
+
+    /// True if the C stack, from here outwards, passes only through this
+    /// extension and the interpreter before reaching the evaluation loop.
+    pub(super) fn called_from_interpreter() -> bool {
+        let Some(images) = images() else { return false };
+        let mut walk = Walk { images, frames: 0, verdict: None };
+        // SAFETY: `step` only reads the unwinder's context and writes to
+        // `walk`, which outlives the call.
+        unsafe { _Unwind_Backtrace(step, (&mut walk as *mut Walk<'_>).cast()) };
+        walk.verdict == Some(true)
+    }
+}
+
+#[cfg(all(not(Py_3_14), not(Py_GIL_DISABLED), not(all(target_os = "linux", target_env = "gnu"))))]
+mod caller {
+    pub(super) fn available() -> Result<(), &'static str> {
+        Err("this platform has no C-stack check; implicit donation needs CPython 3.14 here")
+    }
+    pub(super) fn called_from_interpreter() -> bool {
+        false
+    }
+}
+
+/// What a `Py_buffer` view of a tensor keeps alive until it is released:
+/// the export (which pins the buffer and blocks donation and in-place
+/// writes) and the shape and strides arrays the view points into.
+struct ViewState {
+    _guard: ExportGuard,
+    shape: Vec<ffi::Py_ssize_t>,
+    strides: Vec<ffi::Py_ssize_t>,
+}
+
+/// Fill `view` as a read-only, C-contiguous view of the exported buffer.
+///
+/// # Safety
+/// `view` must be the valid, writable `Py_buffer` CPython passed to
+/// `bf_getbuffer`, and `owner` the exporting object (a strong reference is
+/// taken for `view.obj`). The caller must have rejected `PyBUF_WRITABLE`.
+pub(crate) unsafe fn fill_view(
+    view: *mut ffi::Py_buffer,
+    owner: &Bound<'_, PyAny>,
+    guard: ExportGuard,
+    shape: &[usize],
+    itemsize: usize,
+    format: &'static CStr,
+    flags: c_int,
+) {
+    let mut strides = vec![0 as ffi::Py_ssize_t; shape.len()];
+    let mut acc = itemsize as ffi::Py_ssize_t;
+    for i in (0..shape.len()).rev() {
+        strides[i] = acc;
+        acc *= shape[i] as ffi::Py_ssize_t;
+    }
+    let state = Box::new(ViewState {
+        shape: shape.iter().map(|&d| d as ffi::Py_ssize_t).collect(),
+        strides,
+        _guard: guard,
+    });
+    let len = (state.shape.iter().product::<ffi::Py_ssize_t>()) * itemsize as ffi::Py_ssize_t;
+    let buf = state._guard.as_ptr() as *mut c_void;
+    let want = |f: c_int| flags & f == f;
+    // SAFETY: the caller guarantees `view` is valid and writable; every
+    // pointer stored in it stays valid until `release_view` frees `state`.
+    unsafe {
+        (*view).buf = buf;
+        (*view).obj = owner.clone().into_ptr();
+        (*view).len = len;
+        (*view).readonly = 1;
+        (*view).itemsize = itemsize as ffi::Py_ssize_t;
+        (*view).format = if want(ffi::PyBUF_FORMAT) { format.as_ptr() as *mut _ } else { std::ptr::null_mut() };
+        (*view).ndim = shape.len() as c_int;
+        (*view).shape = if want(ffi::PyBUF_ND) { state.shape.as_ptr() as *mut _ } else { std::ptr::null_mut() };
+        (*view).strides = if want(ffi::PyBUF_STRIDES) { state.strides.as_ptr() as *mut _ } else { std::ptr::null_mut() };
+        (*view).suboffsets = std::ptr::null_mut();
+        (*view).internal = Box::into_raw(state) as *mut c_void;
+    }
+}
+
+/// Free what [`fill_view`] stored; ends the export.
+///
+/// # Safety
+/// `view` must be a view filled by [`fill_view`] and not yet released.
+pub(crate) unsafe fn release_view(view: *mut ffi::Py_buffer) {
+    // SAFETY: `internal` is the `Box<ViewState>` leaked by fill_view, taken
+    // back exactly once (CPython calls bf_releasebuffer once per view).
+    unsafe {
+        let state = (*view).internal as *mut ViewState;
+        if !state.is_null() {
+            (*view).internal = std::ptr::null_mut();
+            drop(Box::from_raw(state));
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! Module-level functions: creation, the operations as functions (which
+//! accept a `Donated` wrapper), and the memory statistics.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use super::any::{AnyTensor, Scalar};
+use super::errors::IntoPyResult;
+use super::interop::{self, check_scalar, dtype_arg, shape_arg};
+use super::ops::{self, Reduction};
+use super::ownership::require_input;
+use super::tensor::PyTensor;
+use crate::{DType, UnaryOp};
+
+/// A new tensor with a copy of `data` (nested lists, numbers, NumPy arrays,
+/// anything with the buffer protocol or `__array__`, another Tensor).
+#[pyfunction]
+#[pyo3(signature = (data, dtype = None))]
+pub(crate) fn tensor(py: Python<'_>, data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    let d = dtype_arg(py, dtype)?;
+    Ok(PyTensor::new(interop::to_tensor(py, data, d)?))
+}
+
+/// `obj` as a Tensor: the same object when it already is one of the right
+/// dtype (unless `copy=True`); otherwise a copy. Foreign memory is always
+/// copied (tensors own their buffers), so `copy=False` then raises.
+#[pyfunction]
+#[pyo3(signature = (obj, dtype = None, copy = None))]
+pub(crate) fn asarray<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    dtype: Option<&Bound<'py, PyAny>>,
+    copy: Option<bool>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let d = dtype_arg(py, dtype)?;
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        let same_dtype = d.is_none_or(|d| d == t.get().dtype);
+        if same_dtype && copy != Some(true) {
+            return Ok(t.clone().into_any());
+        }
+    }
+    if copy == Some(false) {
+        return Err(PyValueError::new_err(
+            "asarray(copy=False): a copy is needed (donate tensors own their buffers, so foreign data and dtype changes are always copied)",
+        ));
+    }
+    Ok(Bound::new(py, PyTensor::new(interop::to_tensor(py, obj, d)?))?.into_any())
+}
+
+/// A tensor with a copy of a NumPy array's data, in a buffer it owns (and
+/// may donate).
+#[pyfunction]
+pub(crate) fn from_numpy(py: Python<'_>, arr: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+    if !arr.is_instance_of::<numpy::PyUntypedArray>() {
+        return Err(PyTypeError::new_err(format!("from_numpy expects a numpy.ndarray, not {}", arr.get_type().name()?)));
+    }
+    Ok(PyTensor::new(interop::to_tensor(py, arr, None)?))
+}
+
+fn filled(py: Python<'_>, shape: &Bound<'_, PyAny>, value: Scalar, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    let shape = shape_arg(shape)?;
+    let d = dtype_arg(py, dtype)?.unwrap_or(DType::F32);
+    check_scalar(value, d)?;
+    let t = py.detach(|| AnyTensor::full(d, &shape, value)).py()?;
+    Ok(PyTensor::new(t))
+}
+
+/// Zeros of `shape` (default dtype float32).
+#[pyfunction]
+#[pyo3(signature = (shape, dtype = None))]
+pub(crate) fn zeros(py: Python<'_>, shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    let shape = shape_arg(shape)?;
+    let d = dtype_arg(py, dtype)?.unwrap_or(DType::F32);
+    Ok(PyTensor::new(py.detach(|| AnyTensor::zeros(d, &shape)).py()?))
+}
+
+/// Ones of `shape` (default dtype float32).
+#[pyfunction]
+#[pyo3(signature = (shape, dtype = None))]
+pub(crate) fn ones(py: Python<'_>, shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    filled(py, shape, Scalar::Int(1), dtype)
+}
+
+/// A tensor of `shape` whose contents are unspecified. donate zero-fills it
+/// (never exposing another tensor's old data); fresh pages from the system
+/// are zero anyway.
+#[pyfunction]
+#[pyo3(signature = (shape, dtype = None))]
+pub(crate) fn empty(py: Python<'_>, shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    zeros(py, shape, dtype)
+}
+
+/// `shape` filled with `value` (default dtype float32).
+#[pyfunction]
+#[pyo3(signature = (shape, value, dtype = None))]
+pub(crate) fn full(
+    py: Python<'_>,
+    shape: &Bound<'_, PyAny>,
+    value: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let v = interop::scalar_arg(value)?.ok_or_else(|| PyTypeError::new_err("full: value must be a Python number"))?;
+    filled(py, shape, v, dtype)
+}
+
+/// Evenly spaced values in `[start, stop)`, like `numpy.arange`; int64 for
+/// integer arguments, else float32 (or `dtype`).
+#[pyfunction]
+#[pyo3(signature = (start, stop = None, step = None, dtype = None))]
+pub(crate) fn arange(
+    py: Python<'_>,
+    start: &Bound<'_, PyAny>,
+    stop: Option<&Bound<'_, PyAny>>,
+    step: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let d = dtype_arg(py, dtype)?;
+    let args: Vec<&Bound<'_, PyAny>> = [Some(start), stop, step].into_iter().flatten().collect();
+    let mut all_int = true;
+    for a in &args {
+        match interop::scalar_arg(a)? {
+            Some(Scalar::Int(_)) => {}
+            Some(Scalar::Float(_)) => all_int = false,
+            None => return Err(PyTypeError::new_err("arange: arguments must be Python numbers")),
+        }
+    }
+    let target = d.unwrap_or(if all_int { DType::I64 } else { DType::F32 });
+    let np = interop::numpy(py)?;
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("dtype", if target.is_float() { "float64" } else { "int64" })?;
+    let pos = pyo3::types::PyTuple::new(py, args)?;
+    let arr = np.getattr("arange")?.call(pos, Some(&kwargs))?;
+    Ok(PyTensor::new(interop::to_tensor(py, &arr, Some(target))?))
+}
+
+macro_rules! unary_fn {
+    ($($name:ident => $op:ident),* $(,)?) => {$(
+        #[doc = concat!("`", stringify!($name), "(x)`; `x` may be `t.donate()`.")]
+        #[pyfunction]
+        pub(crate) fn $name(x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+            ops::unary(x.py(), UnaryOp::$op, require_input(x, stringify!($name))?)
+        }
+    )*};
+}
+unary_fn!(relu => Relu, neg => Neg, abs => Abs, exp => Exp, log => Log, sqrt => Sqrt, tanh => Tanh, sigmoid => Sigmoid, gelu => Gelu);
+
+#[pyfunction]
+#[pyo3(signature = (x, axis = None, keepdims = false))]
+pub(crate) fn sum(x: &Bound<'_, PyAny>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
+    ops::reduce(x.py(), Reduction::Sum, require_input(x, "sum")?, axis, keepdims)
+}
+
+#[pyfunction]
+#[pyo3(signature = (x, axis = None, keepdims = false))]
+pub(crate) fn mean(x: &Bound<'_, PyAny>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
+    ops::reduce(x.py(), Reduction::Mean, require_input(x, "mean")?, axis, keepdims)
+}
+
+#[pyfunction]
+#[pyo3(signature = (x, axis = None, keepdims = false))]
+pub(crate) fn max(x: &Bound<'_, PyAny>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
+    ops::reduce(x.py(), Reduction::Max, require_input(x, "max")?, axis, keepdims)
+}
+
+#[pyfunction]
+#[pyo3(signature = (x, axis = -1))]
+pub(crate) fn softmax(x: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTensor> {
+    ops::softmax(x.py(), require_input(x, "softmax")?, axis)
+}
+
+#[pyfunction]
+#[pyo3(signature = (x, gamma = None, beta = None, eps = 1e-5))]
+pub(crate) fn layer_norm(
+    x: &Bound<'_, PyAny>,
+    gamma: Option<&Bound<'_, PyAny>>,
+    beta: Option<&Bound<'_, PyAny>>,
+    eps: f64,
+) -> PyResult<PyTensor> {
+    let xi = require_input(x, "layer_norm")?;
+    let g = gamma.filter(|g| !g.is_none()).map(|g| require_input(g, "layer_norm")).transpose()?;
+    let b = beta.filter(|b| !b.is_none()).map(|b| require_input(b, "layer_norm")).transpose()?;
+    ops::layer_norm(x.py(), xi, g, b, eps)
+}
+
+#[pyfunction]
+pub(crate) fn matmul(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+    ops::matmul(a.py(), require_input(a, "matmul")?, require_input(b, "matmul")?)
+}
+
+/// Process-wide tensor memory counters (bytes and counts).
+#[pyfunction]
+pub(crate) fn memory_stats(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let s = crate::memory_stats();
+    let d = PyDict::new(py);
+    d.set_item("live_bytes", s.live_bytes)?;
+    d.set_item("peak_bytes", s.peak_bytes)?;
+    d.set_item("allocations", s.allocations)?;
+    d.set_item("reused_bytes", s.reused_bytes)?;
+    d.set_item("implicit_donations", s.implicit_donations)?;
+    d.set_item("explicit_donations", s.explicit_donations)?;
+    d.set_item("donation_fallbacks", s.donation_fallbacks)?;
+    d.set_item("in_place_ops", s.in_place_ops)?;
+    Ok(d)
+}
+
+/// Set the peak to the bytes live now.
+#[pyfunction]
+pub(crate) fn reset_peak_memory() {
+    crate::reset_peak();
+}
+
+/// An arena: `with donate.arena(max_bytes=N) as ar: ...`.
+#[pyfunction]
+#[pyo3(signature = (max_bytes = None))]
+pub(crate) fn arena(max_bytes: Option<usize>) -> super::arena::PyArena {
+    super::arena::PyArena::new(max_bytes)
+}

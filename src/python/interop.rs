@@ -1,0 +1,191 @@
+//! Conversions between Python objects and tensors: dtypes, shapes, NumPy
+//! arrays, nested lists, scalars, and the read-only NumPy view.
+
+use numpy::{PyArrayDescr, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyMemoryView, PyTuple};
+
+use super::any::{for_dtype, AnyTensor, Scalar};
+use super::errors::IntoPyResult;
+use crate::{DType, Tensor};
+
+/// The `numpy` module, imported once.
+pub(crate) fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
+    static NUMPY: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+    Ok(NUMPY.get_or_try_init(py, || py.import("numpy").map(Bound::unbind))?.bind(py))
+}
+
+/// NumPy's dtype object for `d`.
+pub(crate) fn np_dtype(py: Python<'_>, d: DType) -> Bound<'_, PyArrayDescr> {
+    for_dtype!(d, T => numpy::dtype::<T>(py))
+}
+
+const SUPPORTED: &str = "donate supports float32, float64, int32 and int64";
+
+/// The donate dtype a NumPy dtype converts to. `from_python` marks data
+/// that came from Python numbers (lists, scalars): their float64 becomes
+/// the default float32, as in other tensor libraries.
+fn dtype_of_descr(d: &Bound<'_, PyArrayDescr>, from_python: bool) -> PyResult<DType> {
+    let kind = d.kind();
+    let size = d.itemsize();
+    Ok(match (kind, size) {
+        (b'f', 8) if from_python => DType::F32,
+        (b'f', 2 | 4) => DType::F32,
+        (b'f', 8) => DType::F64,
+        (b'i', 4) => DType::I32,
+        (b'i', 8) => DType::I64,
+        (b'b', _) | (b'i', 1 | 2) | (b'u', 1 | 2 | 4) => DType::I64,
+        (b'O', _) => {
+            return Err(PyTypeError::new_err(
+                "object arrays are not supported; convert with .astype(...) to a numeric dtype first",
+            ))
+        }
+        _ => {
+            let name: String = d.str()?.extract()?;
+            return Err(PyTypeError::new_err(format!("unsupported dtype {name}; {SUPPORTED}")));
+        }
+    })
+}
+
+/// A `dtype=` argument: `None`, a donate/NumPy dtype, a scalar type or a
+/// name. Anything else (including non-native byte order) is a `TypeError`.
+pub(crate) fn dtype_arg(py: Python<'_>, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else { return Ok(None) };
+    if let Ok(s) = obj.extract::<String>() {
+        if let Some(d) = DType::parse(&s) {
+            return Ok(Some(d));
+        }
+    }
+    let descr = PyArrayDescr::new(py, obj)
+        .map_err(|_| PyTypeError::new_err(format!("unsupported dtype {}; {SUPPORTED}", obj.repr().map(|r| r.to_string()).unwrap_or_default())))?;
+    for d in [DType::F32, DType::F64, DType::I32, DType::I64] {
+        if descr.is_equiv_to(&np_dtype(py, d)) {
+            return Ok(Some(d));
+        }
+    }
+    let name: String = descr.str()?.extract()?;
+    Err(PyTypeError::new_err(format!("unsupported dtype {name}; {SUPPORTED}")))
+}
+
+/// A shape argument: an int or a sequence of ints, none negative.
+pub(crate) fn shape_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    let dims: Vec<i64> = if obj.is_instance_of::<PyInt>() {
+        vec![obj.extract()?]
+    } else if obj.is_instance_of::<PyTuple>() || obj.is_instance_of::<PyList>() {
+        obj.try_iter()?
+            .map(|d| {
+                let d = d?;
+                if d.is_instance_of::<PyFloat>() {
+                    return Err(PyTypeError::new_err("shape entries must be integers, not float"));
+                }
+                d.extract::<i64>()
+            })
+            .collect::<PyResult<_>>()?
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "shape must be an int or a tuple of ints, not {}",
+            obj.get_type().name()?
+        )));
+    };
+    dims.into_iter()
+        .map(|d| {
+            if d < 0 {
+                Err(PyValueError::new_err(format!("negative dimensions are not allowed (got {d})")))
+            } else {
+                usize::try_from(d).map_err(|_| PyOverflowError::new_err("dimension too large"))
+            }
+        })
+        .collect()
+}
+
+/// A Python number as a weak scalar (`None` if it is not one). NumPy
+/// scalars are not weak: they convert like 0-d arrays.
+pub(crate) fn scalar_arg(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
+    if obj.is_instance_of::<PyBool>() {
+        return Ok(Some(Scalar::Int(obj.extract::<bool>()? as i64)));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return obj.extract::<i64>().map(|v| Some(Scalar::Int(v))).map_err(|_| {
+            PyOverflowError::new_err(format!("Python integer {obj} is out of bounds for int64"))
+        });
+    }
+    if obj.is_instance_of::<PyFloat>() {
+        return Ok(Some(Scalar::Float(obj.extract::<f64>()?)));
+    }
+    Ok(None)
+}
+
+/// Check that a weak scalar fits `dtype` (NumPy raises OverflowError for
+/// `int32_array + 2**40`).
+pub(crate) fn check_scalar(s: Scalar, dtype: DType) -> PyResult<()> {
+    match (s, dtype) {
+        (Scalar::Int(v), DType::I32) if i32::try_from(v).is_err() => {
+            Err(PyOverflowError::new_err(format!("Python integer {v} is out of bounds for int32")))
+        }
+        (Scalar::Float(v), DType::I32 | DType::I64) if !v.is_finite() => {
+            Err(PyValueError::new_err(format!("cannot convert float {v} to an integer")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Whether `obj` is a NumPy array or NumPy scalar.
+pub(crate) fn is_numpy(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if obj.is_instance_of::<PyUntypedArray>() {
+        return Ok(true);
+    }
+    obj.is_instance(&numpy(py)?.getattr("generic")?)
+}
+
+/// A new tensor with a copy of `obj`'s data: a NumPy array or scalar, any
+/// object with the buffer protocol or `__array__`, nested lists or Python
+/// numbers. `dtype` converts; without it NumPy's dtype is kept (float16 →
+/// float32, small and unsigned ints → int64) and Python floats become
+/// float32.
+pub(crate) fn to_tensor(py: Python<'_>, obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<AnyTensor> {
+    if let Ok(t) = obj.cast::<super::tensor::PyTensor>() {
+        let src = super::operands::read(py, t.get())?;
+        return match dtype {
+            Some(d) if d != src.dtype() => src.cast(d).py(),
+            _ => src.deep_copy().py(),
+        };
+    }
+    if obj.is_instance_of::<super::ownership::PyDonated>() {
+        return Err(PyTypeError::new_err("a Donated wrapper is not data; pass the tensor itself"));
+    }
+    let np = numpy(py)?;
+    let from_python = !is_numpy(py, obj)?
+        && (obj.is_instance_of::<PyList>()
+            || obj.is_instance_of::<PyTuple>()
+            || obj.is_instance_of::<PyInt>()
+            || obj.is_instance_of::<PyFloat>());
+    let arr = if obj.is_instance_of::<PyUntypedArray>() { obj.clone() } else { np.call_method1("asarray", (obj,))? };
+    let arr = arr.cast_into::<PyUntypedArray>().map_err(|e| PyTypeError::new_err(e.to_string()))?;
+    let target = match dtype {
+        Some(d) => {
+            if arr.dtype().kind() == b'O' {
+                dtype_of_descr(&arr.dtype(), from_python)?; // the object-array error
+            }
+            d
+        }
+        None => dtype_of_descr(&arr.dtype(), from_python)?,
+    };
+    let arr = np.call_method1("ascontiguousarray", (arr, np_dtype(py, target)))?;
+    for_dtype!(target, T => {
+        let a = arr.cast::<PyArrayDyn<T>>().map_err(|e| PyTypeError::new_err(e.to_string()))?;
+        let ro = a.try_readonly().map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let shape = ro.shape().to_vec();
+        let data = ro.as_slice().map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Tensor::<T>::from_slice(data, &shape).map(AnyTensor::from).py()
+    })
+}
+
+/// A read-only NumPy array over the tensor's buffer (no copy). The array
+/// holds an export: the buffer stays alive and unchanged while it exists.
+pub(crate) fn numpy_view<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let py = obj.py();
+    let mv = PyMemoryView::from(obj)?;
+    numpy(py)?.call_method1("asarray", (mv,))
+}

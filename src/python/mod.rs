@@ -1,0 +1,82 @@
+//! Python bindings: the extension module `donate._core` (feature `python`).
+//!
+//! # Ownership rules, as Python sees them
+//!
+//! A `Tensor` object holds one handle on a buffer. What an operation does
+//! with an operand's buffer depends on how the operand was passed:
+//!
+//! | operand                                    | buffer is ...                                   |
+//! |--------------------------------------------|-------------------------------------------------|
+//! | a temporary (`(a + b).relu()`)             | reused for the result when shape and dtype fit (implicit donation) |
+//! | `t.donate()`, `t.relu_donate()`            | reused if exclusive, and `t` becomes donated; otherwise copied with a `DonationWarning`, `t` intact |
+//! | a name, a container item, a function argument | never written                                |
+//! | `self` of `relu_()`, `+=`                  | written in place if exclusive, else copy-on-write |
+//!
+//! A *temporary* is an object that only the interpreter's evaluation stack
+//! refers to; [`ffi`] explains how that is decided on each CPython
+//! version. A buffer with a live exported view (`t.numpy()`, `memoryview`)
+//! or another handle (`t.reshape(...)`) is never written: donation copies
+//! and in-place ops copy on write, so no view ever sees a change.
+//!
+//! Modules: [`tensor`] (the class), [`ops`] (the operations), [`operands`]
+//! (reading, claiming and locking operands), [`ownership`] (temporaries,
+//! `Donated`), [`arena`], [`interop`] (NumPy and Python conversions),
+//! [`errors`] (the one mapping of core errors to exceptions), [`ffi`] (all
+//! of the bindings' `unsafe` code).
+
+mod any;
+mod arena;
+mod errors;
+mod ffi;
+mod functions;
+mod interop;
+mod operands;
+mod ops;
+mod ownership;
+mod tensor;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    ownership::init_from_env();
+    m.add_class::<tensor::PyTensor>()?;
+    m.add_class::<ownership::PyDonated>()?;
+    m.add_class::<arena::PyArena>()?;
+    m.add("DonatedError", py.get_type::<errors::DonatedError>())?;
+    m.add("DonationWarning", py.get_type::<errors::DonationWarning>())?;
+    m.add("AxisError", py.get_type::<errors::AxisError>())?;
+    m.add("ISA", crate::Isa::active().name())?;
+    m.add_function(wrap_pyfunction!(functions::tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::asarray, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::from_numpy, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::zeros, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::ones, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::empty, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::full, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::arange, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::relu, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::neg, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::abs, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::exp, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::log, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::sqrt, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::tanh, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::sigmoid, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::gelu, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::sum, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::mean, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::max, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::softmax, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::layer_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::matmul, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::memory_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::reset_peak_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::arena, m)?)?;
+    m.add_function(wrap_pyfunction!(ownership::set_implicit_donation, m)?)?;
+    m.add_function(wrap_pyfunction!(ownership::implicit_donation_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(ownership::implicit_donation_min_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(ownership::temporary_check, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,291 @@
+//! How the operands of one operation are read, reused or copied.
+//!
+//! Each operand arrives as an [`Input`]: a tensor with an [`Offer`] (kept,
+//! an implicit temporary, or explicitly donated), a tensor the bindings
+//! made themselves (converted from NumPy, a list, or cast), or a Python
+//! scalar. [`run`] then goes through four steps, in this order, so that a
+//! failure at any step leaves every input as it was:
+//!
+//! 1. **Read.** Every tensor operand is cloned (another handle on its
+//!    buffer) under its lock; a donated one raises `DonatedError` here,
+//!    before anything was changed. Operands of another dtype are cast into
+//!    a new buffer the operation may then reuse.
+//! 2. **Plan.** At most one operand, the leftmost that was offered and whose
+//!    shape and dtype fit the result, is chosen to receive the result, and
+//!    only if its buffer is exclusive (one handle, no exported view; our own
+//!    clone is discounted). Every other explicitly donated operand gets a
+//!    `DonationWarning` saying why now, before any buffer is claimed, so
+//!    that a warning turned into an error cannot leave a half-done donation.
+//! 3. **Claim.** The chosen buffer is moved out of its tensor (an atomic
+//!    transition; the tensor becomes "donated"). If another thread shared it
+//!    in between, the claim is refused like any other: warned, and the
+//!    input stays intact.
+//! 4. **Compute** with the GIL released.
+//!
+//! Locks: each tensor's slot has a mutex, held either for a moment (clone,
+//! claim, metadata) or across an in-place kernel. It is never waited for
+//! while attached to the interpreter ([`lock`]) and never two at once, so
+//! threads cannot deadlock on it.
+
+use std::sync::{Mutex, MutexGuard, TryLockError};
+
+use pyo3::prelude::*;
+
+use super::any::{AnyTensor, Scalar, Slot};
+use super::errors::{DonationWarning, IntoPyResult};
+use super::tensor::PyTensor;
+use crate::{DType, Refusal, Reuse};
+
+/// How a tensor operand was offered to an operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Offer {
+    /// Read only (a named tensor).
+    Keep,
+    /// A temporary: nobody else can see it, so its buffer may be reused.
+    Implicit,
+    /// Donated with `.donate()` or a `*_donate` method.
+    Explicit,
+}
+
+/// Where an operand comes from.
+pub(crate) enum Source<'py> {
+    Tensor(Bound<'py, PyTensor>),
+    /// A tensor the bindings created for this call (from NumPy, a list, a
+    /// NumPy scalar): nobody else sees it.
+    Temp(AnyTensor),
+    Scalar(Scalar),
+}
+
+/// One operand of an operation.
+pub(crate) struct Input<'py> {
+    pub(crate) src: Source<'py>,
+    pub(crate) offer: Offer,
+}
+
+impl<'py> Input<'py> {
+    pub(crate) fn kept(t: Bound<'py, PyTensor>) -> Self {
+        Input { src: Source::Tensor(t), offer: Offer::Keep }
+    }
+
+    pub(crate) fn scalar(&self) -> Option<Scalar> {
+        match self.src {
+            Source::Scalar(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The dtype of a tensor operand (`None` for scalars).
+    pub(crate) fn dtype(&self) -> Option<DType> {
+        match &self.src {
+            Source::Tensor(t) => Some(t.get().dtype),
+            Source::Temp(t) => Some(t.dtype()),
+            Source::Scalar(_) => None,
+        }
+    }
+
+    /// The shape (`[]` for scalars).
+    pub(crate) fn shape(&self) -> &[usize] {
+        match &self.src {
+            Source::Tensor(t) => &t.get().shape,
+            Source::Temp(t) => t.shape(),
+            Source::Scalar(_) => &[],
+        }
+    }
+}
+
+/// An operand after step 1.
+pub(crate) enum Held {
+    /// Another handle on the operand's buffer: read only.
+    Read(AnyTensor),
+    /// A buffer nobody else holds: the operation may write its result here.
+    Own(AnyTensor, Reuse),
+    Scalar(Scalar),
+}
+
+/// The core operands for the held inputs.
+pub(crate) fn slots(held: &mut [Held]) -> Vec<Slot<'_>> {
+    held.iter_mut()
+        .map(|h| match h {
+            Held::Read(t) => Slot::Ref(t),
+            Held::Own(t, r) => Slot::Owned(t, *r),
+            Held::Scalar(s) => Slot::Scalar(*s),
+        })
+        .collect()
+}
+
+/// Lock a tensor's slot. When another thread holds it (an in-place kernel
+/// running with the GIL released), wait for it detached from the
+/// interpreter, so that thread can re-attach and finish.
+pub(crate) fn lock<'a>(py: Python<'_>, m: &'a Mutex<AnyTensor>) -> MutexGuard<'a, AnyTensor> {
+    loop {
+        match m.try_lock() {
+            Ok(g) => return g,
+            // Kernels do not panic with a slot locked in a way that breaks
+            // its invariants: the ownership state is atomic and the handle
+            // is only replaced whole.
+            Err(TryLockError::Poisoned(p)) => return p.into_inner(),
+            Err(TryLockError::WouldBlock) => py.detach(|| drop(m.lock())),
+        }
+    }
+}
+
+/// Another handle on a tensor's buffer (`DonatedError` if it was donated).
+pub(crate) fn read(py: Python<'_>, t: &PyTensor) -> PyResult<AnyTensor> {
+    let g = lock(py, &t.slot);
+    g.check_readable().py()?;
+    Ok(g.clone())
+}
+
+/// What an operation does with its inputs' buffers.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Reuses<'s> {
+    /// The result has this shape and the operation can write it over an
+    /// input of the same shape and dtype.
+    Into(&'s [usize]),
+    /// The result always goes to a new buffer (reductions, matmul, reshape
+    /// copies).
+    Never(&'static str),
+}
+
+fn warn(py: Python<'_>, op: &str, label: &str, t: &AnyTensor, why: &Refusal) -> PyResult<()> {
+    crate::stats::record_fallback();
+    let shape: Vec<String> = t.shape().iter().map(|d| d.to_string()).collect();
+    let msg = format!(
+        "{op}: {label} ({}[{}]) was donated but not used: {why}; the result was computed into a new buffer and the input is unchanged",
+        t.dtype(),
+        shape.join(", ")
+    );
+    PyErr::warn(py, &py.get_type::<DonationWarning>(), &std::ffi::CString::new(msg).unwrap_or_default(), 1)
+}
+
+/// Run `f` over the operands. See the [module docs](self) for the steps.
+/// `labels[i]` names operand `i` in warnings ("the input", "the left
+/// operand"); `dtype` is the dtype every tensor operand is brought to.
+pub(crate) fn run<'py, F>(
+    py: Python<'py>,
+    op: &'static str,
+    labels: &[&str],
+    inputs: Vec<Input<'py>>,
+    dtype: DType,
+    reuses: Reuses<'_>,
+    f: F,
+) -> PyResult<AnyTensor>
+where
+    F: FnOnce(&mut [Held]) -> crate::Result<AnyTensor> + Send,
+{
+    // 1. Read.
+    let mut held = Vec::with_capacity(inputs.len());
+    let mut refusals: Vec<(usize, Refusal)> = Vec::new();
+    let mut candidates = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        match &input.src {
+            Source::Scalar(s) => held.push(Held::Scalar(*s)),
+            Source::Temp(t) => {
+                let t = if t.dtype() == dtype { t.clone() } else { t.cast(dtype).py()? };
+                held.push(Held::Own(t, Reuse::Implicit));
+            }
+            Source::Tensor(obj) => {
+                let t = read(py, obj.get())?;
+                let same = inputs[..i].iter().any(|o| matches!(&o.src, Source::Tensor(p) if p.is(obj)));
+                let same_later = inputs[i + 1..].iter().any(|o| matches!(&o.src, Source::Tensor(p) if p.is(obj)));
+                if t.dtype() != dtype {
+                    if input.offer == Offer::Explicit {
+                        refusals.push((i, Refusal::DType { operand: t.dtype(), result: dtype }));
+                    }
+                    held.push(Held::Own(t.cast(dtype).py()?, Reuse::Implicit));
+                    continue;
+                }
+                if input.offer != Offer::Keep {
+                    if same || same_later {
+                        if input.offer == Offer::Explicit {
+                            refusals.push((i, Refusal::SameTensor));
+                        }
+                    } else {
+                        candidates.push(i);
+                    }
+                }
+                held.push(Held::Read(t));
+            }
+        }
+    }
+
+    // 2. Plan: the leftmost fitting operand receives the result. A buffer
+    // the bindings made (Own) is taken by the core before any later one.
+    let mut target = None;
+    let mut first_own = held.iter().position(|h| matches!(h, Held::Own(t, _) if Some(t.shape()) == result_shape(reuses)));
+    for &i in &candidates {
+        let Held::Read(t) = &held[i] else { continue };
+        let explicit = inputs[i].offer == Offer::Explicit;
+        let reason = match reuses {
+            Reuses::Never(name) => Some(Refusal::NewBuffer(name)),
+            Reuses::Into(shape) if t.shape() != shape => {
+                Some(Refusal::Shape { operand: t.shape().to_vec(), result: shape.to_vec() })
+            }
+            _ if target.is_some() || first_own.is_some_and(|o| o < i) => Some(Refusal::OtherOperandUsed),
+            _ => {
+                let Source::Tensor(obj) = &inputs[i].src else { continue };
+                let s = lock(py, &obj.get().slot).ownership();
+                // Our own clone is one of the handles.
+                if s.handles == 2 && s.exports == 0 && !s.writer && !s.donated {
+                    target = Some(i);
+                    None
+                } else if s.writer {
+                    Some(Refusal::Busy)
+                } else {
+                    Some(Refusal::Shared { handles: s.handles.saturating_sub(1), exports: s.exports })
+                }
+            }
+        };
+        if let (Some(r), true) = (reason, explicit) {
+            refusals.push((i, r));
+        }
+    }
+    refusals.sort_by_key(|(i, _)| *i);
+    for (i, r) in &refusals {
+        let t = match &held[*i] {
+            Held::Read(t) | Held::Own(t, _) => t.clone(),
+            Held::Scalar(_) => continue,
+        };
+        warn(py, op, labels.get(*i).copied().unwrap_or("an operand"), &t, r)?;
+    }
+
+    // 3. Claim.
+    if let Some(i) = target {
+        let Source::Tensor(obj) = &inputs[i].src else { unreachable!("targets are tensors") };
+        let kind = if inputs[i].offer == Offer::Explicit { Reuse::Explicit } else { Reuse::Implicit };
+        let mut g = lock(py, &obj.get().slot);
+        let shape = g.shape().to_vec();
+        held[i] = Held::Scalar(Scalar::Int(0)); // drop our clone while locked
+        match g.take_buffer_for(op) {
+            Ok(buf) => {
+                held[i] = Held::Own(AnyTensor::from_buffer(dtype, buf, &shape).py()?, kind);
+                first_own = Some(i);
+            }
+            Err(e) => {
+                held[i] = Held::Read(g.clone());
+                drop(g);
+                if kind == Reuse::Explicit {
+                    let r = match e {
+                        crate::Error::NotDonatable { handles, exports } => Refusal::Shared { handles, exports },
+                        crate::Error::AlreadyDonated { .. } => Refusal::Donated,
+                        _ => Refusal::Busy,
+                    };
+                    if let Held::Read(t) = &held[i] {
+                        warn(py, op, labels.get(i).copied().unwrap_or("an operand"), t, &r)?;
+                    }
+                }
+            }
+        }
+    }
+    let _ = first_own;
+
+    // 4. Compute, detached.
+    py.detach(|| f(&mut held)).py()
+}
+
+fn result_shape<'s>(r: Reuses<'s>) -> Option<&'s [usize]> {
+    match r {
+        Reuses::Into(s) => Some(s),
+        Reuses::Never(_) => None,
+    }
+}

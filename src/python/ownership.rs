@@ -1,0 +1,235 @@
+//! Who may reuse a buffer: the implicit-donation switch, the `Donated`
+//! wrapper for explicit donation, and turning a Python argument into an
+//! operand with the right [`Offer`].
+//!
+//! | the operand is ...                              | its buffer              |
+//! |-------------------------------------------------|-------------------------|
+//! | a temporary (see [`ffi::is_temporary`])         | reused silently when it fits |
+//! | `t.donate()`, or `self` of `t.<op>_donate()`     | reused when it fits and is exclusive; else copied with a `DonationWarning`; `t` is donated only if reused |
+//! | anything else (a name, a container item, an argument of a Python function) | never written |
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use pyo3::prelude::*;
+
+use super::errors::DonatedError;
+use super::ffi;
+use super::interop;
+use super::operands::{lock, Input, Offer, Source};
+use super::tensor::PyTensor;
+
+static IMPLICIT: AtomicBool = AtomicBool::new(true);
+
+/// Smallest temporary (in bytes) considered for implicit donation.
+///
+/// Before CPython 3.14 the check walks the C stack, which costs about
+/// 0.7 µs; below this size that is more than reusing the buffer saves
+/// (the allocator recycles small blocks almost for free).
+/// `python benches/implicit_threshold.py` timed `(a + b).relu()` with the
+/// check on and off: 1.09× slower at 128 KiB, 0.77× (faster) at 256 KiB,
+/// 0.05× at 1 MiB, where a fresh buffer costs page faults. NumPy's
+/// temporary elision uses the same 256 KiB. On 3.14 the check is a scan of
+/// the current frame's stack, so every size is considered.
+#[cfg(not(Py_3_14))]
+pub(crate) const DEFAULT_MIN_BYTES: usize = 256 * 1024;
+#[cfg(Py_3_14)]
+pub(crate) const DEFAULT_MIN_BYTES: usize = 0;
+
+static MIN_BYTES: AtomicUsize = AtomicUsize::new(DEFAULT_MIN_BYTES);
+
+/// Read `DONATE_IMPLICIT` once at import: `0`, `false`, `off` or `no`
+/// turn implicit donation off.
+pub(crate) fn init_from_env() {
+    if let Ok(v) = std::env::var("DONATE_IMPLICIT") {
+        let off = matches!(v.trim().to_ascii_lowercase().as_str(), "0" | "false" | "off" | "no");
+        IMPLICIT.store(!off, Ordering::Relaxed);
+    }
+}
+
+/// Turn implicit donation of temporaries on or off for the whole process,
+/// and optionally set the smallest temporary (bytes) it considers; returns
+/// the previous on/off setting.
+#[pyfunction]
+#[pyo3(signature = (enabled, min_bytes = None))]
+pub(crate) fn set_implicit_donation(enabled: bool, min_bytes: Option<usize>) -> bool {
+    if let Some(m) = min_bytes {
+        MIN_BYTES.store(m, Ordering::Relaxed);
+    }
+    IMPLICIT.swap(enabled, Ordering::Relaxed)
+}
+
+/// The smallest temporary, in bytes, that implicit donation considers.
+#[pyfunction]
+pub(crate) fn implicit_donation_min_bytes() -> usize {
+    MIN_BYTES.load(Ordering::Relaxed)
+}
+
+/// Whether implicit donation of temporaries is on.
+#[pyfunction]
+pub(crate) fn implicit_donation_enabled() -> bool {
+    IMPLICIT.load(Ordering::Relaxed)
+}
+
+/// How this build recognises temporaries, or why it cannot (then
+/// implicit donation never happens, whatever the setting).
+#[pyfunction]
+pub(crate) fn temporary_check() -> (bool, &'static str) {
+    match ffi::temporary_check() {
+        Ok(how) => (true, how),
+        Err(why) => (false, why),
+    }
+}
+
+/// Whether this tensor object, as the caller passed it, may be reused.
+pub(crate) fn offer_of(obj: &Bound<'_, PyAny>, nbytes: usize) -> Offer {
+    if IMPLICIT.load(Ordering::Relaxed) && nbytes >= MIN_BYTES.load(Ordering::Relaxed) && ffi::is_temporary(obj) {
+        Offer::Implicit
+    } else {
+        Offer::Keep
+    }
+}
+
+/// `self` of a method as an operand (checked before any new reference to
+/// it exists).
+pub(crate) fn self_input<'py>(slf: &Bound<'py, PyTensor>) -> Input<'py> {
+    let me = slf.get();
+    let offer = offer_of(slf.as_any(), me.shape.iter().product::<usize>() * me.dtype.size());
+    Input { src: Source::Tensor(slf.clone()), offer }
+}
+
+/// `self` of an explicit-donation method.
+pub(crate) fn donated_self<'py>(slf: &Bound<'py, PyTensor>) -> Input<'py> {
+    Input { src: Source::Tensor(slf.clone()), offer: Offer::Explicit }
+}
+
+/// Any operand argument: a tensor, a `Donated` wrapper, a Python number,
+/// or array-like data (converted into a new tensor). `Ok(None)` for other
+/// types, so that operators can return `NotImplemented`.
+pub(crate) fn input_from<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Input<'py>>> {
+    let py = obj.py();
+    // The temporary check must come first: nothing may take a reference
+    // to `obj` before it.
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        let me = t.get();
+        let offer = offer_of(obj, me.shape.iter().product::<usize>() * me.dtype.size());
+        return Ok(Some(Input { src: Source::Tensor(t.clone()), offer }));
+    }
+    if let Ok(d) = obj.cast::<PyDonated>() {
+        let t = d.get().consume(py)?;
+        return Ok(Some(Input { src: Source::Tensor(t), offer: Offer::Explicit }));
+    }
+    if let Some(s) = interop::scalar_arg(obj)? {
+        return Ok(Some(Input { src: Source::Scalar(s), offer: Offer::Keep }));
+    }
+    let array_like = interop::is_numpy(py, obj)?
+        || obj.is_instance_of::<pyo3::types::PyList>()
+        || obj.is_instance_of::<pyo3::types::PyTuple>();
+    if array_like {
+        let t = interop::to_tensor(py, obj, None)?;
+        return Ok(Some(Input { src: Source::Temp(t), offer: Offer::Implicit }));
+    }
+    Ok(None)
+}
+
+/// Like [`input_from`], but a `TypeError` for unsupported types.
+pub(crate) fn require_input<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Input<'py>> {
+    match input_from(obj)? {
+        Some(i) => Ok(i),
+        None => Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{what}: expected a Tensor, a Donated tensor, a number or array-like data, not {}",
+            obj.get_type().name()?
+        ))),
+    }
+}
+
+/// A tensor marked for explicit donation: `t.donate()`. The first
+/// operation it is passed to may write its result into `t`'s buffer,
+/// leaving `t` donated; if the buffer cannot be used (shared, exported,
+/// wrong shape or dtype), `t` stays intact and a `DonationWarning` says
+/// why. A wrapper can be used once.
+#[pyclass(module = "donate", name = "Donated", frozen)]
+pub(crate) struct PyDonated {
+    tensor: Py<PyTensor>,
+    used: AtomicBool,
+}
+
+impl PyDonated {
+    pub(crate) fn new(tensor: Py<PyTensor>) -> Self {
+        PyDonated { tensor, used: AtomicBool::new(false) }
+    }
+
+    /// Hand out the tensor once.
+    fn consume<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTensor>> {
+        if self.used.swap(true, Ordering::AcqRel) {
+            return Err(DonatedError::new_err(
+                "this Donated wrapper was already used by an operation; call .donate() on a live tensor again",
+            ));
+        }
+        Ok(self.tensor.bind(py).clone())
+    }
+
+    fn input<'py>(&self, py: Python<'py>) -> PyResult<Input<'py>> {
+        Ok(Input { src: Source::Tensor(self.consume(py)?), offer: Offer::Explicit })
+    }
+}
+
+#[pymethods]
+impl PyDonated {
+    /// NumPy must not treat the wrapper as an array: `ndarray + t.donate()`
+    /// defers to `Donated.__radd__`.
+    #[classattr]
+    #[allow(non_upper_case_globals)]
+    const __array_ufunc__: Option<bool> = None;
+
+    /// Whether an operation already took this wrapper.
+    #[getter]
+    fn used(&self) -> bool {
+        self.used.load(Ordering::Acquire)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let t = self.tensor.bind(py).get();
+        let g = lock(py, &t.slot);
+        let state = if self.used.load(Ordering::Acquire) { "used" } else if g.is_donated() { "consumed" } else { "pending" };
+        Ok(format!("Donated(shape={:?}, dtype={}, {state})", t.shape, t.dtype))
+    }
+
+    fn __add__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        super::ops::binary_dunder(self.input(other.py())?, other, crate::BinaryOp::Add, false)
+    }
+    fn __radd__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        super::ops::binary_dunder(self.input(other.py())?, other, crate::BinaryOp::Add, true)
+    }
+    fn __sub__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        super::ops::binary_dunder(self.input(other.py())?, other, crate::BinaryOp::Sub, false)
+    }
+    fn __rsub__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        super::ops::binary_dunder(self.input(other.py())?, other, crate::BinaryOp::Sub, true)
+    }
+    fn __mul__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        super::ops::binary_dunder(self.input(other.py())?, other, crate::BinaryOp::Mul, false)
+    }
+    fn __rmul__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        super::ops::binary_dunder(self.input(other.py())?, other, crate::BinaryOp::Mul, true)
+    }
+    fn __truediv__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        super::ops::binary_dunder(self.input(other.py())?, other, crate::BinaryOp::Div, false)
+    }
+    fn __rtruediv__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        super::ops::binary_dunder(self.input(other.py())?, other, crate::BinaryOp::Div, true)
+    }
+    fn __matmul__(&self, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        let py = other.py();
+        super::ops::matmul(py, self.input(py)?, super::ownership::require_input(other, "matmul")?)
+    }
+    fn __rmatmul__(&self, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        let py = other.py();
+        super::ops::matmul(py, super::ownership::require_input(other, "matmul")?, self.input(py)?)
+    }
+    fn __neg__(&self, py: Python<'_>) -> PyResult<PyTensor> {
+        super::ops::unary(py, crate::UnaryOp::Neg, self.input(py)?)
+    }
+    fn __abs__(&self, py: Python<'_>) -> PyResult<PyTensor> {
+        super::ops::unary(py, crate::UnaryOp::Abs, self.input(py)?)
+    }
+}

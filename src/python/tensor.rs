@@ -1,0 +1,566 @@
+//! The `donate.Tensor` class: attributes, conversions, the buffer protocol,
+//! and the methods and operators (implemented in [`super::ops`]).
+//!
+//! The class is frozen: its shape and dtype never change, and the core
+//! tensor (a handle on a buffer) sits behind a mutex, see
+//! [`super::operands`] for how it is locked.
+
+use std::ffi::{c_int, CStr};
+use std::sync::Mutex;
+
+use numpy::PyArrayDescr;
+use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
+use pyo3::ffi as pyffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+
+use super::any::AnyTensor;
+use super::errors::{DonatedError, IntoPyResult};
+use super::ffi;
+use super::interop::{self, np_dtype};
+use super::operands::{lock, read};
+use super::ops::{self, Reduction};
+use super::ownership::{donated_self, input_from, require_input, self_input, PyDonated};
+use crate::{BinaryOp, DType, UnaryOp};
+
+/// A tensor whose buffer knows who owns it.
+#[pyclass(module = "donate", name = "Tensor", frozen)]
+pub(crate) struct PyTensor {
+    pub(crate) slot: Mutex<AnyTensor>,
+    pub(crate) shape: Vec<usize>,
+    pub(crate) dtype: DType,
+}
+
+impl PyTensor {
+    pub(crate) fn new(t: AnyTensor) -> Self {
+        PyTensor { shape: t.shape().to_vec(), dtype: t.dtype(), slot: Mutex::new(t) }
+    }
+
+    fn numel(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    fn shape_str(&self) -> String {
+        format!("{}[{}]", self.dtype, self.shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", "))
+    }
+
+    /// `DonatedError` naming `what` if the data is gone.
+    fn check_live(&self, py: Python<'_>, what: &str) -> PyResult<()> {
+        let g = lock(py, &self.slot);
+        if g.is_donated() {
+            let by = g.consumed_by().map(|op| format!(" (its buffer was consumed by {op})")).unwrap_or_default();
+            return Err(DonatedError::new_err(format!(
+                "{what}: Tensor has been donated with shape={}{by}; its data can no longer be read or written",
+                self.shape_str()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The read-only NumPy view, or a `DonatedError` naming `what`.
+fn view<'py>(slf: &Bound<'py, PyTensor>, what: &str) -> PyResult<Bound<'py, PyAny>> {
+    slf.get().check_live(slf.py(), what)?;
+    interop::numpy_view(slf.as_any())
+}
+
+fn format_of(d: DType) -> &'static CStr {
+    match d {
+        DType::F32 => c"f",
+        DType::F64 => c"d",
+        DType::I32 => c"i",
+        DType::I64 => c"q",
+    }
+}
+
+fn axes_arg(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
+    if args.len() == 1 {
+        let a = args.get_item(0)?;
+        if !a.is_instance_of::<pyo3::types::PyInt>() {
+            return a.try_iter()?.map(|x| x?.extract::<i64>()).collect();
+        }
+    }
+    args.iter().map(|x| x.extract::<i64>()).collect()
+}
+
+#[pymethods]
+impl PyTensor {
+    #[new]
+    #[pyo3(signature = (data, dtype = None))]
+    fn py_new(py: Python<'_>, data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let d = interop::dtype_arg(py, dtype)?;
+        Ok(PyTensor::new(interop::to_tensor(py, data, d)?))
+    }
+
+    /// NumPy defers to this class's operators (`ndarray + Tensor` returns a
+    /// Tensor) instead of converting it.
+    #[classattr]
+    #[allow(non_upper_case_globals)]
+    const __array_ufunc__: Option<bool> = None;
+
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, &self.shape)
+    }
+
+    #[getter]
+    fn dtype<'py>(&self, py: Python<'py>) -> Bound<'py, PyArrayDescr> {
+        np_dtype(py, self.dtype)
+    }
+
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+
+    #[getter]
+    fn size(&self) -> usize {
+        self.numel()
+    }
+
+    #[getter]
+    fn nbytes(&self) -> usize {
+        self.numel() * self.dtype.size()
+    }
+
+    #[getter]
+    fn itemsize(&self) -> usize {
+        self.dtype.size()
+    }
+
+    /// True once the buffer was donated (moved into another tensor).
+    #[getter]
+    fn is_donated(&self, py: Python<'_>) -> bool {
+        lock(py, &self.slot).is_donated()
+    }
+
+    /// True if this tensor is the only holder of its buffer (no other
+    /// tensor, no exported view): an explicit donation would be honoured.
+    #[getter]
+    fn is_exclusive(&self, py: Python<'_>) -> bool {
+        lock(py, &self.slot).is_exclusive()
+    }
+
+    /// `{"handles", "exports", "donated", "writer", "consumed_by"}`: tensors
+    /// sharing the buffer (this one included), live exported views
+    /// (NumPy arrays, memoryviews), whether the buffer was moved out and
+    /// by which operation.
+    #[getter]
+    fn ownership<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let g = lock(py, &self.slot);
+        let s = g.ownership();
+        let d = PyDict::new(py);
+        d.set_item("handles", s.handles)?;
+        d.set_item("exports", s.exports)?;
+        d.set_item("donated", s.donated)?;
+        d.set_item("writer", s.writer)?;
+        d.set_item("consumed_by", g.consumed_by())?;
+        Ok(d)
+    }
+
+    /// The address of the first element (to check buffer reuse).
+    fn data_ptr(&self, py: Python<'_>) -> PyResult<usize> {
+        self.check_live(py, "data_ptr")?;
+        Ok(lock(py, &self.slot).buffer_ptr().map_or(0, |p| p as usize))
+    }
+
+    fn __len__(&self) -> PyResult<usize> {
+        self.shape.first().copied().ok_or_else(|| PyTypeError::new_err("len() of a 0-d tensor"))
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let py = slf.py();
+        let me = slf.get();
+        let dtype = me.dtype;
+        let g = lock(py, &me.slot);
+        if g.is_donated() {
+            let by = g.consumed_by().unwrap_or("an operation");
+            return Ok(format!("Tensor(<donated to {by}>, shape={:?}, dtype={dtype})", me.shape));
+        }
+        drop(g);
+        let view = interop::numpy_view(slf.as_any())?;
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("separator", ", ")?;
+        kwargs.set_item("prefix", "Tensor(")?;
+        let body: String = interop::numpy(py)?.call_method("array2string", (view,), Some(&kwargs))?.extract()?;
+        Ok(format!("Tensor({body}, dtype={dtype})"))
+    }
+
+    /// A read-only NumPy array over this tensor's buffer (no copy). While it
+    /// lives, the buffer is never donated or written in place: donations
+    /// copy (with a warning) and in-place ops copy on write.
+    fn numpy<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        view(slf, "numpy")
+    }
+
+    #[pyo3(signature = (dtype = None, copy = None))]
+    fn __array__<'py>(slf: &Bound<'py, Self>, dtype: Option<&Bound<'py, PyAny>>, copy: Option<bool>) -> PyResult<Bound<'py, PyAny>> {
+        let view = view(slf, "__array__")?;
+        let needs_cast = dtype.is_some_and(|d| !d.is_none());
+        if copy == Some(false) && needs_cast {
+            return Err(PyValueError::new_err("a dtype conversion needs a copy, but copy=False"));
+        }
+        match (needs_cast, copy) {
+            (true, _) => view.call_method1("astype", (dtype.expect("checked"),)),
+            (false, Some(true)) => view.call_method0("copy"),
+            _ => Ok(view),
+        }
+    }
+
+    fn tolist<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        view(slf, "tolist")?.call_method0("tolist")
+    }
+
+    /// The single element as a Python number.
+    fn item<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        if slf.get().numel() != 1 {
+            return Err(PyValueError::new_err(format!(
+                "item() needs a tensor with exactly one element, got shape {:?}",
+                slf.get().shape
+            )));
+        }
+        view(slf, "item")?.call_method0("item")
+    }
+
+    fn __bool__(slf: &Bound<'_, Self>) -> PyResult<bool> {
+        if slf.get().numel() != 1 {
+            return Err(PyValueError::new_err(
+                "the truth value of a tensor with more than one element is ambiguous",
+            ));
+        }
+        Self::item(slf)?.is_truthy()
+    }
+
+    fn __float__(slf: &Bound<'_, Self>) -> PyResult<f64> {
+        Self::item(slf)?.extract::<f64>()
+    }
+
+    fn __int__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let v = Self::item(slf)?;
+        v.py().get_type::<pyo3::types::PyInt>().call1((v,))
+    }
+
+    /// Indexing with ints, slices, `...`, `None` and NumPy-style arrays;
+    /// the result is a new tensor (a copy).
+    fn __getitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        let py = slf.py();
+        let part = view(slf, "__getitem__")?.get_item(key)?;
+        let part = interop::numpy(py)?.call_method1("asarray", (part,))?;
+        Ok(PyTensor::new(interop::to_tensor(py, &part, Some(slf.get().dtype))?))
+    }
+
+    fn __iter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let n = slf.get().__len__()?;
+        let items = (0..n)
+            .map(|i| Self::__getitem__(slf, &i.into_pyobject(slf.py())?.into_any()))
+            .collect::<PyResult<Vec<_>>>()?;
+        pyo3::types::PyList::new(slf.py(), items)?.try_iter().map(|i| i.into_any())
+    }
+
+    /// A deep copy into a new, exclusive buffer.
+    fn copy(&self, py: Python<'_>) -> PyResult<PyTensor> {
+        let t = read(py, self)?;
+        Ok(PyTensor::new(py.detach(|| t.deep_copy()).py()?))
+    }
+
+    fn __copy__(&self, py: Python<'_>) -> PyResult<PyTensor> {
+        self.copy(py)
+    }
+
+    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        self.copy(py)
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>, Bound<'py, PyArrayDescr>))> {
+        let py = slf.py();
+        let data = Self::__array__(slf, None, Some(true))?;
+        let ctor = py.import("donate")?.getattr("tensor")?;
+        Ok((ctor, (data, np_dtype(py, slf.get().dtype))))
+    }
+
+    /// Mark this tensor for explicit donation to the next operation it is
+    /// passed to: `t.donate() + u`, `donate.relu(t.donate())`.
+    fn donate(slf: &Bound<'_, Self>) -> PyResult<PyDonated> {
+        slf.get().check_live(slf.py(), "donate")?;
+        Ok(PyDonated::new(slf.clone().unbind()))
+    }
+
+    /// A copy converted to `dtype`.
+    fn astype(&self, py: Python<'_>, dtype: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        let d = interop::dtype_arg(py, Some(dtype))?.ok_or_else(|| PyTypeError::new_err("astype needs a dtype"))?;
+        let t = read(py, self)?;
+        Ok(PyTensor::new(py.detach(|| t.cast(d)).py()?))
+    }
+
+    // ---- element-wise ----
+    /// max(x, 0) (NaN stays NaN).
+    fn relu(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        ops::unary(slf.py(), UnaryOp::Relu, self_input(slf))
+    }
+    /// -x.
+    fn neg(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        ops::unary(slf.py(), UnaryOp::Neg, self_input(slf))
+    }
+    /// |x|.
+    fn abs(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        ops::unary(slf.py(), UnaryOp::Abs, self_input(slf))
+    }
+    /// e**x (integers give float64).
+    fn exp(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        ops::unary(slf.py(), UnaryOp::Exp, self_input(slf))
+    }
+    /// Natural logarithm (integers give float64).
+    fn log(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        ops::unary(slf.py(), UnaryOp::Log, self_input(slf))
+    }
+    /// Square root (integers give float64).
+    fn sqrt(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        ops::unary(slf.py(), UnaryOp::Sqrt, self_input(slf))
+    }
+    /// Hyperbolic tangent (integers give float64).
+    fn tanh(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        ops::unary(slf.py(), UnaryOp::Tanh, self_input(slf))
+    }
+    /// 1 / (1 + e**-x) (integers give float64).
+    fn sigmoid(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        ops::unary(slf.py(), UnaryOp::Sigmoid, self_input(slf))
+    }
+    /// GELU, tanh approximation (integers give float64).
+    fn gelu(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        ops::unary(slf.py(), UnaryOp::Gelu, self_input(slf))
+    }
+
+    /// relu, writing into this tensor's buffer (explicit donation): `self`
+    /// is donated afterwards. If the buffer is shared or exported, a copy is
+    /// made, `self` stays intact, and a `DonationWarning` says why.
+    fn relu_donate(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        ops::unary(slf.py(), UnaryOp::Relu, donated_self(slf))
+    }
+    /// gelu with explicit donation of `self` (see `relu_donate`).
+    fn gelu_donate(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        ops::unary(slf.py(), UnaryOp::Gelu, donated_self(slf))
+    }
+    /// sigmoid with explicit donation of `self` (see `relu_donate`).
+    fn sigmoid_donate(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        ops::unary(slf.py(), UnaryOp::Sigmoid, donated_self(slf))
+    }
+    /// tanh with explicit donation of `self` (see `relu_donate`).
+    fn tanh_donate(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        ops::unary(slf.py(), UnaryOp::Tanh, donated_self(slf))
+    }
+    /// exp with explicit donation of `self` (see `relu_donate`).
+    fn exp_donate(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        ops::unary(slf.py(), UnaryOp::Exp, donated_self(slf))
+    }
+
+    /// relu in place (copy-on-write if the buffer is shared); returns self.
+    fn relu_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        ops::unary_inplace(slf.py(), slf.get(), UnaryOp::Relu)?;
+        Ok(slf)
+    }
+    fn neg_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        ops::unary_inplace(slf.py(), slf.get(), UnaryOp::Neg)?;
+        Ok(slf)
+    }
+    fn abs_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        ops::unary_inplace(slf.py(), slf.get(), UnaryOp::Abs)?;
+        Ok(slf)
+    }
+    fn exp_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        ops::unary_inplace(slf.py(), slf.get(), UnaryOp::Exp)?;
+        Ok(slf)
+    }
+    fn log_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        ops::unary_inplace(slf.py(), slf.get(), UnaryOp::Log)?;
+        Ok(slf)
+    }
+    fn sqrt_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        ops::unary_inplace(slf.py(), slf.get(), UnaryOp::Sqrt)?;
+        Ok(slf)
+    }
+    fn tanh_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        ops::unary_inplace(slf.py(), slf.get(), UnaryOp::Tanh)?;
+        Ok(slf)
+    }
+    fn sigmoid_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        ops::unary_inplace(slf.py(), slf.get(), UnaryOp::Sigmoid)?;
+        Ok(slf)
+    }
+    fn gelu_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        ops::unary_inplace(slf.py(), slf.get(), UnaryOp::Gelu)?;
+        Ok(slf)
+    }
+
+    // ---- in-place binary ----
+    fn add_<'py>(slf: Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+        ops::binary_inplace(slf.py(), &slf, BinaryOp::Add, require_input(other, "add_")?)?;
+        Ok(slf)
+    }
+    fn sub_<'py>(slf: Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+        ops::binary_inplace(slf.py(), &slf, BinaryOp::Sub, require_input(other, "sub_")?)?;
+        Ok(slf)
+    }
+    fn mul_<'py>(slf: Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+        ops::binary_inplace(slf.py(), &slf, BinaryOp::Mul, require_input(other, "mul_")?)?;
+        Ok(slf)
+    }
+    fn div_<'py>(slf: Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+        ops::binary_inplace(slf.py(), &slf, BinaryOp::Div, require_input(other, "div_")?)?;
+        Ok(slf)
+    }
+    fn __iadd__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        inplace_dunder(slf, other, BinaryOp::Add)
+    }
+    fn __isub__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        inplace_dunder(slf, other, BinaryOp::Sub)
+    }
+    fn __imul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        inplace_dunder(slf, other, BinaryOp::Mul)
+    }
+    fn __itruediv__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        inplace_dunder(slf, other, BinaryOp::Div)
+    }
+
+    // ---- operators ----
+    fn __add__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary_dunder(self_input(slf), other, BinaryOp::Add, false)
+    }
+    fn __radd__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary_dunder(self_input(slf), other, BinaryOp::Add, true)
+    }
+    fn __sub__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary_dunder(self_input(slf), other, BinaryOp::Sub, false)
+    }
+    fn __rsub__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary_dunder(self_input(slf), other, BinaryOp::Sub, true)
+    }
+    fn __mul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary_dunder(self_input(slf), other, BinaryOp::Mul, false)
+    }
+    fn __rmul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary_dunder(self_input(slf), other, BinaryOp::Mul, true)
+    }
+    fn __truediv__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary_dunder(self_input(slf), other, BinaryOp::Div, false)
+    }
+    fn __rtruediv__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary_dunder(self_input(slf), other, BinaryOp::Div, true)
+    }
+    fn __neg__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        ops::unary(slf.py(), UnaryOp::Neg, self_input(slf))
+    }
+    fn __pos__<'py>(slf: &Bound<'py, Self>) -> Bound<'py, Self> {
+        slf.clone()
+    }
+    fn __abs__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        ops::unary(slf.py(), UnaryOp::Abs, self_input(slf))
+    }
+    fn __matmul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let me = self_input(slf);
+        let Some(o) = input_from(other)? else { return Ok(py.NotImplemented()) };
+        Ok(Py::new(py, ops::matmul(py, me, o)?)?.into_any())
+    }
+    fn __rmatmul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let me = self_input(slf);
+        let Some(o) = input_from(other)? else { return Ok(py.NotImplemented()) };
+        Ok(Py::new(py, ops::matmul(py, o, me)?)?.into_any())
+    }
+    /// Matrix product (NumPy's `matmul`: batched, broadcast, 1-d operands).
+    fn matmul(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        let me = self_input(slf);
+        ops::matmul(slf.py(), me, require_input(other, "matmul")?)
+    }
+
+    // ---- reductions and rows ----
+    #[pyo3(signature = (axis = None, keepdims = false))]
+    fn sum(slf: &Bound<'_, Self>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
+        ops::reduce(slf.py(), Reduction::Sum, self_input(slf), axis, keepdims)
+    }
+    #[pyo3(signature = (axis = None, keepdims = false))]
+    fn mean(slf: &Bound<'_, Self>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
+        ops::reduce(slf.py(), Reduction::Mean, self_input(slf), axis, keepdims)
+    }
+    #[pyo3(signature = (axis = None, keepdims = false))]
+    fn max(slf: &Bound<'_, Self>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
+        ops::reduce(slf.py(), Reduction::Max, self_input(slf), axis, keepdims)
+    }
+    #[pyo3(signature = (axis = -1))]
+    fn softmax(slf: &Bound<'_, Self>, axis: isize) -> PyResult<PyTensor> {
+        ops::softmax(slf.py(), self_input(slf), axis)
+    }
+    #[pyo3(signature = (gamma = None, beta = None, eps = 1e-5))]
+    fn layer_norm(
+        slf: &Bound<'_, Self>,
+        gamma: Option<&Bound<'_, PyAny>>,
+        beta: Option<&Bound<'_, PyAny>>,
+        eps: f64,
+    ) -> PyResult<PyTensor> {
+        let me = self_input(slf);
+        let g = gamma.filter(|g| !g.is_none()).map(|g| require_input(g, "layer_norm")).transpose()?;
+        let b = beta.filter(|b| !b.is_none()).map(|b| require_input(b, "layer_norm")).transpose()?;
+        ops::layer_norm(slf.py(), me, g, b, eps)
+    }
+
+    // ---- layout ----
+    /// A tensor of another shape sharing this buffer (no copy); `-1` infers
+    /// one dimension. Accepts `reshape(2, 3)` and `reshape((2, 3))`.
+    #[pyo3(signature = (*shape))]
+    fn reshape(slf: &Bound<'_, Self>, shape: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
+        let me = self_input(slf);
+        let dims = axes_arg(shape)?;
+        let target = ops::reshape_target(slf.get().numel(), &dims)?;
+        ops::reshape(slf.py(), me, &target)
+    }
+
+    /// A copy with the axes permuted (all reversed without arguments).
+    #[pyo3(signature = (*axes))]
+    fn transpose(&self, py: Python<'_>, axes: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
+        let axes: Vec<isize> = if axes.is_empty() {
+            (0..self.shape.len() as isize).rev().collect()
+        } else {
+            axes_arg(axes)?.into_iter().map(|a| a as isize).collect()
+        };
+        ops::permute(py, self, &axes)
+    }
+
+    /// The transpose (axes reversed), a copy.
+    #[getter(T)]
+    fn t(&self, py: Python<'_>) -> PyResult<PyTensor> {
+        let axes: Vec<isize> = (0..self.shape.len() as isize).rev().collect();
+        ops::permute(py, self, &axes)
+    }
+
+    // ---- buffer protocol ----
+    unsafe fn __getbuffer__(slf: Bound<'_, Self>, view: *mut pyffi::Py_buffer, flags: c_int) -> PyResult<()> {
+        if flags & pyffi::PyBUF_WRITABLE == pyffi::PyBUF_WRITABLE {
+            return Err(PyBufferError::new_err("donate tensors export read-only buffers"));
+        }
+        let me = slf.get();
+        me.check_live(slf.py(), "buffer export")?;
+        let guard = lock(slf.py(), &me.slot).export().py()?;
+        // SAFETY: CPython passes a valid, writable view to bf_getbuffer, and
+        // writable requests were refused above.
+        unsafe { ffi::fill_view(view, slf.as_any(), guard, &me.shape, me.dtype.size(), format_of(me.dtype), flags) };
+        Ok(())
+    }
+
+    unsafe fn __releasebuffer__(&self, view: *mut pyffi::Py_buffer) {
+        // SAFETY: CPython calls bf_releasebuffer once for each view that
+        // __getbuffer__ filled.
+        unsafe { ffi::release_view(view) }
+    }
+}
+
+/// `x op= other`; PyO3 returns `x` itself.
+fn inplace_dunder(slf: &Bound<'_, PyTensor>, other: &Bound<'_, PyAny>, op: BinaryOp) -> PyResult<()> {
+    let Some(o) = input_from(other)? else {
+        return Err(PyTypeError::new_err(format!(
+            "unsupported operand type for in-place {}: 'Tensor' and '{}'",
+            op.name(),
+            other.get_type().name()?
+        )));
+    };
+    ops::binary_inplace(slf.py(), slf, op, o)
+}
