@@ -172,7 +172,11 @@ pub(crate) fn to_tensor(py: Python<'_>, obj: &Bound<'_, PyAny>, dtype: Option<DT
         }
         None => dtype_of_descr(&arr.dtype(), from_python)?,
     };
-    let arr = np.call_method1("ascontiguousarray", (arr, np_dtype(py, target)))?;
+    // `asarray(order="C")`, not `ascontiguousarray`, which turns 0-d into 1-d.
+    let kwargs = pyo3::types::PyDict::new(py);
+    kwargs.set_item("dtype", np_dtype(py, target))?;
+    kwargs.set_item("order", "C")?;
+    let arr = np.getattr("asarray")?.call((arr,), Some(&kwargs))?;
     for_dtype!(target, T => {
         let a = arr.cast::<PyArrayDyn<T>>().map_err(|e| PyTypeError::new_err(e.to_string()))?;
         let ro = a.try_readonly().map_err(|e| PyValueError::new_err(e.to_string()))?;

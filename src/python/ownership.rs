@@ -118,10 +118,15 @@ pub(crate) fn input_from<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Input<
         let t = d.get().consume(py)?;
         return Ok(Some(Input { src: Source::Tensor(t), offer: Offer::Explicit }));
     }
-    if let Some(s) = interop::scalar_arg(obj)? {
-        return Ok(Some(Input { src: Source::Scalar(s), offer: Offer::Keep }));
+    // NumPy scalars first: `numpy.float64` subclasses `float`, but NumPy
+    // scalars are strongly typed (NEP 50), not weak like Python numbers.
+    let numpy_like = interop::is_numpy(py, obj)?;
+    if !numpy_like {
+        if let Some(s) = interop::scalar_arg(obj)? {
+            return Ok(Some(Input { src: Source::Scalar(s), offer: Offer::Keep }));
+        }
     }
-    let array_like = interop::is_numpy(py, obj)?
+    let array_like = numpy_like
         || obj.is_instance_of::<pyo3::types::PyList>()
         || obj.is_instance_of::<pyo3::types::PyTuple>();
     if array_like {

@@ -1,0 +1,226 @@
+"""Creation, attributes, conversions, promotion and the ops against NumPy."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import donate
+
+
+def test_creation_and_default_dtypes() -> None:
+    assert donate.zeros((2, 3)).dtype == donate.float32
+    assert donate.ones(4).shape == (4,)
+    assert donate.empty((2,)).tolist() == [0.0, 0.0]
+    assert donate.full((2,), 7, dtype=donate.int32).tolist() == [7, 7]
+    assert donate.full((2,), 1.5).dtype == np.float32
+    assert donate.tensor([1.5, 2.5]).dtype == donate.float32
+    assert donate.tensor([1, 2]).dtype == donate.int64
+    assert donate.tensor([True, False]).dtype == donate.int64
+    assert donate.tensor(3.0).shape == ()
+    assert donate.tensor(np.arange(3, dtype=np.float64)).dtype == donate.float64
+    assert donate.tensor(np.arange(3, dtype=np.float16)).dtype == donate.float32
+    assert donate.tensor(np.arange(3, dtype=np.uint8)).dtype == donate.int64
+    assert donate.tensor([1, 2], dtype="float64").dtype == donate.float64
+    assert donate.tensor([1, 2], dtype=np.int32).dtype == donate.int32
+    assert donate.Tensor([1.0, 2.0]).tolist() == [1.0, 2.0]
+    assert donate.arange(5).tolist() == [0, 1, 2, 3, 4]
+    assert donate.arange(1, 2, 0.25).tolist() == [1.0, 1.25, 1.5, 1.75]
+    assert donate.arange(3, dtype="float64").dtype == donate.float64
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = donate.from_numpy(x)
+    x[0, 0] = 100  # from_numpy copies
+    assert t.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert donate.tensor(memoryview(np.ones(2, np.int32))).dtype == donate.int32
+
+
+def test_asarray() -> None:
+    t = donate.ones(3)
+    assert donate.asarray(t) is t
+    assert donate.asarray(t, copy=True) is not t
+    assert donate.asarray(t, dtype="float64").dtype == donate.float64
+    with pytest.raises(ValueError):
+        donate.asarray(np.ones(3), copy=False)
+    assert donate.asarray([1.0, 2.0]).tolist() == [1.0, 2.0]
+
+
+def test_non_contiguous_big_endian_and_readonly_inputs() -> None:
+    base = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert donate.tensor(base.T).tolist() == base.T.tolist()
+    assert donate.tensor(base[:, ::2]).tolist() == base[:, ::2].tolist()
+    be = np.arange(4, dtype=">f8")
+    t = donate.tensor(be)
+    assert t.dtype == donate.float64 and t.tolist() == [0.0, 1.0, 2.0, 3.0]
+    ro = np.ones(3, np.int32)
+    ro.flags.writeable = False
+    assert donate.tensor(ro).tolist() == [1, 1, 1]
+
+
+def test_attributes_and_conversions() -> None:
+    t = donate.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    assert (t.shape, t.ndim, t.size, t.nbytes, t.itemsize, len(t)) == ((2, 3), 2, 6, 24, 4, 2)
+    assert t.tolist() == [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+    assert t[1, 2].item() == 6.0
+    assert t[0].tolist() == [1.0, 2.0, 3.0]
+    assert t[:, 1:].tolist() == [[2.0, 3.0], [5.0, 6.0]]
+    assert t[..., -1].tolist() == [3.0, 6.0]
+    assert [r.tolist() for r in t] == [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+    assert float(t[0, 0]) == 1.0 and int(t[1, 1]) == 5 and bool(t[0, 0])
+    with pytest.raises(ValueError):
+        bool(t)
+    with pytest.raises(TypeError):
+        len(donate.tensor(1.0))
+    with pytest.raises(IndexError):
+        t[5]
+    assert repr(t) == "Tensor([[1., 2., 3.],\n        [4., 5., 6.]], dtype=float32)"
+    a = np.asarray(t)
+    assert a.dtype == np.float32 and not a.flags.writeable
+    b = np.array(t)
+    assert b.flags.writeable
+    assert np.asarray(t, dtype=np.float64).dtype == np.float64
+    m = memoryview(t)
+    assert m.readonly and m.format == "f" and m.shape == (2, 3)
+    with pytest.raises(ValueError):
+        np.frombuffer(t, dtype=np.float32).setflags(write=True)
+    with pytest.raises(ValueError):
+        np.asarray(t)[0, 0] = 5.0  # read-only view
+    assert t[0, 0].item() == 1.0
+    assert copy.copy(t).tolist() == t.tolist() and copy.deepcopy(t).data_ptr() != t.data_ptr()
+    assert pickle.loads(pickle.dumps(t)).tolist() == t.tolist()
+    assert memoryview(donate.tensor([1], dtype="int64")).format == "q"
+
+
+def test_promotion_follows_numpy() -> None:
+    f32 = donate.ones(2)
+    f64 = donate.ones(2, dtype="float64")
+    i32 = donate.ones(2, dtype="int32")
+    i64 = donate.ones(2, dtype="int64")
+    cases = [
+        (f32 + 1.5, np.float32), (f32 + 2, np.float32), (i32 + 2, np.int32), (i32 + 1.5, np.float64),
+        (f32 + f64, np.float64), (i32 + i64, np.int64), (i32 + f32, np.float64), (i32 / i32, np.float64),
+        (i64 / 2, np.float64), (f32 / 2, np.float32), (i32.exp(), np.float64), (i32.sum(), np.int64),
+        (i32.mean(), np.float64), (i32.max(), np.int32), (i32 @ i32, np.int32), (f32 + np.float64(1), np.float64),
+    ]
+    for t, dt in cases:
+        assert t.dtype == dt, (t, dt)
+    with pytest.raises(OverflowError):
+        i32 + 2**40
+    with pytest.raises(OverflowError):
+        f32 + 2**70
+
+
+OPS = [
+    ("relu", lambda x: np.maximum(x, 0)), ("neg", np.negative), ("abs", np.abs), ("exp", np.exp),
+    ("tanh", np.tanh), ("sigmoid", lambda x: 1 / (1 + np.exp(-x))),
+]
+
+
+@pytest.mark.parametrize("name,ref", OPS)
+def test_unary_ops_match_numpy(name, ref) -> None:
+    x = np.linspace(-3, 3, 50, dtype=np.float32).reshape(5, 10)
+    np.testing.assert_allclose(getattr(donate.tensor(x), name)().numpy(), ref(x), rtol=2e-6, atol=1e-7)
+    np.testing.assert_allclose(getattr(donate, name)(donate.tensor(x)).numpy(), ref(x), rtol=2e-6, atol=1e-7)
+
+
+def test_log_sqrt_gelu() -> None:
+    x = np.linspace(0.1, 4, 40, dtype=np.float64)
+    np.testing.assert_allclose(donate.tensor(x).log().numpy(), np.log(x), rtol=1e-12)
+    np.testing.assert_allclose(donate.tensor(x).sqrt().numpy(), np.sqrt(x), rtol=1e-12)
+    g = 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
+    np.testing.assert_allclose(donate.tensor(x).gelu().numpy(), g, rtol=1e-12)
+
+
+def test_binary_broadcasting_matches_numpy() -> None:
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((4, 1, 3)).astype(np.float32)
+    b = rng.standard_normal((5, 1)).astype(np.float32)
+    ta, tb = donate.tensor(a), donate.tensor(b)
+    for got, want in [(ta + tb, a + b), (ta - tb, a - b), (ta * tb, a * b), (ta / tb, a / b), (2 - ta, 2 - a), (3 / tb, 3 / b)]:
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+    np.testing.assert_allclose((np.float32(2) * ta).numpy(), 2 * a)
+    np.testing.assert_allclose((a + tb).numpy(), a + b)  # ndarray + Tensor gives a Tensor
+    assert isinstance(a + tb, donate.Tensor)
+
+
+def test_reductions_match_numpy() -> None:
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 7
+    t = donate.tensor(x)
+    for axis in [None, 0, 1, 2, -1]:
+        for keepdims in [False, True]:
+            np.testing.assert_allclose(t.sum(axis=axis, keepdims=keepdims).numpy(), x.sum(axis=axis, keepdims=keepdims))
+            np.testing.assert_allclose(t.mean(axis, keepdims).numpy(), x.mean(axis=axis, keepdims=keepdims), rtol=1e-6)
+            np.testing.assert_allclose(donate.max(t, axis, keepdims).numpy(), x.max(axis=axis, keepdims=keepdims))
+    with pytest.raises(donate.AxisError):
+        t.sum(axis=3)
+    with pytest.raises(ValueError):
+        donate.zeros((0,)).max()
+
+
+def test_softmax_layer_norm_matmul() -> None:
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((3, 5)).astype(np.float32)
+    e = np.exp(x - x.max(-1, keepdims=True))
+    np.testing.assert_allclose(donate.tensor(x).softmax().numpy(), e / e.sum(-1, keepdims=True), rtol=1e-5)
+    g = rng.standard_normal(5).astype(np.float32)
+    b = rng.standard_normal(5).astype(np.float32)
+    mu = x.mean(-1, keepdims=True)
+    var = x.var(-1, keepdims=True)
+    want = (x - mu) / np.sqrt(var + 1e-5) * g + b
+    np.testing.assert_allclose(donate.tensor(x).layer_norm(donate.tensor(g), donate.tensor(b)).numpy(), want, rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="last axis"):
+        donate.tensor(x).softmax(axis=0)
+    with pytest.raises(TypeError):
+        donate.tensor([1, 2]).softmax()
+    a = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    w = rng.standard_normal((4, 6)).astype(np.float32)
+    np.testing.assert_allclose((donate.tensor(a) @ donate.tensor(w)).numpy(), a @ w, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(donate.matmul(donate.tensor(w.T), donate.tensor(w[:, 0])).numpy(), w.T @ w[:, 0], rtol=1e-5)
+    with pytest.raises(ValueError):
+        donate.tensor(a) @ donate.tensor(a)
+
+
+def test_reshape_shares_and_transpose_copies() -> None:
+    t = donate.arange(6)
+    r = t.reshape(2, -1)
+    assert r.shape == (2, 3) and t.ownership["handles"] == 2
+    assert r.reshape((3, 2)).shape == (3, 2)
+    with pytest.raises(ValueError):
+        t.reshape(4, -1)
+    with pytest.raises(ValueError):
+        t.reshape(-1, -1)
+    tt = r.T
+    assert tt.tolist() == [[0, 3], [1, 4], [2, 5]] and tt.ownership["handles"] == 1
+    assert r.transpose(1, 0).tolist() == tt.tolist()
+    x = np.arange(24).reshape(2, 3, 4)
+    assert donate.tensor(x).transpose(2, 0, 1).tolist() == x.transpose(2, 0, 1).tolist()
+    with pytest.raises(ValueError):
+        r.transpose(0, 0)
+
+
+def test_hostile_arguments_raise_clear_errors() -> None:
+    with pytest.raises(ValueError, match="negative"):
+        donate.zeros((-1, 2))
+    with pytest.raises(TypeError):
+        donate.zeros((2.5,))
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        donate.zeros(3, dtype="complex64")
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        donate.zeros(3, dtype=">f4")
+    with pytest.raises(MemoryError):
+        donate.zeros((1 << 48,))
+    with pytest.raises(OverflowError):
+        donate.zeros((1 << 62, 1 << 3))
+    with pytest.raises(TypeError, match="object arrays"):
+        donate.tensor(np.array([1, None], dtype=object))
+    with pytest.raises(TypeError):
+        donate.tensor(["a", "b"])
+    with pytest.raises(ValueError):
+        donate.tensor([[1, 2], [3]])
+    with pytest.raises(TypeError):
+        donate.ones(2) + "x"
+    with pytest.raises(TypeError):
+        donate.relu("x")

@@ -1,0 +1,89 @@
+"""In-place operations: in place when exclusive, copy-on-write otherwise."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import donate
+
+
+def test_inplace_on_an_exclusive_buffer_keeps_the_address(stats) -> None:
+    t = donate.tensor([-1.0, 2.0])
+    p = t.data_ptr()
+    s = stats()
+    assert t.relu_() is t
+    t += 1
+    t *= 2.0
+    t -= donate.ones((2,))
+    t /= 2
+    t.add_(1).mul_(2).sub_(1).div_(1)
+    assert t.data_ptr() == p
+    assert s["allocations"] == 1  # only donate.ones((2,))
+    np.testing.assert_array_equal(t.numpy(), [2.0, 6.0])
+
+
+def test_inplace_with_a_live_view_copies_on_write() -> None:
+    t = donate.tensor([-1.0, 2.0])
+    p = t.data_ptr()
+    v = t.numpy()
+    t.relu_()
+    assert t.data_ptr() != p, "copy-on-write"
+    assert t.tolist() == [0.0, 2.0]
+    assert v.tolist() == [-1.0, 2.0], "the exported view never changes"
+
+
+def test_inplace_with_a_reshape_copies_on_write() -> None:
+    t = donate.tensor([-1.0, 2.0, -3.0, 4.0])
+    r = t.reshape(2, 2)
+    t += 10
+    assert t.tolist() == [9.0, 12.0, 7.0, 14.0]
+    assert r.tolist() == [[-1.0, 2.0], [-3.0, 4.0]]
+    r.neg_()
+    assert r.tolist() == [[1.0, -2.0], [3.0, -4.0]]
+    assert t.tolist() == [9.0, 12.0, 7.0, 14.0]
+
+
+def test_inplace_with_itself() -> None:
+    t = donate.tensor([1.0, 2.0])
+    t += t
+    assert t.tolist() == [2.0, 4.0]
+    t *= t
+    assert t.tolist() == [4.0, 16.0]
+
+
+def test_inplace_broadcasts_the_right_operand_only() -> None:
+    t = donate.zeros((2, 3))
+    t += donate.tensor([1.0, 2.0, 3.0])
+    assert t.tolist() == [[1.0, 2.0, 3.0]] * 2
+    with pytest.raises(ValueError):
+        small = donate.zeros((3,))
+        small += donate.zeros((2, 3))
+    assert small.tolist() == [0.0] * 3
+
+
+def test_inplace_cannot_change_dtype() -> None:
+    i = donate.tensor([1, 2], dtype="int32")
+    with pytest.raises(TypeError, match="in place"):
+        i += 1.5
+    with pytest.raises(TypeError, match="in place"):
+        i /= 2
+    with pytest.raises(TypeError):
+        i.exp_()
+    assert i.tolist() == [1, 2] and i.dtype == donate.int32
+    i += 3
+    assert i.tolist() == [4, 5]
+    f = donate.tensor([1.0], dtype="float64")
+    f += donate.tensor([1.0], dtype="float32")  # promotes to float64: fine
+    assert f.tolist() == [2.0]
+
+
+def test_unary_inplace_ops_match_numpy() -> None:
+    x = np.array([0.25, 0.5, 1.0, 2.0], dtype=np.float32)
+    for name, ref in [
+        ("neg_", np.negative), ("abs_", np.abs), ("exp_", np.exp), ("log_", np.log),
+        ("sqrt_", np.sqrt), ("tanh_", np.tanh), ("sigmoid_", lambda a: 1 / (1 + np.exp(-a))),
+    ]:
+        t = donate.tensor(x)
+        getattr(t, name)()
+        np.testing.assert_allclose(t.numpy(), ref(x), rtol=1e-6, err_msg=name)
