@@ -6,7 +6,11 @@ use donate::{Tensor, TensorArena};
 fn alloc(c: &mut Criterion) {
     let mut g = c.benchmark_group("alloc_full");
     g.sample_size(20);
-    for (n, name) in [(1usize << 10, "4KiB"), (1 << 20, "4MiB"), (1 << 24, "64MiB")] {
+    for (n, name) in [
+        (1usize << 10, "4KiB"),
+        (1 << 20, "4MiB"),
+        (1 << 24, "64MiB"),
+    ] {
         g.bench_function(BenchmarkId::new("system", name), |b| {
             b.iter(|| black_box(Tensor::<f32>::full(&[n], 1.0).unwrap()))
         });

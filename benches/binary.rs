@@ -16,9 +16,13 @@ fn add(c: &mut Criterion) {
         });
         let a = Tensor::<f32>::full(&[n], 1.0).unwrap();
         let rhs = Tensor::<f32>::full(&[n], 0.0).unwrap();
-        g.bench_function(BenchmarkId::new("out_of_place", name), |b| b.iter(|| black_box((&a + &rhs).unwrap())));
+        g.bench_function(BenchmarkId::new("out_of_place", name), |b| {
+            b.iter(|| black_box((&a + &rhs).unwrap()))
+        });
         let mut x = Tensor::<f32>::full(&[n], 1.0).unwrap();
-        g.bench_function(BenchmarkId::new("in_place", name), |b| b.iter(|| x.add_inplace(&rhs).unwrap()));
+        g.bench_function(BenchmarkId::new("in_place", name), |b| {
+            b.iter(|| x.add_inplace(&rhs).unwrap())
+        });
         let mut z = Some(Tensor::<f32>::full(&[n], 1.0).unwrap());
         g.bench_function(BenchmarkId::new("donated", name), |b| {
             b.iter(|| z = Some((z.take().unwrap().donate() + &rhs).unwrap()))

@@ -10,9 +10,15 @@ fn matmul(c: &mut Criterion) {
     for n in [256usize, 1024] {
         g.throughput(Throughput::Elements((2 * n * n * n) as u64));
         g.sample_size(if n > 512 { 10 } else { 30 });
-        let a = Tensor::<f32>::from_vec((0..n * n).map(|i| (i % 13) as f32 * 0.1).collect(), &[n, n]).unwrap();
-        let b = Tensor::<f32>::from_vec((0..n * n).map(|i| (i % 7) as f32 * 0.1).collect(), &[n, n]).unwrap();
-        g.bench_function(BenchmarkId::from_parameter(n), |bch| bch.iter(|| black_box(a.matmul(&b).unwrap())));
+        let a =
+            Tensor::<f32>::from_vec((0..n * n).map(|i| (i % 13) as f32 * 0.1).collect(), &[n, n])
+                .unwrap();
+        let b =
+            Tensor::<f32>::from_vec((0..n * n).map(|i| (i % 7) as f32 * 0.1).collect(), &[n, n])
+                .unwrap();
+        g.bench_function(BenchmarkId::from_parameter(n), |bch| {
+            bch.iter(|| black_box(a.matmul(&b).unwrap()))
+        });
     }
     g.finish();
 }

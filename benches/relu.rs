@@ -26,9 +26,13 @@ fn relu(c: &mut Criterion) {
             b.iter(|| dst.copy_from_slice(black_box(&src)))
         });
         let x = input(n);
-        g.bench_function(BenchmarkId::new("out_of_place", name), |b| b.iter(|| black_box(x.relu_ref().unwrap())));
+        g.bench_function(BenchmarkId::new("out_of_place", name), |b| {
+            b.iter(|| black_box(x.relu_ref().unwrap()))
+        });
         let mut y = input(n);
-        g.bench_function(BenchmarkId::new("in_place", name), |b| b.iter(|| y.relu_inplace().unwrap()));
+        g.bench_function(BenchmarkId::new("in_place", name), |b| {
+            b.iter(|| y.relu_inplace().unwrap())
+        });
         let mut z = Some(input(n));
         g.bench_function(BenchmarkId::new("donated", name), |b| {
             b.iter(|| z = Some(z.take().unwrap().donate().relu().unwrap()))
@@ -72,13 +76,20 @@ fn chain(c: &mut Criterion) {
 fn grain(c: &mut Criterion) {
     let mut g = c.benchmark_group("grain");
     g.sample_size(30);
-    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
     for shift in [14, 15, 16, 17, 18, 20] {
         let n = 1usize << shift;
         g.throughput(Throughput::Bytes((n * 4) as u64));
         let mut t = input(n);
-        g.bench_function(BenchmarkId::new("serial", n), |b| one.install(|| b.iter(|| t.relu_inplace().unwrap())));
-        g.bench_function(BenchmarkId::new("parallel", n), |b| b.iter(|| t.relu_inplace().unwrap()));
+        g.bench_function(BenchmarkId::new("serial", n), |b| {
+            one.install(|| b.iter(|| t.relu_inplace().unwrap()))
+        });
+        g.bench_function(BenchmarkId::new("parallel", n), |b| {
+            b.iter(|| t.relu_inplace().unwrap())
+        });
     }
     g.finish();
 }

@@ -8,7 +8,8 @@ use std::time::Instant;
 use donate::{memory_stats, reset_peak, Tensor};
 
 fn run(label: &str, donate_chain: bool, n: usize) -> (u64, u64, f64) {
-    let x = Tensor::<f32>::from_vec((0..n * n).map(|i| (i % 7) as f32 - 3.0).collect(), &[n, n]).unwrap();
+    let x = Tensor::<f32>::from_vec((0..n * n).map(|i| (i % 7) as f32 - 3.0).collect(), &[n, n])
+        .unwrap();
     let base = memory_stats().live_bytes;
     reset_peak();
     let a0 = memory_stats().allocations;
@@ -30,17 +31,27 @@ fn run(label: &str, donate_chain: bool, n: usize) -> (u64, u64, f64) {
     let ms = t0.elapsed().as_secs_f64() * 1e3;
     let s = memory_stats();
     let _ = (label, out);
-    (s.peak_bytes - base + (n * n * 4) as u64, s.allocations - a0, ms)
+    (
+        s.peak_bytes - base + (n * n * 4) as u64,
+        s.allocations - a0,
+        ms,
+    )
 }
 
 fn main() {
     let n = 1000;
-    println!("chain of 10 relus over a {n}x{n} f32 tensor ({} MB input)\n", n * n * 4 / 1_000_000);
+    println!(
+        "chain of 10 relus over a {n}x{n} f32 tensor ({} MB input)\n",
+        n * n * 4 / 1_000_000
+    );
     println!("| semantics   | peak tensor bytes | fresh buffers | time (ms) |");
     println!("|-------------|-------------------|---------------|-----------|");
     let (pc, ac, tc) = run("always-copy", false, n);
     println!("| always-copy | {pc:>17} | {ac:>13} | {tc:>9.2} |");
     let (pd, ad, td) = run("donation", true, n);
     println!("| donation    | {pd:>17} | {ad:>13} | {td:>9.2} |");
-    println!("\nsaved: {:.0}% of peak bytes", 100.0 * (1.0 - pd as f64 / pc as f64));
+    println!(
+        "\nsaved: {:.0}% of peak bytes",
+        100.0 * (1.0 - pd as f64 / pc as f64)
+    );
 }

@@ -32,7 +32,9 @@ const NUM_CLASSES: usize = 64 - MIN_CLASS_SHIFT as usize;
 
 /// The size class (index) and block size serving a request of `bytes`.
 pub fn size_class(bytes: usize) -> Option<(usize, usize)> {
-    let cap = bytes.max(1 << MIN_CLASS_SHIFT).checked_next_power_of_two()?;
+    let cap = bytes
+        .max(1 << MIN_CLASS_SHIFT)
+        .checked_next_power_of_two()?;
     Some(((cap.trailing_zeros() - MIN_CLASS_SHIFT) as usize, cap))
 }
 
@@ -93,7 +95,10 @@ impl<B: Block> FreeLists<B> {
                 Some(n) if n <= self.max_bytes => n,
                 _ => return Err(cur),
             };
-            match self.held.compare_exchange_weak(cur, new, Ordering::AcqRel, Ordering::Acquire) {
+            match self
+                .held
+                .compare_exchange_weak(cur, new, Ordering::AcqRel, Ordering::Acquire)
+            {
                 Ok(_) => return Ok(()),
                 Err(a) => cur = a,
             }
@@ -258,7 +263,10 @@ impl Drop for ArenaGuard {
     fn drop(&mut self) {
         CURRENT.with(|c| {
             let mut stack = c.borrow_mut();
-            if let Some(i) = stack.iter().rposition(|a| std::ptr::eq(Arc::as_ptr(a), self.arena)) {
+            if let Some(i) = stack
+                .iter()
+                .rposition(|a| std::ptr::eq(Arc::as_ptr(a), self.arena))
+            {
                 stack.remove(i);
             }
         });
@@ -283,7 +291,9 @@ impl TensorArena {
     /// tensor buffer allocated meanwhile comes from it. Guards nest.
     pub fn enter(&self) -> ArenaGuard {
         CURRENT.with(|c| c.borrow_mut().push(self.shared.clone()));
-        ArenaGuard { arena: Arc::as_ptr(&self.shared) }
+        ArenaGuard {
+            arena: Arc::as_ptr(&self.shared),
+        }
     }
 
     /// Run `f` with this arena current on this thread.
@@ -329,7 +339,8 @@ impl TensorArena {
     /// Reset the peak to what is live now.
     pub fn reset_peak(&self) {
         let s = &self.shared;
-        s.peak.store(s.live.load(StdOrdering::Acquire), StdOrdering::Release);
+        s.peak
+            .store(s.live.load(StdOrdering::Acquire), StdOrdering::Release);
     }
 }
 

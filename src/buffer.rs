@@ -54,7 +54,10 @@ impl RawBlock {
         /// A zero-length block still has an ALIGN-aligned address.
         #[repr(align(64))]
         struct Aligned;
-        RawBlock { ptr: NonNull::<Aligned>::dangling().cast(), cap: 0 }
+        RawBlock {
+            ptr: NonNull::<Aligned>::dangling().cast(),
+            cap: 0,
+        }
     }
 
     fn layout(cap: usize) -> Result<Layout> {
@@ -107,7 +110,12 @@ impl Drop for RawBlock {
         // SAFETY: `ptr` was returned by `alloc`/`alloc_zeroed` with exactly
         // this layout (same cap, same ALIGN) and has not been freed: the
         // block is its unique owner and this is its only drop.
-        unsafe { alloc::dealloc(self.ptr.as_ptr(), Layout::from_size_align_unchecked(self.cap, ALIGN)) }
+        unsafe {
+            alloc::dealloc(
+                self.ptr.as_ptr(),
+                Layout::from_size_align_unchecked(self.cap, ALIGN),
+            )
+        }
     }
 }
 
@@ -179,13 +187,23 @@ impl OwnedBuffer {
         // copy, or an UninitBuffer whose kernel wrote every element.
         // SAFETY: ALIGN-aligned (≥ align_of T), `len` initialised bytes, any
         // bit pattern is a valid T; the lifetime is tied to &self.
-        unsafe { std::slice::from_raw_parts(self.block.ptr.as_ptr() as *const T, self.len / std::mem::size_of::<T>()) }
+        unsafe {
+            std::slice::from_raw_parts(
+                self.block.ptr.as_ptr() as *const T,
+                self.len / std::mem::size_of::<T>(),
+            )
+        }
     }
 
     /// The contents as mutable elements.
     pub fn as_mut_slice<T: Element>(&mut self) -> &mut [T] {
         // SAFETY: as in `as_slice`; `&mut self` makes this the only access.
-        unsafe { std::slice::from_raw_parts_mut(self.block.ptr.as_ptr() as *mut T, self.len / std::mem::size_of::<T>()) }
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                self.block.ptr.as_ptr() as *mut T,
+                self.len / std::mem::size_of::<T>(),
+            )
+        }
     }
 }
 
@@ -251,7 +269,14 @@ impl<T: Element> UninitBuffer<T> {
     pub fn new(len: usize) -> Result<Self> {
         let bytes = byte_size::<T>(len)?;
         let (block, origin) = obtain(bytes, false)?;
-        Ok(Self { buf: OwnedBuffer { block, len: bytes, origin }, _t: PhantomData })
+        Ok(Self {
+            buf: OwnedBuffer {
+                block,
+                len: bytes,
+                origin,
+            },
+            _t: PhantomData,
+        })
     }
 
     /// Number of elements.
@@ -365,7 +390,9 @@ pub(crate) struct Handle {
 
 impl Handle {
     pub(crate) fn new(buf: OwnedBuffer) -> Self {
-        Handle { storage: Storage::new(buf) }
+        Handle {
+            storage: Storage::new(buf),
+        }
     }
 
     pub(crate) fn storage(&self) -> &Storage {
@@ -380,7 +407,9 @@ impl Handle {
     /// refused and the new handle is moved-from too (its release is a no-op).
     pub(crate) fn share(&self) -> Handle {
         let _ = self.storage.state.share();
-        Handle { storage: self.storage.clone() }
+        Handle {
+            storage: self.storage.clone(),
+        }
     }
 
     /// The contents, mutable, when this handle is exclusive.
@@ -407,7 +436,11 @@ impl Handle {
             None => return Err(StateError::Donated),
         };
         self.storage.state.export()?;
-        Ok(ExportGuard { storage: self.storage.clone(), ptr, len })
+        Ok(ExportGuard {
+            storage: self.storage.clone(),
+            ptr,
+            len,
+        })
     }
 }
 

@@ -61,11 +61,19 @@ pub enum Error {
     ShapeOverflow { shape: Vec<usize>, elem_size: usize },
     /// A shape that is not valid for the operation (e.g. a reshape to a
     /// different element count, a matmul of 1-d tensors).
-    InvalidShape { op: &'static str, shape: Vec<usize>, reason: String },
+    InvalidShape {
+        op: &'static str,
+        shape: Vec<usize>,
+        reason: String,
+    },
     /// An axis outside `-ndim..ndim`.
     InvalidAxis { axis: isize, ndim: usize },
     /// A data length that does not match the shape's element count.
-    LengthMismatch { shape: Vec<usize>, expected: usize, found: usize },
+    LengthMismatch {
+        shape: Vec<usize>,
+        expected: usize,
+        found: usize,
+    },
     /// A reduction with no identity over zero elements (e.g. `max` of `[]`).
     EmptyReduction { op: &'static str, shape: Vec<usize> },
 }

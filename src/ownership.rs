@@ -103,7 +103,9 @@ impl Default for OwnershipState {
 impl OwnershipState {
     /// A fresh state: one handle, nothing exported.
     pub fn new() -> Self {
-        Self { word: AtomicU64::new(1) }
+        Self {
+            word: AtomicU64::new(1),
+        }
     }
 
     /// The state now (it may change right after; decide with a transition).
@@ -197,7 +199,10 @@ impl OwnershipState {
         }
         let s = OwnershipSnapshot::decode(w);
         if s.handles != 1 || s.exports != 0 {
-            return Err(StateError::Shared { handles: s.handles, exports: s.exports });
+            return Err(StateError::Shared {
+                handles: s.handles,
+                exports: s.exports,
+            });
         }
         Ok(())
     }
@@ -237,7 +242,10 @@ mod tests {
         assert!(!s.snapshot().is_exclusive());
         assert_eq!(
             s.take_for_donation(),
-            Err(StateError::Shared { handles: 2, exports: 0 })
+            Err(StateError::Shared {
+                handles: 2,
+                exports: 0
+            })
         );
         s.release();
         assert!(s.snapshot().is_exclusive());
@@ -250,7 +258,10 @@ mod tests {
         s.export().unwrap();
         assert_eq!(
             s.acquire_exclusive(),
-            Err(StateError::Shared { handles: 1, exports: 1 })
+            Err(StateError::Shared {
+                handles: 1,
+                exports: 1
+            })
         );
         s.unexport();
         s.acquire_exclusive().unwrap();

@@ -47,14 +47,20 @@ pub struct OpBuilder<'a, T: KernelElement> {
 impl<T: KernelElement> OpBuilder<'static, T> {
     /// A builder that owns its input (default: `AlwaysCopy`).
     pub fn new(input: Tensor<T>) -> Self {
-        OpBuilder { input: Input::Owned(input), semantics: CopySemantics::AlwaysCopy }
+        OpBuilder {
+            input: Input::Owned(input),
+            semantics: CopySemantics::AlwaysCopy,
+        }
     }
 }
 
 impl<'a, T: KernelElement> OpBuilder<'a, T> {
     /// A builder over a borrowed input: every semantics copies.
     pub fn borrowed(input: &'a Tensor<T>) -> Self {
-        OpBuilder { input: Input::Borrowed(input), semantics: CopySemantics::AlwaysCopy }
+        OpBuilder {
+            input: Input::Borrowed(input),
+            semantics: CopySemantics::AlwaysCopy,
+        }
     }
 
     /// Write into the input if it is exclusively owned.

@@ -5,8 +5,14 @@ use crate::error::{Error, Result};
 /// Number of elements of `shape`, or an error if it overflows or the bytes
 /// of `elem_size`-byte elements exceed `isize::MAX`.
 pub fn checked_numel(shape: &[usize], elem_size: usize) -> Result<usize> {
-    let overflow = || Error::ShapeOverflow { shape: shape.to_vec(), elem_size };
-    let n = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).ok_or_else(overflow)?;
+    let overflow = || Error::ShapeOverflow {
+        shape: shape.to_vec(),
+        elem_size,
+    };
+    let n = shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(overflow)?;
     let bytes = n.checked_mul(elem_size).ok_or_else(overflow)?;
     if bytes > isize::MAX as usize - crate::buffer::ALIGN {
         return Err(overflow());
@@ -28,14 +34,26 @@ pub fn broadcast_shapes(op: &'static str, a: &[usize], b: &[usize]) -> Result<Ve
     let n = a.len().max(b.len());
     let mut out = vec![0usize; n];
     for i in 0..n {
-        let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
-        let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+        let da = if i + a.len() >= n {
+            a[i + a.len() - n]
+        } else {
+            1
+        };
+        let db = if i + b.len() >= n {
+            b[i + b.len() - n]
+        } else {
+            1
+        };
         out[i] = match (da, db) {
             (x, y) if x == y => x,
             (1, y) => y,
             (x, 1) => x,
             _ => {
-                return Err(Error::ShapeMismatch { op, lhs: a.to_vec(), rhs: b.to_vec() })
+                return Err(Error::ShapeMismatch {
+                    op,
+                    lhs: a.to_vec(),
+                    rhs: b.to_vec(),
+                })
             }
         };
     }
@@ -48,7 +66,13 @@ pub fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
     let cs = c_strides(shape);
     let off = out.len() - shape.len();
     (0..out.len())
-        .map(|i| if i < off || shape[i - off] == 1 { 0 } else { cs[i - off] })
+        .map(|i| {
+            if i < off || shape[i - off] == 1 {
+                0
+            } else {
+                cs[i - off]
+            }
+        })
         .collect()
 }
 

@@ -38,7 +38,11 @@ impl<T: Element> Clone for Tensor<T> {
     /// Another handle on the same buffer (no copy). Cloning a moved-from
     /// tensor gives another moved-from tensor.
     fn clone(&self) -> Self {
-        Tensor { handle: self.handle.share(), shape: self.shape.clone(), _t: PhantomData }
+        Tensor {
+            handle: self.handle.share(),
+            shape: self.shape.clone(),
+            _t: PhantomData,
+        }
     }
 }
 
@@ -70,9 +74,17 @@ impl<T: Element> Tensor<T> {
         let n = checked_numel(shape, std::mem::size_of::<T>())?;
         let found = buf.len() / std::mem::size_of::<T>();
         if found * std::mem::size_of::<T>() != buf.len() || found != n {
-            return Err(Error::LengthMismatch { shape: shape.to_vec(), expected: n, found });
+            return Err(Error::LengthMismatch {
+                shape: shape.to_vec(),
+                expected: n,
+                found,
+            });
         }
-        Ok(Tensor { handle: Handle::new(buf), shape: shape.to_vec(), _t: PhantomData })
+        Ok(Tensor {
+            handle: Handle::new(buf),
+            shape: shape.to_vec(),
+            _t: PhantomData,
+        })
     }
 
     /// All zeros.
@@ -101,7 +113,11 @@ impl<T: Element> Tensor<T> {
     pub fn from_slice(data: &[T], shape: &[usize]) -> Result<Self> {
         let n = checked_numel(shape, std::mem::size_of::<T>())?;
         if n != data.len() {
-            return Err(Error::LengthMismatch { shape: shape.to_vec(), expected: n, found: data.len() });
+            return Err(Error::LengthMismatch {
+                shape: shape.to_vec(),
+                expected: n,
+                found: data.len(),
+            });
         }
         Self::from_buffer(OwnedBuffer::from_slice(data)?, shape)
     }
@@ -140,7 +156,10 @@ impl<T: Element> Tensor<T> {
     }
 
     fn buffer(&self) -> Result<&OwnedBuffer> {
-        self.handle.storage().buffer().ok_or_else(|| self.donated_error())
+        self.handle
+            .storage()
+            .buffer()
+            .ok_or_else(|| self.donated_error())
     }
 
     /// The elements, or `AlreadyDonated` for a moved-from tensor.
@@ -198,7 +217,10 @@ impl<T: Element> Tensor<T> {
 
     /// [`take_buffer`](Self::take_buffer), recording `op` as the consumer.
     pub fn take_buffer_for(&mut self, op: &'static str) -> Result<OwnedBuffer> {
-        self.handle.storage().take(op).map_err(|e| state_error(self, e))
+        self.handle
+            .storage()
+            .take(op)
+            .map_err(|e| state_error(self, e))
     }
 
     /// A new handle with another shape of the same element count, sharing
@@ -224,7 +246,11 @@ impl<T: Element> Tensor<T> {
             return Err(Error::InvalidShape {
                 op: "reshape",
                 shape: shape.to_vec(),
-                reason: format!("cannot reshape {} elements of shape {:?}", self.numel(), self.shape),
+                reason: format!(
+                    "cannot reshape {} elements of shape {:?}",
+                    self.numel(),
+                    self.shape
+                ),
             });
         }
         Ok(())

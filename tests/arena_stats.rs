@@ -19,12 +19,24 @@ fn arena_reuses_blocks_of_a_size_class() {
     let pa = a.buffer_ptr();
     drop(a);
     let st = arena.stats();
-    assert_eq!((st.hits, st.misses, st.live_bytes, st.free_bytes), (0, 1, 0, 4096));
+    assert_eq!(
+        (st.hits, st.misses, st.live_bytes, st.free_bytes),
+        (0, 1, 0, 4096)
+    );
     let b = arena.full::<f32>(&[900], 1.0).unwrap(); // same class
     assert_eq!(b.buffer_ptr(), pa);
     assert!(b.as_slice().unwrap().iter().all(|x| *x == 1.0));
     let st = arena.stats();
-    assert_eq!((st.hits, st.misses, st.live_bytes, st.free_bytes, st.peak_bytes), (1, 1, 4096, 0, 4096));
+    assert_eq!(
+        (
+            st.hits,
+            st.misses,
+            st.live_bytes,
+            st.free_bytes,
+            st.peak_bytes
+        ),
+        (1, 1, 4096, 0, 4096)
+    );
 }
 
 #[test]
@@ -43,7 +55,14 @@ fn arena_budget_is_an_error_not_an_abort() {
     let a = arena.zeros::<f32>(&[1024]).unwrap(); // 4096
     let b = arena.zeros::<f32>(&[1024]).unwrap(); // 4096: full
     let err = arena.zeros::<f32>(&[1]).unwrap_err();
-    assert_eq!(err, Error::ArenaExhausted { requested: 4, in_use: 8192, max_bytes: 8192 });
+    assert_eq!(
+        err,
+        Error::ArenaExhausted {
+            requested: 4,
+            in_use: 8192,
+            max_bytes: 8192
+        }
+    );
     assert!(err.to_string().contains("max_bytes=8192"));
     drop(a);
     drop(b);
@@ -60,7 +79,8 @@ fn arena_budget_is_an_error_not_an_abort() {
 fn ops_inside_scope_allocate_from_arena() {
     let _g = lock();
     let arena = TensorArena::new(1 << 24);
-    let x = Tensor::<f32>::from_vec((0..4096).map(|i| i as f32 - 2048.0).collect(), &[4096]).unwrap();
+    let x =
+        Tensor::<f32>::from_vec((0..4096).map(|i| i as f32 - 2048.0).collect(), &[4096]).unwrap();
     arena.scope(|| {
         for _ in 0..10 {
             let y = x.relu_ref().unwrap(); // always a new buffer

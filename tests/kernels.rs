@@ -69,10 +69,18 @@ const GELU_TOL: f32 = 5e-5;
 fn close_tol(op_exact: bool, got: f32, want: f64, x: f32, rel: f32) -> Result<(), String> {
     let w = want as f32;
     if w.is_nan() || got.is_nan() {
-        return if w.is_nan() && got.is_nan() { Ok(()) } else { Err(format!("x={x:e}: got {got:e}, want {w:e}")) };
+        return if w.is_nan() && got.is_nan() {
+            Ok(())
+        } else {
+            Err(format!("x={x:e}: got {got:e}, want {w:e}"))
+        };
     }
     if op_exact {
-        return if got.to_bits() == w.to_bits() { Ok(()) } else { Err(format!("x={x:e}: got {got:e}, want {w:e}")) };
+        return if got.to_bits() == w.to_bits() {
+            Ok(())
+        } else {
+            Err(format!("x={x:e}: got {got:e}, want {w:e}"))
+        };
     }
     if got == w {
         return Ok(());
@@ -81,7 +89,10 @@ fn close_tol(op_exact: bool, got: f32, want: f64, x: f32, rel: f32) -> Result<()
     if (got - w).abs() <= tol {
         Ok(())
     } else {
-        Err(format!("x={x:e}: got {got:e}, want {w:e}, diff {:e}", (got - w).abs()))
+        Err(format!(
+            "x={x:e}: got {got:e}, want {w:e}, diff {:e}",
+            (got - w).abs()
+        ))
     }
 }
 
@@ -95,7 +106,10 @@ fn special_f32() -> impl Strategy<Value = f32> {
 }
 
 fn exact(op: UnaryOp) -> bool {
-    matches!(op, UnaryOp::Relu | UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sqrt)
+    matches!(
+        op,
+        UnaryOp::Relu | UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sqrt
+    )
 }
 
 proptest! {
@@ -247,12 +261,16 @@ fn softmax_and_layer_norm_match_reference() {
         let var = row.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 6.0;
         for j in 0..6 {
             assert!((s.as_slice().unwrap()[r * 6 + j] - e[j] / z).abs() < 1e-12);
-            let want = (row[j] - mean) / (var + 1e-5).sqrt() * g.as_slice().unwrap()[j] + b.as_slice().unwrap()[j];
+            let want = (row[j] - mean) / (var + 1e-5).sqrt() * g.as_slice().unwrap()[j]
+                + b.as_slice().unwrap()[j];
             assert!((ln.as_slice().unwrap()[r * 6 + j] - want).abs() < 1e-12);
         }
     }
     // f32 softmax of large values does not overflow
-    let big = Tensor::<f32>::from_vec(vec![1000.0, 1000.0], &[2]).unwrap().softmax(-1).unwrap();
+    let big = Tensor::<f32>::from_vec(vec![1000.0, 1000.0], &[2])
+        .unwrap()
+        .softmax(-1)
+        .unwrap();
     assert_eq!(big.as_slice().unwrap(), &[0.5, 0.5]);
 }
 
@@ -269,20 +287,46 @@ fn matmul_matches_naive_for_all_dtypes_and_batches() {
         }
         c
     }
-    for (m, k, n) in [(1, 1, 1), (3, 5, 2), (17, 33, 9), (64, 64, 64), (0, 3, 2), (2, 0, 3)] {
+    for (m, k, n) in [
+        (1, 1, 1),
+        (3, 5, 2),
+        (17, 33, 9),
+        (64, 64, 64),
+        (0, 3, 2),
+        (2, 0, 3),
+    ] {
         let a: Vec<f64> = (0..m * k).map(|i| (i % 7) as f64 - 3.0).collect();
         let b: Vec<f64> = (0..k * n).map(|i| (i % 5) as f64 - 2.0).collect();
         let want = naive(&a, &b, m, k, n);
-        let c64 = Tensor::from_slice(&a, &[m, k]).unwrap().matmul(&Tensor::from_slice(&b, &[k, n]).unwrap()).unwrap();
+        let c64 = Tensor::from_slice(&a, &[m, k])
+            .unwrap()
+            .matmul(&Tensor::from_slice(&b, &[k, n]).unwrap())
+            .unwrap();
         assert_eq!(c64.as_slice().unwrap(), &want[..]);
         let af: Vec<f32> = a.iter().map(|x| *x as f32).collect();
         let bf: Vec<f32> = b.iter().map(|x| *x as f32).collect();
-        let c32 = Tensor::from_slice(&af, &[m, k]).unwrap().matmul(&Tensor::from_slice(&bf, &[k, n]).unwrap()).unwrap();
-        assert!(c32.as_slice().unwrap().iter().zip(&want).all(|(x, y)| (*x as f64 - y).abs() < 1e-3));
+        let c32 = Tensor::from_slice(&af, &[m, k])
+            .unwrap()
+            .matmul(&Tensor::from_slice(&bf, &[k, n]).unwrap())
+            .unwrap();
+        assert!(c32
+            .as_slice()
+            .unwrap()
+            .iter()
+            .zip(&want)
+            .all(|(x, y)| (*x as f64 - y).abs() < 1e-3));
         let ai: Vec<i32> = a.iter().map(|x| *x as i32).collect();
         let bi: Vec<i32> = b.iter().map(|x| *x as i32).collect();
-        let ci = Tensor::from_slice(&ai, &[m, k]).unwrap().matmul(&Tensor::from_slice(&bi, &[k, n]).unwrap()).unwrap();
-        assert!(ci.as_slice().unwrap().iter().zip(&want).all(|(x, y)| *x as f64 == *y));
+        let ci = Tensor::from_slice(&ai, &[m, k])
+            .unwrap()
+            .matmul(&Tensor::from_slice(&bi, &[k, n]).unwrap())
+            .unwrap();
+        assert!(ci
+            .as_slice()
+            .unwrap()
+            .iter()
+            .zip(&want)
+            .all(|(x, y)| *x as f64 == *y));
     }
     // batched with broadcasting: [2,3,4] @ [4,5] and [2,1,3,4] @ [3,4,5]
     let a: Vec<f64> = (0..24).map(|i| i as f64).collect();
@@ -296,7 +340,11 @@ fn matmul_matches_naive_for_all_dtypes_and_batches() {
         assert_eq!(&c.as_slice().unwrap()[bi * 15..(bi + 1) * 15], &want[..]);
     }
     let b3: Vec<f64> = (0..60).map(|i| (i % 4) as f64).collect();
-    let c2 = ta.reshape(&[2, 1, 3, 4]).unwrap().matmul(&Tensor::from_slice(&b3, &[3, 4, 5]).unwrap()).unwrap();
+    let c2 = ta
+        .reshape(&[2, 1, 3, 4])
+        .unwrap()
+        .matmul(&Tensor::from_slice(&b3, &[3, 4, 5]).unwrap())
+        .unwrap();
     assert_eq!(c2.shape(), &[2, 3, 3, 5]);
     for i in 0..2 {
         for j in 0..3 {
@@ -314,12 +362,19 @@ fn matmul_matches_naive_for_all_dtypes_and_batches() {
 #[test]
 fn large_tensors_split_across_threads_match_serial() {
     let n = kernels::GRAIN * 5 + 13;
-    let v: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1000) as f32 / 100.0 - 5.0).collect();
+    let v: Vec<f32> = (0..n)
+        .map(|i| ((i * 7919) % 1000) as f32 / 100.0 - 5.0)
+        .collect();
     let t = Tensor::from_slice(&v, &[n]).unwrap();
     let g = t.gelu_ref().unwrap();
     for (x, y) in v.iter().zip(g.as_slice().unwrap()) {
         close_tol(false, *y, ref_unary(UnaryOp::Gelu, *x as f64), *x, GELU_TOL).unwrap();
     }
     let two = (&t + &t).unwrap();
-    assert!(two.as_slice().unwrap().iter().zip(&v).all(|(a, b)| *a == 2.0 * b));
+    assert!(two
+        .as_slice()
+        .unwrap()
+        .iter()
+        .zip(&v)
+        .all(|(a, b)| *a == 2.0 * b));
 }

@@ -150,10 +150,23 @@ fn donated_operator_reuses_and_falls_back_with_reason() {
     let x = t(&[1.0, 2.0]);
     let holder = x.clone();
     let mut x = x;
-    let (r, outcome) =
-        donate::ops::binary::binary(BinaryOp::Add, Operand::Owned(&mut x, Reuse::Explicit), Operand::Scalar(1.0)).unwrap();
+    let (r, outcome) = donate::ops::binary::binary(
+        BinaryOp::Add,
+        Operand::Owned(&mut x, Reuse::Explicit),
+        Operand::Scalar(1.0),
+    )
+    .unwrap();
     assert_eq!(outcome.reused, None);
-    assert_eq!(outcome.refused, vec![(0, Refusal::Shared { handles: 2, exports: 0 })]);
+    assert_eq!(
+        outcome.refused,
+        vec![(
+            0,
+            Refusal::Shared {
+                handles: 2,
+                exports: 0
+            }
+        )]
+    );
     assert_eq!(r.as_slice().unwrap(), &[2.0, 3.0]);
     // input intact and not moved-from
     assert!(!x.is_donated());
@@ -192,7 +205,13 @@ fn take_buffer_moves_and_leaves_moved_from_tensor() {
 fn take_buffer_refused_when_shared_changes_nothing() {
     let mut a = t(&[1.0]);
     let _b = a.clone();
-    assert!(matches!(a.take_buffer(), Err(Error::NotDonatable { handles: 2, exports: 0 })));
+    assert!(matches!(
+        a.take_buffer(),
+        Err(Error::NotDonatable {
+            handles: 2,
+            exports: 0
+        })
+    ));
     assert!(!a.is_donated());
     assert_eq!(a.as_slice().unwrap(), &[1.0]);
 }
@@ -213,7 +232,10 @@ fn op_builder_semantics() {
     // ReuseInput on an owned exclusive input: same buffer
     let a = t(&[-1.0, 1.0]);
     let p = a.buffer_ptr();
-    let (r, o) = OpBuilder::new(a).inplace_if_possible().unary(UnaryOp::Relu).unwrap();
+    let (r, o) = OpBuilder::new(a)
+        .inplace_if_possible()
+        .unary(UnaryOp::Relu)
+        .unwrap();
     assert_eq!(r.buffer_ptr(), p);
     assert_eq!(o.reused, Some(0));
     // AlwaysCopy: new buffer
@@ -223,20 +245,27 @@ fn op_builder_semantics() {
     assert_ne!(r.buffer_ptr(), p);
     // borrowed + donate: copy, input untouched
     let a = t(&[-1.0, 1.0]);
-    let (r, _) = OpBuilder::borrowed(&a).donate().unary(UnaryOp::Relu).unwrap();
+    let (r, _) = OpBuilder::borrowed(&a)
+        .donate()
+        .unary(UnaryOp::Relu)
+        .unwrap();
     assert_ne!(r.buffer_ptr(), a.buffer_ptr());
     assert_eq!(a.as_slice().unwrap(), &[-1.0, 1.0]);
     // apply with a closure
     let a = t(&[1.0, 2.0]);
     let p = a.buffer_ptr();
-    let r = OpBuilder::new(a).donate().apply(|x| x.iter_mut().for_each(|v| *v *= 3.0)).unwrap();
+    let r = OpBuilder::new(a)
+        .donate()
+        .apply(|x| x.iter_mut().for_each(|v| *v *= 3.0))
+        .unwrap();
     assert_eq!(r.buffer_ptr(), p);
     assert_eq!(r.as_slice().unwrap(), &[3.0, 6.0]);
 }
 
 #[test]
 fn relu_donate_chain_keeps_one_buffer() {
-    let mut x = Tensor::<f32>::from_vec((0..1000).map(|i| i as f32 - 500.0).collect(), &[10, 100]).unwrap();
+    let mut x =
+        Tensor::<f32>::from_vec((0..1000).map(|i| i as f32 - 500.0).collect(), &[10, 100]).unwrap();
     let p = x.buffer_ptr();
     for _ in 0..10 {
         x = x.relu_donate().unwrap();
@@ -250,9 +279,16 @@ fn errors_leave_inputs_intact() {
     let b = t(&[1.0, 2.0, 3.0]);
     let keep_a = a.clone();
     let err = (&a + &b).unwrap_err();
-    assert!(err.to_string().contains("[2]") && err.to_string().contains("[3]"), "{err}");
+    assert!(
+        err.to_string().contains("[2]") && err.to_string().contains("[3]"),
+        "{err}"
+    );
     let mut a2 = Tensor::<f32>::from_slice(&[1.0, 2.0], &[2]).unwrap();
-    let r = donate::ops::binary::binary(BinaryOp::Add, Operand::Owned(&mut a2, Reuse::Explicit), Operand::Ref(&b));
+    let r = donate::ops::binary::binary(
+        BinaryOp::Add,
+        Operand::Owned(&mut a2, Reuse::Explicit),
+        Operand::Ref(&b),
+    );
     assert!(r.is_err());
     assert!(!a2.is_donated());
     assert_eq!(a2.as_slice().unwrap(), &[1.0, 2.0]);
@@ -285,28 +321,54 @@ fn racing_threads_take_one_buffer_once() {
             })
             .collect();
         drop(a);
-        let reused = hs.into_iter().map(|h| h.join().unwrap()).filter(|x| *x).count();
+        let reused = hs
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .filter(|x| *x)
+            .count();
         assert!(reused <= 1, "buffer claimed by {reused} threads");
     }
 }
 
 #[test]
 fn invalid_shapes_and_axes_are_errors() {
-    assert!(matches!(Tensor::<f32>::zeros(&[usize::MAX, 2]), Err(Error::ShapeOverflow { .. })));
-    assert!(matches!(Tensor::<f64>::zeros(&[1 << 62]), Err(Error::ShapeOverflow { .. })));
-    assert!(matches!(Tensor::<f32>::zeros(&[1 << 48]), Err(Error::AllocationFailed { .. })));
+    assert!(matches!(
+        Tensor::<f32>::zeros(&[usize::MAX, 2]),
+        Err(Error::ShapeOverflow { .. })
+    ));
+    assert!(matches!(
+        Tensor::<f64>::zeros(&[1 << 62]),
+        Err(Error::ShapeOverflow { .. })
+    ));
+    assert!(matches!(
+        Tensor::<f32>::zeros(&[1 << 48]),
+        Err(Error::AllocationFailed { .. })
+    ));
     let a = Tensor::<f32>::zeros(&[2, 3]).unwrap();
-    assert!(matches!(a.sum(Some(2), false), Err(Error::InvalidAxis { axis: 2, ndim: 2 })));
+    assert!(matches!(
+        a.sum(Some(2), false),
+        Err(Error::InvalidAxis { axis: 2, ndim: 2 })
+    ));
     assert!(a.reshape(&[5]).is_err());
     assert!(Tensor::<f32>::from_vec(vec![1.0], &[2]).is_err());
     let e = Tensor::<f32>::zeros(&[0]).unwrap();
-    assert!(matches!(e.max(None, false), Err(Error::EmptyReduction { .. })));
+    assert!(matches!(
+        e.max(None, false),
+        Err(Error::EmptyReduction { .. })
+    ));
 }
 
 #[test]
 fn permute_matches_index_arithmetic_and_leaves_input() {
     use donate::Tensor;
-    for shape in [vec![3usize, 5], vec![2, 3, 4], vec![70, 33], vec![1, 4, 1, 3], vec![0, 3], vec![5]] {
+    for shape in [
+        vec![3usize, 5],
+        vec![2, 3, 4],
+        vec![70, 33],
+        vec![1, 4, 1, 3],
+        vec![0, 3],
+        vec![5],
+    ] {
         let n: usize = shape.iter().product();
         let data: Vec<i64> = (0..n as i64).collect();
         let t = Tensor::from_vec(data.clone(), &shape).unwrap();

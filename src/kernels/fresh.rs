@@ -65,7 +65,16 @@ pub fn binary<T: KernelElement>(
 ) -> Result<OwnedBuffer> {
     let n: usize = out.iter().product();
     let mut buf = UninitBuffer::<T>::new(n)?;
-    super::binary(op, a, a_shape, b, b_shape, out, BinaryDst::New(buf.as_uninit_mut()), None)?;
+    super::binary(
+        op,
+        a,
+        a_shape,
+        b,
+        b_shape,
+        out,
+        BinaryDst::New(buf.as_uninit_mut()),
+        None,
+    )?;
     // SAFETY: `binary` returned Ok: every run of every row of the output was
     // written (or n == 0).
     Ok(unsafe { buf.assume_init() })

@@ -69,12 +69,14 @@ impl Isa {
     pub fn active() -> Isa {
         static ACTIVE: OnceLock<Isa> = OnceLock::new();
         *ACTIVE.get_or_init(|| {
-            let cap = std::env::var("DONATE_ISA").ok().and_then(|v| match v.as_str() {
-                "scalar" | "neon" => Some(Isa::Scalar),
-                "avx2" => Some(Isa::Avx2),
-                "avx512" => Some(Isa::Avx512),
-                _ => None,
-            });
+            let cap = std::env::var("DONATE_ISA")
+                .ok()
+                .and_then(|v| match v.as_str() {
+                    "scalar" | "neon" => Some(Isa::Scalar),
+                    "avx2" => Some(Isa::Avx2),
+                    "avx512" => Some(Isa::Avx512),
+                    _ => None,
+                });
             match cap {
                 Some(c) => c.min(Isa::detected()),
                 None => Isa::detected(),
@@ -138,7 +140,11 @@ macro_rules! isa_module {
 }
 
 #[cfg(target_arch = "x86_64")]
-isa_module!(avx512, true, "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma,bmi1,bmi2");
+isa_module!(
+    avx512,
+    true,
+    "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma,bmi1,bmi2"
+);
 #[cfg(target_arch = "x86_64")]
 isa_module!(avx2, true, "avx2,fma,bmi1,bmi2");
 #[cfg(target_arch = "aarch64")]

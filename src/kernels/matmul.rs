@@ -22,13 +22,29 @@ pub struct BatchOffsets {
 /// Element types with a matmul kernel.
 pub trait MatmulElement: Element {
     /// `dst[m×n] = a[m×k] · b[k×n]`, all row-major and contiguous.
-    fn gemm_one(a: &[Self], b: &[Self], dst: &mut [MaybeUninit<Self>], m: usize, k: usize, n: usize, threads: bool);
+    fn gemm_one(
+        a: &[Self],
+        b: &[Self],
+        dst: &mut [MaybeUninit<Self>],
+        m: usize,
+        k: usize,
+        n: usize,
+        threads: bool,
+    );
 }
 
 macro_rules! float_gemm {
     ($t:ty) => {
         impl MatmulElement for $t {
-            fn gemm_one(a: &[$t], b: &[$t], dst: &mut [MaybeUninit<$t>], m: usize, k: usize, n: usize, threads: bool) {
+            fn gemm_one(
+                a: &[$t],
+                b: &[$t],
+                dst: &mut [MaybeUninit<$t>],
+                m: usize,
+                k: usize,
+                n: usize,
+                threads: bool,
+            ) {
                 assert!(a.len() >= m * k && b.len() >= m.min(1) * k * n && dst.len() >= m * n);
                 if m == 0 || n == 0 {
                     return;
@@ -39,20 +55,35 @@ macro_rules! float_gemm {
                     }
                     return;
                 }
-                let par = if threads { gemm::Parallelism::Rayon(0) } else { gemm::Parallelism::None };
+                let par = if threads {
+                    gemm::Parallelism::Rayon(0)
+                } else {
+                    gemm::Parallelism::None
+                };
                 // gemm computes dst = alpha*dst + beta*lhs*rhs: beta = 1 is the
                 // plain product; read_dst = false ignores alpha and never reads
                 // dst, so uninitialised memory is fine. Strides: row-major.
                 // SAFETY: pointers cover m*k, k*n, m*n elements (asserted above).
                 unsafe {
                     gemm::gemm(
-                        m, n, k,
-                        dst.as_mut_ptr() as *mut $t, 1, n as isize,
+                        m,
+                        n,
+                        k,
+                        dst.as_mut_ptr() as *mut $t,
+                        1,
+                        n as isize,
                         false,
-                        a.as_ptr(), 1, k as isize,
-                        b.as_ptr(), 1, n as isize,
-                        0.0, 1.0,
-                        false, false, false,
+                        a.as_ptr(),
+                        1,
+                        k as isize,
+                        b.as_ptr(),
+                        1,
+                        n as isize,
+                        0.0,
+                        1.0,
+                        false,
+                        false,
+                        false,
                         par,
                     );
                 }
@@ -66,7 +97,15 @@ float_gemm!(f64);
 macro_rules! int_gemm {
     ($t:ty) => {
         impl MatmulElement for $t {
-            fn gemm_one(a: &[$t], b: &[$t], dst: &mut [MaybeUninit<$t>], m: usize, k: usize, n: usize, threads: bool) {
+            fn gemm_one(
+                a: &[$t],
+                b: &[$t],
+                dst: &mut [MaybeUninit<$t>],
+                m: usize,
+                k: usize,
+                n: usize,
+                threads: bool,
+            ) {
                 let row = |(i, drow): (usize, &mut [MaybeUninit<$t>])| {
                     let mut acc = vec![0 as $t; n];
                     for p in 0..k {
@@ -112,13 +151,23 @@ pub fn matmul_batched<T: MatmulElement>(
     }
     let one = |(i, d): (usize, &mut [MaybeUninit<T>]), threads: bool| {
         let o = offs[i];
-        T::gemm_one(&a[o.a..o.a + m * k], &b[o.b..o.b + k * n], d, m, k, n, threads);
+        T::gemm_one(
+            &a[o.a..o.a + m * k],
+            &b[o.b..o.b + k * n],
+            d,
+            m,
+            k,
+            n,
+            threads,
+        );
     };
     if work >= PAR_WORK || offs.len() == 1 {
         for x in dst.chunks_mut(mn).enumerate() {
             one(x, work >= PAR_WORK);
         }
     } else {
-        dst.par_chunks_mut(mn).enumerate().for_each(|x| one(x, false));
+        dst.par_chunks_mut(mn)
+            .enumerate()
+            .for_each(|x| one(x, false));
     }
 }

@@ -27,8 +27,8 @@ use crate::error::{Error, Result};
 use crate::shape::{broadcast_strides, c_strides};
 use elementwise::Side;
 pub use elementwise::{BinaryOp, UnaryOp};
-pub use isa::Isa;
 use isa::dispatch;
+pub use isa::Isa;
 
 /// Elements below which a kernel stays on the calling thread.
 ///
@@ -60,7 +60,13 @@ pub trait KernelElement: Element {
     #[doc(hidden)]
     fn unary_inplace_run(isa: Isa, op: UnaryOp, buf: &mut [Self]);
     #[doc(hidden)]
-    fn zip_run(isa: Isa, op: BinaryOp, a: Side<'_, Self>, b: Side<'_, Self>, dst: &mut [MaybeUninit<Self>]);
+    fn zip_run(
+        isa: Isa,
+        op: BinaryOp,
+        a: Side<'_, Self>,
+        b: Side<'_, Self>,
+        dst: &mut [MaybeUninit<Self>],
+    );
     #[doc(hidden)]
     fn zip_lhs_run(isa: Isa, op: BinaryOp, a: &mut [Self], b: Side<'_, Self>);
     #[doc(hidden)]
@@ -117,8 +123,16 @@ macro_rules! kernel_element {
         }
     };
 }
-kernel_element!(f32, [Relu, Neg, Abs, Exp, Log, Sqrt, Tanh, Sigmoid, Gelu], [Add, Sub, Mul, Div, Maximum, Minimum]);
-kernel_element!(f64, [Relu, Neg, Abs, Exp, Log, Sqrt, Tanh, Sigmoid, Gelu], [Add, Sub, Mul, Div, Maximum, Minimum]);
+kernel_element!(
+    f32,
+    [Relu, Neg, Abs, Exp, Log, Sqrt, Tanh, Sigmoid, Gelu],
+    [Add, Sub, Mul, Div, Maximum, Minimum]
+);
+kernel_element!(
+    f64,
+    [Relu, Neg, Abs, Exp, Log, Sqrt, Tanh, Sigmoid, Gelu],
+    [Add, Sub, Mul, Div, Maximum, Minimum]
+);
 kernel_element!(i32, [Relu, Neg, Abs], [Add, Sub, Mul, Maximum, Minimum]);
 kernel_element!(i64, [Relu, Neg, Abs], [Add, Sub, Mul, Maximum, Minimum]);
 
@@ -126,7 +140,10 @@ fn check_unary<T: KernelElement>(op: UnaryOp) -> Result<()> {
     if T::supports_unary(op) {
         Ok(())
     } else {
-        Err(Error::UnsupportedDType { op: op.name(), dtype: T::DTYPE })
+        Err(Error::UnsupportedDType {
+            op: op.name(),
+            dtype: T::DTYPE,
+        })
     }
 }
 
@@ -134,13 +151,20 @@ fn check_binary<T: KernelElement>(op: BinaryOp) -> Result<()> {
     if T::supports_binary(op) {
         Ok(())
     } else {
-        Err(Error::UnsupportedDType { op: op.name(), dtype: T::DTYPE })
+        Err(Error::UnsupportedDType {
+            op: op.name(),
+            dtype: T::DTYPE,
+        })
     }
 }
 
 fn len_check(op: &'static str, a: usize, b: usize) -> Result<()> {
     if a != b {
-        return Err(Error::ShapeMismatch { op, lhs: vec![a], rhs: vec![b] });
+        return Err(Error::ShapeMismatch {
+            op,
+            lhs: vec![a],
+            rhs: vec![b],
+        });
     }
     Ok(())
 }
@@ -151,7 +175,12 @@ pub fn unary<T: KernelElement>(op: UnaryOp, src: &[T], dst: &mut [MaybeUninit<T>
 }
 
 /// [`unary`] on a chosen instruction set (lowered to what the CPU supports).
-pub fn unary_with<T: KernelElement>(isa: Isa, op: UnaryOp, src: &[T], dst: &mut [MaybeUninit<T>]) -> Result<()> {
+pub fn unary_with<T: KernelElement>(
+    isa: Isa,
+    op: UnaryOp,
+    src: &[T],
+    dst: &mut [MaybeUninit<T>],
+) -> Result<()> {
     check_unary::<T>(op)?;
     len_check(op.name(), src.len(), dst.len())?;
     let isa = isa.clamp_supported();
@@ -177,7 +206,8 @@ pub fn unary_inplace_with<T: KernelElement>(isa: Isa, op: UnaryOp, buf: &mut [T]
     let isa = isa.clamp_supported();
     if parallel(buf.len()) {
         let c = chunk_len(buf.len());
-        buf.par_chunks_mut(c).for_each(|s| T::unary_inplace_run(isa, op, s));
+        buf.par_chunks_mut(c)
+            .for_each(|s| T::unary_inplace_run(isa, op, s));
     } else {
         T::unary_inplace_run(isa, op, buf);
     }
@@ -216,7 +246,11 @@ fn plan(a_shape: &[usize], b_shape: &[usize], out: &[usize]) -> Plan {
         let ctail = &cs[out.len() - k..];
         if tail.iter().zip(ctail).all(|(x, c)| x == c) {
             Some(true)
-        } else if tail.iter().zip(&out[out.len() - k..]).all(|(x, d)| *x == 0 || *d == 1) {
+        } else if tail
+            .iter()
+            .zip(&out[out.len() - k..])
+            .all(|(x, d)| *x == 0 || *d == 1)
+        {
             Some(false)
         } else {
             None
@@ -256,7 +290,14 @@ fn plan(a_shape: &[usize], b_shape: &[usize], out: &[usize]) -> Plan {
             idx[d] = 0;
         }
     }
-    Plan { run, rows, a_slice, b_slice, a_off, b_off }
+    Plan {
+        run,
+        rows,
+        a_slice,
+        b_slice,
+        a_off,
+        b_off,
+    }
 }
 
 fn side<T: Copy>(x: &[T], off: usize, run: usize, slice: bool) -> Side<'_, T> {
@@ -290,7 +331,11 @@ pub fn binary<T: KernelElement>(
     }
     let p = plan(a_shape, b_shape, out);
     let run = p.run;
-    let rows_per_task = if parallel(n) { chunk_len(n).div_ceil(run).max(1) } else { p.rows };
+    let rows_per_task = if parallel(n) {
+        chunk_len(n).div_ceil(run).max(1)
+    } else {
+        p.rows
+    };
     match dst {
         BinaryDst::New(d) => {
             if d.len() != n {
@@ -305,7 +350,9 @@ pub fn binary<T: KernelElement>(
                 }
             };
             if rows_per_task < p.rows {
-                d.par_chunks_mut(rows_per_task * run).enumerate().for_each(work);
+                d.par_chunks_mut(rows_per_task * run)
+                    .enumerate()
+                    .for_each(work);
             } else {
                 work((0, d));
             }
@@ -329,7 +376,9 @@ pub fn binary<T: KernelElement>(
                 }
             };
             if rows_per_task < p.rows {
-                io.par_chunks_mut(rows_per_task * run).enumerate().for_each(work);
+                io.par_chunks_mut(rows_per_task * run)
+                    .enumerate()
+                    .for_each(work);
             } else {
                 work((0, io));
             }
@@ -346,7 +395,9 @@ pub fn cast<S: Element, D: Element>(src: &[S], dst: &mut [MaybeUninit<D>]) {
     };
     if parallel(src.len()) {
         let c = chunk_len(src.len());
-        dst.par_chunks_mut(c).zip(src.par_chunks(c)).for_each(|(d, s)| d.iter_mut().zip(s).for_each(f));
+        dst.par_chunks_mut(c)
+            .zip(src.par_chunks(c))
+            .for_each(|(d, s)| d.iter_mut().zip(s).for_each(f));
     } else {
         dst.iter_mut().zip(src).for_each(f);
     }
@@ -361,7 +412,9 @@ pub fn copy<T: Element>(src: &[T], dst: &mut [MaybeUninit<T>]) {
     };
     if parallel(src.len()) {
         let c = chunk_len(src.len());
-        dst.par_chunks_mut(c).zip(src.par_chunks(c)).for_each(|(d, s)| f(d, s));
+        dst.par_chunks_mut(c)
+            .zip(src.par_chunks(c))
+            .for_each(|(d, s)| f(d, s));
     } else {
         f(dst, src);
     }

@@ -231,7 +231,9 @@ pub fn reduce_axis<T: Copy + Send + Sync, R: Reduce<T>>(
         }
     };
     if parallel(x.len()) && outer > 1 {
-        dst.par_chunks_mut(inner).enumerate().for_each(|(o, d)| one(o, d));
+        dst.par_chunks_mut(inner)
+            .enumerate()
+            .for_each(|(o, d)| one(o, d));
     } else {
         for (o, d) in dst.chunks_mut(inner).enumerate() {
             one(o, d);

@@ -80,7 +80,13 @@ pub fn softmax_inplace<T: RowElement>(buf: &mut [T], row: usize) {
 /// `(x - mean) / sqrt(var + eps) * gamma + beta`, with `gamma`/`beta` of
 /// length `row` (or absent: 1 and 0). Variance is the population variance,
 /// computed in two passes.
-pub fn layer_norm_inplace<T: RowElement>(buf: &mut [T], row: usize, gamma: Option<&[T]>, beta: Option<&[T]>, eps: f64) {
+pub fn layer_norm_inplace<T: RowElement>(
+    buf: &mut [T],
+    row: usize,
+    gamma: Option<&[T]>,
+    beta: Option<&[T]>,
+    eps: f64,
+) {
     for_rows(buf, row, |r| {
         let n = r.len() as f64;
         let mean = r.iter().map(|x| x.to_acc()).sum::<f64>() / n;

@@ -18,14 +18,21 @@ fn check<T: KernelElement>(op: BinaryOp) -> Result<()> {
     if T::supports_binary(op) {
         Ok(())
     } else {
-        Err(Error::UnsupportedDType { op: op.name(), dtype: T::DTYPE })
+        Err(Error::UnsupportedDType {
+            op: op.name(),
+            dtype: T::DTYPE,
+        })
     }
 }
 
 /// `op(a, b)` with broadcasting. The left operand's buffer is claimed if it
 /// is offered, exclusive and of the result's shape; else the right's; else a
 /// new buffer is allocated.
-pub fn binary<'x, T: KernelElement>(op: BinaryOp, mut a: Operand<'x, T>, mut b: Operand<'x, T>) -> Result<Applied<T>> {
+pub fn binary<'x, T: KernelElement>(
+    op: BinaryOp,
+    mut a: Operand<'x, T>,
+    mut b: Operand<'x, T>,
+) -> Result<Applied<T>> {
     check::<T>(op)?;
     let out = broadcast_shapes(op.name(), a.shape(), b.shape())?;
     // Both inputs must be readable before anything is claimed.
@@ -97,7 +104,11 @@ impl<T: KernelElement> Tensor<T> {
         check::<T>(op)?;
         let out = broadcast_shapes(op.name(), self.shape(), rhs.shape())?;
         if out != self.shape() {
-            return Err(Error::ShapeMismatch { op: op.name(), lhs: self.shape().to_vec(), rhs: rhs.shape().to_vec() });
+            return Err(Error::ShapeMismatch {
+                op: op.name(),
+                lhs: self.shape().to_vec(),
+                rhs: rhs.shape().to_vec(),
+            });
         }
         let scalar;
         let (b, b_shape): (&[T], Vec<usize>) = match &rhs {

@@ -14,9 +14,15 @@ impl<T: Element> Tensor<T> {
     /// end. `axes` must name every axis exactly once.
     pub fn permute(&self, axes: &[isize]) -> Result<Tensor<T>> {
         let nd = self.ndim();
-        let invalid = |reason: String| Error::InvalidShape { op: "transpose", shape: self.shape().to_vec(), reason };
+        let invalid = |reason: String| Error::InvalidShape {
+            op: "transpose",
+            shape: self.shape().to_vec(),
+            reason,
+        };
         if axes.len() != nd {
-            return Err(invalid(format!("axes {axes:?} do not match a tensor of dimension {nd}")));
+            return Err(invalid(format!(
+                "axes {axes:?} do not match a tensor of dimension {nd}"
+            )));
         }
         let mut seen = vec![false; nd];
         let mut norm = Vec::with_capacity(nd);

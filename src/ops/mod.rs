@@ -73,7 +73,10 @@ pub enum Refusal {
     /// It was already moved out.
     Donated,
     /// The result has another shape.
-    Shape { operand: Vec<usize>, result: Vec<usize> },
+    Shape {
+        operand: Vec<usize>,
+        result: Vec<usize>,
+    },
     /// The other operand's buffer was used instead.
     OtherOperandUsed,
     /// This op never writes into its input (reductions, matmul).
@@ -89,7 +92,14 @@ impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Refusal::Shared { handles, exports } => {
-                write!(f, "{}", Error::NotDonatable { handles: *handles, exports: *exports })
+                write!(
+                    f,
+                    "{}",
+                    Error::NotDonatable {
+                        handles: *handles,
+                        exports: *exports
+                    }
+                )
             }
             Refusal::Busy => write!(f, "it is being written by another operation"),
             Refusal::Donated => write!(f, "it was already donated"),
@@ -100,9 +110,15 @@ impl fmt::Display for Refusal {
             Refusal::OtherOperandUsed => write!(f, "the other operand's buffer was used instead"),
             Refusal::NewBuffer(op) => write!(f, "{op} always writes a new buffer of another shape"),
             Refusal::DType { operand, result } => {
-                write!(f, "its dtype {operand} differs from the result's dtype {result}")
+                write!(
+                    f,
+                    "its dtype {operand} differs from the result's dtype {result}"
+                )
             }
-            Refusal::SameTensor => write!(f, "the same tensor is also another operand of this operation"),
+            Refusal::SameTensor => write!(
+                f,
+                "the same tensor is also another operand of this operation"
+            ),
         }
     }
 }
@@ -120,9 +136,16 @@ pub struct Outcome {
 pub type Applied<T> = (Tensor<T>, Outcome);
 
 /// Try to claim `t`'s buffer for a result of shape `out`.
-fn claim<T: Element>(t: &mut Tensor<T>, out: &[usize], op: &'static str) -> std::result::Result<OwnedBuffer, Refusal> {
+fn claim<T: Element>(
+    t: &mut Tensor<T>,
+    out: &[usize],
+    op: &'static str,
+) -> std::result::Result<OwnedBuffer, Refusal> {
     if t.shape() != out {
-        return Err(Refusal::Shape { operand: t.shape().to_vec(), result: out.to_vec() });
+        return Err(Refusal::Shape {
+            operand: t.shape().to_vec(),
+            result: out.to_vec(),
+        });
     }
     t.take_buffer_for(op).map_err(|e| match e {
         Error::NotDonatable { handles, exports } => Refusal::Shared { handles, exports },
@@ -166,7 +189,10 @@ fn same_shape<T: Element>(
                 }
             }
         }
-        Operand::Ref(t) => Ok((Tensor::from_buffer(fresh(t.as_slice()?)?, t.shape())?, outcome)),
+        Operand::Ref(t) => Ok((
+            Tensor::from_buffer(fresh(t.as_slice()?)?, t.shape())?,
+            outcome,
+        )),
         Operand::Scalar(v) => {
             let one = [v];
             Ok((Tensor::from_buffer(fresh(&one)?, &[])?, outcome))
@@ -210,7 +236,10 @@ fn update<T: Element>(
 
 /// Apply a closure to the elements: on the claimed input buffer, else on a
 /// fresh copy (what [`OpBuilder::apply`](crate::OpBuilder::apply) runs).
-pub(crate) fn same_shape_apply<T: Element>(x: Operand<'_, T>, f: impl FnOnce(&mut [T])) -> Result<Applied<T>> {
+pub(crate) fn same_shape_apply<T: Element>(
+    x: Operand<'_, T>,
+    f: impl FnOnce(&mut [T]),
+) -> Result<Applied<T>> {
     let f = std::cell::Cell::new(Some(f));
     let run = |b: &mut [T]| {
         if let Some(f) = f.take() {

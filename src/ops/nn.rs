@@ -2,9 +2,9 @@
 
 use super::{refuse_all, same_shape, Applied, Operand};
 use crate::error::{Error, Result};
+use crate::kernels::fresh;
 use crate::kernels::matmul::{BatchOffsets, MatmulElement};
 use crate::kernels::rows::{self, RowElement};
-use crate::kernels::fresh;
 use crate::shape::{broadcast_shapes, c_strides, normalize_axis};
 use crate::stats::Reuse;
 use crate::tensor::Tensor;
@@ -52,14 +52,22 @@ pub fn layer_norm<'p, T: RowElement>(
 ) -> Result<Applied<T>> {
     let shape = x.shape().to_vec();
     if shape.is_empty() {
-        return Err(Error::InvalidShape { op: "layer_norm", shape, reason: "needs at least one axis".into() });
+        return Err(Error::InvalidShape {
+            op: "layer_norm",
+            shape,
+            reason: "needs at least one axis".into(),
+        });
     }
     let row = *shape.last().unwrap_or(&1);
     let params = |p: Option<&'p Tensor<T>>| -> Result<Option<&'p [T]>> {
         match p {
             None => Ok(None),
             Some(t) if t.shape() == [row] => Ok(Some(t.as_slice()?)),
-            Some(t) => Err(Error::ShapeMismatch { op: "layer_norm", lhs: shape.clone(), rhs: t.shape().to_vec() }),
+            Some(t) => Err(Error::ShapeMismatch {
+                op: "layer_norm",
+                lhs: shape.clone(),
+                rhs: t.shape().to_vec(),
+            }),
         }
     };
     let (g, b) = (params(gamma)?, params(beta)?);
@@ -81,17 +89,36 @@ pub fn layer_norm<'p, T: RowElement>(
 /// Shapes of a (batched) matmul: `(batch_shape, m, k, n, out_shape)`.
 /// 1-d operands follow NumPy: `[k]` on the left is `[1, k]` and on the right
 /// `[k, 1]`, and that axis is dropped from the result.
-pub fn matmul_shapes(a: &[usize], b: &[usize]) -> Result<(Vec<usize>, usize, usize, usize, Vec<usize>)> {
-    let err = |reason: String| Error::InvalidShape { op: "matmul", shape: a.to_vec(), reason };
+pub fn matmul_shapes(
+    a: &[usize],
+    b: &[usize],
+) -> Result<(Vec<usize>, usize, usize, usize, Vec<usize>)> {
+    let err = |reason: String| Error::InvalidShape {
+        op: "matmul",
+        shape: a.to_vec(),
+        reason,
+    };
     if a.is_empty() || b.is_empty() {
         return Err(err("matmul needs operands of at least one dimension".into()));
     }
-    let a2: Vec<usize> = if a.len() == 1 { vec![1, a[0]] } else { a.to_vec() };
-    let b2: Vec<usize> = if b.len() == 1 { vec![b[0], 1] } else { b.to_vec() };
+    let a2: Vec<usize> = if a.len() == 1 {
+        vec![1, a[0]]
+    } else {
+        a.to_vec()
+    };
+    let b2: Vec<usize> = if b.len() == 1 {
+        vec![b[0], 1]
+    } else {
+        b.to_vec()
+    };
     let (m, k) = (a2[a2.len() - 2], a2[a2.len() - 1]);
     let (k2, n) = (b2[b2.len() - 2], b2[b2.len() - 1]);
     if k != k2 {
-        return Err(Error::ShapeMismatch { op: "matmul", lhs: a.to_vec(), rhs: b.to_vec() });
+        return Err(Error::ShapeMismatch {
+            op: "matmul",
+            lhs: a.to_vec(),
+            rhs: b.to_vec(),
+        });
     }
     let batch = broadcast_shapes("matmul", &a2[..a2.len() - 2], &b2[..b2.len() - 2])?;
     let mut out = batch.clone();
@@ -107,13 +134,20 @@ pub fn matmul_shapes(a: &[usize], b: &[usize]) -> Result<(Vec<usize>, usize, usi
 fn batch_offsets(shape: &[usize], batch: &[usize], mat: usize) -> Vec<usize> {
     // element offset of each broadcast batch entry in an operand whose batch
     // dims are `shape` (already without the matrix dims)
-    let full: Vec<usize> = std::iter::repeat_n(1, batch.len() - shape.len()).chain(shape.iter().copied()).collect();
+    let full: Vec<usize> = std::iter::repeat_n(1, batch.len() - shape.len())
+        .chain(shape.iter().copied())
+        .collect();
     let cs = c_strides(&full);
     let nb: usize = batch.iter().product();
     let mut idx = vec![0usize; batch.len()];
     let mut out = Vec::with_capacity(nb);
     for _ in 0..nb {
-        let off: usize = idx.iter().zip(&full).zip(&cs).map(|((i, d), s)| if *d == 1 { 0 } else { i * s }).sum();
+        let off: usize = idx
+            .iter()
+            .zip(&full)
+            .zip(&cs)
+            .map(|((i, d), s)| if *d == 1 { 0 } else { i * s })
+            .sum();
         out.push(off * mat);
         for d in (0..batch.len()).rev() {
             idx[d] += 1;
@@ -133,16 +167,30 @@ pub fn matmul<T: MatmulElement>(a: Operand<'_, T>, b: Operand<'_, T>) -> Result<
     let (ta, tb) = match (a.tensor(), b.tensor()) {
         (Some(x), Some(y)) => (x, y),
         _ => {
-            return Err(Error::InvalidShape { op: "matmul", shape: vec![], reason: "matmul needs two tensors".into() })
+            return Err(Error::InvalidShape {
+                op: "matmul",
+                shape: vec![],
+                reason: "matmul needs two tensors".into(),
+            })
         }
     };
     let (xa, xb) = (ta.as_slice()?, tb.as_slice()?);
     let (batch, m, k, n, out) = matmul_shapes(ta.shape(), tb.shape())?;
     crate::shape::checked_numel(&out, std::mem::size_of::<T>())?;
-    let bat = |s: &[usize]| -> Vec<usize> { if s.len() <= 2 { vec![] } else { s[..s.len() - 2].to_vec() } };
+    let bat = |s: &[usize]| -> Vec<usize> {
+        if s.len() <= 2 {
+            vec![]
+        } else {
+            s[..s.len() - 2].to_vec()
+        }
+    };
     let oa = batch_offsets(&bat(ta.shape()), &batch, m * k);
     let ob = batch_offsets(&bat(tb.shape()), &batch, k * n);
-    let offs: Vec<BatchOffsets> = oa.into_iter().zip(ob).map(|(a, b)| BatchOffsets { a, b }).collect();
+    let offs: Vec<BatchOffsets> = oa
+        .into_iter()
+        .zip(ob)
+        .map(|(a, b)| BatchOffsets { a, b })
+        .collect();
     let buf = fresh::matmul(xa, xb, m, k, n, &offs)?;
     Ok((Tensor::from_buffer(buf, &out)?, outcome))
 }
@@ -155,7 +203,12 @@ impl<T: RowElement> Tensor<T> {
     }
 
     /// Layer normalisation along the last axis, by value.
-    pub fn layer_norm(mut self, gamma: Option<&Tensor<T>>, beta: Option<&Tensor<T>>, eps: f64) -> Result<Tensor<T>> {
+    pub fn layer_norm(
+        mut self,
+        gamma: Option<&Tensor<T>>,
+        beta: Option<&Tensor<T>>,
+        eps: f64,
+    ) -> Result<Tensor<T>> {
         Ok(layer_norm(Operand::Owned(&mut self, Reuse::Implicit), gamma, beta, eps)?.0)
     }
 }

@@ -41,7 +41,10 @@ fn reduce_impl<T: Element, R: Reduce<T>>(
         None => x.len(),
     };
     if needs_elements && len == 0 && out.iter().product::<usize>() > 0 {
-        return Err(Error::EmptyReduction { op: name, shape: shape.to_vec() });
+        return Err(Error::EmptyReduction {
+            op: name,
+            shape: shape.to_vec(),
+        });
     }
     let buf = match ax {
         None => fresh::filled(1, reduce::reduce_all::<T, R>(x))?,
@@ -84,7 +87,11 @@ where
             Some(a) => self.shape()[normalize_axis(a, self.ndim())?],
         };
         let inv = 1.0 / n as f64;
-        let v: Vec<T> = s.as_slice()?.iter().map(|x| T::from_f64(x.to_f64() * inv)).collect();
+        let v: Vec<T> = s
+            .as_slice()?
+            .iter()
+            .map(|x| T::from_f64(x.to_f64() * inv))
+            .collect();
         Tensor::from_vec(v, s.shape())
     }
 }

@@ -11,7 +11,10 @@ fn check<T: KernelElement>(op: UnaryOp) -> Result<()> {
     if T::supports_unary(op) {
         Ok(())
     } else {
-        Err(Error::UnsupportedDType { op: op.name(), dtype: T::DTYPE })
+        Err(Error::UnsupportedDType {
+            op: op.name(),
+            dtype: T::DTYPE,
+        })
     }
 }
 
@@ -63,7 +66,11 @@ impl<T: KernelElement> Tensor<T> {
     /// Any unary op in place (copy-on-write if shared).
     pub fn unary_inplace(&mut self, op: UnaryOp) -> Result<()> {
         check::<T>(op)?;
-        update(self, |b| kernels::unary_inplace(op, b), |s| fresh::unary(op, s))
+        update(
+            self,
+            |b| kernels::unary_inplace(op, b),
+            |s| fresh::unary(op, s),
+        )
     }
 
     /// ReLU with explicit donation: the result is written into this

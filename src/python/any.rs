@@ -3,7 +3,9 @@
 
 use crate::kernels::matmul::MatmulElement;
 use crate::kernels::KernelElement;
-use crate::{DType, Error, ExportGuard, Operand, OwnedBuffer, OwnershipSnapshot, Result, Reuse, Tensor};
+use crate::{
+    DType, Error, ExportGuard, Operand, OwnedBuffer, OwnershipSnapshot, Result, Reuse, Tensor,
+};
 
 /// A tensor of any supported dtype.
 #[derive(Debug, Clone)]
@@ -115,7 +117,11 @@ impl<'a> Slot<'a> {
     /// The typed core operand. The caller converted every tensor operand to
     /// `T` beforehand; a mismatch is reported, never reinterpreted.
     pub(crate) fn typed<T: PyElem>(self, op: &'static str) -> Result<Operand<'a, T>> {
-        let mismatch = |found: DType| Error::DTypeMismatch { op, expected: T::DTYPE, found };
+        let mismatch = |found: DType| Error::DTypeMismatch {
+            op,
+            expected: T::DTYPE,
+            found,
+        };
         Ok(match self {
             Slot::Ref(a) => Operand::Ref(T::peel(a).ok_or_else(|| mismatch(a.dtype()))?),
             Slot::Owned(a, r) => {
@@ -169,7 +175,11 @@ impl AnyTensor {
         each!(self, t => t.take_buffer_for(op))
     }
 
-    pub(crate) fn from_buffer(dtype: DType, buf: OwnedBuffer, shape: &[usize]) -> Result<AnyTensor> {
+    pub(crate) fn from_buffer(
+        dtype: DType,
+        buf: OwnedBuffer,
+        shape: &[usize],
+    ) -> Result<AnyTensor> {
         for_dtype!(dtype, T => Tensor::<T>::from_buffer(buf, shape).map(AnyTensor::from))
     }
 

@@ -37,7 +37,9 @@ impl PyArena {
     #[new]
     #[pyo3(signature = (max_bytes = None))]
     pub(crate) fn new(max_bytes: Option<usize>) -> Self {
-        PyArena { arena: TensorArena::new(max_bytes.unwrap_or(usize::MAX)) }
+        PyArena {
+            arena: TensorArena::new(max_bytes.unwrap_or(usize::MAX)),
+        }
     }
 
     fn __enter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
@@ -89,6 +91,9 @@ impl PyArena {
 
     fn __repr__(&self) -> String {
         let s = self.arena.stats();
-        format!("Arena(live_bytes={}, free_bytes={}, max_bytes={})", s.live_bytes, s.free_bytes, s.max_bytes)
+        format!(
+            "Arena(live_bytes={}, free_bytes={}, max_bytes={})",
+            s.live_bytes, s.free_bytes, s.max_bytes
+        )
     }
 }

@@ -31,7 +31,12 @@ create_exception!(
     PyUserWarning,
     "An explicit donation could not be honoured: the input was left unchanged and the result was computed into a new buffer."
 );
-create_exception!(donate, AxisError, PyValueError, "An axis is out of range for the tensor's dimension.");
+create_exception!(
+    donate,
+    AxisError,
+    PyValueError,
+    "An axis is out of range for the tensor's dimension."
+);
 
 /// The Python exception for a core error.
 pub(crate) fn to_py(e: Error) -> PyErr {
@@ -40,7 +45,9 @@ pub(crate) fn to_py(e: Error) -> PyErr {
         Error::AlreadyDonated { .. } => DonatedError::new_err(msg),
         Error::InvalidAxis { .. } => AxisError::new_err(msg),
         Error::DTypeMismatch { .. } | Error::UnsupportedDType { .. } => PyTypeError::new_err(msg),
-        Error::ArenaExhausted { .. } | Error::AllocationFailed { .. } => PyMemoryError::new_err(msg),
+        Error::ArenaExhausted { .. } | Error::AllocationFailed { .. } => {
+            PyMemoryError::new_err(msg)
+        }
         Error::ShapeOverflow { .. } => PyOverflowError::new_err(msg),
         Error::Busy => PyRuntimeError::new_err(msg),
         Error::ShapeMismatch { .. }

@@ -69,11 +69,17 @@ pub(crate) fn temporary_check() -> Result<&'static str, &'static str> {
     }
     #[cfg(all(not(Py_3_14), not(Py_GIL_DISABLED)))]
     {
-        caller::available().map(|()| "reference count of 1, called from the interpreter's evaluation loop")
+        caller::available()
+            .map(|()| "reference count of 1, called from the interpreter's evaluation loop")
     }
 }
 
-#[cfg(all(not(Py_3_14), not(Py_GIL_DISABLED), target_os = "linux", target_env = "gnu"))]
+#[cfg(all(
+    not(Py_3_14),
+    not(Py_GIL_DISABLED),
+    target_os = "linux",
+    target_env = "gnu"
+))]
 mod caller {
     //! Is the current call coming straight from the evaluation loop?
 
@@ -101,7 +107,9 @@ mod caller {
     }
 
     pub(super) fn available() -> Result<(), &'static str> {
-        images().map(|_| ()).ok_or("the interpreter's evaluation loop could not be located")
+        images()
+            .map(|_| ())
+            .ok_or("the interpreter's evaluation loop could not be located")
     }
 
     fn resolve() -> Option<Images> {
@@ -136,7 +144,11 @@ mod caller {
         let own_marker = resolve as *const () as usize;
         let python = segments_containing(eval)?;
         let own = segments_containing(own_marker)?;
-        Some(Images { eval: (eval, eval + size), python, own })
+        Some(Images {
+            eval: (eval, eval + size),
+            python,
+            own,
+        })
     }
 
     fn empty_dl_info() -> libc::Dl_info {
@@ -154,7 +166,11 @@ mod caller {
             addr: usize,
             found: Option<Vec<(usize, usize)>>,
         }
-        unsafe extern "C" fn visit(info: *mut libc::dl_phdr_info, _size: libc::size_t, data: *mut c_void) -> libc::c_int {
+        unsafe extern "C" fn visit(
+            info: *mut libc::dl_phdr_info,
+            _size: libc::size_t,
+            data: *mut c_void,
+        ) -> libc::c_int {
             // SAFETY: dl_iterate_phdr passes a valid info pointer and the
             // `data` pointer we gave it, a live `Search`.
             let (info, search) = unsafe { (&*info, &mut *(data as *mut Search)) };
@@ -168,7 +184,10 @@ mod caller {
                     segs.push((start, start + ph.p_memsz as usize));
                 }
             }
-            if segs.iter().any(|&(s, e)| search.addr >= s && search.addr < e) {
+            if segs
+                .iter()
+                .any(|&(s, e)| search.addr >= s && search.addr < e)
+            {
                 search.found = Some(segs);
                 return 1;
             }
@@ -218,14 +237,22 @@ mod caller {
         } else if !(within(&im.own, ip) || within(&im.python, ip)) || walk.frames >= MAX_FRAMES {
             walk.verdict = Some(false);
         }
-        if walk.verdict.is_some() { URC_NORMAL_STOP } else { URC_NO_REASON }
+        if walk.verdict.is_some() {
+            URC_NORMAL_STOP
+        } else {
+            URC_NO_REASON
+        }
     }
 
     /// True if the C stack, from here outwards, passes only through this
     /// extension and the interpreter before reaching the evaluation loop.
     pub(super) fn called_from_interpreter() -> bool {
         let Some(images) = images() else { return false };
-        let mut walk = Walk { images, frames: 0, verdict: None };
+        let mut walk = Walk {
+            images,
+            frames: 0,
+            verdict: None,
+        };
         // SAFETY: `step` only reads the unwinder's context and writes to
         // `walk`, which outlives the call.
         unsafe { _Unwind_Backtrace(step, (&mut walk as *mut Walk<'_>).cast()) };
@@ -233,7 +260,11 @@ mod caller {
     }
 }
 
-#[cfg(all(not(Py_3_14), not(Py_GIL_DISABLED), not(all(target_os = "linux", target_env = "gnu"))))]
+#[cfg(all(
+    not(Py_3_14),
+    not(Py_GIL_DISABLED),
+    not(all(target_os = "linux", target_env = "gnu"))
+))]
 mod caller {
     pub(super) fn available() -> Result<(), &'static str> {
         Err("this platform has no C-stack check; implicit donation needs CPython 3.14 here")
@@ -289,10 +320,22 @@ pub(crate) unsafe fn fill_view(
         (*view).len = len;
         (*view).readonly = 1;
         (*view).itemsize = itemsize as ffi::Py_ssize_t;
-        (*view).format = if want(ffi::PyBUF_FORMAT) { format.as_ptr() as *mut _ } else { std::ptr::null_mut() };
+        (*view).format = if want(ffi::PyBUF_FORMAT) {
+            format.as_ptr() as *mut _
+        } else {
+            std::ptr::null_mut()
+        };
         (*view).ndim = shape.len() as c_int;
-        (*view).shape = if want(ffi::PyBUF_ND) { state.shape.as_ptr() as *mut _ } else { std::ptr::null_mut() };
-        (*view).strides = if want(ffi::PyBUF_STRIDES) { state.strides.as_ptr() as *mut _ } else { std::ptr::null_mut() };
+        (*view).shape = if want(ffi::PyBUF_ND) {
+            state.shape.as_ptr() as *mut _
+        } else {
+            std::ptr::null_mut()
+        };
+        (*view).strides = if want(ffi::PyBUF_STRIDES) {
+            state.strides.as_ptr() as *mut _
+        } else {
+            std::ptr::null_mut()
+        };
         (*view).suboffsets = std::ptr::null_mut();
         (*view).internal = Box::into_raw(state) as *mut c_void;
     }

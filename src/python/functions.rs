@@ -17,7 +17,11 @@ use crate::{DType, UnaryOp};
 /// anything with the buffer protocol or `__array__`, another Tensor).
 #[pyfunction]
 #[pyo3(signature = (data, dtype = None))]
-pub(crate) fn tensor(py: Python<'_>, data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+pub(crate) fn tensor(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
     let d = dtype_arg(py, dtype)?;
     Ok(PyTensor::new(interop::to_tensor(py, data, d)?))
 }
@@ -53,12 +57,20 @@ pub(crate) fn asarray<'py>(
 #[pyfunction]
 pub(crate) fn from_numpy(py: Python<'_>, arr: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     if !arr.is_instance_of::<numpy::PyUntypedArray>() {
-        return Err(PyTypeError::new_err(format!("from_numpy expects a numpy.ndarray, not {}", arr.get_type().name()?)));
+        return Err(PyTypeError::new_err(format!(
+            "from_numpy expects a numpy.ndarray, not {}",
+            arr.get_type().name()?
+        )));
     }
     Ok(PyTensor::new(interop::to_tensor(py, arr, None)?))
 }
 
-fn filled(py: Python<'_>, shape: &Bound<'_, PyAny>, value: Scalar, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+fn filled(
+    py: Python<'_>,
+    shape: &Bound<'_, PyAny>,
+    value: Scalar,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
     let shape = shape_arg(shape)?;
     let d = dtype_arg(py, dtype)?.unwrap_or(DType::F32);
     check_scalar(value, d)?;
@@ -69,16 +81,26 @@ fn filled(py: Python<'_>, shape: &Bound<'_, PyAny>, value: Scalar, dtype: Option
 /// Zeros of `shape` (default dtype float32).
 #[pyfunction]
 #[pyo3(signature = (shape, dtype = None))]
-pub(crate) fn zeros(py: Python<'_>, shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+pub(crate) fn zeros(
+    py: Python<'_>,
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
     let shape = shape_arg(shape)?;
     let d = dtype_arg(py, dtype)?.unwrap_or(DType::F32);
-    Ok(PyTensor::new(py.detach(|| AnyTensor::zeros(d, &shape)).py()?))
+    Ok(PyTensor::new(
+        py.detach(|| AnyTensor::zeros(d, &shape)).py()?,
+    ))
 }
 
 /// Ones of `shape` (default dtype float32).
 #[pyfunction]
 #[pyo3(signature = (shape, dtype = None))]
-pub(crate) fn ones(py: Python<'_>, shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+pub(crate) fn ones(
+    py: Python<'_>,
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
     filled(py, shape, Scalar::Int(1), dtype)
 }
 
@@ -87,7 +109,11 @@ pub(crate) fn ones(py: Python<'_>, shape: &Bound<'_, PyAny>, dtype: Option<&Boun
 /// are zero anyway.
 #[pyfunction]
 #[pyo3(signature = (shape, dtype = None))]
-pub(crate) fn empty(py: Python<'_>, shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+pub(crate) fn empty(
+    py: Python<'_>,
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
     zeros(py, shape, dtype)
 }
 
@@ -100,7 +126,8 @@ pub(crate) fn full(
     value: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
-    let v = interop::scalar_arg(value)?.ok_or_else(|| PyTypeError::new_err("full: value must be a Python number"))?;
+    let v = interop::scalar_arg(value)?
+        .ok_or_else(|| PyTypeError::new_err("full: value must be a Python number"))?;
     filled(py, shape, v, dtype)
 }
 
@@ -122,13 +149,24 @@ pub(crate) fn arange(
         match interop::scalar_arg(a)? {
             Some(Scalar::Int(_)) => {}
             Some(Scalar::Float(_)) => all_int = false,
-            None => return Err(PyTypeError::new_err("arange: arguments must be Python numbers")),
+            None => {
+                return Err(PyTypeError::new_err(
+                    "arange: arguments must be Python numbers",
+                ))
+            }
         }
     }
     let target = d.unwrap_or(if all_int { DType::I64 } else { DType::F32 });
     let np = interop::numpy(py)?;
     let kwargs = PyDict::new(py);
-    kwargs.set_item("dtype", if target.is_float() { "float64" } else { "int64" })?;
+    kwargs.set_item(
+        "dtype",
+        if target.is_float() {
+            "float64"
+        } else {
+            "int64"
+        },
+    )?;
     let pos = pyo3::types::PyTuple::new(py, args)?;
     let arr = np.getattr("arange")?.call(pos, Some(&kwargs))?;
     Ok(PyTensor::new(interop::to_tensor(py, &arr, Some(target))?))
@@ -148,23 +186,45 @@ unary_fn!(relu => Relu, neg => Neg, abs => Abs, exp => Exp, log => Log, sqrt => 
 #[pyfunction]
 #[pyo3(signature = (x, axis = None, keepdims = false))]
 pub(crate) fn sum(x: &Bound<'_, PyAny>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
-    ops::reduce(x.py(), Reduction::Sum, require_input(x, "sum")?, axis, keepdims)
+    ops::reduce(
+        x.py(),
+        Reduction::Sum,
+        require_input(x, "sum")?,
+        axis,
+        keepdims,
+    )
 }
 
 #[pyfunction]
 #[pyo3(signature = (x, axis = None, keepdims = false))]
-pub(crate) fn mean(x: &Bound<'_, PyAny>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
-    ops::reduce(x.py(), Reduction::Mean, require_input(x, "mean")?, axis, keepdims)
+pub(crate) fn mean(
+    x: &Bound<'_, PyAny>,
+    axis: Option<isize>,
+    keepdims: bool,
+) -> PyResult<PyTensor> {
+    ops::reduce(
+        x.py(),
+        Reduction::Mean,
+        require_input(x, "mean")?,
+        axis,
+        keepdims,
+    )
 }
 
 #[pyfunction]
 #[pyo3(signature = (x, axis = None, keepdims = false))]
 pub(crate) fn max(x: &Bound<'_, PyAny>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
-    ops::reduce(x.py(), Reduction::Max, require_input(x, "max")?, axis, keepdims)
+    ops::reduce(
+        x.py(),
+        Reduction::Max,
+        require_input(x, "max")?,
+        axis,
+        keepdims,
+    )
 }
 
 #[pyfunction]
-#[pyo3(signature = (x, axis = -1))]
+#[pyo3(signature = (x, axis = -1), text_signature = "(x, axis=-1)")]
 pub(crate) fn softmax(x: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTensor> {
     ops::softmax(x.py(), require_input(x, "softmax")?, axis)
 }
@@ -178,14 +238,24 @@ pub(crate) fn layer_norm(
     eps: f64,
 ) -> PyResult<PyTensor> {
     let xi = require_input(x, "layer_norm")?;
-    let g = gamma.filter(|g| !g.is_none()).map(|g| require_input(g, "layer_norm")).transpose()?;
-    let b = beta.filter(|b| !b.is_none()).map(|b| require_input(b, "layer_norm")).transpose()?;
+    let g = gamma
+        .filter(|g| !g.is_none())
+        .map(|g| require_input(g, "layer_norm"))
+        .transpose()?;
+    let b = beta
+        .filter(|b| !b.is_none())
+        .map(|b| require_input(b, "layer_norm"))
+        .transpose()?;
     ops::layer_norm(x.py(), xi, g, b, eps)
 }
 
 #[pyfunction]
 pub(crate) fn matmul(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-    ops::matmul(a.py(), require_input(a, "matmul")?, require_input(b, "matmul")?)
+    ops::matmul(
+        a.py(),
+        require_input(a, "matmul")?,
+        require_input(b, "matmul")?,
+    )
 }
 
 /// Process-wide tensor memory counters (bytes and counts).

@@ -1,7 +1,10 @@
 //! Conversions between Python objects and tensors: dtypes, shapes, NumPy
 //! arrays, nested lists, scalars, and the read-only NumPy view.
 
-use numpy::{PyArrayDescr, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
+use numpy::{
+    PyArrayDescr, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
+    PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -14,7 +17,9 @@ use crate::{DType, Tensor};
 /// The `numpy` module, imported once.
 pub(crate) fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
     static NUMPY: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
-    Ok(NUMPY.get_or_try_init(py, || py.import("numpy").map(Bound::unbind))?.bind(py))
+    Ok(NUMPY
+        .get_or_try_init(py, || py.import("numpy").map(Bound::unbind))?
+        .bind(py))
 }
 
 /// NumPy's dtype object for `d`.
@@ -37,14 +42,14 @@ fn dtype_of_descr(d: &Bound<'_, PyArrayDescr>, from_python: bool) -> PyResult<DT
         (b'i', 4) => DType::I32,
         (b'i', 8) => DType::I64,
         (b'b', _) | (b'i', 1 | 2) | (b'u', 1 | 2 | 4) => DType::I64,
-        (b'O', _) => {
-            return Err(PyTypeError::new_err(
-                "object arrays are not supported; convert with .astype(...) to a numeric dtype first",
-            ))
-        }
+        (b'O', _) => return Err(PyTypeError::new_err(
+            "object arrays are not supported; convert with .astype(...) to a numeric dtype first",
+        )),
         _ => {
             let name: String = d.str()?.extract()?;
-            return Err(PyTypeError::new_err(format!("unsupported dtype {name}; {SUPPORTED}")));
+            return Err(PyTypeError::new_err(format!(
+                "unsupported dtype {name}; {SUPPORTED}"
+            )));
         }
     })
 }
@@ -52,21 +57,29 @@ fn dtype_of_descr(d: &Bound<'_, PyArrayDescr>, from_python: bool) -> PyResult<DT
 /// A `dtype=` argument: `None`, a donate/NumPy dtype, a scalar type or a
 /// name. Anything else (including non-native byte order) is a `TypeError`.
 pub(crate) fn dtype_arg(py: Python<'_>, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
-    let Some(obj) = obj.filter(|o| !o.is_none()) else { return Ok(None) };
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(None);
+    };
     if let Ok(s) = obj.extract::<String>() {
         if let Some(d) = DType::parse(&s) {
             return Ok(Some(d));
         }
     }
-    let descr = PyArrayDescr::new(py, obj)
-        .map_err(|_| PyTypeError::new_err(format!("unsupported dtype {}; {SUPPORTED}", obj.repr().map(|r| r.to_string()).unwrap_or_default())))?;
+    let descr = PyArrayDescr::new(py, obj).map_err(|_| {
+        PyTypeError::new_err(format!(
+            "unsupported dtype {}; {SUPPORTED}",
+            obj.repr().map(|r| r.to_string()).unwrap_or_default()
+        ))
+    })?;
     for d in [DType::F32, DType::F64, DType::I32, DType::I64] {
         if descr.is_equiv_to(&np_dtype(py, d)) {
             return Ok(Some(d));
         }
     }
     let name: String = descr.str()?.extract()?;
-    Err(PyTypeError::new_err(format!("unsupported dtype {name}; {SUPPORTED}")))
+    Err(PyTypeError::new_err(format!(
+        "unsupported dtype {name}; {SUPPORTED}"
+    )))
 }
 
 /// A shape argument: an int or a sequence of ints, none negative.
@@ -78,7 +91,9 @@ pub(crate) fn shape_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
             .map(|d| {
                 let d = d?;
                 if d.is_instance_of::<PyFloat>() {
-                    return Err(PyTypeError::new_err("shape entries must be integers, not float"));
+                    return Err(PyTypeError::new_err(
+                        "shape entries must be integers, not float",
+                    ));
                 }
                 d.extract::<i64>()
             })
@@ -92,7 +107,9 @@ pub(crate) fn shape_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
     dims.into_iter()
         .map(|d| {
             if d < 0 {
-                Err(PyValueError::new_err(format!("negative dimensions are not allowed (got {d})")))
+                Err(PyValueError::new_err(format!(
+                    "negative dimensions are not allowed (got {d})"
+                )))
             } else {
                 usize::try_from(d).map_err(|_| PyOverflowError::new_err("dimension too large"))
             }
@@ -107,9 +124,12 @@ pub(crate) fn scalar_arg(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
         return Ok(Some(Scalar::Int(obj.extract::<bool>()? as i64)));
     }
     if obj.is_instance_of::<PyInt>() {
-        return obj.extract::<i64>().map(|v| Some(Scalar::Int(v))).map_err(|_| {
-            PyOverflowError::new_err(format!("Python integer {obj} is out of bounds for int64"))
-        });
+        return obj
+            .extract::<i64>()
+            .map(|v| Some(Scalar::Int(v)))
+            .map_err(|_| {
+                PyOverflowError::new_err(format!("Python integer {obj} is out of bounds for int64"))
+            });
     }
     if obj.is_instance_of::<PyFloat>() {
         return Ok(Some(Scalar::Float(obj.extract::<f64>()?)));
@@ -121,12 +141,12 @@ pub(crate) fn scalar_arg(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
 /// `int32_array + 2**40`).
 pub(crate) fn check_scalar(s: Scalar, dtype: DType) -> PyResult<()> {
     match (s, dtype) {
-        (Scalar::Int(v), DType::I32) if i32::try_from(v).is_err() => {
-            Err(PyOverflowError::new_err(format!("Python integer {v} is out of bounds for int32")))
-        }
-        (Scalar::Float(v), DType::I32 | DType::I64) if !v.is_finite() => {
-            Err(PyValueError::new_err(format!("cannot convert float {v} to an integer")))
-        }
+        (Scalar::Int(v), DType::I32) if i32::try_from(v).is_err() => Err(PyOverflowError::new_err(
+            format!("Python integer {v} is out of bounds for int32"),
+        )),
+        (Scalar::Float(v), DType::I32 | DType::I64) if !v.is_finite() => Err(
+            PyValueError::new_err(format!("cannot convert float {v} to an integer")),
+        ),
         _ => Ok(()),
     }
 }
@@ -144,7 +164,11 @@ pub(crate) fn is_numpy(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<bool>
 /// numbers. `dtype` converts; without it NumPy's dtype is kept (float16 →
 /// float32, small and unsigned ints → int64) and Python floats become
 /// float32.
-pub(crate) fn to_tensor(py: Python<'_>, obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<AnyTensor> {
+pub(crate) fn to_tensor(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    dtype: Option<DType>,
+) -> PyResult<AnyTensor> {
     if let Ok(t) = obj.cast::<super::tensor::PyTensor>() {
         let src = super::operands::read(py, t.get())?;
         return match dtype {
@@ -153,7 +177,9 @@ pub(crate) fn to_tensor(py: Python<'_>, obj: &Bound<'_, PyAny>, dtype: Option<DT
         };
     }
     if obj.is_instance_of::<super::ownership::PyDonated>() {
-        return Err(PyTypeError::new_err("a Donated wrapper is not data; pass the tensor itself"));
+        return Err(PyTypeError::new_err(
+            "a Donated wrapper is not data; pass the tensor itself",
+        ));
     }
     let np = numpy(py)?;
     let from_python = !is_numpy(py, obj)?
@@ -161,8 +187,14 @@ pub(crate) fn to_tensor(py: Python<'_>, obj: &Bound<'_, PyAny>, dtype: Option<DT
             || obj.is_instance_of::<PyTuple>()
             || obj.is_instance_of::<PyInt>()
             || obj.is_instance_of::<PyFloat>());
-    let arr = if obj.is_instance_of::<PyUntypedArray>() { obj.clone() } else { np.call_method1("asarray", (obj,))? };
-    let arr = arr.cast_into::<PyUntypedArray>().map_err(|e| PyTypeError::new_err(e.to_string()))?;
+    let arr = if obj.is_instance_of::<PyUntypedArray>() {
+        obj.clone()
+    } else {
+        np.call_method1("asarray", (obj,))?
+    };
+    let arr = arr
+        .cast_into::<PyUntypedArray>()
+        .map_err(|e| PyTypeError::new_err(e.to_string()))?;
     let target = match dtype {
         Some(d) => {
             if arr.dtype().kind() == b'O' {

@@ -64,7 +64,10 @@ pub(crate) struct Input<'py> {
 
 impl<'py> Input<'py> {
     pub(crate) fn kept(t: Bound<'py, PyTensor>) -> Self {
-        Input { src: Source::Tensor(t), offer: Offer::Keep }
+        Input {
+            src: Source::Tensor(t),
+            offer: Offer::Keep,
+        }
     }
 
     pub(crate) fn scalar(&self) -> Option<Scalar> {
@@ -155,7 +158,12 @@ fn warn(py: Python<'_>, op: &str, label: &str, t: &AnyTensor, why: &Refusal) -> 
         t.dtype(),
         shape.join(", ")
     );
-    PyErr::warn(py, &py.get_type::<DonationWarning>(), &std::ffi::CString::new(msg).unwrap_or_default(), 1)
+    PyErr::warn(
+        py,
+        &py.get_type::<DonationWarning>(),
+        &std::ffi::CString::new(msg).unwrap_or_default(),
+        1,
+    )
 }
 
 /// Run `f` over the operands. See the [module docs](self) for the steps.
@@ -181,16 +189,30 @@ where
         match &input.src {
             Source::Scalar(s) => held.push(Held::Scalar(*s)),
             Source::Temp(t) => {
-                let t = if t.dtype() == dtype { t.clone() } else { t.cast(dtype).py()? };
+                let t = if t.dtype() == dtype {
+                    t.clone()
+                } else {
+                    t.cast(dtype).py()?
+                };
                 held.push(Held::Own(t, Reuse::Implicit));
             }
             Source::Tensor(obj) => {
                 let t = read(py, obj.get())?;
-                let same = inputs[..i].iter().any(|o| matches!(&o.src, Source::Tensor(p) if p.is(obj)));
-                let same_later = inputs[i + 1..].iter().any(|o| matches!(&o.src, Source::Tensor(p) if p.is(obj)));
+                let same = inputs[..i]
+                    .iter()
+                    .any(|o| matches!(&o.src, Source::Tensor(p) if p.is(obj)));
+                let same_later = inputs[i + 1..]
+                    .iter()
+                    .any(|o| matches!(&o.src, Source::Tensor(p) if p.is(obj)));
                 if t.dtype() != dtype {
                     if input.offer == Offer::Explicit {
-                        refusals.push((i, Refusal::DType { operand: t.dtype(), result: dtype }));
+                        refusals.push((
+                            i,
+                            Refusal::DType {
+                                operand: t.dtype(),
+                                result: dtype,
+                            },
+                        ));
                     }
                     held.push(Held::Own(t.cast(dtype).py()?, Reuse::Implicit));
                     continue;
@@ -212,18 +234,25 @@ where
     // 2. Plan: the leftmost fitting operand receives the result. A buffer
     // the bindings made (Own) is taken by the core before any later one.
     let mut target = None;
-    let mut first_own = held.iter().position(|h| matches!(h, Held::Own(t, _) if Some(t.shape()) == result_shape(reuses)));
+    let mut first_own = held
+        .iter()
+        .position(|h| matches!(h, Held::Own(t, _) if Some(t.shape()) == result_shape(reuses)));
     for &i in &candidates {
         let Held::Read(t) = &held[i] else { continue };
         let explicit = inputs[i].offer == Offer::Explicit;
         let reason = match reuses {
             Reuses::Never(name) => Some(Refusal::NewBuffer(name)),
-            Reuses::Into(shape) if t.shape() != shape => {
-                Some(Refusal::Shape { operand: t.shape().to_vec(), result: shape.to_vec() })
+            Reuses::Into(shape) if t.shape() != shape => Some(Refusal::Shape {
+                operand: t.shape().to_vec(),
+                result: shape.to_vec(),
+            }),
+            _ if target.is_some() || first_own.is_some_and(|o| o < i) => {
+                Some(Refusal::OtherOperandUsed)
             }
-            _ if target.is_some() || first_own.is_some_and(|o| o < i) => Some(Refusal::OtherOperandUsed),
             _ => {
-                let Source::Tensor(obj) = &inputs[i].src else { continue };
+                let Source::Tensor(obj) = &inputs[i].src else {
+                    continue;
+                };
                 let s = lock(py, &obj.get().slot).ownership();
                 // Our own clone is one of the handles.
                 if s.handles == 2 && s.exports == 0 && !s.writer && !s.donated {
@@ -232,7 +261,10 @@ where
                 } else if s.writer {
                     Some(Refusal::Busy)
                 } else {
-                    Some(Refusal::Shared { handles: s.handles.saturating_sub(1), exports: s.exports })
+                    Some(Refusal::Shared {
+                        handles: s.handles.saturating_sub(1),
+                        exports: s.exports,
+                    })
                 }
             }
         };
@@ -246,13 +278,25 @@ where
             Held::Read(t) | Held::Own(t, _) => t.clone(),
             Held::Scalar(_) => continue,
         };
-        warn(py, op, labels.get(*i).copied().unwrap_or("an operand"), &t, r)?;
+        warn(
+            py,
+            op,
+            labels.get(*i).copied().unwrap_or("an operand"),
+            &t,
+            r,
+        )?;
     }
 
     // 3. Claim.
     if let Some(i) = target {
-        let Source::Tensor(obj) = &inputs[i].src else { unreachable!("targets are tensors") };
-        let kind = if inputs[i].offer == Offer::Explicit { Reuse::Explicit } else { Reuse::Implicit };
+        let Source::Tensor(obj) = &inputs[i].src else {
+            unreachable!("targets are tensors")
+        };
+        let kind = if inputs[i].offer == Offer::Explicit {
+            Reuse::Explicit
+        } else {
+            Reuse::Implicit
+        };
         let mut g = lock(py, &obj.get().slot);
         let shape = g.shape().to_vec();
         held[i] = Held::Scalar(Scalar::Int(0)); // drop our clone while locked
@@ -266,12 +310,20 @@ where
                 drop(g);
                 if kind == Reuse::Explicit {
                     let r = match e {
-                        crate::Error::NotDonatable { handles, exports } => Refusal::Shared { handles, exports },
+                        crate::Error::NotDonatable { handles, exports } => {
+                            Refusal::Shared { handles, exports }
+                        }
                         crate::Error::AlreadyDonated { .. } => Refusal::Donated,
                         _ => Refusal::Busy,
                     };
                     if let Held::Read(t) = &held[i] {
-                        warn(py, op, labels.get(i).copied().unwrap_or("an operand"), t, &r)?;
+                        warn(
+                            py,
+                            op,
+                            labels.get(i).copied().unwrap_or("an operand"),
+                            t,
+                            &r,
+                        )?;
                     }
                 }
             }

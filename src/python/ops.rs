@@ -30,18 +30,34 @@ fn tensor_of(h: &Held) -> &AnyTensor {
 /// The dtype of a float-only op's result for an input dtype: integers are
 /// computed in float64, as NumPy's ufuncs do.
 fn float_result(d: DType) -> DType {
-    if d.is_float() { d } else { DType::F64 }
+    if d.is_float() {
+        d
+    } else {
+        DType::F64
+    }
 }
 
 /// `op(x)`, element-wise.
 pub(crate) fn unary(py: Python<'_>, op: UnaryOp, x: Input<'_>) -> PyResult<PyTensor> {
     let d = x.dtype().unwrap_or(DType::F32);
-    let dtype = if op.supports_int() { d } else { float_result(d) };
+    let dtype = if op.supports_int() {
+        d
+    } else {
+        float_result(d)
+    };
     let shape = x.shape().to_vec();
-    let out = operands::run(py, op.name(), INPUT, vec![x], dtype, Reuses::Into(&shape), move |h| {
-        let x = slots(h).remove(0);
-        for_dtype!(dtype, T => Ok(core_unary::unary::<T>(op, x.typed::<T>(op.name())?)?.0.into()))
-    })?;
+    let out = operands::run(
+        py,
+        op.name(),
+        INPUT,
+        vec![x],
+        dtype,
+        Reuses::Into(&shape),
+        move |h| {
+            let x = slots(h).remove(0);
+            for_dtype!(dtype, T => Ok(core_unary::unary::<T>(op, x.typed::<T>(op.name())?)?.0.into()))
+        },
+    )?;
     Ok(PyTensor::new(out))
 }
 
@@ -57,9 +73,18 @@ pub(crate) fn binary_dtype(op: BinaryOp, a: &Input<'_>, b: &Input<'_>) -> PyResu
         (Some(x), Some(y), _, _) => DType::promote(x, y),
         (Some(x), None, _, Some(s)) => weak(x, s),
         (None, Some(y), Some(s), _) => weak(y, s),
-        _ => return Err(PyTypeError::new_err(format!("{}: at least one operand must be a tensor", op.name()))),
+        _ => {
+            return Err(PyTypeError::new_err(format!(
+                "{}: at least one operand must be a tensor",
+                op.name()
+            )))
+        }
     };
-    let d = if op == BinaryOp::Div { float_result(d) } else { d };
+    let d = if op == BinaryOp::Div {
+        float_result(d)
+    } else {
+        d
+    };
     for s in [a.scalar(), b.scalar()].into_iter().flatten() {
         check_scalar(s, d)?;
     }
@@ -67,22 +92,45 @@ pub(crate) fn binary_dtype(op: BinaryOp, a: &Input<'_>, b: &Input<'_>) -> PyResu
 }
 
 /// `a op b` with broadcasting.
-pub(crate) fn binary(py: Python<'_>, op: BinaryOp, a: Input<'_>, b: Input<'_>) -> PyResult<PyTensor> {
+pub(crate) fn binary(
+    py: Python<'_>,
+    op: BinaryOp,
+    a: Input<'_>,
+    b: Input<'_>,
+) -> PyResult<PyTensor> {
     let dtype = binary_dtype(op, &a, &b)?;
     let shape = broadcast_shapes(op.name(), a.shape(), b.shape()).py()?;
-    let out = operands::run(py, op.name(), TWO, vec![a, b], dtype, Reuses::Into(&shape), move |h| {
-        let mut s = slots(h);
-        let (b, a) = (s.pop().expect("two operands"), s.pop().expect("two operands"));
-        for_dtype!(dtype, T => Ok(core_binary::binary::<T>(op, a.typed::<T>(op.name())?, b.typed::<T>(op.name())?)?.0.into()))
-    })?;
+    let out = operands::run(
+        py,
+        op.name(),
+        TWO,
+        vec![a, b],
+        dtype,
+        Reuses::Into(&shape),
+        move |h| {
+            let mut s = slots(h);
+            let (b, a) = (
+                s.pop().expect("two operands"),
+                s.pop().expect("two operands"),
+            );
+            for_dtype!(dtype, T => Ok(core_binary::binary::<T>(op, a.typed::<T>(op.name())?, b.typed::<T>(op.name())?)?.0.into()))
+        },
+    )?;
     Ok(PyTensor::new(out))
 }
 
 /// An operator: `me op other` (or `other op me` when `reflected`);
 /// `NotImplemented` for operand types we do not handle.
-pub(crate) fn binary_dunder(me: Input<'_>, other: &Bound<'_, PyAny>, op: BinaryOp, reflected: bool) -> PyResult<Py<PyAny>> {
+pub(crate) fn binary_dunder(
+    me: Input<'_>,
+    other: &Bound<'_, PyAny>,
+    op: BinaryOp,
+    reflected: bool,
+) -> PyResult<Py<PyAny>> {
     let py = other.py();
-    let Some(o) = input_from(other)? else { return Ok(py.NotImplemented()) };
+    let Some(o) = input_from(other)? else {
+        return Ok(py.NotImplemented());
+    };
     let (a, b) = if reflected { (o, me) } else { (me, o) };
     Ok(Py::new(py, binary(py, op, a, b)?)?.into_any())
 }
@@ -91,14 +139,29 @@ pub(crate) fn binary_dunder(me: Input<'_>, other: &Bound<'_, PyAny>, op: BinaryO
 pub(crate) fn matmul(py: Python<'_>, a: Input<'_>, b: Input<'_>) -> PyResult<PyTensor> {
     let dtype = match (a.dtype(), b.dtype()) {
         (Some(x), Some(y)) => DType::promote(x, y),
-        _ => return Err(PyTypeError::new_err("matmul: operands must be tensors or arrays, not scalars")),
+        _ => {
+            return Err(PyTypeError::new_err(
+                "matmul: operands must be tensors or arrays, not scalars",
+            ))
+        }
     };
     nn::matmul_shapes(a.shape(), b.shape()).py()?;
-    let out = operands::run(py, "matmul", TWO, vec![a, b], dtype, Reuses::Never("matmul"), move |h| {
-        let mut s = slots(h);
-        let (b, a) = (s.pop().expect("two operands"), s.pop().expect("two operands"));
-        for_dtype!(dtype, T => Ok(nn::matmul::<T>(a.typed::<T>("matmul")?, b.typed::<T>("matmul")?)?.0.into()))
-    })?;
+    let out = operands::run(
+        py,
+        "matmul",
+        TWO,
+        vec![a, b],
+        dtype,
+        Reuses::Never("matmul"),
+        move |h| {
+            let mut s = slots(h);
+            let (b, a) = (
+                s.pop().expect("two operands"),
+                s.pop().expect("two operands"),
+            );
+            for_dtype!(dtype, T => Ok(nn::matmul::<T>(a.typed::<T>("matmul")?, b.typed::<T>("matmul")?)?.0.into()))
+        },
+    )?;
     Ok(PyTensor::new(out))
 }
 
@@ -112,32 +175,51 @@ pub(crate) enum Reduction {
 
 /// `sum`/`mean`/`max` over one axis or all. Like NumPy, integer sums are
 /// int64 and integer means float64.
-pub(crate) fn reduce(py: Python<'_>, which: Reduction, x: Input<'_>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
+pub(crate) fn reduce(
+    py: Python<'_>,
+    which: Reduction,
+    x: Input<'_>,
+    axis: Option<isize>,
+    keepdims: bool,
+) -> PyResult<PyTensor> {
     let d = x.dtype().unwrap_or(DType::F32);
     let (name, dtype) = match which {
         Reduction::Sum => ("sum", if d.is_float() { d } else { DType::I64 }),
         Reduction::Mean => ("mean", float_result(d)),
         Reduction::Max => ("max", d),
     };
-    let out = operands::run(py, name, INPUT, vec![x], dtype, Reuses::Never(name), move |h| {
-        let t = tensor_of(&h[0]);
-        match which {
-            Reduction::Sum => each!(t, t => t.sum(axis, keepdims).map(AnyTensor::from)),
-            Reduction::Max => each!(t, t => t.max(axis, keepdims).map(AnyTensor::from)),
-            Reduction::Mean => match t {
-                AnyTensor::F32(t) => t.mean(axis, keepdims).map(AnyTensor::from),
-                AnyTensor::F64(t) => t.mean(axis, keepdims).map(AnyTensor::from),
-                other => Err(Error::UnsupportedDType { op: "mean", dtype: other.dtype() }),
-            },
-        }
-    })?;
+    let out = operands::run(
+        py,
+        name,
+        INPUT,
+        vec![x],
+        dtype,
+        Reuses::Never(name),
+        move |h| {
+            let t = tensor_of(&h[0]);
+            match which {
+                Reduction::Sum => each!(t, t => t.sum(axis, keepdims).map(AnyTensor::from)),
+                Reduction::Max => each!(t, t => t.max(axis, keepdims).map(AnyTensor::from)),
+                Reduction::Mean => match t {
+                    AnyTensor::F32(t) => t.mean(axis, keepdims).map(AnyTensor::from),
+                    AnyTensor::F64(t) => t.mean(axis, keepdims).map(AnyTensor::from),
+                    other => Err(Error::UnsupportedDType {
+                        op: "mean",
+                        dtype: other.dtype(),
+                    }),
+                },
+            }
+        },
+    )?;
     Ok(PyTensor::new(out))
 }
 
 fn float_only(op: &'static str, x: &Input<'_>) -> PyResult<DType> {
     match x.dtype() {
         Some(d) if d.is_float() => Ok(d),
-        Some(d) => Err(PyTypeError::new_err(format!("{op} needs a float tensor, got {d}"))),
+        Some(d) => Err(PyTypeError::new_err(format!(
+            "{op} needs a float tensor, got {d}"
+        ))),
         None => Err(PyTypeError::new_err(format!("{op} needs a tensor"))),
     }
 }
@@ -149,16 +231,26 @@ pub(crate) fn softmax(py: Python<'_>, x: Input<'_>, axis: isize) -> PyResult<PyT
     let nd = x.shape().len().max(1);
     let a = crate::shape::normalize_axis(axis, nd).py()?;
     if a + 1 != nd {
-        return Err(PyValueError::new_err(format!("softmax: only the last axis is supported (got axis {axis} of {nd})")));
+        return Err(PyValueError::new_err(format!(
+            "softmax: only the last axis is supported (got axis {axis} of {nd})"
+        )));
     }
     let shape = x.shape().to_vec();
-    let out = operands::run(py, "softmax", INPUT, vec![x], dtype, Reuses::Into(&shape), move |h| {
-        let x = slots(h).remove(0);
-        match dtype {
-            DType::F32 => Ok(nn::softmax::<f32>(x.typed("softmax")?, axis)?.0.into()),
-            _ => Ok(nn::softmax::<f64>(x.typed("softmax")?, axis)?.0.into()),
-        }
-    })?;
+    let out = operands::run(
+        py,
+        "softmax",
+        INPUT,
+        vec![x],
+        dtype,
+        Reuses::Into(&shape),
+        move |h| {
+            let x = slots(h).remove(0);
+            match dtype {
+                DType::F32 => Ok(nn::softmax::<f32>(x.typed("softmax")?, axis)?.0.into()),
+                _ => Ok(nn::softmax::<f64>(x.typed("softmax")?, axis)?.0.into()),
+            }
+        },
+    )?;
     Ok(PyTensor::new(out))
 }
 
@@ -174,10 +266,14 @@ pub(crate) fn layer_norm<'py>(
     let dtype = float_only("layer_norm", &x)?;
     let shape = x.shape().to_vec();
     let Some(&row) = shape.last() else {
-        return Err(PyValueError::new_err("layer_norm needs a tensor with at least one axis"));
+        return Err(PyValueError::new_err(
+            "layer_norm needs a tensor with at least one axis",
+        ));
     };
     if !(eps >= 0.0) {
-        return Err(PyValueError::new_err(format!("layer_norm: eps must be >= 0, got {eps}")));
+        return Err(PyValueError::new_err(format!(
+            "layer_norm: eps must be >= 0, got {eps}"
+        )));
     }
     let mut inputs = vec![x];
     let mut labels = vec!["the input"];
@@ -185,34 +281,57 @@ pub(crate) fn layer_norm<'py>(
     for (p, name) in [(gamma, "gamma"), (beta, "beta")] {
         if let Some(mut p) = p {
             if p.shape() != [row] {
-                return Err(PyValueError::new_err(format!("layer_norm: {name} must have shape ({row},), got {:?}", p.shape())));
+                return Err(PyValueError::new_err(format!(
+                    "layer_norm: {name} must have shape ({row},), got {:?}",
+                    p.shape()
+                )));
             }
             if p.scalar().is_some() {
-                return Err(PyTypeError::new_err(format!("layer_norm: {name} must be a tensor")));
+                return Err(PyTypeError::new_err(format!(
+                    "layer_norm: {name} must be a tensor"
+                )));
             }
             p.offer = Offer::Keep;
             inputs.push(p);
             labels.push(if name == "gamma" { "gamma" } else { "beta" });
         }
     }
-    let out = operands::run(py, "layer_norm", &labels, inputs, dtype, Reuses::Into(&shape), move |h| {
-        let mut it = h.iter_mut();
-        let x = it.next().expect("input");
-        let g = if has_g { it.next().map(|h| &*h) } else { None };
-        let b = if has_b { it.next().map(|h| &*h) } else { None };
-        fn typed<'a, T: PyElem>(h: Option<&'a Held>) -> Option<&'a Tensor<T>> {
-            h.and_then(|h| T::peel(tensor_of(h)))
-        }
-        let x = match x {
-            Held::Own(t, r) => super::any::Slot::Owned(t, *r),
-            Held::Read(t) => super::any::Slot::Ref(t),
-            Held::Scalar(s) => super::any::Slot::Scalar(*s),
-        };
-        match dtype {
-            DType::F32 => Ok(nn::layer_norm::<f32>(x.typed("layer_norm")?, typed(g), typed(b), eps)?.0.into()),
-            _ => Ok(nn::layer_norm::<f64>(x.typed("layer_norm")?, typed(g), typed(b), eps)?.0.into()),
-        }
-    })?;
+    let out = operands::run(
+        py,
+        "layer_norm",
+        &labels,
+        inputs,
+        dtype,
+        Reuses::Into(&shape),
+        move |h| {
+            let mut it = h.iter_mut();
+            let x = it.next().expect("input");
+            let g = if has_g { it.next().map(|h| &*h) } else { None };
+            let b = if has_b { it.next().map(|h| &*h) } else { None };
+            fn typed<'a, T: PyElem>(h: Option<&'a Held>) -> Option<&'a Tensor<T>> {
+                h.and_then(|h| T::peel(tensor_of(h)))
+            }
+            let x = match x {
+                Held::Own(t, r) => super::any::Slot::Owned(t, *r),
+                Held::Read(t) => super::any::Slot::Ref(t),
+                Held::Scalar(s) => super::any::Slot::Scalar(*s),
+            };
+            match dtype {
+                DType::F32 => {
+                    Ok(
+                        nn::layer_norm::<f32>(x.typed("layer_norm")?, typed(g), typed(b), eps)?
+                            .0
+                            .into(),
+                    )
+                }
+                _ => Ok(
+                    nn::layer_norm::<f64>(x.typed("layer_norm")?, typed(g), typed(b), eps)?
+                        .0
+                        .into(),
+                ),
+            }
+        },
+    )?;
     Ok(PyTensor::new(out))
 }
 
@@ -223,20 +342,26 @@ pub(crate) fn reshape_target(numel: usize, dims: &[i64]) -> PyResult<Vec<usize>>
     for (i, &d) in dims.iter().enumerate() {
         if d == -1 {
             if infer.replace(i).is_some() {
-                return Err(PyValueError::new_err("reshape: can only specify one unknown dimension (-1)"));
+                return Err(PyValueError::new_err(
+                    "reshape: can only specify one unknown dimension (-1)",
+                ));
             }
         } else if d < 0 {
-            return Err(PyValueError::new_err(format!("reshape: negative dimension {d}")));
+            return Err(PyValueError::new_err(format!(
+                "reshape: negative dimension {d}"
+            )));
         } else {
-            known = known
-                .checked_mul(d as usize)
-                .ok_or_else(|| pyo3::exceptions::PyOverflowError::new_err("reshape: dimensions overflow"))?;
+            known = known.checked_mul(d as usize).ok_or_else(|| {
+                pyo3::exceptions::PyOverflowError::new_err("reshape: dimensions overflow")
+            })?;
         }
     }
     let mut out: Vec<usize> = dims.iter().map(|&d| d.max(0) as usize).collect();
     if let Some(i) = infer {
         if known == 0 || numel % known != 0 {
-            return Err(PyValueError::new_err(format!("cannot reshape a tensor of size {numel} into shape {dims:?}")));
+            return Err(PyValueError::new_err(format!(
+                "cannot reshape a tensor of size {numel} into shape {dims:?}"
+            )));
         }
         out[i] = numel / known;
     }
@@ -246,7 +371,9 @@ pub(crate) fn reshape_target(numel: usize, dims: &[i64]) -> PyResult<Vec<usize>>
 /// `reshape`: shares the buffer with `x`; a temporary's buffer moves into
 /// the result instead, so the result is exclusive.
 pub(crate) fn reshape(py: Python<'_>, x: Input<'_>, shape: &[usize]) -> PyResult<PyTensor> {
-    let Source::Tensor(obj) = &x.src else { unreachable!("reshape is a method") };
+    let Source::Tensor(obj) = &x.src else {
+        unreachable!("reshape is a method")
+    };
     let mut g = lock(py, &obj.get().slot);
     g.check_readable().py()?;
     let dtype = g.dtype();
@@ -285,7 +412,12 @@ pub(crate) fn unary_inplace(py: Python<'_>, x: &PyTensor, op: UnaryOp) -> PyResu
 
 /// `x op= other`: in place (copy-on-write if shared); the result must keep
 /// `x`'s shape and dtype.
-pub(crate) fn binary_inplace(py: Python<'_>, x: &Bound<'_, PyTensor>, op: BinaryOp, other: Input<'_>) -> PyResult<()> {
+pub(crate) fn binary_inplace(
+    py: Python<'_>,
+    x: &Bound<'_, PyTensor>,
+    op: BinaryOp,
+    other: Input<'_>,
+) -> PyResult<()> {
     let me = x.get();
     let dtype = me.dtype;
     let res = binary_dtype(op, &Input::kept(x.clone()), &other)?;
@@ -297,15 +429,28 @@ pub(crate) fn binary_inplace(py: Python<'_>, x: &Bound<'_, PyTensor>, op: Binary
     }
     let out = broadcast_shapes(op.name(), &me.shape, other.shape()).py()?;
     if out != me.shape {
-        return Err(Error::ShapeMismatch { op: op.name(), lhs: me.shape.clone(), rhs: other.shape().to_vec() }).py();
+        return Err(Error::ShapeMismatch {
+            op: op.name(),
+            lhs: me.shape.clone(),
+            rhs: other.shape().to_vec(),
+        })
+        .py();
     }
     // Read the right operand first (it may be `x` itself).
     let rhs = match &other.src {
         Source::Scalar(s) => Held::Scalar(*s),
-        Source::Temp(t) => Held::Read(if t.dtype() == dtype { t.clone() } else { t.cast(dtype).py()? }),
+        Source::Temp(t) => Held::Read(if t.dtype() == dtype {
+            t.clone()
+        } else {
+            t.cast(dtype).py()?
+        }),
         Source::Tensor(o) => {
             let t = read(py, o.get())?;
-            Held::Read(if t.dtype() == dtype { t } else { t.cast(dtype).py()? })
+            Held::Read(if t.dtype() == dtype {
+                t
+            } else {
+                t.cast(dtype).py()?
+            })
         }
     };
     let mut g = lock(py, &me.slot);

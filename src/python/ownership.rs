@@ -41,7 +41,10 @@ static MIN_BYTES: AtomicUsize = AtomicUsize::new(DEFAULT_MIN_BYTES);
 /// turn implicit donation off.
 pub(crate) fn init_from_env() {
     if let Ok(v) = std::env::var("DONATE_IMPLICIT") {
-        let off = matches!(v.trim().to_ascii_lowercase().as_str(), "0" | "false" | "off" | "no");
+        let off = matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "0" | "false" | "off" | "no"
+        );
         IMPLICIT.store(!off, Ordering::Relaxed);
     }
 }
@@ -82,7 +85,10 @@ pub(crate) fn temporary_check() -> (bool, &'static str) {
 
 /// Whether this tensor object, as the caller passed it, may be reused.
 pub(crate) fn offer_of(obj: &Bound<'_, PyAny>, nbytes: usize) -> Offer {
-    if IMPLICIT.load(Ordering::Relaxed) && nbytes >= MIN_BYTES.load(Ordering::Relaxed) && ffi::is_temporary(obj) {
+    if IMPLICIT.load(Ordering::Relaxed)
+        && nbytes >= MIN_BYTES.load(Ordering::Relaxed)
+        && ffi::is_temporary(obj)
+    {
         Offer::Implicit
     } else {
         Offer::Keep
@@ -93,13 +99,22 @@ pub(crate) fn offer_of(obj: &Bound<'_, PyAny>, nbytes: usize) -> Offer {
 /// it exists).
 pub(crate) fn self_input<'py>(slf: &Bound<'py, PyTensor>) -> Input<'py> {
     let me = slf.get();
-    let offer = offer_of(slf.as_any(), me.shape.iter().product::<usize>() * me.dtype.size());
-    Input { src: Source::Tensor(slf.clone()), offer }
+    let offer = offer_of(
+        slf.as_any(),
+        me.shape.iter().product::<usize>() * me.dtype.size(),
+    );
+    Input {
+        src: Source::Tensor(slf.clone()),
+        offer,
+    }
 }
 
 /// `self` of an explicit-donation method.
 pub(crate) fn donated_self<'py>(slf: &Bound<'py, PyTensor>) -> Input<'py> {
-    Input { src: Source::Tensor(slf.clone()), offer: Offer::Explicit }
+    Input {
+        src: Source::Tensor(slf.clone()),
+        offer: Offer::Explicit,
+    }
 }
 
 /// Any operand argument: a tensor, a `Donated` wrapper, a Python number,
@@ -112,18 +127,27 @@ pub(crate) fn input_from<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Input<
     if let Ok(t) = obj.cast::<PyTensor>() {
         let me = t.get();
         let offer = offer_of(obj, me.shape.iter().product::<usize>() * me.dtype.size());
-        return Ok(Some(Input { src: Source::Tensor(t.clone()), offer }));
+        return Ok(Some(Input {
+            src: Source::Tensor(t.clone()),
+            offer,
+        }));
     }
     if let Ok(d) = obj.cast::<PyDonated>() {
         let t = d.get().consume(py)?;
-        return Ok(Some(Input { src: Source::Tensor(t), offer: Offer::Explicit }));
+        return Ok(Some(Input {
+            src: Source::Tensor(t),
+            offer: Offer::Explicit,
+        }));
     }
     // NumPy scalars first: `numpy.float64` subclasses `float`, but NumPy
     // scalars are strongly typed (NEP 50), not weak like Python numbers.
     let numpy_like = interop::is_numpy(py, obj)?;
     if !numpy_like {
         if let Some(s) = interop::scalar_arg(obj)? {
-            return Ok(Some(Input { src: Source::Scalar(s), offer: Offer::Keep }));
+            return Ok(Some(Input {
+                src: Source::Scalar(s),
+                offer: Offer::Keep,
+            }));
         }
     }
     let array_like = numpy_like
@@ -131,7 +155,10 @@ pub(crate) fn input_from<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Input<
         || obj.is_instance_of::<pyo3::types::PyTuple>();
     if array_like {
         let t = interop::to_tensor(py, obj, None)?;
-        return Ok(Some(Input { src: Source::Temp(t), offer: Offer::Implicit }));
+        return Ok(Some(Input {
+            src: Source::Temp(t),
+            offer: Offer::Implicit,
+        }));
     }
     Ok(None)
 }
@@ -160,7 +187,10 @@ pub(crate) struct PyDonated {
 
 impl PyDonated {
     pub(crate) fn new(tensor: Py<PyTensor>) -> Self {
-        PyDonated { tensor, used: AtomicBool::new(false) }
+        PyDonated {
+            tensor,
+            used: AtomicBool::new(false),
+        }
     }
 
     /// Hand out the tensor once.
@@ -174,7 +204,10 @@ impl PyDonated {
     }
 
     fn input<'py>(&self, py: Python<'py>) -> PyResult<Input<'py>> {
-        Ok(Input { src: Source::Tensor(self.consume(py)?), offer: Offer::Explicit })
+        Ok(Input {
+            src: Source::Tensor(self.consume(py)?),
+            offer: Offer::Explicit,
+        })
     }
 }
 
@@ -195,8 +228,17 @@ impl PyDonated {
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let t = self.tensor.bind(py).get();
         let g = lock(py, &t.slot);
-        let state = if self.used.load(Ordering::Acquire) { "used" } else if g.is_donated() { "consumed" } else { "pending" };
-        Ok(format!("Donated(shape={:?}, dtype={}, {state})", t.shape, t.dtype))
+        let state = if self.used.load(Ordering::Acquire) {
+            "used"
+        } else if g.is_donated() {
+            "consumed"
+        } else {
+            "pending"
+        };
+        Ok(format!(
+            "Donated(shape={:?}, dtype={}, {state})",
+            t.shape, t.dtype
+        ))
     }
 
     fn __add__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
@@ -225,11 +267,19 @@ impl PyDonated {
     }
     fn __matmul__(&self, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
         let py = other.py();
-        super::ops::matmul(py, self.input(py)?, super::ownership::require_input(other, "matmul")?)
+        super::ops::matmul(
+            py,
+            self.input(py)?,
+            super::ownership::require_input(other, "matmul")?,
+        )
     }
     fn __rmatmul__(&self, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
         let py = other.py();
-        super::ops::matmul(py, super::ownership::require_input(other, "matmul")?, self.input(py)?)
+        super::ops::matmul(
+            py,
+            super::ownership::require_input(other, "matmul")?,
+            self.input(py)?,
+        )
     }
     fn __neg__(&self, py: Python<'_>) -> PyResult<PyTensor> {
         super::ops::unary(py, crate::UnaryOp::Neg, self.input(py)?)

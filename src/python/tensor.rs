@@ -33,7 +33,11 @@ pub(crate) struct PyTensor {
 
 impl PyTensor {
     pub(crate) fn new(t: AnyTensor) -> Self {
-        PyTensor { shape: t.shape().to_vec(), dtype: t.dtype(), slot: Mutex::new(t) }
+        PyTensor {
+            shape: t.shape().to_vec(),
+            dtype: t.dtype(),
+            slot: Mutex::new(t),
+        }
     }
 
     fn numel(&self) -> usize {
@@ -41,14 +45,25 @@ impl PyTensor {
     }
 
     fn shape_str(&self) -> String {
-        format!("{}[{}]", self.dtype, self.shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", "))
+        format!(
+            "{}[{}]",
+            self.dtype,
+            self.shape
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
     }
 
     /// `DonatedError` naming `what` if the data is gone.
     fn check_live(&self, py: Python<'_>, what: &str) -> PyResult<()> {
         let g = lock(py, &self.slot);
         if g.is_donated() {
-            let by = g.consumed_by().map(|op| format!(" (its buffer was consumed by {op})")).unwrap_or_default();
+            let by = g
+                .consumed_by()
+                .map(|op| format!(" (its buffer was consumed by {op})"))
+                .unwrap_or_default();
             return Err(DonatedError::new_err(format!(
                 "{what}: Tensor has been donated with shape={}{by}; its data can no longer be read or written",
                 self.shape_str()
@@ -87,7 +102,11 @@ fn axes_arg(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
 impl PyTensor {
     #[new]
     #[pyo3(signature = (data, dtype = None))]
-    fn py_new(py: Python<'_>, data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+    fn py_new(
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
         let d = interop::dtype_arg(py, dtype)?;
         Ok(PyTensor::new(interop::to_tensor(py, data, d)?))
     }
@@ -165,7 +184,10 @@ impl PyTensor {
     }
 
     fn __len__(&self) -> PyResult<usize> {
-        self.shape.first().copied().ok_or_else(|| PyTypeError::new_err("len() of a 0-d tensor"))
+        self.shape
+            .first()
+            .copied()
+            .ok_or_else(|| PyTypeError::new_err("len() of a 0-d tensor"))
     }
 
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
@@ -175,14 +197,19 @@ impl PyTensor {
         let g = lock(py, &me.slot);
         if g.is_donated() {
             let by = g.consumed_by().unwrap_or("an operation");
-            return Ok(format!("Tensor(<donated to {by}>, shape={:?}, dtype={dtype})", me.shape));
+            return Ok(format!(
+                "Tensor(<donated to {by}>, shape={:?}, dtype={dtype})",
+                me.shape
+            ));
         }
         drop(g);
         let view = interop::numpy_view(slf.as_any())?;
         let kwargs = PyDict::new(py);
         kwargs.set_item("separator", ", ")?;
         kwargs.set_item("prefix", "Tensor(")?;
-        let body: String = interop::numpy(py)?.call_method("array2string", (view,), Some(&kwargs))?.extract()?;
+        let body: String = interop::numpy(py)?
+            .call_method("array2string", (view,), Some(&kwargs))?
+            .extract()?;
         Ok(format!("Tensor({body}, dtype={dtype})"))
     }
 
@@ -194,11 +221,17 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dtype = None, copy = None))]
-    fn __array__<'py>(slf: &Bound<'py, Self>, dtype: Option<&Bound<'py, PyAny>>, copy: Option<bool>) -> PyResult<Bound<'py, PyAny>> {
+    fn __array__<'py>(
+        slf: &Bound<'py, Self>,
+        dtype: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let view = view(slf, "__array__")?;
         let needs_cast = dtype.is_some_and(|d| !d.is_none());
         if copy == Some(false) && needs_cast {
-            return Err(PyValueError::new_err("a dtype conversion needs a copy, but copy=False"));
+            return Err(PyValueError::new_err(
+                "a dtype conversion needs a copy, but copy=False",
+            ));
         }
         match (needs_cast, copy) {
             (true, _) => view.call_method1("astype", (dtype.expect("checked"),)),
@@ -246,7 +279,11 @@ impl PyTensor {
         let py = slf.py();
         let part = view(slf, "__getitem__")?.get_item(key)?;
         let part = interop::numpy(py)?.call_method1("asarray", (part,))?;
-        Ok(PyTensor::new(interop::to_tensor(py, &part, Some(slf.get().dtype))?))
+        Ok(PyTensor::new(interop::to_tensor(
+            py,
+            &part,
+            Some(slf.get().dtype),
+        )?))
     }
 
     fn __iter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
@@ -254,7 +291,9 @@ impl PyTensor {
         let items = (0..n)
             .map(|i| Self::__getitem__(slf, &i.into_pyobject(slf.py())?.into_any()))
             .collect::<PyResult<Vec<_>>>()?;
-        pyo3::types::PyList::new(slf.py(), items)?.try_iter().map(|i| i.into_any())
+        pyo3::types::PyList::new(slf.py(), items)?
+            .try_iter()
+            .map(|i| i.into_any())
     }
 
     /// A deep copy into a new, exclusive buffer.
@@ -271,7 +310,12 @@ impl PyTensor {
         self.copy(py)
     }
 
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>, Bound<'py, PyArrayDescr>))> {
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(
+        Bound<'py, PyAny>,
+        (Bound<'py, PyAny>, Bound<'py, PyArrayDescr>),
+    )> {
         let py = slf.py();
         let data = Self::__array__(slf, None, Some(true))?;
         let ctor = py.import("donate")?.getattr("tensor")?;
@@ -287,7 +331,8 @@ impl PyTensor {
 
     /// A copy converted to `dtype`.
     fn astype(&self, py: Python<'_>, dtype: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        let d = interop::dtype_arg(py, Some(dtype))?.ok_or_else(|| PyTypeError::new_err("astype needs a dtype"))?;
+        let d = interop::dtype_arg(py, Some(dtype))?
+            .ok_or_else(|| PyTypeError::new_err("astype needs a dtype"))?;
         let t = read(py, self)?;
         Ok(PyTensor::new(py.detach(|| t.cast(d)).py()?))
     }
@@ -458,13 +503,17 @@ impl PyTensor {
     fn __matmul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         let me = self_input(slf);
-        let Some(o) = input_from(other)? else { return Ok(py.NotImplemented()) };
+        let Some(o) = input_from(other)? else {
+            return Ok(py.NotImplemented());
+        };
         Ok(Py::new(py, ops::matmul(py, me, o)?)?.into_any())
     }
     fn __rmatmul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         let me = self_input(slf);
-        let Some(o) = input_from(other)? else { return Ok(py.NotImplemented()) };
+        let Some(o) = input_from(other)? else {
+            return Ok(py.NotImplemented());
+        };
         Ok(Py::new(py, ops::matmul(py, o, me)?)?.into_any())
     }
     /// Matrix product (NumPy's `matmul`: batched, broadcast, 1-d operands).
@@ -486,7 +535,7 @@ impl PyTensor {
     fn max(slf: &Bound<'_, Self>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
         ops::reduce(slf.py(), Reduction::Max, self_input(slf), axis, keepdims)
     }
-    #[pyo3(signature = (axis = -1))]
+    #[pyo3(signature = (axis = -1), text_signature = "(self, /, axis=-1)")]
     fn softmax(slf: &Bound<'_, Self>, axis: isize) -> PyResult<PyTensor> {
         ops::softmax(slf.py(), self_input(slf), axis)
     }
@@ -498,8 +547,14 @@ impl PyTensor {
         eps: f64,
     ) -> PyResult<PyTensor> {
         let me = self_input(slf);
-        let g = gamma.filter(|g| !g.is_none()).map(|g| require_input(g, "layer_norm")).transpose()?;
-        let b = beta.filter(|b| !b.is_none()).map(|b| require_input(b, "layer_norm")).transpose()?;
+        let g = gamma
+            .filter(|g| !g.is_none())
+            .map(|g| require_input(g, "layer_norm"))
+            .transpose()?;
+        let b = beta
+            .filter(|b| !b.is_none())
+            .map(|b| require_input(b, "layer_norm"))
+            .transpose()?;
         ops::layer_norm(slf.py(), me, g, b, eps)
     }
 
@@ -533,16 +588,32 @@ impl PyTensor {
     }
 
     // ---- buffer protocol ----
-    unsafe fn __getbuffer__(slf: Bound<'_, Self>, view: *mut pyffi::Py_buffer, flags: c_int) -> PyResult<()> {
+    unsafe fn __getbuffer__(
+        slf: Bound<'_, Self>,
+        view: *mut pyffi::Py_buffer,
+        flags: c_int,
+    ) -> PyResult<()> {
         if flags & pyffi::PyBUF_WRITABLE == pyffi::PyBUF_WRITABLE {
-            return Err(PyBufferError::new_err("donate tensors export read-only buffers"));
+            return Err(PyBufferError::new_err(
+                "donate tensors export read-only buffers",
+            ));
         }
         let me = slf.get();
         me.check_live(slf.py(), "buffer export")?;
         let guard = lock(slf.py(), &me.slot).export().py()?;
         // SAFETY: CPython passes a valid, writable view to bf_getbuffer, and
         // writable requests were refused above.
-        unsafe { ffi::fill_view(view, slf.as_any(), guard, &me.shape, me.dtype.size(), format_of(me.dtype), flags) };
+        unsafe {
+            ffi::fill_view(
+                view,
+                slf.as_any(),
+                guard,
+                &me.shape,
+                me.dtype.size(),
+                format_of(me.dtype),
+                flags,
+            )
+        };
         Ok(())
     }
 
@@ -554,7 +625,11 @@ impl PyTensor {
 }
 
 /// `x op= other`; PyO3 returns `x` itself.
-fn inplace_dunder(slf: &Bound<'_, PyTensor>, other: &Bound<'_, PyAny>, op: BinaryOp) -> PyResult<()> {
+fn inplace_dunder(
+    slf: &Bound<'_, PyTensor>,
+    other: &Bound<'_, PyAny>,
+    op: BinaryOp,
+) -> PyResult<()> {
     let Some(o) = input_from(other)? else {
         return Err(PyTypeError::new_err(format!(
             "unsupported operand type for in-place {}: 'Tensor' and '{}'",
