@@ -118,7 +118,8 @@ pub(crate) fn slots(held: &mut [Held]) -> Vec<Slot<'_>> {
 
 /// Lock a tensor's slot. When another thread holds it (an in-place kernel
 /// running with the GIL released), wait for it detached from the
-/// interpreter, so that thread can re-attach and finish.
+/// interpreter, so that thread can re-attach and finish. Callers never
+/// run Python code (which could reach the same tensor) while holding it.
 pub(crate) fn lock<'a>(py: Python<'_>, m: &'a Mutex<AnyTensor>) -> MutexGuard<'a, AnyTensor> {
     loop {
         match m.try_lock() {

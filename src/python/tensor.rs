@@ -166,14 +166,18 @@ impl PyTensor {
     /// by which operation.
     #[getter]
     fn ownership<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let g = lock(py, &self.slot);
-        let s = g.ownership();
+        // Never call into Python (which may run arbitrary code) with the
+        // slot locked.
+        let (s, consumed_by) = {
+            let g = lock(py, &self.slot);
+            (g.ownership(), g.consumed_by())
+        };
         let d = PyDict::new(py);
         d.set_item("handles", s.handles)?;
         d.set_item("exports", s.exports)?;
         d.set_item("donated", s.donated)?;
         d.set_item("writer", s.writer)?;
-        d.set_item("consumed_by", g.consumed_by())?;
+        d.set_item("consumed_by", consumed_by)?;
         Ok(d)
     }
 
