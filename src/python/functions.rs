@@ -237,16 +237,7 @@ pub(crate) fn layer_norm(
     beta: Option<&Bound<'_, PyAny>>,
     eps: f64,
 ) -> PyResult<PyTensor> {
-    let xi = require_input(x, "layer_norm")?;
-    let g = gamma
-        .filter(|g| !g.is_none())
-        .map(|g| require_input(g, "layer_norm"))
-        .transpose()?;
-    let b = beta
-        .filter(|b| !b.is_none())
-        .map(|b| require_input(b, "layer_norm"))
-        .transpose()?;
-    ops::layer_norm(x.py(), xi, g, b, eps)
+    ops::layer_norm(x.py(), require_input(x, "layer_norm")?, gamma, beta, eps)
 }
 
 #[pyfunction]

@@ -10,7 +10,7 @@ use super::any::{each, for_dtype, AnyTensor, PyElem, Scalar};
 use super::errors::IntoPyResult;
 use super::interop::check_scalar;
 use super::operands::{self, lock, read, slots, Held, Input, Offer, Reuses, Source};
-use super::ownership::input_from;
+use super::ownership::{input_from, require_input};
 use super::tensor::PyTensor;
 use crate::ops::{binary as core_binary, nn, unary as core_unary};
 use crate::shape::broadcast_shapes;
@@ -259,10 +259,15 @@ pub(crate) fn softmax(py: Python<'_>, x: Input<'_>, axis: isize) -> PyResult<PyT
 pub(crate) fn layer_norm<'py>(
     py: Python<'py>,
     x: Input<'py>,
-    gamma: Option<Input<'py>>,
-    beta: Option<Input<'py>>,
+    gamma: Option<&Bound<'py, PyAny>>,
+    beta: Option<&Bound<'py, PyAny>>,
     eps: f64,
 ) -> PyResult<PyTensor> {
+    // `None` and a missing argument mean the same.
+    let param = |p: Option<&Bound<'py, PyAny>>| {
+        p.filter(|p| !p.is_none()).map(|p| require_input(p, "layer_norm")).transpose()
+    };
+    let (gamma, beta) = (param(gamma)?, param(beta)?);
     let dtype = float_only("layer_norm", &x)?;
     let shape = x.shape().to_vec();
     let Some(&row) = shape.last() else {

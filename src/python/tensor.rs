@@ -550,16 +550,7 @@ impl PyTensor {
         beta: Option<&Bound<'_, PyAny>>,
         eps: f64,
     ) -> PyResult<PyTensor> {
-        let me = self_input(slf);
-        let g = gamma
-            .filter(|g| !g.is_none())
-            .map(|g| require_input(g, "layer_norm"))
-            .transpose()?;
-        let b = beta
-            .filter(|b| !b.is_none())
-            .map(|b| require_input(b, "layer_norm"))
-            .transpose()?;
-        ops::layer_norm(slf.py(), me, g, b, eps)
+        ops::layer_norm(slf.py(), self_input(slf), gamma, beta, eps)
     }
 
     // ---- layout ----
