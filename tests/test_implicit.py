@@ -209,3 +209,18 @@ def test_every_op_leaves_named_inputs_unchanged() -> None:
         for t in (a, b, pos, w):
             assert (t.tolist(), t.data_ptr()) == snap[id(t)]
             assert not t.is_donated
+
+
+def test_converted_operands_are_reused(stats) -> None:
+    # `a + ndarray` converts the array into a buffer nobody else sees; the
+    # result is written into it instead of a third buffer.
+    a = donate.ones((64,))
+    x = np.full(64, 2.0, dtype=np.float32)
+    s = stats()
+    r = a + x
+    assert s["allocations"] == 1
+    assert r.tolist() == [3.0] * 64 and a.tolist() == [1.0] * 64
+    i = donate.tensor([1, 2], dtype="int32")
+    s = stats()
+    f = i.exp()  # cast to float64 (one buffer), exp in place on it
+    assert s["allocations"] == 1 and f.dtype == donate.float64

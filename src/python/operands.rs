@@ -186,17 +186,28 @@ where
     let mut held = Vec::with_capacity(inputs.len());
     let mut refusals: Vec<(usize, Refusal)> = Vec::new();
     let mut candidates = Vec::new();
-    for (i, input) in inputs.iter().enumerate() {
+    let mut inputs = inputs;
+    for i in 0..inputs.len() {
+        // A temporary made by the bindings moves into `held` (no other
+        // handle may remain, or the operation could not reuse it).
+        if let Source::Temp(_) = inputs[i].src {
+            let Source::Temp(t) =
+                std::mem::replace(&mut inputs[i].src, Source::Scalar(Scalar::Int(0)))
+            else {
+                unreachable!("checked above")
+            };
+            let t = if t.dtype() == dtype {
+                t
+            } else {
+                t.cast(dtype).py()?
+            };
+            held.push(Held::Own(t, Reuse::Implicit));
+            continue;
+        }
+        let input = &inputs[i];
         match &input.src {
             Source::Scalar(s) => held.push(Held::Scalar(*s)),
-            Source::Temp(t) => {
-                let t = if t.dtype() == dtype {
-                    t.clone()
-                } else {
-                    t.cast(dtype).py()?
-                };
-                held.push(Held::Own(t, Reuse::Implicit));
-            }
+            Source::Temp(_) => unreachable!("moved out above"),
             Source::Tensor(obj) => {
                 let t = read(py, obj.get())?;
                 let same = inputs[..i]
@@ -235,7 +246,7 @@ where
     // 2. Plan: the leftmost fitting operand receives the result. A buffer
     // the bindings made (Own) is taken by the core before any later one.
     let mut target = None;
-    let mut first_own = held
+    let first_own = held
         .iter()
         .position(|h| matches!(h, Held::Own(t, _) if Some(t.shape()) == result_shape(reuses)));
     for &i in &candidates {
@@ -304,7 +315,6 @@ where
         match g.take_buffer_for(op) {
             Ok(buf) => {
                 held[i] = Held::Own(AnyTensor::from_buffer(dtype, buf, &shape).py()?, kind);
-                first_own = Some(i);
             }
             Err(e) => {
                 held[i] = Held::Read(g.clone());
@@ -330,7 +340,6 @@ where
             }
         }
     }
-    let _ = first_own;
 
     // 4. Compute, detached.
     py.detach(|| f(&mut held)).py()

@@ -265,7 +265,9 @@ pub(crate) fn layer_norm<'py>(
 ) -> PyResult<PyTensor> {
     // `None` and a missing argument mean the same.
     let param = |p: Option<&Bound<'py, PyAny>>| {
-        p.filter(|p| !p.is_none()).map(|p| require_input(p, "layer_norm")).transpose()
+        p.filter(|p| !p.is_none())
+            .map(|p| require_input(p, "layer_norm"))
+            .transpose()
     };
     let (gamma, beta) = (param(gamma)?, param(beta)?);
     let dtype = float_only("layer_norm", &x)?;
@@ -309,18 +311,14 @@ pub(crate) fn layer_norm<'py>(
         dtype,
         Reuses::Into(&shape),
         move |h| {
-            let mut it = h.iter_mut();
-            let x = it.next().expect("input");
-            let g = if has_g { it.next().map(|h| &*h) } else { None };
-            let b = if has_b { it.next().map(|h| &*h) } else { None };
+            let (x, params) = h.split_first_mut().expect("the input comes first");
+            let mut params = params.iter();
+            let g = if has_g { params.next() } else { None };
+            let b = if has_b { params.next() } else { None };
             fn typed<'a, T: PyElem>(h: Option<&'a Held>) -> Option<&'a Tensor<T>> {
                 h.and_then(|h| T::peel(tensor_of(h)))
             }
-            let x = match x {
-                Held::Own(t, r) => super::any::Slot::Owned(t, *r),
-                Held::Read(t) => super::any::Slot::Ref(t),
-                Held::Scalar(s) => super::any::Slot::Scalar(*s),
-            };
+            let x = slots(std::slice::from_mut(x)).remove(0);
             match dtype {
                 DType::F32 => {
                     Ok(
