@@ -1,8 +1,6 @@
-"""Arenas, memory statistics, inspection, and threads."""
+"""Arenas, memory statistics and inspection."""
 
 from __future__ import annotations
-
-import threading
 
 import numpy as np
 import pytest
@@ -83,89 +81,3 @@ def test_nested_and_out_of_order_arenas() -> None:
     u = donate.zeros((16,))
     assert inner.stats()["live_bytes"] == 64
     del t, u
-
-
-def test_one_arena_from_several_threads() -> None:
-    ar = donate.arena(max_bytes=1 << 24)
-    errors: list[BaseException] = []
-
-    def work(k: int) -> None:
-        try:
-            with ar:
-                for _ in range(200):
-                    x = donate.full((256,), float(k))
-                    y = (x + 1).relu()
-                    assert y.tolist()[0] == k + 1
-        except BaseException as e:  # pragma: no cover - reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
-    assert ar.stats()["live_bytes"] == 0 and ar.stats()["hits"] > 0
-
-
-def test_threads_share_tensors_without_crashes_or_wrong_values() -> None:
-    a = donate.tensor(np.arange(1 << 16, dtype=np.float32))
-    want = np.arange(1 << 16, dtype=np.float32)
-    errors: list[BaseException] = []
-
-    def reader() -> None:
-        try:
-            for _ in range(50):
-                np.testing.assert_array_equal((a * 2).numpy(), want * 2)
-                assert a.sum().item() == float(want.sum(dtype=np.float64))
-        except BaseException as e:  # pragma: no cover
-            errors.append(e)
-
-    def writer() -> None:
-        try:
-            for _ in range(50):
-                b = a.copy()
-                b += 1
-                b.relu_()
-                np.testing.assert_array_equal(b.numpy(), want + 1)
-        except BaseException as e:  # pragma: no cover
-            errors.append(e)
-
-    threads = [threading.Thread(target=f) for f in (reader, reader, writer, writer)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
-    np.testing.assert_array_equal(a.numpy(), want)
-
-
-def test_racing_explicit_donations_have_one_winner() -> None:
-    import warnings
-
-    for _ in range(20):
-        t = donate.ones((1 << 16,))
-        results: list[object] = []
-        barrier = threading.Barrier(4)
-
-        def donor() -> None:
-            barrier.wait()
-            try:
-                with warnings.catch_warnings(record=True) as w:
-                    warnings.simplefilter("always")
-                    r = t.relu_donate()
-                results.append(("warned" if w else "won", r))
-            except donate.DonatedError:
-                results.append(("donated", None))
-
-        threads = [threading.Thread(target=donor) for _ in range(4)]
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join()
-        kinds = [k for k, _ in results]
-        assert kinds.count("won") <= 1
-        assert len(kinds) == 4
-        for k, r in results:
-            if r is not None:
-                assert r.tolist()[:3] == [1.0, 1.0, 1.0]

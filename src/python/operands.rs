@@ -22,17 +22,26 @@
 //!    input stays intact.
 //! 4. **Compute** with the GIL released.
 //!
+//! Racing donations: explicit donations of one tensor from several threads
+//! at once would otherwise all read it, each see the others' handles, and
+//! all fall back to copies, leaving no winner. So an explicit donor first
+//! enters the tensor's [`DonorGate`]; a donor that finds it taken by another
+//! thread gets `DonatedError` at once, before reading anything. Exactly one
+//! of them claims the buffer (when nothing else shares it); the tensor then
+//! reads as donated to everyone who comes later.
+//!
 //! Locks: each tensor's slot has a mutex, held either for a moment (clone,
 //! claim, metadata) or across an in-place kernel. It is never waited for
 //! while attached to the interpreter ([`lock`]) and never two at once, so
 //! threads cannot deadlock on it.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use pyo3::prelude::*;
 
 use super::any::{AnyTensor, Scalar, Slot};
-use super::errors::{DonationWarning, IntoPyResult};
+use super::errors::{DonatedError, DonationWarning, IntoPyResult};
 use super::tensor::PyTensor;
 use crate::{DType, Refusal, Reuse};
 
@@ -140,6 +149,46 @@ pub(crate) fn read(py: Python<'_>, t: &PyTensor) -> PyResult<AnyTensor> {
     Ok(g.clone())
 }
 
+/// A token for the current thread: the address of a thread-local, which is
+/// non-zero and unique among live threads.
+fn thread_token() -> usize {
+    thread_local!(static TOKEN: u8 = const { 0 });
+    TOKEN.with(|t| t as *const u8 as usize)
+}
+
+/// Held by the one thread that is explicitly donating a tensor, from before
+/// it reads the tensor until it has claimed its buffer or refused; released
+/// on drop. The same thread may enter again (the same tensor twice in one
+/// expression, or a warning handler that donates it), which the first entry
+/// covers.
+pub(crate) struct DonorGate<'py>(Bound<'py, PyTensor>);
+
+impl<'py> DonorGate<'py> {
+    /// `Ok(None)` when this thread already holds the gate; `DonatedError`
+    /// when another thread does.
+    fn enter(op: &str, t: &Bound<'py, PyTensor>) -> PyResult<Option<Self>> {
+        let me = thread_token();
+        match t
+            .get()
+            .donor
+            .compare_exchange(0, me, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => Ok(Some(DonorGate(t.clone()))),
+            Err(holder) if holder == me => Ok(None),
+            Err(_) => Err(DonatedError::new_err(format!(
+                "{op}: another thread is donating this tensor ({}) at the same moment; only one donation of a tensor can take its buffer",
+                t.get().shape_str()
+            ))),
+        }
+    }
+}
+
+impl Drop for DonorGate<'_> {
+    fn drop(&mut self) {
+        self.0.get().donor.store(0, Ordering::Release);
+    }
+}
+
 /// What an operation does with its inputs' buffers.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Reuses<'s> {
@@ -182,6 +231,15 @@ pub(crate) fn run<'py, F>(
 where
     F: FnOnce(&mut [Held]) -> crate::Result<AnyTensor> + Send,
 {
+    // 0. Enter the gates of explicitly donated tensors; an early return
+    // drops (releases) the ones already entered.
+    let mut gates: Vec<DonorGate<'py>> = Vec::new();
+    for input in &inputs {
+        if let (Offer::Explicit, Source::Tensor(t)) = (input.offer, &input.src) {
+            gates.extend(DonorGate::enter(op, t)?);
+        }
+    }
+
     // 1. Read.
     let mut held = Vec::with_capacity(inputs.len());
     let mut refusals: Vec<(usize, Refusal)> = Vec::new();
@@ -340,6 +398,8 @@ where
             }
         }
     }
+
+    drop(gates);
 
     // 4. Compute, detached.
     py.detach(|| f(&mut held)).py()

@@ -6,6 +6,7 @@
 //! [`super::operands`] for how it is locked.
 
 use std::ffi::{c_int, CStr};
+use std::sync::atomic::AtomicUsize;
 use std::sync::Mutex;
 
 use numpy::PyArrayDescr;
@@ -29,6 +30,9 @@ pub(crate) struct PyTensor {
     pub(crate) slot: Mutex<AnyTensor>,
     pub(crate) shape: Vec<usize>,
     pub(crate) dtype: DType,
+    /// The thread that is explicitly donating this tensor right now (0 for
+    /// none), see [`super::operands::DonorGate`].
+    pub(crate) donor: AtomicUsize,
 }
 
 impl PyTensor {
@@ -37,6 +41,7 @@ impl PyTensor {
             shape: t.shape().to_vec(),
             dtype: t.dtype(),
             slot: Mutex::new(t),
+            donor: AtomicUsize::new(0),
         }
     }
 
@@ -44,7 +49,7 @@ impl PyTensor {
         self.shape.iter().product()
     }
 
-    fn shape_str(&self) -> String {
+    pub(crate) fn shape_str(&self) -> String {
         format!(
             "{}[{}]",
             self.dtype,
