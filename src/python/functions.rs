@@ -144,6 +144,14 @@ pub(crate) fn arange(
 ) -> PyResult<PyTensor> {
     let d = dtype_arg(py, dtype)?;
     let args: Vec<&Bound<'_, PyAny>> = [Some(start), stop, step].into_iter().flatten().collect();
+    // NumPy raises ZeroDivisionError here.
+    if let Some(s) = step {
+        if matches!(interop::scalar_arg(s)?, Some(Scalar::Int(0)))
+            || matches!(interop::scalar_arg(s)?, Some(Scalar::Float(x)) if x == 0.0)
+        {
+            return Err(PyValueError::new_err("arange: step must not be zero"));
+        }
+    }
     let mut all_int = true;
     for a in &args {
         match interop::scalar_arg(a)? {
