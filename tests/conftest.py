@@ -5,8 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 import donate
+
+# Generated tests are reproducible by default (the same examples on every
+# run, no timing deadline on this noisy machine); `--hypothesis-profile
+# explore` searches further with fresh random examples.
+settings.register_profile("default", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("explore", max_examples=2000, deadline=None, print_blob=True)
+settings.load_profile("default")
 
 
 @pytest.fixture(autouse=True)

@@ -40,7 +40,9 @@ fn reduce_impl<T: Element, R: Reduce<T>>(
         Some(a) => shape[a],
         None => x.len(),
     };
-    if needs_elements && len == 0 && out.iter().product::<usize>() > 0 {
+    // As NumPy: an empty reduced axis is an error even when the result
+    // has no elements either (shape [0, 0] along axis 0).
+    if needs_elements && len == 0 {
         return Err(Error::EmptyReduction {
             op: name,
             shape: shape.to_vec(),
@@ -67,7 +69,8 @@ where
         reduce_impl::<T, Sum>(self, axis, keepdims, "sum", false)
     }
 
-    /// Maximum (NaN-propagating). Zero elements: `EmptyReduction`.
+    /// Maximum (NaN-propagating). A reduced axis of length zero (or no
+    /// elements at all for `axis = None`): `EmptyReduction`.
     pub fn max(&self, axis: Option<isize>, keepdims: bool) -> Result<Tensor<T>> {
         reduce_impl::<T, Max>(self, axis, keepdims, "max", true)
     }

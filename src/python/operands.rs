@@ -200,12 +200,13 @@ pub(crate) enum Reuses<'s> {
     Never(&'static str),
 }
 
-fn warn(py: Python<'_>, op: &str, label: &str, t: &AnyTensor, why: &Refusal) -> PyResult<()> {
+/// Warn that operand `input` (named `label`) was donated but not used.
+fn warn(py: Python<'_>, op: &str, label: &str, input: &Input<'_>, why: &Refusal) -> PyResult<()> {
     crate::stats::record_fallback();
-    let shape: Vec<String> = t.shape().iter().map(|d| d.to_string()).collect();
+    let shape: Vec<String> = input.shape().iter().map(|d| d.to_string()).collect();
+    let dtype = input.dtype().map(|d| d.to_string()).unwrap_or_default();
     let msg = format!(
-        "{op}: {label} ({}[{}]) was donated but not used: {why}; the result was computed into a new buffer and the input is unchanged",
-        t.dtype(),
+        "{op}: {label} ({dtype}[{}]) was donated but not used: {why}; the result was computed into a new buffer and the input is unchanged",
         shape.join(", ")
     );
     PyErr::warn(
@@ -344,15 +345,11 @@ where
     }
     refusals.sort_by_key(|(i, _)| *i);
     for (i, r) in &refusals {
-        let t = match &held[*i] {
-            Held::Read(t) | Held::Own(t, _) => t.clone(),
-            Held::Scalar(_) => continue,
-        };
         warn(
             py,
             op,
             labels.get(*i).copied().unwrap_or("an operand"),
-            &t,
+            &inputs[*i],
             r,
         )?;
     }
@@ -385,15 +382,13 @@ where
                         crate::Error::AlreadyDonated { .. } => Refusal::Donated,
                         _ => Refusal::Busy,
                     };
-                    if let Held::Read(t) = &held[i] {
-                        warn(
-                            py,
-                            op,
-                            labels.get(i).copied().unwrap_or("an operand"),
-                            t,
-                            &r,
-                        )?;
-                    }
+                    warn(
+                        py,
+                        op,
+                        labels.get(i).copied().unwrap_or("an operand"),
+                        &inputs[i],
+                        &r,
+                    )?;
                 }
             }
         }
