@@ -1,0 +1,315 @@
+"""Generated programs checked step by step against a plain NumPy model.
+
+A hypothesis `RuleBasedStateMachine` mixes creation, reshape views, NumPy
+exports, implicit and explicit donation, in-place ops, arenas and deletion.
+The model knows, for every tensor, its values and which buffer it shares
+(its *group*: tensors made by `reshape` share one buffer, and NumPy views
+export it). From that alone it predicts every ownership decision:
+
+* an explicit donation is honoured exactly when the tensor is alone in its
+  group with no live view, its shape and dtype fit the result, and it is
+  not used twice; otherwise a `DonationWarning` and a copy;
+* an in-place op writes in place when the group is private (and the
+  operand is another tensor), and otherwise copies on write (the tensor
+  leaves its group);
+* a donated tensor raises `DonatedError` on every use.
+
+After every step each live tensor must equal its model (values, dtype,
+shape), each NumPy view its snapshot, and `ownership` must count the live
+handles and views of its group. Only exact operations are used, so values
+are compared exactly (NaN positions included)."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+import donate
+
+DTYPES = [np.dtype(d) for d in ("float32", "float64", "int32", "int64")]
+SHAPES = [(4,), (2, 3), (3, 2), (6,), (1, 3), (2, 1, 3)]
+
+UNARY = {
+    "relu": lambda x: np.maximum(x, x.dtype.type(0)),
+    "neg": np.negative,
+    "abs": np.abs,
+}
+BINARY = {
+    "add": (lambda a, b: a + b, np.add),
+    "sub": (lambda a, b: a - b, np.subtract),
+    "mul": (lambda a, b: a * b, np.multiply),
+}
+
+
+def values(dtype: np.dtype) -> st.SearchStrategy[Any]:
+    if dtype.kind == "f":
+        return st.one_of(
+            st.integers(-50, 50).map(float),
+            st.sampled_from([np.nan, np.inf, -np.inf, -0.0]),
+        )
+    return st.integers(-(2**31), 2**31 - 1)
+
+
+@st.composite
+def arrays(draw: st.DrawFn) -> np.ndarray:
+    dtype = draw(st.sampled_from(DTYPES))
+    shape = draw(st.sampled_from(SHAPES))
+    return draw(hnp.arrays(dtype, shape, elements=values(dtype)))
+
+
+@dataclass
+class Entry:
+    tensor: donate.Tensor
+    model: np.ndarray
+    group: int
+
+
+@dataclass
+class View:
+    array: np.ndarray
+    snapshot: np.ndarray
+    group: int
+    source: int  # the key of the tensor it was exported from
+
+
+def same(t: donate.Tensor, want: np.ndarray) -> None:
+    got = t.numpy()
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want.dtype, want.shape)
+    np.testing.assert_array_equal(got, want)
+
+
+class Programs(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.live: dict[int, Entry] = {}
+        self.views: list[View] = []
+        self.gone: list[donate.Tensor] = []
+        # Deleted tensors that a NumPy view still keeps alive (the view
+        # refers to the tensor it was exported from): key -> group.
+        self.ghosts: dict[int, int] = {}
+        self.arenas: list[donate.Arena] = []
+        self.ids = itertools.count()
+        self.groups = itertools.count()
+
+    # -- helpers ---------------------------------------------------------
+    def add(self, t: donate.Tensor, model: np.ndarray, group: int | None = None) -> None:
+        self.live[next(self.ids)] = Entry(t, model, next(self.groups) if group is None else group)
+
+    def members(self, group: int) -> int:
+        """Handles on the group's buffer: live tensors, and deleted ones
+        kept alive by a view exported from them."""
+        ghosts = sum(
+            g == group and any(v.source == k for v in self.views) for k, g in self.ghosts.items()
+        )
+        return sum(e.group == group for e in self.live.values()) + ghosts
+
+    def exports(self, group: int) -> int:
+        return sum(v.group == group for v in self.views)
+
+    def private(self, e: Entry) -> bool:
+        return self.members(e.group) == 1 and self.exports(e.group) == 0
+
+    def pick(self, data: st.DataObject) -> int:
+        return data.draw(st.sampled_from(sorted(self.live)))
+
+    # -- rules -----------------------------------------------------------
+    @rule(arr=arrays())
+    def create(self, arr: np.ndarray) -> None:
+        self.add(donate.tensor(arr), arr.copy())
+
+    @precondition(lambda self: self.live)
+    @rule(data=st.data(), shape=st.sampled_from(SHAPES))
+    def reshape(self, data: st.DataObject, shape: tuple[int, ...]) -> None:
+        e = self.live[self.pick(data)]
+        if np.prod(shape) != e.model.size:
+            try:
+                e.tensor.reshape(*shape)
+            except ValueError:
+                return
+            raise AssertionError("reshape to another size must fail")
+        self.add(e.tensor.reshape(*shape), e.model.reshape(shape), e.group)
+
+    @precondition(lambda self: self.live)
+    @rule(data=st.data())
+    def export(self, data: st.DataObject) -> None:
+        k = self.pick(data)
+        e = self.live[k]
+        v = e.tensor.numpy()
+        assert not v.flags.writeable
+        self.views.append(View(v, e.model.copy(), e.group, k))
+
+    @precondition(lambda self: self.live)
+    @rule(data=st.data(), op=st.sampled_from(sorted(UNARY)))
+    def unary(self, data: st.DataObject, op: str) -> None:
+        e = self.live[self.pick(data)]
+        self.add(getattr(e.tensor, op)(), UNARY[op](e.model))
+
+    @precondition(lambda self: self.live)
+    @rule(data=st.data(), op=st.sampled_from(sorted(UNARY)))
+    def implicit(self, data: st.DataObject, op: str) -> None:
+        e = self.live[self.pick(data)]
+        before = donate.memory_stats()["implicit_donations"]
+        r = getattr(e.tensor * 1, op)()  # `e.tensor * 1` is a temporary
+        assert donate.memory_stats()["implicit_donations"] == before + 1
+        with np.errstate(all="ignore"):
+            self.add(r, UNARY[op](e.model * e.model.dtype.type(1)))
+
+    @precondition(lambda self: self.live)
+    @rule(data=st.data())
+    def relu_donate(self, data: st.DataObject) -> None:
+        k = self.pick(data)
+        e = self.live[k]
+        honoured = self.private(e)
+        p = e.tensor.data_ptr()
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            r = e.tensor.relu_donate()
+        assert bool(w) != honoured, [str(x.message) for x in w]
+        assert e.tensor.is_donated == honoured
+        assert (r.data_ptr() == p) == honoured
+        if honoured:
+            del self.live[k]
+            self.gone.append(e.tensor)
+            self.add(r, UNARY["relu"](e.model), e.group)
+        else:
+            self.add(r, UNARY["relu"](e.model))
+
+    @precondition(lambda self: self.live)
+    @rule(data=st.data(), op=st.sampled_from(sorted(BINARY)), donate_left=st.booleans())
+    def binary(self, data: st.DataObject, op: str, donate_left: bool) -> None:
+        ka, kb = self.pick(data), self.pick(data)
+        a, b = self.live[ka], self.live[kb]
+        f, ref = BINARY[op]
+        try:
+            shape = np.broadcast_shapes(a.model.shape, b.model.shape)
+        except ValueError:
+            try:
+                f(a.tensor, b.tensor)
+            except ValueError:
+                return
+            raise AssertionError("mismatched shapes must fail")
+        with np.errstate(all="ignore"):
+            want = ref(a.model, b.model)
+        if not donate_left:
+            self.add(f(a.tensor, b.tensor), want)
+            return
+        honoured = (
+            self.private(a) and ka != kb and shape == a.model.shape and want.dtype == a.model.dtype
+        )
+        p = a.tensor.data_ptr()
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            r = f(a.tensor.donate(), b.tensor)
+        assert bool(w) != honoured, [str(x.message) for x in w]
+        assert (r.data_ptr() == p) == honoured
+        if honoured:
+            del self.live[ka]
+            self.gone.append(a.tensor)
+            self.add(r, want, a.group)
+        else:
+            self.add(r, want)
+
+    @precondition(lambda self: self.live)
+    @rule(data=st.data(), op=st.sampled_from(sorted(BINARY)))
+    def in_place(self, data: st.DataObject, op: str) -> None:
+        ka, kb = self.pick(data), self.pick(data)
+        a, b = self.live[ka], self.live[kb]
+        _, ref = BINARY[op]
+        method = getattr(a.tensor, op + "_")
+        # The dtype is checked first, then the shape.
+        if np.result_type(a.model, b.model) != a.model.dtype:
+            try:
+                method(b.tensor)
+            except TypeError:
+                return
+            raise AssertionError("an in-place op cannot change dtype")
+        try:
+            fits = np.broadcast_shapes(a.model.shape, b.model.shape) == a.model.shape
+        except ValueError:
+            fits = False
+        if not fits:
+            try:
+                method(b.tensor)
+            except ValueError:
+                return
+            raise AssertionError("an in-place op cannot broadcast its left side")
+        with np.errstate(all="ignore"):
+            want = ref(a.model, b.model)
+        # `t.add_(t)` reads `t` through a second handle, so it copies on
+        # write like any shared buffer (one new buffer, never wrong values).
+        private = self.private(a) and ka != kb
+        p = a.tensor.data_ptr()
+        assert method(b.tensor) is a.tensor
+        assert (a.tensor.data_ptr() == p) == private  # copy on write
+        a.model = want
+        if not private:
+            a.group = next(self.groups)
+
+    @precondition(lambda self: self.live)
+    @rule(data=st.data())
+    def delete(self, data: st.DataObject) -> None:
+        k = self.pick(data)
+        if any(v.source == k for v in self.views):
+            self.ghosts[k] = self.live[k].group
+        del self.live[k]
+
+    @precondition(lambda self: self.views)
+    @rule(data=st.data())
+    def drop_view(self, data: st.DataObject) -> None:
+        self.views.pop(data.draw(st.integers(0, len(self.views) - 1)))
+
+    @precondition(lambda self: len(self.arenas) < 2)
+    @rule()
+    def enter_arena(self) -> None:
+        ar = donate.arena(max_bytes=1 << 20)
+        ar.__enter__()
+        self.arenas.append(ar)
+
+    @precondition(lambda self: self.arenas)
+    @rule()
+    def exit_arena(self) -> None:
+        self.arenas.pop().__exit__(None, None, None)
+
+    # -- checks ----------------------------------------------------------
+    @invariant()
+    def tensors_match_the_model(self) -> None:
+        for e in self.live.values():
+            assert not e.tensor.is_donated
+            same(e.tensor, e.model)
+            own = e.tensor.ownership
+            assert own["handles"] == self.members(e.group), (own, self.members(e.group))
+            assert own["exports"] == self.exports(e.group), (own, self.exports(e.group))
+
+    @invariant()
+    def views_keep_their_values(self) -> None:
+        for v in self.views:
+            np.testing.assert_array_equal(v.array, v.snapshot)
+
+    @invariant()
+    def donated_tensors_stay_unusable(self) -> None:
+        for t in self.gone[-3:]:
+            assert t.is_donated
+            try:
+                t + 1
+            except donate.DonatedError:
+                continue
+            raise AssertionError("a donated tensor was readable")
+
+    def teardown(self) -> None:
+        while self.arenas:
+            ar = self.arenas.pop()
+            ar.__exit__(None, None, None)
+        self.live.clear()
+        self.views.clear()
+
+
+Programs.TestCase.settings = settings(max_examples=2000, stateful_step_count=20, deadline=None)
+TestPrograms = Programs.TestCase
