@@ -41,8 +41,9 @@ fn run(label: &str, donate_chain: bool, n: usize) -> (u64, u64, f64) {
 fn main() {
     let n = 1000;
     println!(
-        "chain of 10 relus over a {n}x{n} f32 tensor ({} MB input)\n",
-        n * n * 4 / 1_000_000
+        "chain of 10 relus over a {n}x{n} f32 tensor ({} MB input), {} kernels\n",
+        n * n * 4 / 1_000_000,
+        donate::Isa::active().name()
     );
     println!("| semantics   | peak tensor bytes | fresh buffers | time (ms) |");
     println!("|-------------|-------------------|---------------|-----------|");
