@@ -373,7 +373,10 @@ impl Storage {
     /// # Safety
     /// The caller must hold the sole handle through `&mut`, with the state
     /// exclusive (or its writer bit held), for the whole lifetime `'a`.
-    unsafe fn bytes_mut<'a, T: Element>(&'a self) -> Option<&'a mut [T]> {
+    // Interior mutability through the `UnsafeCell`; the exclusivity that
+    // makes the `&mut` unique is the caller's contract above.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn bytes_mut<T: Element>(&self) -> Option<&mut [T]> {
         // SAFETY: exclusivity is the caller's contract (see above): no other
         // handle or export can read the memory while the slice lives.
         let buf = unsafe { (*self.buf.get()).as_mut()? };

@@ -100,6 +100,11 @@ impl Isa {
 }
 
 /// One copy of every generic loop, compiled with the given target features.
+///
+/// Each function is safe to call only on a CPU that has those features
+/// (calling one is `unsafe` outside code compiled with them): the dispatch
+/// in [`super`] calls a module only for `Isa::active()`, which never
+/// exceeds `Isa::detected()`.
 macro_rules! isa_module {
     ($name:ident, $fma:literal $(, $features:literal)?) => {
         pub mod $name {
@@ -107,30 +112,44 @@ macro_rules! isa_module {
             use crate::kernels::elementwise::{self, BinaryFn, Side, UnaryFn};
             use crate::kernels::reduce::{self, Reduce};
 
+            /// # Safety
+            /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
             pub fn map<T: Copy, F: UnaryFn<T>>(src: &[T], dst: &mut [MaybeUninit<T>]) {
                 elementwise::map::<T, F, $fma>(src, dst)
             }
+            /// # Safety
+            /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
             pub fn map_inplace<T: Copy, F: UnaryFn<T>>(buf: &mut [T]) {
                 elementwise::map_inplace::<T, F, $fma>(buf)
             }
+            /// # Safety
+            /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
             pub fn zip<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: Side<'_, T>, dst: &mut [MaybeUninit<T>]) {
                 elementwise::zip::<T, F>(a, b, dst)
             }
+            /// # Safety
+            /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
             pub fn zip_into_lhs<T: Copy, F: BinaryFn<T>>(a: &mut [T], b: Side<'_, T>) {
                 elementwise::zip_into_lhs::<T, F>(a, b)
             }
+            /// # Safety
+            /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
             pub fn zip_into_rhs<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: &mut [T]) {
                 elementwise::zip_into_rhs::<T, F>(a, b)
             }
+            /// # Safety
+            /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
             pub fn reduce_slice<T: Copy, R: Reduce<T>>(x: &[T]) -> R::Acc {
                 reduce::reduce_slice::<T, R>(x)
             }
+            /// # Safety
+            /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
             pub fn reduce_rows<T: Copy, R: Reduce<T>>(x: &[T], acc: &mut [R::Acc]) {
                 reduce::reduce_rows::<T, R>(x, acc)
