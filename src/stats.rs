@@ -61,6 +61,23 @@ pub fn reset_peak() {
     PEAK_BYTES.store(LIVE_BYTES.load(Ordering::Relaxed), Ordering::Relaxed);
 }
 
+/// Put the counters (all but `live_bytes`, which always tells the truth)
+/// back to an earlier reading: for work done on the library's own behalf,
+/// such as the Python bindings' set-up at import, that users should not
+/// see counted. Not meant for use while other threads run operations.
+pub fn restore_counters(s: &MemoryStats) {
+    PEAK_BYTES.store(
+        s.peak_bytes.max(LIVE_BYTES.load(Ordering::Relaxed)),
+        Ordering::Relaxed,
+    );
+    ALLOCATIONS.store(s.allocations, Ordering::Relaxed);
+    REUSED_BYTES.store(s.reused_bytes, Ordering::Relaxed);
+    IMPLICIT_DONATIONS.store(s.implicit_donations, Ordering::Relaxed);
+    EXPLICIT_DONATIONS.store(s.explicit_donations, Ordering::Relaxed);
+    DONATION_FALLBACKS.store(s.donation_fallbacks, Ordering::Relaxed);
+    IN_PLACE_OPS.store(s.in_place_ops, Ordering::Relaxed);
+}
+
 pub(crate) fn on_alloc(bytes: usize) {
     ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
     on_live(bytes);

@@ -81,3 +81,19 @@ def test_nested_and_out_of_order_arenas() -> None:
     u = donate.zeros((16,))
     assert inner.stats()["live_bytes"] == 64
     del t, u
+
+
+def test_a_fresh_process_starts_with_zero_counters() -> None:
+    # Import runs a few operations of its own (to learn the interpreter's
+    # temporary paths); they must not show in the statistics.
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", "import donate, json; print(json.dumps(donate.memory_stats()))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert set(json.loads(out).values()) == {0}

@@ -20,6 +20,9 @@ from hypothesis.extra import numpy as hnp
 
 import donate
 
+# Donated operands that do not fit the result warn; that is tested elsewhere.
+pytestmark = pytest.mark.filterwarnings("ignore::donate.DonationWarning")
+
 DTYPES = [np.dtype(d) for d in ("float32", "float64", "int32", "int64")]
 FLOATS = DTYPES[:2]
 

@@ -224,3 +224,25 @@ def test_converted_operands_are_reused(stats) -> None:
     s = stats()
     f = i.exp()  # cast to float64 (one buffer), exp in place on it
     assert s["allocations"] == 1 and f.dtype == donate.float64
+
+
+def test_objects_holding_the_only_reference_are_not_trusted(stats) -> None:
+    # A bound method, a partial or a method-wrapper holds the temporary and
+    # may call again: the buffer must still be there the second time.
+    import functools
+    import operator
+
+    a = donate.ones((4,))
+    before = stats()
+    holders = [
+        ((a * 1).relu, ()),
+        ((a * 1).__mul__, (2,)),
+        ((a * 1).__add__, (1,)),
+        ((a * 1).__rsub__, (3,)),
+        (functools.partial(donate.relu, a * 1), ()),
+        (functools.partial(operator.mul, a * 1), (2,)),
+    ]
+    for call, args in holders:
+        first = call(*args).tolist()
+        assert call(*args).tolist() == first
+    assert before["implicit_donations"] == 0

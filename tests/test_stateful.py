@@ -42,6 +42,14 @@ UNARY = {
     "neg": np.negative,
     "abs": np.abs,
 }
+# A method called on a temporary, spelled out so the temporary is on the
+# interpreter's stack (`getattr(tmp, name)()` would make a bound method
+# hold it, which is rightly not a temporary).
+IMPLICIT = {
+    "relu": lambda t: (t * 1).relu(),
+    "neg": lambda t: (t * 1).neg(),
+    "abs": lambda t: (t * 1).abs(),
+}
 BINARY = {
     "add": (lambda a, b: a + b, np.add),
     "sub": (lambda a, b: a - b, np.subtract),
@@ -157,7 +165,7 @@ class Programs(RuleBasedStateMachine):
     def implicit(self, data: st.DataObject, op: str) -> None:
         e = self.live[self.pick(data)]
         before = donate.memory_stats()["implicit_donations"]
-        r = getattr(e.tensor * 1, op)()  # `e.tensor * 1` is a temporary
+        r = IMPLICIT[op](e.tensor)  # `e.tensor * 1` is a temporary
         assert donate.memory_stats()["implicit_donations"] == before + 1
         with np.errstate(all="ignore"):
             self.add(r, UNARY[op](e.model * e.model.dtype.type(1)))

@@ -23,7 +23,19 @@
 //!   the C stack and require that every frame between this extension and
 //!   the interpreter's evaluation loop (`_PyEval_EvalFrameDefault`) belongs
 //!   to this extension or to the interpreter itself. Any other frame (or a
-//!   platform without glibc's `backtrace`) means "not a temporary".
+//!   platform without glibc's unwinder) means "not a temporary".
+//!   The interpreter has callers of its own that hold the only reference
+//!   in an *object* and use it again: a bound method `m = (a * 1).relu`
+//!   holds its `self`, `functools.partial(f, a * 1)` its arguments, a
+//!   method-wrapper `(a * 1).__add__` its `self`; calling them twice must
+//!   not find the tensor donated. So not every interpreter frame is
+//!   trusted: at import, the paths that really pass temporaries (method
+//!   calls, operators, function calls) are run once, and the functions
+//!   they pass through (told apart by the start address of each frame's
+//!   function, separately for `self` and for other arguments) are the only
+//!   interpreter functions trusted afterwards. Learning them from this
+//!   very interpreter makes the check independent of how it was compiled
+//!   (inlining and tail calls decide which frames exist).
 //! * **Free-threaded builds before 3.14**: another thread may hold a
 //!   borrowed reference the count does not show, so nothing is a temporary.
 
@@ -34,18 +46,28 @@ use pyo3::prelude::*;
 
 use crate::ExportGuard;
 
-/// Whether `obj`, as passed to us by the caller, is a temporary that no
-/// Python code can observe again. See the [module docs](self).
-pub(crate) fn is_temporary(obj: &Bound<'_, PyAny>) -> bool {
+/// Which operand of a call is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// `self` of a method or operator.
+    Receiver,
+    /// Any other argument.
+    Argument,
+}
+
+/// Whether `obj`, as passed to us by the caller in `role`, is a temporary
+/// that no Python code can observe again. See the [module docs](self).
+pub(crate) fn is_temporary(obj: &Bound<'_, PyAny>, role: Role) -> bool {
     #[cfg(Py_3_14)]
     {
+        let _ = role;
         // SAFETY: `obj` is a live object (the `Bound` owns or borrows a
         // reference for 'py) and we are attached to the interpreter.
         unsafe { ffi::PyUnstable_Object_IsUniqueReferencedTemporary(obj.as_ptr()) == 1 }
     }
     #[cfg(all(not(Py_3_14), Py_GIL_DISABLED))]
     {
-        let _ = obj;
+        let _ = (obj, role);
         false
     }
     #[cfg(all(not(Py_3_14), not(Py_GIL_DISABLED)))]
@@ -53,7 +75,38 @@ pub(crate) fn is_temporary(obj: &Bound<'_, PyAny>) -> bool {
         // SAFETY: `obj` is live and we hold the GIL, so the count cannot
         // change under us.
         let count = unsafe { ffi::Py_REFCNT(obj.as_ptr()) };
-        count == 1 && caller::called_from_interpreter()
+        count == 1 && caller::called_from_interpreter(role)
+    }
+}
+
+/// Learn which of the interpreter's functions lie between the evaluation
+/// loop and this extension on the paths that pass temporaries: `run`
+/// executes those paths (method calls, operators and function calls on
+/// temporaries, each often enough for the interpreter to specialise it)
+/// while every temporary check records the functions it walks through.
+/// Afterwards only those functions are trusted. See the [module docs](self).
+pub(crate) fn learn_trusted_callers(run: impl FnOnce() -> PyResult<()>) -> PyResult<()> {
+    #[cfg(not(Py_3_14))]
+    {
+        caller::learn(run)
+    }
+    #[cfg(Py_3_14)]
+    {
+        let _ = run;
+        Ok(())
+    }
+}
+
+/// Whether [`learn_trusted_callers`] is running (every operand is then
+/// checked, whatever its size).
+pub(crate) fn learning() -> bool {
+    #[cfg(not(Py_3_14))]
+    {
+        caller::learning()
+    }
+    #[cfg(Py_3_14)]
+    {
+        false
     }
 }
 
@@ -85,6 +138,53 @@ mod caller {
 
     use std::ffi::c_void;
     use std::sync::OnceLock;
+
+    use std::sync::Mutex;
+
+    use pyo3::PyResult;
+
+    use super::Role;
+
+    /// Start addresses of the interpreter functions seen on the paths that
+    /// pass temporaries, for receivers and for other arguments (sorted).
+    #[derive(Default)]
+    struct Trusted {
+        receiver: Vec<usize>,
+        argument: Vec<usize>,
+    }
+
+    impl Trusted {
+        fn of(&self, role: Role) -> &Vec<usize> {
+            match role {
+                Role::Receiver => &self.receiver,
+                Role::Argument => &self.argument,
+            }
+        }
+    }
+
+    static TRUSTED: OnceLock<Trusted> = OnceLock::new();
+    /// `Some` while learning: the functions seen so far.
+    static LEARNING: Mutex<Option<Trusted>> = Mutex::new(None);
+
+    pub(super) fn learning() -> bool {
+        LEARNING.lock().map(|l| l.is_some()).unwrap_or(false)
+    }
+
+    pub(super) fn learn(run: impl FnOnce() -> PyResult<()>) -> PyResult<()> {
+        if let Ok(mut l) = LEARNING.lock() {
+            *l = Some(Trusted::default());
+        }
+        let result = run();
+        let seen = LEARNING.lock().ok().and_then(|mut l| l.take());
+        if let (Ok(()), Some(mut t)) = (&result, seen) {
+            for v in [&mut t.receiver, &mut t.argument] {
+                v.sort_unstable();
+                v.dedup();
+            }
+            let _ = TRUSTED.set(t);
+        }
+        result
+    }
 
     /// Address ranges, resolved once.
     struct Images {
@@ -215,10 +315,15 @@ mod caller {
     unsafe extern "C" {
         fn _Unwind_Backtrace(trace: TraceFn, arg: *mut c_void) -> libc::c_int;
         fn _Unwind_GetIP(ctx: *mut UnwindContext) -> libc::uintptr_t;
+        fn _Unwind_GetRegionStart(ctx: *mut UnwindContext) -> libc::uintptr_t;
     }
 
     struct Walk<'a> {
         images: &'a Images,
+        /// The trusted functions, or `None` while learning them.
+        trusted: Option<&'a [usize]>,
+        /// While learning: the interpreter functions this walk passed.
+        seen: Vec<usize>,
         frames: usize,
         verdict: Option<bool>,
     }
@@ -236,6 +341,14 @@ mod caller {
             walk.verdict = Some(true);
         } else if !(within(&im.own, ip) || within(&im.python, ip)) || walk.frames >= MAX_FRAMES {
             walk.verdict = Some(false);
+        } else if within(&im.python, ip) {
+            // SAFETY: `ctx` is the unwinder's context for this frame.
+            let start = unsafe { _Unwind_GetRegionStart(ctx) };
+            match walk.trusted {
+                None => walk.seen.push(start),
+                Some(t) if t.binary_search(&start).is_err() => walk.verdict = Some(false),
+                Some(_) => {}
+            }
         }
         if walk.verdict.is_some() {
             URC_NORMAL_STOP
@@ -246,16 +359,35 @@ mod caller {
 
     /// True if the C stack, from here outwards, passes only through this
     /// extension and the interpreter before reaching the evaluation loop.
-    pub(super) fn called_from_interpreter() -> bool {
+    pub(super) fn called_from_interpreter(role: Role) -> bool {
         let Some(images) = images() else { return false };
+        let learning = learning();
+        // Before the trusted functions are known, trust nothing.
+        let trusted = match TRUSTED.get() {
+            Some(t) if !learning => Some(t.of(role).as_slice()),
+            _ if learning => None,
+            _ => return false,
+        };
         let mut walk = Walk {
             images,
+            trusted,
+            seen: Vec::new(),
             frames: 0,
             verdict: None,
         };
         // SAFETY: `step` only reads the unwinder's context and writes to
         // `walk`, which outlives the call.
         unsafe { _Unwind_Backtrace(step, (&mut walk as *mut Walk<'_>).cast()) };
+        if learning && walk.verdict == Some(true) {
+            if let Ok(mut l) = LEARNING.lock() {
+                if let Some(t) = l.as_mut() {
+                    match role {
+                        Role::Receiver => t.receiver.extend(&walk.seen),
+                        Role::Argument => t.argument.extend(&walk.seen),
+                    }
+                }
+            }
+        }
         walk.verdict == Some(true)
     }
 }
@@ -269,8 +401,14 @@ mod caller {
     pub(super) fn available() -> Result<(), &'static str> {
         Err("this platform has no C-stack check; implicit donation needs CPython 3.14 here")
     }
-    pub(super) fn called_from_interpreter() -> bool {
+    pub(super) fn called_from_interpreter(_role: super::Role) -> bool {
         false
+    }
+    pub(super) fn learning() -> bool {
+        false
+    }
+    pub(super) fn learn(run: impl FnOnce() -> pyo3::PyResult<()>) -> pyo3::PyResult<()> {
+        run()
     }
 }
 

@@ -78,5 +78,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ownership::implicit_donation_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(ownership::implicit_donation_min_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(ownership::temporary_check, m)?)?;
+    ownership::learn_temporary_paths(m)?;
     Ok(())
 }

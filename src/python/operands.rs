@@ -35,7 +35,7 @@
 //! while attached to the interpreter ([`lock`]) and never two at once, so
 //! threads cannot deadlock on it.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use pyo3::prelude::*;

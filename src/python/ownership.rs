@@ -83,11 +83,44 @@ pub(crate) fn temporary_check() -> (bool, &'static str) {
     }
 }
 
+/// The paths that pass temporaries, run at import so that the temporary
+/// check learns which interpreter functions they go through (see
+/// [`ffi::learn_trusted_callers`]). Each line runs often enough for the
+/// interpreter to specialise it, so both forms are seen. `m` is this
+/// module.
+const TEMPORARY_PATHS: &std::ffi::CStr = c"
+t = m.zeros(4)
+s = m.zeros((2, 2))
+for _ in range(64):
+    (t * 1).relu(); (t * 1).sum(); (t * 1).sum(axis=0); (t * 1).softmax(axis=-1)
+    (t * 1).reshape(4); (t * 1).reshape(2, 2); (s * 1).transpose(); (s * 1).matmul(s)
+    (t * 1) + t; (t * 1) - 1; (t * 1) * 2.0; (t * 1) / t; (s * 1) @ s
+    1 + (t * 1); 2 - (t * 1); 2.0 * (t * 1); 1 / (t * 1)
+    -(t * 1); +(t * 1); abs(t * 1)
+    t + (t * 1); t - (t * 1); t * (t * 1); t / (t * 1); s @ (s * 1)
+    x = t * 1
+    x += t * 1
+    x *= t * 1
+    m.relu(t * 1); m.exp(t * 1); m.sum(t * 1); m.max(t * 1, axis=0)
+    m.softmax(t * 1); m.layer_norm(t * 1); m.matmul(s * 1, s); m.matmul(s, s * 1)
+";
+
+/// Learn the temporary check's trusted interpreter functions (at import).
+pub(crate) fn learn_temporary_paths(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    let globals = pyo3::types::PyDict::new(py);
+    globals.set_item("m", m)?;
+    let before = crate::stats::memory_stats();
+    let learned = ffi::learn_trusted_callers(|| py.run(TEMPORARY_PATHS, Some(&globals), None));
+    drop(globals); // frees the tensors the paths made
+    crate::stats::restore_counters(&before);
+    learned
+}
+
 /// Whether this tensor object, as the caller passed it, may be reused.
-pub(crate) fn offer_of(obj: &Bound<'_, PyAny>, nbytes: usize) -> Offer {
-    if IMPLICIT.load(Ordering::Relaxed)
-        && nbytes >= MIN_BYTES.load(Ordering::Relaxed)
-        && ffi::is_temporary(obj)
+pub(crate) fn offer_of(obj: &Bound<'_, PyAny>, nbytes: usize, role: ffi::Role) -> Offer {
+    let wanted = IMPLICIT.load(Ordering::Relaxed) && nbytes >= MIN_BYTES.load(Ordering::Relaxed);
+    if (wanted || ffi::learning()) && ffi::is_temporary(obj, role)
     {
         Offer::Implicit
     } else {
@@ -102,6 +135,7 @@ pub(crate) fn self_input<'py>(slf: &Bound<'py, PyTensor>) -> Input<'py> {
     let offer = offer_of(
         slf.as_any(),
         me.shape.iter().product::<usize>() * me.dtype.size(),
+        ffi::Role::Receiver,
     );
     Input {
         src: Source::Tensor(slf.clone()),
@@ -126,7 +160,11 @@ pub(crate) fn input_from<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Input<
     // to `obj` before it.
     if let Ok(t) = obj.cast::<PyTensor>() {
         let me = t.get();
-        let offer = offer_of(obj, me.shape.iter().product::<usize>() * me.dtype.size());
+        let offer = offer_of(
+            obj,
+            me.shape.iter().product::<usize>() * me.dtype.size(),
+            ffi::Role::Argument,
+        );
         return Ok(Some(Input {
             src: Source::Tensor(t.clone()),
             offer,
