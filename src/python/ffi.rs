@@ -139,6 +139,7 @@ mod caller {
     use std::ffi::c_void;
     use std::sync::OnceLock;
 
+    use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Mutex;
 
     use pyo3::PyResult;
@@ -165,16 +166,21 @@ mod caller {
     static TRUSTED: OnceLock<Trusted> = OnceLock::new();
     /// `Some` while learning: the functions seen so far.
     static LEARNING: Mutex<Option<Trusted>> = Mutex::new(None);
+    /// Whether `LEARNING` is `Some`, readable without the lock (every
+    /// operation asks).
+    static LEARNING_NOW: AtomicBool = AtomicBool::new(false);
 
     pub(super) fn learning() -> bool {
-        LEARNING.lock().map(|l| l.is_some()).unwrap_or(false)
+        LEARNING_NOW.load(Ordering::Acquire)
     }
 
     pub(super) fn learn(run: impl FnOnce() -> PyResult<()>) -> PyResult<()> {
         if let Ok(mut l) = LEARNING.lock() {
             *l = Some(Trusted::default());
+            LEARNING_NOW.store(true, Ordering::Release);
         }
         let result = run();
+        LEARNING_NOW.store(false, Ordering::Release);
         let seen = LEARNING.lock().ok().and_then(|mut l| l.take());
         if let (Ok(()), Some(mut t)) = (&result, seen) {
             for v in [&mut t.receiver, &mut t.argument] {
