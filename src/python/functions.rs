@@ -146,9 +146,7 @@ pub(crate) fn arange(
     let args: Vec<&Bound<'_, PyAny>> = [Some(start), stop, step].into_iter().flatten().collect();
     // NumPy raises ZeroDivisionError here.
     if let Some(s) = step {
-        if matches!(interop::scalar_arg(s)?, Some(Scalar::Int(0)))
-            || matches!(interop::scalar_arg(s)?, Some(Scalar::Float(x)) if x == 0.0)
-        {
+        if let Some(Scalar::Int(0)) | Some(Scalar::Float(0.0)) = interop::scalar_arg(s)? {
             return Err(PyValueError::new_err("arange: step must not be zero"));
         }
     }
