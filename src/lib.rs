@@ -57,6 +57,7 @@ pub use buffer::{ExportGuard, OwnedBuffer, ALIGN};
 pub use element::{DType, Element, Float};
 pub use error::{Error, Result};
 pub use kernels::{BinaryOp, Isa, UnaryOp};
+pub use ops::conv::BatchNorm;
 pub use ops::{Applied, Operand, Outcome, Refusal};
 pub use ownership::{OwnershipSnapshot, OwnershipState};
 pub use semantics::{CopySemantics, DonateExt, Donated, OpBuilder};

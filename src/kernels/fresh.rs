@@ -7,6 +7,7 @@ use crate::buffer::{OwnedBuffer, UninitBuffer};
 use crate::element::Element;
 use crate::error::Result;
 
+use super::conv::{ConvElement, ConvGeometry};
 use super::matmul::{self, BatchOffsets, MatmulElement};
 use super::reduce::{self, Reduce};
 use super::{BinaryDst, BinaryOp, KernelElement, UnaryOp};
@@ -107,4 +108,33 @@ pub fn matmul<T: MatmulElement>(
     // SAFETY: each of the offs.len() products writes all of its m*n outputs
     // (gemm with read_dst = false overwrites; k == 0 writes zeros).
     Ok(unsafe { out.assume_init() })
+}
+
+/// A 2-d convolution (see [`conv`](super::conv)), plus a per-output-channel
+/// `bias`. The column-matrix scratch is a counted allocation of its own,
+/// freed before this returns, so peak statistics include it.
+pub fn conv2d<T: ConvElement>(
+    g: &ConvGeometry,
+    x: &[T],
+    w: &[T],
+    bias: Option<&[T]>,
+) -> Result<OwnedBuffer> {
+    let (oh, ow) = g.out_hw();
+    let plane = oh * ow;
+    let mut out = UninitBuffer::<T>::new(g.batch * g.out_channels * plane)?;
+    let mut scratch = UninitBuffer::<T>::new(g.scratch_len())?;
+    super::fill(scratch.as_uninit_mut(), T::ZERO);
+    // SAFETY: `fill` wrote every element of the scratch.
+    let mut scratch = unsafe { scratch.assume_init() };
+    super::conv::conv2d(g, x, w, scratch.as_mut_slice::<T>(), out.as_uninit_mut());
+    drop(scratch);
+    // SAFETY: `conv2d` writes all `out_channels * plane` outputs of each of
+    // the `batch` images (gemm with read_dst = false overwrites; an empty
+    // reduction writes zeros).
+    let mut out = unsafe { out.assume_init() };
+    if let Some(b) = bias {
+        let ones = vec![T::ONE; b.len()];
+        super::conv::channel_affine_inplace(out.as_mut_slice::<T>(), plane, &ones, b);
+    }
+    Ok(out)
 }

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::element::Element;
 
 /// Work (m·n·k) above which one product is split across threads.
-const PAR_WORK: usize = 1 << 18;
+pub(crate) const PAR_WORK: usize = 1 << 18;
 
 /// One batch entry: element offsets of its operands.
 #[derive(Debug, Clone, Copy)]

@@ -1,5 +1,5 @@
 //! Compute kernels on slices: element-wise, broadcasting, reductions, row
-//! operations (softmax, layer norm), matmul and casts.
+//! operations (softmax, layer norm), matmul, convolution and casts.
 //!
 //! Kernels know nothing about ownership: they read `&[T]` and write either a
 //! fresh `&mut [MaybeUninit<T>]` (out of place) or an input's own `&mut [T]`
@@ -9,6 +9,7 @@
 //!
 //! This module and [`crate::buffer`] are the only places with `unsafe` code.
 
+pub mod conv;
 pub mod elementwise;
 pub mod fresh;
 pub mod isa;

@@ -19,6 +19,7 @@
 //! (`take_for_donation`), so two threads can never both claim one buffer.
 
 pub mod binary;
+pub mod conv;
 mod layout;
 pub mod nn;
 mod reduce;

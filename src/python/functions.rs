@@ -246,6 +246,39 @@ pub(crate) fn layer_norm(
     ops::layer_norm(x.py(), require_input(x, "layer_norm")?, gamma, beta, eps)
 }
 
+/// 2-d convolution: `x` is `[N, C, H, W]`, `weight` `[O, C, kh, kw]`,
+/// `bias` `[O]`; zero padding on every side. Always a new buffer.
+#[pyfunction]
+#[pyo3(signature = (x, weight, bias = None, stride = 1, padding = 0))]
+pub(crate) fn conv2d<'py>(
+    x: &Bound<'py, PyAny>,
+    weight: &Bound<'py, PyAny>,
+    bias: Option<&Bound<'py, PyAny>>,
+    stride: usize,
+    padding: usize,
+) -> PyResult<PyTensor> {
+    let input = require_input(x, "conv2d")?;
+    super::conv::conv2d(x.py(), input, weight, bias, stride, padding)
+}
+
+/// Inference batch normalisation over axis 1 of `x` (`[N, C, ...]`):
+/// `(x - mean) / sqrt(var + eps) * gamma + beta`. Reuses a temporary or
+/// donated `x`.
+#[pyfunction]
+#[pyo3(signature = (x, mean, var, gamma = None, beta = None, eps = 1e-5))]
+pub(crate) fn batch_norm<'py>(
+    x: &Bound<'py, PyAny>,
+    mean: &Bound<'py, PyAny>,
+    var: &Bound<'py, PyAny>,
+    gamma: Option<&Bound<'py, PyAny>>,
+    beta: Option<&Bound<'py, PyAny>>,
+    eps: f64,
+) -> PyResult<PyTensor> {
+    let input = require_input(x, "batch_norm")?;
+    let args = super::conv::BnArgs::new(input.shape(), mean, var, gamma, beta, eps)?;
+    super::conv::batch_norm(x.py(), input, args)
+}
+
 #[pyfunction]
 pub(crate) fn matmul(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     ops::matmul(

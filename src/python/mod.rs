@@ -18,7 +18,8 @@
 //! or another handle (`t.reshape(...)`) is never written: donation copies
 //! and in-place ops copy on write, so no view ever sees a change.
 //!
-//! Modules: [`tensor`] (the class), [`ops`] (the operations), [`operands`]
+//! Modules: [`tensor`] (the class), [`ops`] (the operations), [`conv`]
+//! (convolution and batch norm), [`operands`]
 //! (reading, claiming and locking operands), [`ownership`] (temporaries,
 //! `Donated`), [`arena`], [`interop`] (NumPy and Python conversions),
 //! [`errors`] (the one mapping of core errors to exceptions), [`ffi`] (all
@@ -26,6 +27,7 @@
 
 mod any;
 mod arena;
+mod conv;
 mod errors;
 mod ffi;
 mod functions;
@@ -70,6 +72,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::max, m)?)?;
     m.add_function(wrap_pyfunction!(functions::softmax, m)?)?;
     m.add_function(wrap_pyfunction!(functions::layer_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::conv2d, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::batch_norm, m)?)?;
     m.add_function(wrap_pyfunction!(functions::matmul, m)?)?;
     m.add_function(wrap_pyfunction!(functions::memory_stats, m)?)?;
     m.add_function(wrap_pyfunction!(functions::reset_peak_memory, m)?)?;

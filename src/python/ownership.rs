@@ -120,8 +120,7 @@ pub(crate) fn learn_temporary_paths(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// Whether this tensor object, as the caller passed it, may be reused.
 pub(crate) fn offer_of(obj: &Bound<'_, PyAny>, nbytes: usize, role: ffi::Role) -> Offer {
     let wanted = IMPLICIT.load(Ordering::Relaxed) && nbytes >= MIN_BYTES.load(Ordering::Relaxed);
-    if (wanted || ffi::learning()) && ffi::is_temporary(obj, role)
-    {
+    if (wanted || ffi::learning()) && ffi::is_temporary(obj, role) {
         Offer::Implicit
     } else {
         Offer::Keep

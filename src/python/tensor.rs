@@ -16,6 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use super::any::AnyTensor;
+use super::conv;
 use super::errors::{DonatedError, IntoPyResult};
 use super::ffi;
 use super::interop::{self, np_dtype};
@@ -556,6 +557,47 @@ impl PyTensor {
         eps: f64,
     ) -> PyResult<PyTensor> {
         ops::layer_norm(slf.py(), self_input(slf), gamma, beta, eps)
+    }
+
+    /// 2-d convolution (NCHW input, `[O, C, kh, kw]` weight). Always a new
+    /// buffer.
+    #[pyo3(signature = (weight, bias = None, stride = 1, padding = 0))]
+    fn conv2d<'py>(
+        slf: &Bound<'py, Self>,
+        weight: &Bound<'py, PyAny>,
+        bias: Option<&Bound<'py, PyAny>>,
+        stride: usize,
+        padding: usize,
+    ) -> PyResult<PyTensor> {
+        conv::conv2d(slf.py(), self_input(slf), weight, bias, stride, padding)
+    }
+    /// Inference batch normalisation over axis 1; reuses a temporary.
+    #[pyo3(signature = (mean, var, gamma = None, beta = None, eps = 1e-5))]
+    fn batch_norm<'py>(
+        slf: &Bound<'py, Self>,
+        mean: &Bound<'py, PyAny>,
+        var: &Bound<'py, PyAny>,
+        gamma: Option<&Bound<'py, PyAny>>,
+        beta: Option<&Bound<'py, PyAny>>,
+        eps: f64,
+    ) -> PyResult<PyTensor> {
+        let me = self_input(slf);
+        let args = conv::BnArgs::new(me.shape(), mean, var, gamma, beta, eps)?;
+        conv::batch_norm(slf.py(), me, args)
+    }
+    /// Inference batch normalisation in place (copy-on-write when shared).
+    #[pyo3(signature = (mean, var, gamma = None, beta = None, eps = 1e-5))]
+    fn batch_norm_<'py>(
+        slf: Bound<'py, Self>,
+        mean: &Bound<'py, PyAny>,
+        var: &Bound<'py, PyAny>,
+        gamma: Option<&Bound<'py, PyAny>>,
+        beta: Option<&Bound<'py, PyAny>>,
+        eps: f64,
+    ) -> PyResult<Bound<'py, Self>> {
+        let args = conv::BnArgs::new(&slf.get().shape, mean, var, gamma, beta, eps)?;
+        conv::batch_norm_inplace(slf.py(), slf.get(), args)?;
+        Ok(slf)
     }
 
     // ---- layout ----

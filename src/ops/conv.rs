@@ -1,0 +1,344 @@
+//! Convolution and inference batch normalisation, NCHW.
+//!
+//! * [`conv2d`] always writes a new buffer (its result has another shape,
+//!   and every output element reads a whole window of the input), so an
+//!   offered input is refused with [`Refusal::NewBuffer`](super::Refusal).
+//! * [`batch_norm`] is element-wise per channel, so it claims an offered
+//!   input like any unary op, and [`Tensor::batch_norm_inplace`] updates a
+//!   tensor in place (copy-on-write when its buffer is shared).
+
+use super::{refuse_all, same_shape, update, Applied, Operand};
+use crate::error::{Error, Result};
+use crate::kernels::conv::{channel_affine_inplace, ConvElement, ConvGeometry};
+use crate::kernels::fresh;
+use crate::stats::Reuse;
+use crate::tensor::Tensor;
+
+/// Check the shapes of a 2-d convolution of `x` (`[N, C, H, W]`) with `w`
+/// (`[O, C, kh, kw]`) and return its geometry.
+pub fn conv2d_geometry(
+    x: &[usize],
+    w: &[usize],
+    stride: usize,
+    padding: usize,
+) -> Result<ConvGeometry> {
+    let invalid = |shape: &[usize], reason: String| Error::InvalidShape {
+        op: "conv2d",
+        shape: shape.to_vec(),
+        reason,
+    };
+    let [n, c, h, wd] = *x else {
+        return Err(invalid(x, "the input must be 4-d [N, C, H, W]".into()));
+    };
+    let [o, wc, kh, kw] = *w else {
+        return Err(invalid(w, "the weight must be 4-d [O, C, kh, kw]".into()));
+    };
+    if wc != c {
+        return Err(Error::ShapeMismatch {
+            op: "conv2d",
+            lhs: x.to_vec(),
+            rhs: w.to_vec(),
+        });
+    }
+    if stride == 0 {
+        return Err(invalid(x, "stride must be at least 1".into()));
+    }
+    if kh == 0 || kw == 0 {
+        return Err(invalid(w, "the kernel must be at least 1x1".into()));
+    }
+    let fits = |len: usize, k: usize| {
+        len.checked_add(padding.checked_mul(2)?)
+            .is_some_and(|p| p >= k)
+            .then_some(())
+    };
+    if fits(h, kh).is_none() || fits(wd, kw).is_none() {
+        return Err(invalid(
+            x,
+            format!("a {kh}x{kw} kernel does not fit the image padded by {padding}"),
+        ));
+    }
+    Ok(ConvGeometry {
+        batch: n,
+        in_channels: c,
+        height: h,
+        width: wd,
+        out_channels: o,
+        kernel_h: kh,
+        kernel_w: kw,
+        stride,
+        padding,
+    })
+}
+
+/// 2-d cross-correlation (what deep-learning frameworks call convolution)
+/// of `x` (`[N, C, H, W]`) with `w` (`[O, C, kh, kw]`), zero padding
+/// `padding` on every side, plus an optional `bias` of shape `[O]`. Always a
+/// new `[N, O, oh, ow]` buffer; offered operands are refused.
+pub fn conv2d<T: ConvElement>(
+    x: Operand<'_, T>,
+    w: Operand<'_, T>,
+    bias: Option<&Tensor<T>>,
+    stride: usize,
+    padding: usize,
+) -> Result<Applied<T>> {
+    let outcome = refuse_all(&[&x, &w], "conv2d");
+    let (Some(tx), Some(tw)) = (x.tensor(), w.tensor()) else {
+        return Err(Error::InvalidShape {
+            op: "conv2d",
+            shape: vec![],
+            reason: "conv2d needs an input and a weight tensor".into(),
+        });
+    };
+    let g = conv2d_geometry(tx.shape(), tw.shape(), stride, padding)?;
+    let b = match bias {
+        None => None,
+        Some(b) if b.shape() == [g.out_channels] => Some(b.as_slice()?),
+        Some(b) => {
+            return Err(Error::ShapeMismatch {
+                op: "conv2d",
+                lhs: vec![g.out_channels],
+                rhs: b.shape().to_vec(),
+            })
+        }
+    };
+    let (oh, ow) = g.out_hw();
+    let shape = [g.batch, g.out_channels, oh, ow];
+    crate::shape::checked_numel(&shape, std::mem::size_of::<T>())?;
+    let buf = fresh::conv2d(&g, tx.as_slice()?, tw.as_slice()?, b)?;
+    Ok((Tensor::from_buffer(buf, &shape)?, outcome))
+}
+
+/// The running statistics and affine parameters of inference batch
+/// normalisation over axis 1: `(x - mean) / sqrt(var + eps) * gamma + beta`.
+#[derive(Debug, Clone, Copy)]
+pub struct BatchNorm<'a, T: ConvElement> {
+    pub mean: &'a Tensor<T>,
+    pub var: &'a Tensor<T>,
+    /// Absent: 1.
+    pub gamma: Option<&'a Tensor<T>>,
+    /// Absent: 0.
+    pub beta: Option<&'a Tensor<T>>,
+    pub eps: f64,
+}
+
+impl<T: ConvElement> BatchNorm<'_, T> {
+    /// Per-channel `(scale, shift)` for an input of shape `x`, computed in
+    /// `f64`, and the length of one channel plane.
+    fn affine(&self, x: &[usize]) -> Result<(Vec<T>, Vec<T>, usize)> {
+        let invalid = |reason: String| Error::InvalidShape {
+            op: "batch_norm",
+            shape: x.to_vec(),
+            reason,
+        };
+        if x.len() < 2 {
+            return Err(invalid(
+                "the input needs at least 2 axes [N, C, ...]".into(),
+            ));
+        }
+        if !(self.eps >= 0.0) {
+            return Err(invalid(format!("eps must be >= 0, got {}", self.eps)));
+        }
+        let c = x[1];
+        let param = |p: &Tensor<T>| -> Result<Vec<f64>> {
+            if p.shape() != [c] {
+                return Err(Error::ShapeMismatch {
+                    op: "batch_norm",
+                    lhs: x.to_vec(),
+                    rhs: p.shape().to_vec(),
+                });
+            }
+            Ok(p.as_slice()?.iter().map(|v| v.to_f64()).collect())
+        };
+        let (mean, var) = (param(self.mean)?, param(self.var)?);
+        let gamma = self.gamma.map(param).transpose()?;
+        let beta = self.beta.map(param).transpose()?;
+        let mut scale = Vec::with_capacity(c);
+        let mut shift = Vec::with_capacity(c);
+        for k in 0..c {
+            let s = gamma.as_ref().map_or(1.0, |g| g[k]) / (var[k] + self.eps).sqrt();
+            scale.push(T::from_f64(s));
+            shift.push(T::from_f64(
+                beta.as_ref().map_or(0.0, |b| b[k]) - mean[k] * s,
+            ));
+        }
+        Ok((scale, shift, x[2..].iter().product()))
+    }
+}
+
+/// Inference batch normalisation over axis 1 of `x` (`[N, C, ...]`),
+/// claiming `x`'s buffer when offered.
+pub fn batch_norm<T: ConvElement>(x: Operand<'_, T>, p: &BatchNorm<'_, T>) -> Result<Applied<T>> {
+    let (scale, shift, plane) = p.affine(x.shape())?;
+    let run = |b: &mut [T]| channel_affine_inplace(b, plane, &scale, &shift);
+    same_shape(
+        x,
+        "batch_norm",
+        |b| {
+            run(b);
+            Ok(())
+        },
+        |s| {
+            let mut buf = fresh::copied(s)?;
+            run(buf.as_mut_slice::<T>());
+            Ok(buf)
+        },
+    )
+}
+
+impl<T: ConvElement> Tensor<T> {
+    /// 2-d convolution (see [`conv2d`]). Always a new buffer.
+    pub fn conv2d(
+        &self,
+        weight: &Tensor<T>,
+        bias: Option<&Tensor<T>>,
+        stride: usize,
+        padding: usize,
+    ) -> Result<Tensor<T>> {
+        Ok(conv2d(
+            Operand::Ref(self),
+            Operand::Ref(weight),
+            bias,
+            stride,
+            padding,
+        )?
+        .0)
+    }
+
+    /// Inference batch normalisation by value: reuses the buffer when
+    /// exclusive.
+    pub fn batch_norm(mut self, p: &BatchNorm<'_, T>) -> Result<Tensor<T>> {
+        Ok(batch_norm(Operand::Owned(&mut self, Reuse::Implicit), p)?.0)
+    }
+
+    /// Inference batch normalisation in place (copy-on-write when the
+    /// buffer is shared).
+    pub fn batch_norm_inplace(&mut self, p: &BatchNorm<'_, T>) -> Result<()> {
+        let (scale, shift, plane) = p.affine(self.shape())?;
+        let run = |b: &mut [T]| channel_affine_inplace(b, plane, &scale, &shift);
+        update(
+            self,
+            |b| {
+                run(b);
+                Ok(())
+            },
+            |s| {
+                let mut buf = fresh::copied(s)?;
+                run(buf.as_mut_slice::<T>());
+                Ok(buf)
+            },
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::memory_stats;
+
+    fn bn_params() -> [Tensor<f32>; 4] {
+        [
+            Tensor::from_vec(vec![0.5, -1.0], &[2]).unwrap(),
+            Tensor::from_vec(vec![4.0, 0.25], &[2]).unwrap(),
+            Tensor::from_vec(vec![2.0, 1.0], &[2]).unwrap(),
+            Tensor::from_vec(vec![0.0, 3.0], &[2]).unwrap(),
+        ]
+    }
+
+    #[test]
+    fn batch_norm_by_value_reuses_the_buffer_and_matches_the_formula() {
+        let [mean, var, gamma, beta] = bn_params();
+        let p = BatchNorm {
+            mean: &mean,
+            var: &var,
+            gamma: Some(&gamma),
+            beta: Some(&beta),
+            eps: 0.0,
+        };
+        let x = Tensor::<f32>::from_vec((0..8).map(|v| v as f32).collect(), &[2, 2, 2]).unwrap();
+        let ptr = x.buffer_ptr();
+        let y = x.batch_norm(&p).unwrap();
+        assert_eq!(y.buffer_ptr(), ptr, "an exclusive input is reused");
+        let want: Vec<f32> = (0..8)
+            .map(|i| {
+                let c = (i / 2) % 2;
+                let (m, v, g, b) = (
+                    [0.5, -1.0][c],
+                    [4.0f32, 0.25][c],
+                    [2.0, 1.0][c],
+                    [0.0, 3.0][c],
+                );
+                (i as f32 - m) / v.sqrt() * g + b
+            })
+            .collect();
+        assert_eq!(y.to_vec().unwrap(), want);
+    }
+
+    #[test]
+    fn batch_norm_inplace_copies_on_write_when_shared() {
+        let [mean, var, ..] = bn_params();
+        let p = BatchNorm {
+            mean: &mean,
+            var: &var,
+            gamma: None,
+            beta: None,
+            eps: 1e-5,
+        };
+        let mut x = Tensor::<f32>::ones(&[1, 2, 3]).unwrap();
+        let view = x.reshape(&[6]).unwrap();
+        x.batch_norm_inplace(&p).unwrap();
+        assert!(!x.shares_buffer_with(&view));
+        assert_eq!(view.to_vec().unwrap(), vec![1.0; 6]);
+        let ptr = x.buffer_ptr();
+        x.batch_norm_inplace(&p).unwrap();
+        assert_eq!(x.buffer_ptr(), ptr, "exclusive now: in place");
+    }
+
+    #[test]
+    fn batch_norm_rejects_bad_parameters() {
+        let [mean, var, ..] = bn_params();
+        let p = BatchNorm {
+            mean: &mean,
+            var: &var,
+            gamma: None,
+            beta: None,
+            eps: 1e-5,
+        };
+        let x = Tensor::<f32>::ones(&[1, 3, 2]).unwrap();
+        assert!(matches!(x.batch_norm(&p), Err(Error::ShapeMismatch { .. })));
+        let x = Tensor::<f32>::ones(&[2]).unwrap();
+        assert!(matches!(x.batch_norm(&p), Err(Error::InvalidShape { .. })));
+    }
+
+    #[test]
+    fn conv2d_counts_its_scratch_and_returns_nchw() {
+        let x = Tensor::<f32>::ones(&[2, 3, 8, 8]).unwrap();
+        let w = Tensor::<f32>::ones(&[4, 3, 3, 3]).unwrap();
+        let b = Tensor::<f32>::from_vec(vec![0.0, 1.0, 2.0, 3.0], &[4]).unwrap();
+        let before = memory_stats().allocations;
+        let y = x.conv2d(&w, Some(&b), 1, 1).unwrap();
+        assert_eq!(y.shape(), [2, 4, 8, 8]);
+        // the output and one image's column matrix
+        assert!(memory_stats().allocations - before >= 2);
+        let v = y.to_vec().unwrap();
+        // interior pixel: 27 ones; corner: 12 (2x2 window x 3 channels)
+        assert_eq!(v[3 * 64 + 8 + 1 + 8], 27.0 + 3.0);
+        assert_eq!(v[0], 12.0);
+        let s2 = x.conv2d(&w, None, 2, 0).unwrap();
+        assert_eq!(s2.shape(), [2, 4, 3, 3]);
+    }
+
+    #[test]
+    fn conv2d_rejects_bad_shapes() {
+        let x = Tensor::<f32>::ones(&[1, 3, 2, 2]).unwrap();
+        for (w, stride, pad) in [
+            (vec![4, 2, 3, 3], 1, 1),
+            (vec![4, 3, 3, 3], 1, 0),
+            (vec![4, 3, 3, 3], 0, 1),
+            (vec![4, 3, 3], 1, 1),
+            (vec![4, 3, 0, 1], 1, 1),
+        ] {
+            let w = Tensor::<f32>::ones(&w).unwrap();
+            assert!(x.conv2d(&w, None, stride, pad).is_err(), "{:?}", w.shape());
+        }
+    }
+}
