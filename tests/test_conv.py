@@ -50,17 +50,52 @@ def test_conv2d_matches_numpy(shape, k, stride, padding, dtype, with_bias) -> No
     np.testing.assert_array_equal(same.numpy(), got.numpy())
 
 
-def test_conv2d_never_writes_its_input_and_warns_on_donation() -> None:
+def test_conv2d_writes_over_a_donated_or_temporary_input_of_the_result_shape() -> None:
+    rng = np.random.default_rng(5)
+    base = rng.standard_normal((3, 4, 6, 6)).astype(np.float32)
+    w = donate.tensor(rng.standard_normal((4, 4, 3, 3)).astype(np.float32))
+    b = donate.tensor(rng.standard_normal(4).astype(np.float32))
+    want = conv_ref(base, w.numpy(), b.numpy(), 1, 1)
+    x = donate.tensor(base)
+    ptr = x.data_ptr()
+    y = donate.conv2d(x.donate(), w, b, padding=1)
+    assert y.data_ptr() == ptr and x.is_donated
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-4, atol=1e-4)
+    # a temporary: one new buffer for `x * 1`, none for the convolution's
+    # result (its scratch is freed before it returns)
+    x = donate.tensor(base)
+    before = donate.memory_stats()
+    z = donate.conv2d(x * 1, w, b, padding=1)
+    after = donate.memory_stats()
+    assert after["live_bytes"] - before["live_bytes"] == base.nbytes
+    assert after["implicit_donations"] - before["implicit_donations"] == 1
+    np.testing.assert_array_equal(z.numpy(), y.numpy())
+    # a named input is never written
+    n = donate.conv2d(x, w, b, padding=1)
+    assert n.data_ptr() != x.data_ptr()
+    np.testing.assert_array_equal(x.numpy(), base)
+
+
+def test_conv2d_donations_it_cannot_honour_copy_and_warn() -> None:
     x = donate.tensor(np.ones((1, 2, 4, 4), np.float32))
+    w = donate.tensor(np.ones((2, 2, 3, 3), np.float32))
     ptr = x.data_ptr()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        y = donate.conv2d(x.donate(), np.ones((2, 2, 3, 3), np.float32), padding=1)
-    assert y.data_ptr() != ptr
-    assert not x.is_donated and x.data_ptr() == ptr
-    assert [w.category for w in caught] == [donate.DonationWarning]
-    assert "conv2d always writes a new buffer" in str(caught[0].message)
+        y = donate.conv2d(x.donate(), w, stride=2, padding=1)  # another shape
+        view = x.numpy()
+        z = donate.conv2d(x.donate(), w, padding=1)  # a live view
+        del view
+        donate.conv2d(x, w.donate())  # the weight is a parameter
+    assert y.data_ptr() != ptr and z.data_ptr() != ptr
+    assert not x.is_donated and x.data_ptr() == ptr and not w.is_donated
+    messages = [str(m.message) for m in caught]
+    assert [m.category for m in caught] == [donate.DonationWarning] * 3
+    assert "differs from the result's shape" in messages[0]
+    assert "exported view" in messages[1]
+    assert "only writes into its input" in messages[2]
     np.testing.assert_array_equal(x.numpy(), 1.0)
+    np.testing.assert_array_equal(w.numpy(), 1.0)
 
 
 @pytest.mark.parametrize(

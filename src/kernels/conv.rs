@@ -151,6 +151,44 @@ pub fn conv2d<T: ConvElement>(
     }
 }
 
+/// The convolution written over its own input: `io` holds `x`
+/// (`[N, C, H, W]`) and receives the result, which must have the same shape
+/// (`O == C`, same height and width). Image `n`'s output depends only on
+/// image `n`, so each image is computed into `image` (one image of scratch)
+/// and copied over its input, which nothing reads afterwards.
+pub fn conv2d_over_input<T: ConvElement>(
+    g: &ConvGeometry,
+    io: &mut [T],
+    w: &[T],
+    col: &mut [T],
+    image: &mut [MaybeUninit<T>],
+) {
+    let (oh, ow) = g.out_hw();
+    let (rows, o) = (g.col_rows(), g.out_channels);
+    let len = g.in_channels * g.height * g.width;
+    assert!(o * oh * ow == len, "the result must have the input's shape");
+    assert!(io.len() >= g.batch * len && w.len() >= o * rows);
+    assert!(image.len() >= len && col.len() >= g.scratch_len());
+    if len == 0 {
+        return;
+    }
+    let threads = len.saturating_mul(rows) >= PAR_WORK;
+    for xn in io.chunks_mut(len).take(g.batch) {
+        let cols: &[T] = if g.is_pointwise() {
+            xn
+        } else {
+            im2col(g, xn, col);
+            col
+        };
+        T::gemm_one(w, cols, &mut image[..len], o, rows, oh * ow, threads);
+        // SAFETY: gemm_one wrote all o * oh * ow == len elements of `image`
+        // (read_dst = false overwrites; an empty reduction writes zeros), so
+        // its first `len` elements are initialised `T`s.
+        let done = unsafe { std::slice::from_raw_parts(image.as_ptr() as *const T, len) };
+        xn.copy_from_slice(done);
+    }
+}
+
 /// `y[n][c][..] = x[n][c][..] · scale[c] + shift[c]` in place over `buf`
 /// viewed as `[N, C, plane]`, with `scale.len() == shift.len() == C`.
 pub fn channel_affine_inplace<T: ConvElement>(
@@ -236,7 +274,7 @@ mod tests {
                 in_channels: 3,
                 height: h,
                 width: w,
-                out_channels: 4,
+                out_channels: if p * 2 + 1 == k { 3 } else { 4 },
                 kernel_h: k,
                 kernel_w: k,
                 stride: s,
@@ -245,7 +283,7 @@ mod tests {
             let x: Vec<f64> = (0..2 * 3 * h * w)
                 .map(|i| ((i * 7) % 11) as f64 - 5.0)
                 .collect();
-            let wt: Vec<f64> = (0..4 * 3 * k * k)
+            let wt: Vec<f64> = (0..g.out_channels * 3 * k * k)
                 .map(|i| ((i * 5) % 7) as f64 - 3.0)
                 .collect();
             let got = crate::kernels::fresh::conv2d(&g, &x, &wt, None).unwrap();

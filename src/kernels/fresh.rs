@@ -122,19 +122,47 @@ pub fn conv2d<T: ConvElement>(
     let (oh, ow) = g.out_hw();
     let plane = oh * ow;
     let mut out = UninitBuffer::<T>::new(g.batch * g.out_channels * plane)?;
-    let mut scratch = UninitBuffer::<T>::new(g.scratch_len())?;
-    super::fill(scratch.as_uninit_mut(), T::ZERO);
-    // SAFETY: `fill` wrote every element of the scratch.
-    let mut scratch = unsafe { scratch.assume_init() };
+    let mut scratch = conv_scratch::<T>(g)?;
     super::conv::conv2d(g, x, w, scratch.as_mut_slice::<T>(), out.as_uninit_mut());
     drop(scratch);
     // SAFETY: `conv2d` writes all `out_channels * plane` outputs of each of
     // the `batch` images (gemm with read_dst = false overwrites; an empty
     // reduction writes zeros).
     let mut out = unsafe { out.assume_init() };
+    add_channel_bias(out.as_mut_slice::<T>(), plane, bias);
+    Ok(out)
+}
+
+/// One image's column matrix, zeroed.
+fn conv_scratch<T: ConvElement>(g: &ConvGeometry) -> Result<OwnedBuffer> {
+    let mut scratch = UninitBuffer::<T>::new(g.scratch_len())?;
+    super::fill(scratch.as_uninit_mut(), T::ZERO);
+    // SAFETY: `fill` wrote every element of the scratch.
+    Ok(unsafe { scratch.assume_init() })
+}
+
+fn add_channel_bias<T: ConvElement>(out: &mut [T], plane: usize, bias: Option<&[T]>) {
     if let Some(b) = bias {
         let ones = vec![T::ONE; b.len()];
-        super::conv::channel_affine_inplace(out.as_mut_slice::<T>(), plane, &ones, b);
+        super::conv::channel_affine_inplace(out, plane, &ones, b);
     }
-    Ok(out)
+}
+
+/// A 2-d convolution written over its input's buffer `io` (the result has
+/// the input's shape; see [`conv2d_over_input`](super::conv::conv2d_over_input)).
+/// Scratch: one image's column matrix and one image's result, both counted
+/// and freed before this returns.
+pub fn conv2d_over_input<T: ConvElement>(
+    g: &ConvGeometry,
+    io: &mut [T],
+    w: &[T],
+    bias: Option<&[T]>,
+) -> Result<()> {
+    let (oh, ow) = g.out_hw();
+    let mut scratch = conv_scratch::<T>(g)?;
+    let mut image = UninitBuffer::<T>::new(g.in_channels * g.height * g.width)?;
+    super::conv::conv2d_over_input(g, io, w, scratch.as_mut_slice::<T>(), image.as_uninit_mut());
+    drop((scratch, image));
+    add_channel_bias(io, oh * ow, bias);
+    Ok(())
 }

@@ -1,17 +1,19 @@
 //! Convolution and inference batch normalisation, NCHW.
 //!
-//! * [`conv2d`] always writes a new buffer (its result has another shape,
-//!   and every output element reads a whole window of the input), so an
-//!   offered input is refused with [`Refusal::NewBuffer`](super::Refusal).
+//! * [`conv2d`] claims an offered input whose shape the result keeps (a
+//!   "same" convolution with as many output channels as input channels):
+//!   image `n` of the result depends only on image `n` of the input, so it
+//!   is computed into one image of scratch and copied over that image.
+//!   Otherwise it writes a new buffer. The weight is never claimed.
 //! * [`batch_norm`] is element-wise per channel, so it claims an offered
 //!   input like any unary op, and [`Tensor::batch_norm_inplace`] updates a
 //!   tensor in place (copy-on-write when its buffer is shared).
 
-use super::{refuse_all, same_shape, update, Applied, Operand};
+use super::{claim, refuse, same_shape, update, Applied, Operand, Outcome, Refusal};
 use crate::error::{Error, Result};
 use crate::kernels::conv::{channel_affine_inplace, ConvElement, ConvGeometry};
 use crate::kernels::fresh;
-use crate::stats::Reuse;
+use crate::stats::{self, Reuse};
 use crate::tensor::Tensor;
 
 /// Check the shapes of a 2-d convolution of `x` (`[N, C, H, W]`) with `w`
@@ -72,16 +74,19 @@ pub fn conv2d_geometry(
 
 /// 2-d cross-correlation (what deep-learning frameworks call convolution)
 /// of `x` (`[N, C, H, W]`) with `w` (`[O, C, kh, kw]`), zero padding
-/// `padding` on every side, plus an optional `bias` of shape `[O]`. Always a
-/// new `[N, O, oh, ow]` buffer; offered operands are refused.
+/// `padding` on every side, plus an optional `bias` of shape `[O]`.
+///
+/// When `x` is offered and the result has its shape (`O == C` and a
+/// "same" geometry, as in a ResNet block), its buffer is claimed and the
+/// result written over it one image at a time; otherwise the result is a
+/// new `[N, O, oh, ow]` buffer. The weight is never claimed.
 pub fn conv2d<T: ConvElement>(
-    x: Operand<'_, T>,
+    mut x: Operand<'_, T>,
     w: Operand<'_, T>,
     bias: Option<&Tensor<T>>,
     stride: usize,
     padding: usize,
 ) -> Result<Applied<T>> {
-    let outcome = refuse_all(&[&x, &w], "conv2d");
     let (Some(tx), Some(tw)) = (x.tensor(), w.tensor()) else {
         return Err(Error::InvalidShape {
             op: "conv2d",
@@ -104,7 +109,25 @@ pub fn conv2d<T: ConvElement>(
     let (oh, ow) = g.out_hw();
     let shape = [g.batch, g.out_channels, oh, ow];
     crate::shape::checked_numel(&shape, std::mem::size_of::<T>())?;
-    let buf = fresh::conv2d(&g, tx.as_slice()?, tw.as_slice()?, b)?;
+    let wv = tw.as_slice()?;
+    tx.as_slice()?;
+    let mut outcome = Outcome::default();
+    if let Operand::Owned(_, kind) = &w {
+        refuse(&mut outcome, 1, *kind, Refusal::Parameter("conv2d"));
+    }
+    if let Operand::Owned(t, kind) = &mut x {
+        match claim(t, &shape, "conv2d") {
+            Ok(mut buf) => {
+                fresh::conv2d_over_input(&g, buf.as_mut_slice::<T>(), wv, b)?;
+                stats::record_reuse(*kind, buf.len());
+                outcome.reused = Some(0);
+                return Ok((Tensor::from_buffer(buf, &shape)?, outcome));
+            }
+            Err(r) => refuse(&mut outcome, 0, *kind, r),
+        }
+    }
+    let xv = x.tensor().expect("checked above").as_slice()?;
+    let buf = fresh::conv2d(&g, xv, wv, b)?;
     Ok((Tensor::from_buffer(buf, &shape)?, outcome))
 }
 
@@ -186,7 +209,7 @@ pub fn batch_norm<T: ConvElement>(x: Operand<'_, T>, p: &BatchNorm<'_, T>) -> Re
 }
 
 impl<T: ConvElement> Tensor<T> {
-    /// 2-d convolution (see [`conv2d`]). Always a new buffer.
+    /// 2-d convolution (see [`conv2d`]) of a borrowed tensor: a new buffer.
     pub fn conv2d(
         &self,
         weight: &Tensor<T>,
@@ -202,6 +225,19 @@ impl<T: ConvElement> Tensor<T> {
             padding,
         )?
         .0)
+    }
+
+    /// 2-d convolution by value: the result is written over this tensor's
+    /// buffer when it is exclusive and the result has its shape.
+    pub fn conv2d_into(
+        mut self,
+        weight: &Tensor<T>,
+        bias: Option<&Tensor<T>>,
+        stride: usize,
+        padding: usize,
+    ) -> Result<Tensor<T>> {
+        let x = Operand::Owned(&mut self, Reuse::Implicit);
+        Ok(conv2d(x, Operand::Ref(weight), bias, stride, padding)?.0)
     }
 
     /// Inference batch normalisation by value: reuses the buffer when
@@ -325,6 +361,51 @@ mod tests {
         assert_eq!(v[0], 12.0);
         let s2 = x.conv2d(&w, None, 2, 0).unwrap();
         assert_eq!(s2.shape(), [2, 4, 3, 3]);
+    }
+
+    #[test]
+    fn conv2d_by_value_writes_over_its_input_when_the_shape_is_kept() {
+        let data: Vec<f32> = (0..2 * 3 * 5 * 5)
+            .map(|i| ((i * 7) % 5) as f32 - 2.0)
+            .collect();
+        let w = Tensor::<f32>::from_vec(
+            (0..3 * 3 * 9).map(|i| (i % 4) as f32).collect(),
+            &[3, 3, 3, 3],
+        )
+        .unwrap();
+        let b = Tensor::<f32>::from_vec(vec![1.0, -1.0, 0.5], &[3]).unwrap();
+        let x = Tensor::from_vec(data.clone(), &[2, 3, 5, 5]).unwrap();
+        let want = x.conv2d(&w, Some(&b), 1, 1).unwrap();
+        let ptr = x.buffer_ptr();
+        let y = x.conv2d_into(&w, Some(&b), 1, 1).unwrap();
+        assert_eq!(y.buffer_ptr(), ptr);
+        assert_eq!(y.to_vec().unwrap(), want.to_vec().unwrap());
+        // shared: refused, a new buffer, the input intact
+        let x = Tensor::from_vec(data.clone(), &[2, 3, 5, 5]).unwrap();
+        let keep = x.reshape(&[150]).unwrap();
+        let (y, outcome) = conv2d(
+            Operand::Owned(&mut x.reshape(&[2, 3, 5, 5]).unwrap(), Reuse::Explicit),
+            Operand::Ref(&w),
+            Some(&b),
+            1,
+            1,
+        )
+        .unwrap();
+        assert!(matches!(outcome.refused[..], [(0, Refusal::Shared { .. })]));
+        assert!(!y.shares_buffer_with(&keep));
+        assert_eq!(keep.to_vec().unwrap(), data);
+        // another shape (stride 2): refused, a new buffer
+        let mut x = Tensor::from_vec(data, &[2, 3, 5, 5]).unwrap();
+        let (_, outcome) = conv2d(
+            Operand::Owned(&mut x, Reuse::Implicit),
+            Operand::Ref(&w),
+            None,
+            2,
+            1,
+        )
+        .unwrap();
+        assert!(matches!(outcome.refused[..], [(0, Refusal::Shape { .. })]));
+        assert!(!x.is_donated());
     }
 
     #[test]

@@ -82,6 +82,9 @@ pub enum Refusal {
     OtherOperandUsed,
     /// This op never writes into its input (reductions, matmul).
     NewBuffer(&'static str),
+    /// The operand is a parameter of this op (a convolution's weight),
+    /// which only ever writes into its input.
+    Parameter(&'static str),
     /// The result has another dtype (type promotion).
     DType { operand: DType, result: DType },
     /// The same tensor is also another operand of the operation, which
@@ -110,6 +113,10 @@ impl fmt::Display for Refusal {
             ),
             Refusal::OtherOperandUsed => write!(f, "the other operand's buffer was used instead"),
             Refusal::NewBuffer(op) => write!(f, "{op} always writes a new buffer of another shape"),
+            Refusal::Parameter(op) => write!(
+                f,
+                "{op} only writes into its input, never into this operand"
+            ),
             Refusal::DType { operand, result } => {
                 write!(
                     f,
@@ -137,7 +144,7 @@ pub struct Outcome {
 pub type Applied<T> = (Tensor<T>, Outcome);
 
 /// Try to claim `t`'s buffer for a result of shape `out`.
-fn claim<T: Element>(
+pub(crate) fn claim<T: Element>(
     t: &mut Tensor<T>,
     out: &[usize],
     op: &'static str,

@@ -1,10 +1,10 @@
 //! `conv2d` and inference `batch_norm`: the module functions, and the ops
 //! behind the `Tensor` methods (`conv2d`, `batch_norm`, `batch_norm_`).
 //!
-//! `conv2d` always writes a new buffer, so a donated input is refused with a
-//! warning like any other op of another shape. `batch_norm` claims a
-//! temporary or donated input; `batch_norm_` updates in place
-//! (copy-on-write when the buffer is shared).
+//! `conv2d` writes over a temporary or donated input when the result keeps
+//! its shape (never over the weight); `batch_norm` claims a temporary or
+//! donated input; `batch_norm_` updates in place (copy-on-write when the
+//! buffer is shared).
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -81,6 +81,8 @@ pub(crate) fn conv2d<'py>(
         }
     }
     let has_bias = bias.is_some();
+    let (oh, ow) = g.out_hw();
+    let out_shape = [g.batch, g.out_channels, oh, ow];
     let mut inputs = vec![x, w];
     inputs.extend(bias);
     let out = operands::run(
@@ -89,7 +91,7 @@ pub(crate) fn conv2d<'py>(
         &["the input", "the weight", "the bias"][..inputs.len()],
         inputs,
         dtype,
-        Reuses::Never("conv2d"),
+        Reuses::IntoInput(&out_shape, "conv2d"),
         move |h| {
             let bias = if has_bias {
                 Some(held_tensor(&h[2]).clone())

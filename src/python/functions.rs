@@ -247,7 +247,8 @@ pub(crate) fn layer_norm(
 }
 
 /// 2-d convolution: `x` is `[N, C, H, W]`, `weight` `[O, C, kh, kw]`,
-/// `bias` `[O]`; zero padding on every side. Always a new buffer.
+/// `bias` `[O]`; zero padding on every side. Written over a temporary or
+/// donated `x` when the result has its shape.
 #[pyfunction]
 #[pyo3(signature = (x, weight, bias = None, stride = 1, padding = 0))]
 pub(crate) fn conv2d<'py>(

@@ -195,6 +195,9 @@ pub(crate) enum Reuses<'s> {
     /// The result has this shape and the operation can write it over an
     /// input of the same shape and dtype.
     Into(&'s [usize]),
+    /// As `Into`, but only the first operand (the input) can receive the
+    /// result; the others are parameters the operation only reads.
+    IntoInput(&'s [usize], &'static str),
     /// The result always goes to a new buffer (reductions, matmul, reshape
     /// copies).
     Never(&'static str),
@@ -307,16 +310,22 @@ where
     let mut target = None;
     let first_own = held
         .iter()
-        .position(|h| matches!(h, Held::Own(t, _) if Some(t.shape()) == result_shape(reuses)));
+        .enumerate()
+        .position(|(i, h)| {
+            matches!(h, Held::Own(t, _) if Some(t.shape()) == result_shape(reuses) && may_receive(reuses, i))
+        });
     for &i in &candidates {
         let Held::Read(t) = &held[i] else { continue };
         let explicit = inputs[i].offer == Offer::Explicit;
         let reason = match reuses {
             Reuses::Never(name) => Some(Refusal::NewBuffer(name)),
-            Reuses::Into(shape) if t.shape() != shape => Some(Refusal::Shape {
-                operand: t.shape().to_vec(),
-                result: shape.to_vec(),
-            }),
+            Reuses::IntoInput(_, name) if i > 0 => Some(Refusal::Parameter(name)),
+            Reuses::Into(shape) | Reuses::IntoInput(shape, _) if t.shape() != shape => {
+                Some(Refusal::Shape {
+                    operand: t.shape().to_vec(),
+                    result: shape.to_vec(),
+                })
+            }
             _ if target.is_some() || first_own.is_some_and(|o| o < i) => {
                 Some(Refusal::OtherOperandUsed)
             }
@@ -402,7 +411,16 @@ where
 
 fn result_shape<'s>(r: Reuses<'s>) -> Option<&'s [usize]> {
     match r {
-        Reuses::Into(s) => Some(s),
+        Reuses::Into(s) | Reuses::IntoInput(s, _) => Some(s),
         Reuses::Never(_) => None,
+    }
+}
+
+/// May operand `i` receive the result?
+fn may_receive(r: Reuses<'_>, i: usize) -> bool {
+    match r {
+        Reuses::Into(_) => true,
+        Reuses::IntoInput(..) => i == 0,
+        Reuses::Never(_) => false,
     }
 }

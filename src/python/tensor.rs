@@ -559,8 +559,8 @@ impl PyTensor {
         ops::layer_norm(slf.py(), self_input(slf), gamma, beta, eps)
     }
 
-    /// 2-d convolution (NCHW input, `[O, C, kh, kw]` weight). Always a new
-    /// buffer.
+    /// 2-d convolution (NCHW input, `[O, C, kh, kw]` weight); written over
+    /// a temporary input when the result keeps its shape.
     #[pyo3(signature = (weight, bias = None, stride = 1, padding = 0))]
     fn conv2d<'py>(
         slf: &Bound<'py, Self>,
