@@ -246,3 +246,40 @@ def test_objects_holding_the_only_reference_are_not_trusted(stats) -> None:
         first = call(*args).tolist()
         assert call(*args).tolist() == first
     assert before["implicit_donations"] == 0
+
+
+def test_operands_unpacked_from_a_named_tuple_or_dict_are_not_temporaries(stats) -> None:
+    # `f(*args)` passes the tuple's items; the tuple may be a named one
+    # holding the only reference, and the C stack of that call looks like a
+    # plain call. Such calls never donate implicitly (numpy/numpy#28681's
+    # class of bug: a buffer someone still holds must never be reused).
+    a = donate.ones((4, 8))
+    m, v = donate.zeros((8,)), donate.ones((8,))
+    kw = {"x": (a * 1).reshape(1, 8, 4)}
+    held = (a * 1).reshape(1, 8, 4)
+    box = [held]
+    del held
+    before = stats()  # (the reshapes above reuse their temporaries)
+    args = (a * 1,)
+    donate.relu(*args)
+    assert not args[0].is_donated and args[0].tolist() == a.tolist()
+    pair = (a * 1, a * 1)
+    donate.matmul(*pair[:1], a.T)
+    assert pair[0].tolist() == a.tolist()
+    donate.batch_norm(**kw, mean=m, var=v)
+    assert not kw["x"].is_donated
+    ops = [a * 1]
+    ops[0].relu(*())
+    assert not ops[0].is_donated
+    method_args = (m, v)
+    box[0].batch_norm(*method_args)
+    assert not box[0].is_donated
+    assert before["implicit_donations"] == 0
+    # ...while a fresh temporary passed directly still is reused.
+    assert stats_after_one_reuse(a)
+
+
+def stats_after_one_reuse(a: donate.Tensor) -> bool:
+    s0 = donate.memory_stats()["implicit_donations"]
+    donate.relu(a * 1)
+    return donate.memory_stats()["implicit_donations"] == s0 + 1

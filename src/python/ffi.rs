@@ -75,8 +75,45 @@ pub(crate) fn is_temporary(obj: &Bound<'_, PyAny>, role: Role) -> bool {
         // SAFETY: `obj` is live and we hold the GIL, so the count cannot
         // change under us.
         let count = unsafe { ffi::Py_REFCNT(obj.as_ptr()) };
-        count == 1 && caller::called_from_interpreter(role)
+        count == 1 && caller::called_from_interpreter(role) && !star_call(obj.py())
     }
+}
+
+/// Is the calling Python frame executing `CALL_FUNCTION_EX` (`f(*args)`,
+/// `f(**kw)`)? Then the operands come out of an argument tuple or dict,
+/// which may be a named one (`args = (t * 1,); f(*args)`) holding the only
+/// reference: the interpreter's C functions for that call tail-call into
+/// ours, so the C stack looks exactly like a call with operands on the
+/// evaluation stack. Such calls never donate implicitly. Any failure to
+/// tell counts as "yes" (copy).
+#[cfg(all(not(Py_3_14), not(Py_GIL_DISABLED)))]
+fn star_call(py: Python<'_>) -> bool {
+    static OPCODE: std::sync::OnceLock<Option<u8>> = std::sync::OnceLock::new();
+    let Some(star) = *OPCODE.get_or_init(|| {
+        py.import("dis")
+            .and_then(|d| d.getattr("opmap"))
+            .and_then(|m| m.get_item("CALL_FUNCTION_EX"))
+            .and_then(|o| o.extract::<u8>())
+            .ok()
+    }) else {
+        return true;
+    };
+    // SAFETY: we are attached to the interpreter; PyEval_GetFrame returns a
+    // borrowed reference to the current frame (or NULL), which stays alive
+    // while its code runs, i.e. for this whole call.
+    let frame = unsafe { ffi::PyEval_GetFrame() };
+    if frame.is_null() {
+        return true;
+    }
+    // SAFETY: `frame` is a live, non-NULL object (see above).
+    let frame = unsafe { Bound::from_borrowed_ptr(py, frame.cast()) };
+    let op = (|| -> PyResult<u8> {
+        let lasti: usize = frame.getattr("f_lasti")?.extract()?;
+        let code = frame.getattr("f_code")?.getattr("co_code")?;
+        let code = code.cast::<pyo3::types::PyBytes>()?;
+        Ok(code.as_bytes().get(lasti).copied().unwrap_or(star))
+    })();
+    op.map_or(true, |op| op == star)
 }
 
 /// Learn which of the interpreter's functions lie between the evaluation

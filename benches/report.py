@@ -1,0 +1,421 @@
+"""Measure the workloads of benches/workloads.py and write the table.
+
+    python benches/report.py                 # full sizes, 5 runs per cell
+    python benches/report.py --size small    # a quick smoke run
+
+For every workload and implementation it starts ``--runs`` fresh
+subprocesses. Each one builds the input and the weights, resets the
+kernel's peak-RSS mark (``/proc/self/clear_refs``), makes one cold call and
+records:
+
+* peak RSS growth: ``VmHWM`` after the call minus ``VmRSS`` before it, the
+  same measure for donate, NumPy and JAX;
+* for donate, peak live tensor bytes from ``donate.memory_stats()``: the
+  most bytes alive at once during the call, counting the input but not the
+  weights (every implementation holds those the same way);
+
+then times ``--warm`` more calls, each on a fresh input. The table reports
+medians over subprocesses (memory) and over all warm calls (time). JAX is
+measured when it is installed (``pip install ".[bench]"``); otherwise its
+columns say so. The Rust accounting (``cargo run --release --example
+workloads``) is appended when cargo is available.
+
+The markdown is printed and saved to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import workloads as wl  # noqa: E402
+
+MB = 1e6
+
+
+# ------------------------------------------------------------------ child ---
+
+
+def _status(field: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(f"{field} not in /proc/self/status")
+
+
+def _reset_hwm() -> bool:
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def child(workload: str, impl: str, size: str, warm: int) -> dict[str, Any]:
+    sizes = wl.FULL if size == "full" else wl.SMALL
+    x_np = wl.make_input(workload, sizes)
+    params_np = wl.make_params(workload, sizes)
+    out: dict[str, Any] = {"input_bytes": x_np.nbytes}
+
+    if impl.startswith("donate"):
+        import donate
+
+        fn = wl.donate_impl(workload, impl == "donate")
+        params = wl.convert(params_np, donate.tensor)
+
+        def fresh() -> Any:
+            return donate.tensor(x_np)
+
+        def call(x: Any) -> Any:
+            return fn(x, params)
+
+    elif impl.startswith("numpy"):
+        fn_np = wl.numpy_impl(workload, allocating=impl == "numpy-alloc")
+
+        def fresh() -> Any:
+            return x_np.copy()
+
+        def call(x: Any) -> Any:
+            return fn_np(x, params_np)
+
+    else:
+        import jax
+
+        heads = params_np.pop("heads", 0)
+        jparams = wl.convert(params_np, jax.device_put)
+        jfn = jax.jit(wl.jax_functions(heads)[wl.kind(workload)], donate_argnums=0)
+
+        def fresh() -> Any:
+            return jax.device_put(x_np.copy())
+
+        compiled = jfn.lower(fresh(), jparams).compile()
+
+        def call(x: Any) -> Any:
+            return compiled(x, jparams).block_until_ready()
+
+    # The cold call: memory.
+    x = fresh()
+    if impl.startswith("donate"):
+        import donate
+
+        live0 = donate.memory_stats()["live_bytes"]
+        donate.reset_peak_memory()
+    out["hwm_reset"] = _reset_hwm()
+    rss0 = _status("VmRSS")
+    t0 = time.perf_counter()
+    y = call(x)
+    out["cold_ms"] = (time.perf_counter() - t0) * 1e3
+    out["rss_peak"] = _status("VmHWM") - rss0
+    if impl.startswith("donate"):
+        s = donate.memory_stats()
+        out["tensor_peak"] = s["peak_bytes"] - live0 + x_np.nbytes
+    del x, y
+
+    # Warm calls: time.
+    times = []
+    for _ in range(warm):
+        x = fresh()
+        t0 = time.perf_counter()
+        y = call(x)
+        times.append((time.perf_counter() - t0) * 1e3)
+        del x, y
+    out["warm_ms"] = times
+    return out
+
+
+# ----------------------------------------------------------------- parent ---
+
+
+def have_jax() -> str | None:
+    try:
+        import jax
+
+        return str(jax.__version__)
+    except ImportError:
+        return None
+
+
+def measure(workload: str, impl: str, size: str, runs: int, warm: int) -> dict[str, Any]:
+    results = []
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    for _ in range(runs):
+        p = subprocess.run(
+            [sys.executable, __file__, "--child", workload, impl, size, str(warm)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        if p.returncode != 0:
+            raise RuntimeError(f"{workload}/{impl} failed:\n{p.stderr}")
+        results.append(json.loads(p.stdout.strip().splitlines()[-1]))
+    times = [t for r in results for t in r["warm_ms"]]
+    agg: dict[str, Any] = {
+        "runs": runs,
+        "calls": len(times),
+        "time_ms": statistics.median(times),
+        "rss_peak": statistics.median(r["rss_peak"] for r in results),
+        "input_bytes": results[0]["input_bytes"],
+        "hwm_reset": all(r["hwm_reset"] for r in results),
+    }
+    if "tensor_peak" in results[0]:
+        agg["tensor_peak"] = statistics.median(r["tensor_peak"] for r in results)
+    return agg
+
+
+def fmt_mb(b: float | None) -> str:
+    return "n/a" if b is None else f"{b / MB:,.0f} MB" if b >= 10 * MB else f"{b / MB:,.1f} MB"
+
+
+def fmt_ms(t: float | None) -> str:
+    return "n/a" if t is None else f"{t:,.0f} ms" if t >= 100 else f"{t:,.1f} ms"
+
+
+def machine() -> str:
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import donate
+
+    return (
+        f"{cpu}, {os.cpu_count()} cores, Linux {platform.release()}, Python {platform.python_version()}, "
+        f"NumPy {np.__version__}, JAX {have_jax() or 'not installed'}, donate kernels: {donate.ISA}"
+    )
+
+
+LABELS = {
+    "relu_4mb": "ReLU chain, 10 ops, 1000x1000 (4 MB)",
+    "relu_64mb": "ReLU chain, 10 ops, 4096x4096 (64 MB)",
+    "resnet_block": "ResNet basic block, 32x64x56x56",
+    "transformer_layer": "Transformer encoder layer, 4x512x768",
+    "forward_pass": "Forward pass, 6 encoder layers",
+}
+
+
+def table(res: dict[str, dict[str, dict[str, Any]]], sizes: wl.Sizes) -> list[str]:
+    def get(w: str, i: str, k: str) -> Any:
+        return res.get(w, {}).get(i, {}).get(k)
+
+    lines = [
+        "| workload | always-copy peak | donation peak | saved | NumPy peak | JAX peak "
+        "| always-copy time | donation time | NumPy time | JAX time |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for w in res:
+        off, on = get(w, "donate-off", "rss_peak"), get(w, "donate", "rss_peak")
+        saved = f"{100 * (1 - on / off):.0f}%" if off and on is not None else "n/a"
+        lines.append(
+            f"| {LABELS[w]} | {fmt_mb(off)} | {fmt_mb(on)} | {saved} | {fmt_mb(get(w, 'numpy', 'rss_peak'))} "
+            f"| {fmt_mb(get(w, 'jax', 'rss_peak'))} | {fmt_ms(get(w, 'donate-off', 'time_ms'))} "
+            f"| {fmt_ms(get(w, 'donate', 'time_ms'))} | {fmt_ms(get(w, 'numpy', 'time_ms'))} "
+            f"| {fmt_ms(get(w, 'jax', 'time_ms'))} |"
+        )
+    lines += [
+        "",
+        "Peak live tensor bytes of donate (exact, from `memory_stats()`; the input counts, the weights do not):",
+        "",
+        "| workload | input | donation off | donation | donation / off | allocating NumPy chain |",
+        "|---|--:|--:|--:|--:|--:|",
+    ]
+    for w in res:
+        off, on = get(w, "donate-off", "tensor_peak"), get(w, "donate", "tensor_peak")
+        inp = get(w, "donate", "input_bytes")
+        alloc = ""
+        if get(w, "numpy-alloc", "time_ms") is not None:
+            alloc = f"{fmt_ms(get(w, 'numpy-alloc', 'time_ms'))}, {fmt_mb(get(w, 'numpy-alloc', 'rss_peak'))} RSS"
+        ratio = f"{on / off:.2f}" if off and on is not None else "n/a"
+        lines.append(
+            f"| {LABELS[w]} | {fmt_mb(inp)} | {fmt_mb(off)} ({off / inp:.1f}x input) "
+            f"| {fmt_mb(on)} ({on / inp:.2f}x input) | {ratio} | {alloc} |"
+        )
+    return lines
+
+
+def targets(res: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+    def get(w: str, i: str, k: str) -> Any:
+        return res.get(w, {}).get(i, {}).get(k)
+
+    rows = []
+
+    def check(what: str, value: float | None, limit: float, le: bool = True, unit: str = "") -> None:
+        if value is None:
+            rows.append(f"| {what} | n/a | {'<=' if le else '>='} {limit:g}{unit} | not measured |")
+            return
+        ok = value <= limit if le else value >= limit
+        rows.append(f"| {what} | {value:.2f}{unit} | {'<=' if le else '>='} {limit:g}{unit} | {'met' if ok else 'MISSED'} |")
+
+    def ratio(a: Any, b: Any) -> float | None:
+        return None if a is None or not b else a / b
+
+    for w in ("relu_4mb", "relu_64mb"):
+        if w in res:
+            check(f"{w}: relu_donate peak / input", ratio(get(w, "donate", "tensor_peak"), get(w, "donate", "input_bytes")), 1.05, unit="x")
+    for w in ("resnet_block", "transformer_layer", "forward_pass"):
+        if w in res:
+            check(f"{w}: donation / off, tensor peak", ratio(get(w, "donate", "tensor_peak"), get(w, "donate-off", "tensor_peak")), 0.75, unit="x")
+            check(f"{w}: donation / NumPy, RSS peak", ratio(get(w, "donate", "rss_peak"), get(w, "numpy", "rss_peak")), 1.0, unit="x")
+    for w in res:
+        check(f"{w}: NumPy time / donation time", ratio(get(w, "numpy", "time_ms"), get(w, "donate", "time_ms")), 1.0, le=False, unit="x")
+    if "relu_64mb" in res:
+        check("relu_64mb: allocating NumPy / donation time", ratio(get("relu_64mb", "numpy-alloc", "time_ms"), get("relu_64mb", "donate", "time_ms")), 2.0, le=False, unit="x")
+    if "transformer_layer" in res:
+        w = "transformer_layer"
+        check(f"{w}: donation / JAX time", ratio(get(w, "donate", "time_ms"), get(w, "jax", "time_ms")), 1.2, unit="x")
+        check(f"{w}: donation / JAX RSS peak", ratio(get(w, "donate", "rss_peak"), get(w, "jax", "rss_peak")), 1.5, unit="x")
+    return ["| target | measured | goal | |", "|---|--:|--:|---|", *rows]
+
+
+def plot_live_bytes(size: str, path: Path) -> str:
+    """Live tensor bytes through one transformer layer, donation off and
+    on, sampled after every source line of the layer (with the peak inside
+    the line), saved as a PNG. Returns a line for the report."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "(matplotlib is not installed: no live-bytes plot; `pip install \".[bench]\"`)"
+    import donate
+
+    sizes = wl.FULL if size == "full" else wl.SMALL
+    x_np = wl.make_input("transformer_layer", sizes)
+    params = wl.convert(wl.make_params("transformer_layer", sizes), donate.tensor)
+    code = wl.encoder_layer_donate.__code__
+    curves = {}
+    for label, on in (("donation off", False), ("donation", True)):
+        x = donate.tensor(x_np)
+        weights = donate.memory_stats()["live_bytes"] - x_np.nbytes
+        samples: list[int] = []
+
+        def tracer(frame: Any, event: str, arg: Any) -> Any:
+            if frame.f_code is not code:
+                return None
+
+            def local(frame: Any, event: str, arg: Any) -> Any:
+                if event in ("line", "return"):
+                    samples.append(donate.memory_stats()["peak_bytes"] - weights)
+                    donate.reset_peak_memory()
+                return local
+
+            return local
+
+        donate.reset_peak_memory()
+        sys.settrace(tracer)
+        try:
+            y = wl.donate_impl("transformer_layer", on)(x, params)
+        finally:
+            sys.settrace(None)
+        del x, y
+        curves[label] = samples[1:]  # the first sample is the set-up
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for label, ys in curves.items():
+        ax.step(range(1, len(ys) + 1), [v / MB for v in ys], where="mid", label=label, marker="o", ms=3)
+    ax.set_xlabel("statement of the encoder layer (benches/workloads.py: encoder_layer_donate)")
+    ax.set_ylabel("peak live tensor MB in the statement")
+    ax.set_title("Transformer encoder layer (4x512x768): live tensor bytes, input included")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return f"Live tensor bytes per statement of the transformer layer: `{path.name}`."
+
+
+def rust_table() -> list[str]:
+    if shutil.which("cargo") is None:
+        return ["(cargo not found: the Rust accounting was not run)"]
+    p = subprocess.run(
+        ["cargo", "run", "--release", "--quiet", "--example", "workloads"],
+        cwd=HERE.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if p.returncode != 0:
+        return [f"(the Rust accounting failed: {p.stderr.strip()[-500:]})"]
+    return p.stdout.rstrip().splitlines()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--size", choices=["full", "small"], default="full")
+    ap.add_argument("--runs", type=int, default=5, help="fresh subprocesses per cell (default 5)")
+    ap.add_argument("--warm", type=int, default=2, help="timed calls per subprocess (default 2)")
+    ap.add_argument("--workloads", nargs="*", default=wl.WORKLOADS, choices=wl.WORKLOADS)
+    ap.add_argument("--no-rust", action="store_true", help="skip the Rust accounting")
+    ap.add_argument("--no-plot", action="store_true", help="skip the live-bytes plot")
+    ap.add_argument("--out", type=Path, default=HERE / "results.md")
+    ap.add_argument("--child", nargs=4, metavar=("WORKLOAD", "IMPL", "SIZE", "WARM"), help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.child:
+        w, i, s, warm = a.child
+        print(json.dumps(child(w, i, s, int(warm))))
+        return
+
+    jax_version = have_jax()
+    res: dict[str, dict[str, dict[str, Any]]] = {}
+    started = time.time()
+    for w in a.workloads:
+        res[w] = {}
+        for impl in wl.IMPLS:
+            if not wl.applies(w, impl) or (impl == "jax" and not jax_version):
+                continue
+            warm = a.warm * 3 if wl.kind(w) == "relu" else a.warm if w != "forward_pass" else max(1, a.warm // 2)
+            res[w][impl] = measure(w, impl, a.size, a.runs, warm)
+            r = res[w][impl]
+            print(
+                f"  {w:18} {impl:11} {fmt_ms(r['time_ms']):>10}  RSS +{fmt_mb(r['rss_peak']):>9}"
+                + (f"  tensors {fmt_mb(r['tensor_peak'])}" if "tensor_peak" in r else ""),
+                file=sys.stderr,
+                flush=True,
+            )
+    sizes = wl.FULL if a.size == "full" else wl.SMALL
+    lines = [
+        f"Measured {datetime.date.today().isoformat()} with `python benches/report.py"
+        + (f" --size {a.size}" if a.size != "full" else "")
+        + f"` ({a.runs} fresh processes per cell, {time.time() - started:.0f} s in all) on: {machine()}.",
+        "",
+        *table(res, sizes),
+        "",
+        "JAX: not installed (`pip install \".[bench]\"`), its columns are n/a." if not jax_version else "",
+        "",
+        "Targets:",
+        "",
+        *targets(res),
+    ]
+    if not a.no_rust:
+        lines += ["", "The sketch's own accounting, in Rust (`cargo run --release --example workloads`):", "", *rust_table()]
+    if not a.no_plot:
+        lines += ["", plot_live_bytes(a.size, a.out.with_name("transformer_live_bytes.png"))]
+    if not all(r.get("hwm_reset", True) for w in res.values() for r in w.values()):
+        lines += ["", "Note: /proc/self/clear_refs was not writable, so RSS peaks include set-up."]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    a.out.write_text(text)
+    print(f"saved to {a.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

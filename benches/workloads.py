@@ -1,0 +1,409 @@
+"""The measured workloads, written the same way in donate, NumPy and JAX.
+
+Every workload exists in four implementations that compute the same f32
+math from the same seeded weights:
+
+* ``donate-off``: donate with implicit donation off and no ``donate()`` /
+  ``*_donate`` calls, so every operation allocates its result;
+* ``donate``: the same code with implicit donation on (temporaries are
+  reused) and ``relu_donate()`` / ``donate()`` where a named value dies;
+* ``numpy``: NumPy as a careful user writes it (``out=`` and in-place
+  operators where the value being overwritten is dead);
+* ``jax``: ``jax.jit`` with the activation input donated
+  (``donate_argnums=0``), when jax is installed.
+
+The ReLU chain also has ``numpy-alloc``: the allocating chain
+``x = np.maximum(x, 0)``.
+
+Each implementation takes ``(x, params)`` and may consume ``x``: the harness
+passes a fresh input to every call (JAX's donation and donate's both
+invalidate it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import donate
+
+GELU_K = math.sqrt(2.0 / math.pi)
+GELU_C = 0.044715
+LN_EPS = 1e-5
+BN_EPS = 1e-5
+
+
+@dataclass(frozen=True)
+class Sizes:
+    relu_small: tuple[int, int]
+    relu_large: tuple[int, int]
+    resnet: tuple[int, int, int, int]  # N, C, H, W
+    batch: int
+    seq: int
+    d_model: int
+    heads: int
+    mlp: int
+    stack_batch: int
+    stack_seq: int
+    layers: int
+
+
+FULL = Sizes(
+    relu_small=(1000, 1000),
+    relu_large=(4096, 4096),
+    resnet=(32, 64, 56, 56),
+    batch=4,
+    seq=512,
+    d_model=768,
+    heads=12,
+    mlp=3072,
+    stack_batch=8,
+    stack_seq=1024,
+    layers=6,
+)
+
+# Reduced sizes for the correctness tests and the benchmark smoke run.
+SMALL = Sizes(
+    relu_small=(64, 48),
+    relu_large=(96, 80),
+    resnet=(2, 8, 10, 10),
+    batch=2,
+    seq=16,
+    d_model=32,
+    heads=4,
+    mlp=64,
+    stack_batch=2,
+    stack_seq=24,
+    layers=2,
+)
+
+WORKLOADS = ["relu_4mb", "relu_64mb", "resnet_block", "transformer_layer", "forward_pass"]
+IMPLS = ["donate-off", "donate", "numpy", "numpy-alloc", "jax"]
+
+Params = dict[str, Any]
+
+
+# ---------------------------------------------------------------- inputs ---
+
+
+def make_input(workload: str, s: Sizes) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    shape: tuple[int, ...] = {
+        "relu_4mb": s.relu_small,
+        "relu_64mb": s.relu_large,
+        "resnet_block": s.resnet,
+        "transformer_layer": (s.batch, s.seq, s.d_model),
+        "forward_pass": (s.stack_batch, s.stack_seq, s.d_model),
+    }[workload]
+    return rng.standard_normal(shape, dtype=np.float32)
+
+
+def _layer_params(rng: np.random.Generator, d: int, f: int) -> Params:
+    def w(*shape: int, std: float = 0.02) -> np.ndarray:
+        return (rng.standard_normal(shape) * std).astype(np.float32)
+
+    return {
+        "ln1_g": 1 + w(d, std=0.1),
+        "ln1_b": w(d),
+        "wq": w(d, d),
+        "bq": w(d),
+        "wk": w(d, d),
+        "bk": w(d),
+        "wv": w(d, d),
+        "bv": w(d),
+        "wo": w(d, d),
+        "bo": w(d),
+        "ln2_g": 1 + w(d, std=0.1),
+        "ln2_b": w(d),
+        "w1": w(d, f),
+        "b1": w(f),
+        "w2": w(f, d),
+        "b2": w(d),
+    }
+
+
+def make_params(workload: str, s: Sizes) -> Params:
+    """Seeded float32 NumPy parameters; every implementation converts them
+    once, outside the measured call."""
+    rng = np.random.default_rng(1)
+    if workload.startswith("relu"):
+        return {}
+    if workload == "resnet_block":
+        c = s.resnet[1]
+        std = math.sqrt(2.0 / (9 * c))  # He initialisation
+
+        def bn() -> list[np.ndarray]:
+            return [
+                (rng.standard_normal(c) * 0.1).astype(np.float32),  # mean
+                (rng.random(c) + 0.5).astype(np.float32),  # var
+                (1 + rng.standard_normal(c) * 0.1).astype(np.float32),  # gamma
+                (rng.standard_normal(c) * 0.1).astype(np.float32),  # beta
+            ]
+
+        return {
+            "w1": (rng.standard_normal((c, c, 3, 3)) * std).astype(np.float32),
+            "bn1": bn(),
+            "w2": (rng.standard_normal((c, c, 3, 3)) * std).astype(np.float32),
+            "bn2": bn(),
+        }
+    layers = 1 if workload == "transformer_layer" else s.layers
+    return {"layers": [_layer_params(rng, s.d_model, s.mlp) for _ in range(layers)], "heads": s.heads}
+
+
+def convert(params: Any, to: Callable[[np.ndarray], Any]) -> Any:
+    if isinstance(params, np.ndarray):
+        return to(params)
+    if isinstance(params, dict):
+        return {k: convert(v, to) for k, v in params.items()}
+    if isinstance(params, list):
+        return [convert(v, to) for v in params]
+    return params
+
+
+# ---------------------------------------------------------------- donate ---
+
+
+def _keep(t: donate.Tensor) -> donate.Tensor:
+    return t
+
+
+def relu_chain_donate(x: donate.Tensor, p: Params, donating: bool) -> donate.Tensor:
+    for _ in range(10):
+        x = x.relu_donate() if donating else x.relu()
+    return x
+
+
+def resnet_block_donate(x: donate.Tensor, p: Params, donating: bool) -> donate.Tensor:
+    mv = donate.Tensor.donate if donating else _keep
+    # (Arguments spelled out: an `f(*args)` call never donates implicitly,
+    # since its operands may come from a named tuple.)
+    m1, v1, g1, b1 = p["bn1"]
+    m2, v2, g2, b2 = p["bn2"]
+    y = donate.conv2d(x, p["w1"], padding=1).batch_norm(m1, v1, g1, b1, eps=BN_EPS).relu()
+    y = donate.conv2d(mv(y), p["w2"], padding=1).batch_norm(m2, v2, g2, b2, eps=BN_EPS)
+    return (mv(y) + x).relu()
+
+
+def encoder_layer_donate(x: donate.Tensor, p: Params, heads: int) -> donate.Tensor:
+    b, s, d = x.shape
+    dh = d // heads
+    h = x.layer_norm(p["ln1_g"], p["ln1_b"], LN_EPS)
+    q = (h @ p["wq"] + p["bq"]).reshape(b, s, heads, dh).transpose(0, 2, 1, 3)
+    k = (h @ p["wk"] + p["bk"]).reshape(b, s, heads, dh).transpose(0, 2, 3, 1)
+    v = (h @ p["wv"] + p["bv"]).reshape(b, s, heads, dh).transpose(0, 2, 1, 3)
+    del h
+    a = ((q @ k) * (1.0 / math.sqrt(dh))).softmax()
+    del q, k
+    ctx = (a @ v).transpose(0, 2, 1, 3).reshape(b, s, d)
+    del a, v
+    x = x + (ctx @ p["wo"] + p["bo"])
+    del ctx
+    return x + ((x.layer_norm(p["ln2_g"], p["ln2_b"], LN_EPS) @ p["w1"] + p["b1"]).gelu() @ p["w2"] + p["b2"])
+
+
+def encoder_stack_donate(x: donate.Tensor, p: Params, donating: bool) -> donate.Tensor:
+    for layer in p["layers"]:
+        x = encoder_layer_donate(x, layer, p["heads"])
+    return x
+
+
+# ----------------------------------------------------------------- NumPy ---
+
+
+def _conv3x3_np(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """A "same" 3x3 convolution, im2col one image at a time into ``out=``."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    n, c, hh, ww = x.shape
+    o = w.shape[0]
+    wm = w.reshape(o, c * 9)
+    out = np.empty((n, o, hh, ww), dtype=x.dtype)
+    for i in range(n):
+        xp = np.pad(x[i], ((0, 0), (1, 1), (1, 1)))
+        cols = sliding_window_view(xp, (3, 3), axis=(1, 2)).transpose(0, 3, 4, 1, 2).reshape(c * 9, hh * ww)
+        np.matmul(wm, cols, out=out[i].reshape(o, hh * ww))
+    return out
+
+
+def _batch_norm_np_(x: np.ndarray, mean: np.ndarray, var: np.ndarray, g: np.ndarray, b: np.ndarray) -> None:
+    scale = g / np.sqrt(var + BN_EPS)
+    x *= scale[:, None, None]
+    x += (b - mean * scale)[:, None, None]
+
+
+def relu_chain_np(x: np.ndarray, p: Params) -> np.ndarray:
+    for _ in range(10):
+        np.maximum(x, 0, out=x)
+    return x
+
+
+def relu_chain_np_alloc(x: np.ndarray, p: Params) -> np.ndarray:
+    for _ in range(10):
+        x = np.maximum(x, 0)
+    return x
+
+
+def resnet_block_np(x: np.ndarray, p: Params) -> np.ndarray:
+    y = _conv3x3_np(x, p["w1"])
+    _batch_norm_np_(y, *p["bn1"])
+    np.maximum(y, 0, out=y)
+    z = _conv3x3_np(y, p["w2"])
+    del y
+    _batch_norm_np_(z, *p["bn2"])
+    z += x
+    np.maximum(z, 0, out=z)
+    return z
+
+
+def _layer_norm_np(x: np.ndarray, g: np.ndarray, b: np.ndarray) -> np.ndarray:
+    out = x - x.mean(-1, keepdims=True)
+    var = np.mean(out * out, -1, keepdims=True)
+    out /= np.sqrt(var + LN_EPS)
+    out *= g
+    out += b
+    return out
+
+
+def _gelu_np(f: np.ndarray) -> np.ndarray:
+    t = f * f
+    t *= f
+    t *= GELU_C
+    t += f
+    t *= GELU_K
+    np.tanh(t, out=t)
+    t += 1
+    t *= f
+    t *= 0.5
+    return t
+
+
+def encoder_layer_np(x: np.ndarray, p: Params, heads: int) -> np.ndarray:
+    b, s, d = x.shape
+    dh = d // heads
+    h = _layer_norm_np(x, p["ln1_g"], p["ln1_b"])
+    q = h @ p["wq"]
+    q += p["bq"]
+    k = h @ p["wk"]
+    k += p["bk"]
+    v = h @ p["wv"]
+    v += p["bv"]
+    del h
+    a = q.reshape(b, s, heads, dh).transpose(0, 2, 1, 3) @ k.reshape(b, s, heads, dh).transpose(0, 2, 3, 1)
+    del q, k
+    a *= 1.0 / math.sqrt(dh)
+    a -= a.max(-1, keepdims=True)
+    np.exp(a, out=a)
+    a /= a.sum(-1, keepdims=True)
+    ctx = (a @ v.reshape(b, s, heads, dh).transpose(0, 2, 1, 3)).transpose(0, 2, 1, 3).reshape(b, s, d)
+    del a, v
+    o = ctx @ p["wo"]
+    del ctx
+    o += p["bo"]
+    o += x
+    h = _layer_norm_np(o, p["ln2_g"], p["ln2_b"])
+    f = h @ p["w1"]
+    del h
+    f += p["b1"]
+    g = _gelu_np(f)
+    del f
+    out = g @ p["w2"]
+    del g
+    out += p["b2"]
+    out += o
+    return out
+
+
+def encoder_stack_np(x: np.ndarray, p: Params) -> np.ndarray:
+    for layer in p["layers"]:
+        x = encoder_layer_np(x, layer, p["heads"])
+    return x
+
+
+# ------------------------------------------------------------------- JAX ---
+
+
+def jax_functions(heads: int) -> dict[str, Callable[..., Any]]:
+    """The JAX implementations (un-jitted; ``heads`` is static); importing
+    jax only here keeps it optional. Their params have no "heads" entry."""
+    import jax
+    import jax.numpy as jnp
+
+    def relu_chain(x: Any, p: Any) -> Any:
+        for _ in range(10):
+            x = jnp.maximum(x, 0)
+        return x
+
+    def conv(x: Any, w: Any) -> Any:
+        return jax.lax.conv_general_dilated(x, w, (1, 1), ((1, 1), (1, 1)), dimension_numbers=("NCHW", "OIHW", "NCHW"))
+
+    def bn(x: Any, mean: Any, var: Any, g: Any, b: Any) -> Any:
+        scale = g / jnp.sqrt(var + BN_EPS)
+        return x * scale[:, None, None] + (b - mean * scale)[:, None, None]
+
+    def resnet_block(x: Any, p: Any) -> Any:
+        y = jax.nn.relu(bn(conv(x, p["w1"]), *p["bn1"]))
+        y = bn(conv(y, p["w2"]), *p["bn2"])
+        return jax.nn.relu(y + x)
+
+    def layer_norm(x: Any, g: Any, b: Any) -> Any:
+        mu = x.mean(-1, keepdims=True)
+        xc = x - mu
+        var = (xc * xc).mean(-1, keepdims=True)
+        return xc / jnp.sqrt(var + LN_EPS) * g + b
+
+    def layer(x: Any, p: Any, heads: int) -> Any:
+        b, s, d = x.shape
+        dh = d // heads
+        h = layer_norm(x, p["ln1_g"], p["ln1_b"])
+        q = (h @ p["wq"] + p["bq"]).reshape(b, s, heads, dh).transpose(0, 2, 1, 3)
+        k = (h @ p["wk"] + p["bk"]).reshape(b, s, heads, dh).transpose(0, 2, 3, 1)
+        v = (h @ p["wv"] + p["bv"]).reshape(b, s, heads, dh).transpose(0, 2, 1, 3)
+        a = jax.nn.softmax((q @ k) * (1.0 / math.sqrt(dh)), axis=-1)
+        ctx = (a @ v).transpose(0, 2, 1, 3).reshape(b, s, d)
+        x = x + (ctx @ p["wo"] + p["bo"])
+        f = jax.nn.gelu(layer_norm(x, p["ln2_g"], p["ln2_b"]) @ p["w1"] + p["b1"], approximate=True)
+        return x + (f @ p["w2"] + p["b2"])
+
+    def stack(x: Any, p: Any) -> Any:
+        for lp in p["layers"]:
+            x = layer(x, lp, heads)
+        return x
+
+    return {"relu": relu_chain, "resnet_block": resnet_block, "encoder": stack}
+
+
+# ------------------------------------------------------------- the table ---
+
+
+def donate_impl(workload: str, donating: bool) -> Callable[[donate.Tensor, Params], donate.Tensor]:
+    fn = {"relu": relu_chain_donate, "resnet_block": resnet_block_donate, "encoder": encoder_stack_donate}[
+        kind(workload)
+    ]
+
+    def run(x: donate.Tensor, p: Params) -> donate.Tensor:
+        with donate.implicit_donation(donating):
+            return fn(x, p, donating)
+
+    return run
+
+
+def numpy_impl(workload: str, allocating: bool = False) -> Callable[[np.ndarray, Params], np.ndarray]:
+    if kind(workload) == "relu":
+        return relu_chain_np_alloc if allocating else relu_chain_np
+    return {"resnet_block": resnet_block_np, "encoder": encoder_stack_np}[kind(workload)]
+
+
+def kind(workload: str) -> str:
+    if workload.startswith("relu"):
+        return "relu"
+    if workload == "resnet_block":
+        return "resnet_block"
+    return "encoder"
+
+
+def applies(workload: str, impl: str) -> bool:
+    return impl != "numpy-alloc" or kind(workload) == "relu"

@@ -1,0 +1,66 @@
+"""The benchmark workloads (benches/workloads.py) at reduced sizes: every
+donate implementation equals its NumPy implementation (rtol 1e-4), donation
+leaves no donated tensor behind but the consumed input, and donation lowers
+the peak of live tensor bytes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import donate
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benches"))
+import workloads as wl  # noqa: E402
+
+
+def run_donate(workload: str, donating: bool) -> tuple[np.ndarray, int, donate.Tensor]:
+    x_np = wl.make_input(workload, wl.SMALL)
+    params = wl.convert(wl.make_params(workload, wl.SMALL), donate.tensor)
+    x = donate.tensor(x_np)
+    base = donate.memory_stats()["live_bytes"]
+    donate.reset_peak_memory()
+    out = wl.donate_impl(workload, donating)(x, params)
+    peak = donate.memory_stats()["peak_bytes"] - base
+    return out.numpy(), peak, x
+
+
+@pytest.mark.parametrize("workload", wl.WORKLOADS)
+@pytest.mark.parametrize("donating", [False, True])
+def test_donate_equals_numpy(workload: str, donating: bool) -> None:
+    want = wl.numpy_impl(workload)(wl.make_input(workload, wl.SMALL), wl.make_params(workload, wl.SMALL))
+    got, _, x = run_donate(workload, donating)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    if wl.kind(workload) == "relu":
+        alloc = wl.numpy_impl(workload, allocating=True)(wl.make_input(workload, wl.SMALL), {})
+        np.testing.assert_array_equal(alloc, want)
+    # The input is consumed only where the code donates it.
+    assert x.is_donated == (donating and workload.startswith("relu"))
+
+
+@pytest.mark.parametrize("workload", wl.WORKLOADS)
+def test_donation_lowers_the_peak(workload: str) -> None:
+    # min_bytes=0 (the autouse fixture) so the small sizes reuse too.
+    _, off, _ = run_donate(workload, False)
+    _, on, _ = run_donate(workload, True)
+    assert on < off
+
+
+def test_relu_chain_with_relu_donate_holds_one_buffer() -> None:
+    _, peak, x = run_donate("relu_4mb", True)
+    assert peak == 0  # the input's buffer is the only one, before and after
+    assert x.is_donated
+
+
+def test_jax_equals_numpy_when_installed() -> None:
+    jax = pytest.importorskip("jax")
+    fns = wl.jax_functions(wl.SMALL.heads)
+    for workload in wl.WORKLOADS:
+        p = wl.make_params(workload, wl.SMALL)
+        want = wl.numpy_impl(workload)(wl.make_input(workload, wl.SMALL), p)
+        jp = {k: v for k, v in p.items() if k != "heads"}
+        got = jax.jit(fns[wl.kind(workload)])(wl.make_input(workload, wl.SMALL), jp)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-5)
