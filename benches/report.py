@@ -287,62 +287,6 @@ def targets(res: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
     return ["| target | measured | goal | |", "|---|--:|--:|---|", *rows]
 
 
-def plot_live_bytes(size: str, path: Path) -> str:
-    """Live tensor bytes through one transformer layer, donation off and
-    on, sampled after every source line of the layer (with the peak inside
-    the line), saved as a PNG. Returns a line for the report."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return "(matplotlib is not installed: no live-bytes plot; `pip install \".[bench]\"`)"
-    import donate
-
-    sizes = wl.FULL if size == "full" else wl.SMALL
-    x_np = wl.make_input("transformer_layer", sizes)
-    params = wl.convert(wl.make_params("transformer_layer", sizes), donate.tensor)
-    code = wl.encoder_layer_donate.__code__
-    curves = {}
-    for label, on in (("donation off", False), ("donation", True)):
-        x = donate.tensor(x_np)
-        weights = donate.memory_stats()["live_bytes"] - x_np.nbytes
-        samples: list[int] = []
-
-        def tracer(frame: Any, event: str, arg: Any) -> Any:
-            if frame.f_code is not code:
-                return None
-
-            def local(frame: Any, event: str, arg: Any) -> Any:
-                if event in ("line", "return"):
-                    samples.append(donate.memory_stats()["peak_bytes"] - weights)
-                    donate.reset_peak_memory()
-                return local
-
-            return local
-
-        donate.reset_peak_memory()
-        sys.settrace(tracer)
-        try:
-            y = wl.donate_impl("transformer_layer", on)(x, params)
-        finally:
-            sys.settrace(None)
-        del x, y
-        curves[label] = samples[1:]  # the first sample is the set-up
-    fig, ax = plt.subplots(figsize=(8, 4))
-    for label, ys in curves.items():
-        ax.step(range(1, len(ys) + 1), [v / MB for v in ys], where="mid", label=label, marker="o", ms=3)
-    ax.set_xlabel("statement of the encoder layer (benches/workloads.py: encoder_layer_donate)")
-    ax.set_ylabel("peak live tensor MB in the statement")
-    ax.set_title("Transformer encoder layer (4x512x768): live tensor bytes, input included")
-    ax.legend()
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    return f"Live tensor bytes per statement of the transformer layer: `{path.name}`."
-
-
 def rust_table() -> list[str]:
     if shutil.which("cargo") is None:
         return ["(cargo not found: the Rust accounting was not run)"]
@@ -365,7 +309,6 @@ def main() -> None:
     ap.add_argument("--warm", type=int, default=2, help="timed calls per subprocess (default 2)")
     ap.add_argument("--workloads", nargs="*", default=wl.WORKLOADS, choices=wl.WORKLOADS)
     ap.add_argument("--no-rust", action="store_true", help="skip the Rust accounting")
-    ap.add_argument("--no-plot", action="store_true", help="skip the live-bytes plot")
     ap.add_argument("--out", type=Path, default=HERE / "results.md")
     ap.add_argument("--child", nargs=4, metavar=("WORKLOAD", "IMPL", "SIZE", "WARM"), help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -407,8 +350,6 @@ def main() -> None:
     ]
     if not a.no_rust:
         lines += ["", "The sketch's own accounting, in Rust (`cargo run --release --example workloads`):", "", *rust_table()]
-    if not a.no_plot:
-        lines += ["", plot_live_bytes(a.size, a.out.with_name("transformer_live_bytes.png"))]
     if not all(r.get("hwm_reset", True) for w in res.values() for r in w.values()):
         lines += ["", "Note: /proc/self/clear_refs was not writable, so RSS peaks include set-up."]
     text = "\n".join(lines) + "\n"
