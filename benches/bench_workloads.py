@@ -17,8 +17,6 @@ import numpy as np
 import pytest
 import workloads as wl
 
-import donate
-
 SIZES = wl.FULL if os.environ.get("DONATE_BENCH_SIZE") == "full" else wl.SMALL
 
 
@@ -33,43 +31,14 @@ def cases() -> list[Any]:
 
 @pytest.mark.parametrize("workload,impl", cases())
 def test_workload(benchmark: Any, workload: str, impl: str) -> None:
-    x_np = wl.make_input(workload, SIZES)
-    params_np = wl.make_params(workload, SIZES)
-    if impl.startswith("donate"):
-        params = wl.convert(params_np, donate.tensor)
-        fn = wl.donate_impl(workload, impl == "donate")
+    if impl == "jax":
+        pytest.importorskip("jax")
+    w = wl.prepare(workload, impl, SIZES)
 
-        def setup() -> tuple[tuple[Any, ...], dict[str, Any]]:
-            return (donate.tensor(x_np), params), {}
-
-        def result(y: Any) -> np.ndarray:
-            return y.numpy()
-
-    elif impl.startswith("numpy"):
-        fn = wl.numpy_impl(workload, allocating=impl == "numpy-alloc")
-
-        def setup() -> tuple[tuple[Any, ...], dict[str, Any]]:
-            return (x_np.copy(), params_np), {}
-
-        def result(y: Any) -> np.ndarray:
-            return np.asarray(y)
-
-    else:
-        jax = pytest.importorskip("jax")
-        heads = params_np.pop("heads", 0)
-        jparams = wl.convert(params_np, jax.device_put)
-        compiled = jax.jit(wl.jax_functions(heads)[wl.kind(workload)], donate_argnums=0)
-
-        def fn(x: Any, p: Any) -> Any:
-            return compiled(x, p).block_until_ready()
-
-        def setup() -> tuple[tuple[Any, ...], dict[str, Any]]:
-            return (jax.device_put(x_np.copy()), jparams), {}
-
-        def result(y: Any) -> np.ndarray:
-            return np.asarray(y)
+    def setup() -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (w.fresh(),), {}
 
     # Every call gets a fresh input: the implementations consume it.
-    out = benchmark.pedantic(fn, setup=setup, rounds=5 if SIZES is wl.FULL else 1, warmup_rounds=1)
+    out = benchmark.pedantic(w.call, setup=setup, rounds=5 if SIZES is wl.FULL else 1, warmup_rounds=1)
     want = wl.numpy_impl(workload)(wl.make_input(workload, SIZES), wl.make_params(workload, SIZES))
-    np.testing.assert_allclose(result(out), want, rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(w.to_numpy(out), want, rtol=1e-3, atol=1e-4)

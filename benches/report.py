@@ -45,6 +45,8 @@ sys.path.insert(0, str(HERE))
 
 import workloads as wl  # noqa: E402
 
+import donate  # noqa: E402
+
 MB = 1e6
 
 
@@ -69,52 +71,14 @@ def _reset_hwm() -> bool:
 
 
 def child(workload: str, impl: str, size: str, warm: int) -> dict[str, Any]:
-    sizes = wl.FULL if size == "full" else wl.SMALL
-    x_np = wl.make_input(workload, sizes)
-    params_np = wl.make_params(workload, sizes)
-    out: dict[str, Any] = {"input_bytes": x_np.nbytes}
-
-    if impl.startswith("donate"):
-        import donate
-
-        fn = wl.donate_impl(workload, impl == "donate")
-        params = wl.convert(params_np, donate.tensor)
-
-        def fresh() -> Any:
-            return donate.tensor(x_np)
-
-        def call(x: Any) -> Any:
-            return fn(x, params)
-
-    elif impl.startswith("numpy"):
-        fn_np = wl.numpy_impl(workload, allocating=impl == "numpy-alloc")
-
-        def fresh() -> Any:
-            return x_np.copy()
-
-        def call(x: Any) -> Any:
-            return fn_np(x, params_np)
-
-    else:
-        import jax
-
-        heads = params_np.pop("heads", 0)
-        jparams = wl.convert(params_np, jax.device_put)
-        jfn = jax.jit(wl.jax_functions(heads)[wl.kind(workload)], donate_argnums=0)
-
-        def fresh() -> Any:
-            return jax.device_put(x_np.copy())
-
-        compiled = jfn.lower(fresh(), jparams).compile()
-
-        def call(x: Any) -> Any:
-            return compiled(x, jparams).block_until_ready()
+    w = wl.prepare(workload, impl, wl.FULL if size == "full" else wl.SMALL)
+    fresh, call = w.fresh, w.call
+    out: dict[str, Any] = {"input_bytes": w.x.nbytes}
+    counted = impl.startswith("donate")
 
     # The cold call: memory.
     x = fresh()
-    if impl.startswith("donate"):
-        import donate
-
+    if counted:
         live0 = donate.memory_stats()["live_bytes"]
         donate.reset_peak_memory()
     out["hwm_reset"] = _reset_hwm()
@@ -123,9 +87,8 @@ def child(workload: str, impl: str, size: str, warm: int) -> dict[str, Any]:
     y = call(x)
     out["cold_ms"] = (time.perf_counter() - t0) * 1e3
     out["rss_peak"] = _status("VmHWM") - rss0
-    if impl.startswith("donate"):
-        s = donate.memory_stats()
-        out["tensor_peak"] = s["peak_bytes"] - live0 + x_np.nbytes
+    if counted:
+        out["tensor_peak"] = donate.memory_stats()["peak_bytes"] - live0 + w.x.nbytes
     del x, y
 
     # Warm calls: time.
@@ -197,8 +160,6 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    import donate
-
     return (
         f"{cpu}, {os.cpu_count()} cores, Linux {platform.release()}, Python {platform.python_version()}, "
         f"NumPy {np.__version__}, JAX {have_jax() or 'not installed'}, donate kernels: {donate.ISA}"
@@ -214,9 +175,17 @@ LABELS = {
 }
 
 
-def table(res: dict[str, dict[str, dict[str, Any]]], sizes: wl.Sizes) -> list[str]:
+Results = dict[str, dict[str, dict[str, Any]]]
+
+
+def cell(res: Results, workload: str, impl: str, key: str) -> Any:
+    """A measured value, or None where it was not measured."""
+    return res.get(workload, {}).get(impl, {}).get(key)
+
+
+def table(res: Results) -> list[str]:
     def get(w: str, i: str, k: str) -> Any:
-        return res.get(w, {}).get(i, {}).get(k)
+        return cell(res, w, i, k)
 
     lines = [
         "| workload | always-copy peak | donation peak | saved | NumPy peak | JAX peak "
@@ -253,9 +222,9 @@ def table(res: dict[str, dict[str, dict[str, Any]]], sizes: wl.Sizes) -> list[st
     return lines
 
 
-def targets(res: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+def targets(res: Results) -> list[str]:
     def get(w: str, i: str, k: str) -> Any:
-        return res.get(w, {}).get(i, {}).get(k)
+        return cell(res, w, i, k)
 
     rows = []
 
@@ -318,7 +287,7 @@ def main() -> None:
         return
 
     jax_version = have_jax()
-    res: dict[str, dict[str, dict[str, Any]]] = {}
+    res: Results = {}
     started = time.time()
     for w in a.workloads:
         res[w] = {}
@@ -334,13 +303,12 @@ def main() -> None:
                 file=sys.stderr,
                 flush=True,
             )
-    sizes = wl.FULL if a.size == "full" else wl.SMALL
     lines = [
         f"Measured {datetime.date.today().isoformat()} with `python benches/report.py"
         + (f" --size {a.size}" if a.size != "full" else "")
         + f"` ({a.runs} fresh processes per cell, {time.time() - started:.0f} s in all) on: {machine()}.",
         "",
-        *table(res, sizes),
+        *table(res),
         "",
         "JAX: not installed (`pip install \".[bench]\"`), its columns are n/a." if not jax_version else "",
         "",

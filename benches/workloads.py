@@ -407,3 +407,38 @@ def kind(workload: str) -> str:
 
 def applies(workload: str, impl: str) -> bool:
     return impl != "numpy-alloc" or kind(workload) == "relu"
+
+
+@dataclass
+class Prepared:
+    """One implementation of one workload, ready to call: ``fresh()`` makes
+    a new input (the call may consume it), ``call(x)`` runs the workload,
+    ``to_numpy(y)`` reads its result. Weights are converted once, here."""
+
+    x: np.ndarray
+    fresh: Callable[[], Any]
+    call: Callable[[Any], Any]
+    to_numpy: Callable[[Any], np.ndarray]
+
+
+def prepare(workload: str, impl: str, sizes: Sizes) -> Prepared:
+    x_np = make_input(workload, sizes)
+    params_np = make_params(workload, sizes)
+    if impl.startswith("donate"):
+        fn = donate_impl(workload, impl == "donate")
+        params = convert(params_np, donate.tensor)
+        return Prepared(x_np, lambda: donate.tensor(x_np), lambda x: fn(x, params), lambda y: y.numpy())
+    if impl.startswith("numpy"):
+        fn_np = numpy_impl(workload, allocating=impl == "numpy-alloc")
+        return Prepared(x_np, x_np.copy, lambda x: fn_np(x, params_np), np.asarray)
+    import jax
+
+    heads = params_np.pop("heads", 0)
+    jparams = convert(params_np, jax.device_put)
+    jitted = jax.jit(jax_functions(heads)[kind(workload)], donate_argnums=0)
+
+    def fresh() -> Any:
+        return jax.device_put(x_np.copy())
+
+    compiled = jitted.lower(fresh(), jparams).compile()
+    return Prepared(x_np, fresh, lambda x: compiled(x, jparams).block_until_ready(), np.asarray)

@@ -18,14 +18,13 @@ import workloads as wl  # noqa: E402
 
 
 def run_donate(workload: str, donating: bool) -> tuple[np.ndarray, int, donate.Tensor]:
-    x_np = wl.make_input(workload, wl.SMALL)
-    params = wl.convert(wl.make_params(workload, wl.SMALL), donate.tensor)
-    x = donate.tensor(x_np)
+    w = wl.prepare(workload, "donate" if donating else "donate-off", wl.SMALL)
+    x = w.fresh()
     base = donate.memory_stats()["live_bytes"]
     donate.reset_peak_memory()
-    out = wl.donate_impl(workload, donating)(x, params)
+    out = w.call(x)
     peak = donate.memory_stats()["peak_bytes"] - base
-    return out.numpy(), peak, x
+    return w.to_numpy(out), peak, x
 
 
 @pytest.mark.parametrize("workload", wl.WORKLOADS)
@@ -56,11 +55,8 @@ def test_relu_chain_with_relu_donate_holds_one_buffer() -> None:
 
 
 def test_jax_equals_numpy_when_installed() -> None:
-    jax = pytest.importorskip("jax")
-    fns = wl.jax_functions(wl.SMALL.heads)
+    pytest.importorskip("jax")
     for workload in wl.WORKLOADS:
-        p = wl.make_params(workload, wl.SMALL)
-        want = wl.numpy_impl(workload)(wl.make_input(workload, wl.SMALL), p)
-        jp = {k: v for k, v in p.items() if k != "heads"}
-        got = jax.jit(fns[wl.kind(workload)])(wl.make_input(workload, wl.SMALL), jp)
-        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-5)
+        want = wl.numpy_impl(workload)(wl.make_input(workload, wl.SMALL), wl.make_params(workload, wl.SMALL))
+        w = wl.prepare(workload, "jax", wl.SMALL)
+        np.testing.assert_allclose(w.to_numpy(w.call(w.fresh())), want, rtol=1e-4, atol=1e-5)

@@ -118,6 +118,17 @@ pub fn im2col<T: Element>(g: &ConvGeometry, x: &[T], col: &mut [T]) {
     }
 }
 
+/// Image `xn`'s column matrix: the image itself for a pointwise
+/// convolution, else written into `col` by [`im2col`].
+fn columns<'a, T: Element>(g: &ConvGeometry, xn: &'a [T], col: &'a mut [T]) -> &'a [T] {
+    if g.is_pointwise() {
+        xn
+    } else {
+        im2col(g, xn, col);
+        col
+    }
+}
+
 /// The convolution of `x` (`[N, C, H, W]`) with `w` (`[O, C, kh, kw]`) into
 /// `dst` (`[N, O, oh, ow]`), using `col` (at least
 /// [`scratch_len`](ConvGeometry::scratch_len) elements) as scratch. Every
@@ -140,13 +151,7 @@ pub fn conv2d<T: ConvElement>(
     }
     let threads = o.saturating_mul(plane).saturating_mul(rows) >= PAR_WORK;
     for (n, out) in dst.chunks_mut(o * plane).take(g.batch).enumerate() {
-        let xn = &x[n * image..(n + 1) * image];
-        let cols: &[T] = if g.is_pointwise() {
-            xn
-        } else {
-            im2col(g, xn, col);
-            col
-        };
+        let cols = columns(g, &x[n * image..(n + 1) * image], col);
         T::gemm_one(w, cols, out, o, rows, plane, threads);
     }
 }
@@ -174,13 +179,15 @@ pub fn conv2d_over_input<T: ConvElement>(
     }
     let threads = len.saturating_mul(rows) >= PAR_WORK;
     for xn in io.chunks_mut(len).take(g.batch) {
-        let cols: &[T] = if g.is_pointwise() {
-            xn
-        } else {
-            im2col(g, xn, col);
-            col
-        };
-        T::gemm_one(w, cols, &mut image[..len], o, rows, oh * ow, threads);
+        T::gemm_one(
+            w,
+            columns(g, xn, col),
+            &mut image[..len],
+            o,
+            rows,
+            oh * ow,
+            threads,
+        );
         // SAFETY: gemm_one wrote all o * oh * ow == len elements of `image`
         // (read_dst = false overwrites; an empty reduction writes zeros), so
         // its first `len` elements are initialised `T`s.

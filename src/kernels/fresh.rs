@@ -133,12 +133,11 @@ pub fn conv2d<T: ConvElement>(
     Ok(out)
 }
 
-/// One image's column matrix, zeroed.
+/// One image's column matrix. `im2col` overwrites all of it, so it only
+/// needs to be initialised, which zeroed memory from the allocator is
+/// without a pass over it.
 fn conv_scratch<T: ConvElement>(g: &ConvGeometry) -> Result<OwnedBuffer> {
-    let mut scratch = UninitBuffer::<T>::new(g.scratch_len())?;
-    super::fill(scratch.as_uninit_mut(), T::ZERO);
-    // SAFETY: `fill` wrote every element of the scratch.
-    Ok(unsafe { scratch.assume_init() })
+    OwnedBuffer::zeroed(crate::buffer::byte_size::<T>(g.scratch_len())?)
 }
 
 fn add_channel_bias<T: ConvElement>(out: &mut [T], plane: usize, bias: Option<&[T]>) {

@@ -9,7 +9,7 @@
 //!   input like any unary op, and [`Tensor::batch_norm_inplace`] updates a
 //!   tensor in place (copy-on-write when its buffer is shared).
 
-use super::{claim, refuse, same_shape, update, Applied, Operand, Outcome, Refusal};
+use super::{claim, copy_then, refuse, same_shape, update, Applied, Operand, Outcome, Refusal};
 use crate::error::{Error, Result};
 use crate::kernels::conv::{channel_affine_inplace, ConvElement, ConvGeometry};
 use crate::kernels::fresh;
@@ -193,19 +193,11 @@ impl<T: ConvElement> BatchNorm<'_, T> {
 pub fn batch_norm<T: ConvElement>(x: Operand<'_, T>, p: &BatchNorm<'_, T>) -> Result<Applied<T>> {
     let (scale, shift, plane) = p.affine(x.shape())?;
     let run = |b: &mut [T]| channel_affine_inplace(b, plane, &scale, &shift);
-    same_shape(
-        x,
-        "batch_norm",
-        |b| {
-            run(b);
-            Ok(())
-        },
-        |s| {
-            let mut buf = fresh::copied(s)?;
-            run(buf.as_mut_slice::<T>());
-            Ok(buf)
-        },
-    )
+    let in_place = |b: &mut [T]| {
+        run(b);
+        Ok(())
+    };
+    same_shape(x, "batch_norm", in_place, |s| copy_then(s, run))
 }
 
 impl<T: ConvElement> Tensor<T> {
@@ -251,18 +243,11 @@ impl<T: ConvElement> Tensor<T> {
     pub fn batch_norm_inplace(&mut self, p: &BatchNorm<'_, T>) -> Result<()> {
         let (scale, shift, plane) = p.affine(self.shape())?;
         let run = |b: &mut [T]| channel_affine_inplace(b, plane, &scale, &shift);
-        update(
-            self,
-            |b| {
-                run(b);
-                Ok(())
-            },
-            |s| {
-                let mut buf = fresh::copied(s)?;
-                run(buf.as_mut_slice::<T>());
-                Ok(buf)
-            },
-        )
+        let in_place = |b: &mut [T]| {
+            run(b);
+            Ok(())
+        };
+        update(self, in_place, |s| copy_then(s, run))
     }
 }
 

@@ -208,6 +208,14 @@ fn same_shape<T: Element>(
     }
 }
 
+/// A copy of `src` with `f` applied to it in place: the out-of-place form
+/// of an op that has an in-place kernel.
+fn copy_then<T: Element>(src: &[T], f: impl FnOnce(&mut [T])) -> Result<OwnedBuffer> {
+    let mut buf = crate::kernels::fresh::copied(src)?;
+    f(buf.as_mut_slice::<T>());
+    Ok(buf)
+}
+
 /// An op that always writes a new buffer (reductions, matmul): offered
 /// buffers are refused with `NewBuffer`.
 fn refuse_all<T: Element>(ops: &[&Operand<'_, T>], name: &'static str) -> Outcome {
@@ -261,10 +269,6 @@ pub(crate) fn same_shape_apply<T: Element>(
             run(b);
             Ok(())
         },
-        |s| {
-            let mut buf = crate::kernels::fresh::copied(s)?;
-            run(buf.as_mut_slice::<T>());
-            Ok(buf)
-        },
+        |s| copy_then(s, run),
     )
 }

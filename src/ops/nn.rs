@@ -1,6 +1,6 @@
 //! Row operations (softmax, layer norm) and matmul.
 
-use super::{refuse_all, same_shape, Applied, Operand};
+use super::{copy_then, refuse_all, same_shape, Applied, Operand};
 use crate::error::{Error, Result};
 use crate::kernels::fresh;
 use crate::kernels::matmul::{BatchOffsets, MatmulElement};
@@ -34,11 +34,7 @@ pub fn softmax<T: RowElement>(x: Operand<'_, T>, axis: isize) -> Result<Applied<
             rows::softmax_inplace(b, row);
             Ok(())
         },
-        |s| {
-            let mut buf = crate::buffer::OwnedBuffer::from_slice(s)?;
-            rows::softmax_inplace(buf.as_mut_slice::<T>(), row);
-            Ok(buf)
-        },
+        |s| copy_then(s, |b| rows::softmax_inplace(b, row)),
     )
 }
 
@@ -78,11 +74,7 @@ pub fn layer_norm<'p, T: RowElement>(
             rows::layer_norm_inplace(buf, row, g, b, eps);
             Ok(())
         },
-        |s| {
-            let mut buf = crate::buffer::OwnedBuffer::from_slice(s)?;
-            rows::layer_norm_inplace(buf.as_mut_slice::<T>(), row, g, b, eps);
-            Ok(buf)
-        },
+        |s| copy_then(s, |buf| rows::layer_norm_inplace(buf, row, g, b, eps)),
     )
 }
 

@@ -9,34 +9,21 @@
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-use super::any::{AnyTensor, PyElem};
+use super::any::{AnyTensor, PyElem, Slot};
 use super::errors::IntoPyResult;
-use super::operands::{self, lock, read, slots, Held, Input, Offer, Reuses, Source};
+use super::operands::{self, lock, read_as, slots, Input, Offer, Reuses};
+use super::ops::{float_only, tensor_of};
 use super::ownership::require_input;
 use super::tensor::PyTensor;
+use crate::kernels::conv::ConvElement;
 use crate::ops::conv::{self as core_conv, BatchNorm};
 use crate::{DType, Error, Tensor};
 
-fn float_dtype(op: &'static str, x: &Input<'_>) -> PyResult<DType> {
-    match x.dtype() {
-        Some(d) if d.is_float() => Ok(d),
-        Some(d) => Err(PyTypeError::new_err(format!(
-            "{op} needs a float tensor, got {d}"
-        ))),
-        None => Err(PyTypeError::new_err(format!("{op} needs a tensor"))),
-    }
-}
-
-fn held_tensor(h: &Held) -> &AnyTensor {
-    match h {
-        Held::Read(t) | Held::Own(t, _) => t,
-        Held::Scalar(_) => unreachable!("conv operands are tensors"),
-    }
-}
-
-fn typed<T: PyElem>(t: &AnyTensor) -> crate::Result<&Tensor<T>> {
+/// A parameter tensor as `T` (the caller converted it to the op's dtype; a
+/// mismatch is reported, never reinterpreted).
+fn typed<'a, T: PyElem>(t: &'a AnyTensor, op: &'static str) -> crate::Result<&'a Tensor<T>> {
     T::peel(t).ok_or(Error::DTypeMismatch {
-        op: "conv2d",
+        op,
         expected: T::DTYPE,
         found: t.dtype(),
     })
@@ -68,7 +55,7 @@ pub(crate) fn conv2d<'py>(
     padding: usize,
 ) -> PyResult<PyTensor> {
     let w = require_input(weight, "conv2d")?;
-    let dtype = DType::promote(float_dtype("conv2d", &x)?, float_dtype("conv2d", &w)?);
+    let dtype = DType::promote(float_only("conv2d", &x)?, float_only("conv2d", &w)?);
     let g = core_conv::conv2d_geometry(x.shape(), w.shape(), stride, padding).py()?;
     let bias = optional(bias, "conv2d")?;
     if let Some(b) = &bias {
@@ -91,10 +78,10 @@ pub(crate) fn conv2d<'py>(
         &["the input", "the weight", "the bias"][..inputs.len()],
         inputs,
         dtype,
-        Reuses::IntoInput(&out_shape, "conv2d"),
+        Reuses::IntoInput(&out_shape),
         move |h| {
             let bias = if has_bias {
-                Some(held_tensor(&h[2]).clone())
+                Some(tensor_of(&h[2]).clone())
             } else {
                 None
             };
@@ -104,39 +91,34 @@ pub(crate) fn conv2d<'py>(
                 s.pop().expect("two operands"),
             );
             match dtype {
-                DType::F32 => {
-                    let b = bias.as_ref().map(typed::<f32>).transpose()?;
-                    Ok(core_conv::conv2d::<f32>(
-                        x.typed("conv2d")?,
-                        w.typed("conv2d")?,
-                        b,
-                        stride,
-                        padding,
-                    )?
-                    .0
-                    .into())
-                }
-                _ => {
-                    let b = bias.as_ref().map(typed::<f64>).transpose()?;
-                    Ok(core_conv::conv2d::<f64>(
-                        x.typed("conv2d")?,
-                        w.typed("conv2d")?,
-                        b,
-                        stride,
-                        padding,
-                    )?
-                    .0
-                    .into())
-                }
+                DType::F32 => conv_typed::<f32>(x, w, bias.as_ref(), stride, padding),
+                _ => conv_typed::<f64>(x, w, bias.as_ref(), stride, padding),
             }
         },
     )?;
     Ok(PyTensor::new(out))
 }
 
+fn conv_typed<T: PyElem + ConvElement>(
+    x: Slot<'_>,
+    w: Slot<'_>,
+    bias: Option<&AnyTensor>,
+    stride: usize,
+    padding: usize,
+) -> crate::Result<AnyTensor>
+where
+    AnyTensor: From<Tensor<T>>,
+{
+    let b = bias.map(|b| typed::<T>(b, "conv2d")).transpose()?;
+    let (x, w) = (x.typed("conv2d")?, w.typed("conv2d")?);
+    Ok(core_conv::conv2d::<T>(x, w, b, stride, padding)?.0.into())
+}
+
 /// The parameters of `batch_norm`, checked against the input's shape.
 pub(crate) struct BnArgs<'py> {
     params: Vec<Input<'py>>,
+    /// "mean", "var", then "gamma" and "beta" when given.
+    labels: Vec<&'static str>,
     has_gamma: bool,
     has_beta: bool,
     eps: f64,
@@ -163,16 +145,13 @@ impl<'py> BnArgs<'py> {
         }
         let c = x_shape[1];
         let mut params = Vec::with_capacity(4);
-        let mut flags = [true, true, false, false];
-        for (i, (p, name)) in [
+        let mut labels = Vec::with_capacity(4);
+        for (p, name) in [
             (Some(mean), "mean"),
             (Some(var), "var"),
             (gamma, "gamma"),
             (beta, "beta"),
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        ] {
             let Some(p) = optional(p, "batch_norm")? else {
                 continue;
             };
@@ -182,7 +161,7 @@ impl<'py> BnArgs<'py> {
                     p.shape()
                 )));
             }
-            flags[i] = true;
+            labels.push(name);
             params.push(p);
         }
         if params.len() < 2 {
@@ -191,9 +170,10 @@ impl<'py> BnArgs<'py> {
             ));
         }
         Ok(BnArgs {
+            has_gamma: labels.contains(&"gamma"),
+            has_beta: labels.contains(&"beta"),
             params,
-            has_gamma: flags[2],
-            has_beta: flags[3],
+            labels,
             eps,
         })
     }
@@ -201,14 +181,14 @@ impl<'py> BnArgs<'py> {
 
 /// Run `f` with the typed [`BatchNorm`] over `params` (mean, var, then
 /// gamma and beta when present).
-fn with_bn<T: PyElem + crate::kernels::conv::ConvElement, R>(
+fn with_bn<T: PyElem + ConvElement, R>(
     params: &[&AnyTensor],
     has_gamma: bool,
     has_beta: bool,
     eps: f64,
     f: impl FnOnce(&BatchNorm<'_, T>) -> crate::Result<R>,
 ) -> crate::Result<R> {
-    let mut it = params.iter().map(|t| typed::<T>(t));
+    let mut it = params.iter().map(|t| typed::<T>(t, "batch_norm"));
     let mean = it.next().expect("mean")?;
     let var = it.next().expect("var")?;
     let gamma = if has_gamma {
@@ -233,24 +213,16 @@ fn with_bn<T: PyElem + crate::kernels::conv::ConvElement, R>(
 /// `batch_norm(x, mean, var, gamma=None, beta=None, eps=1e-5)`: claims a
 /// temporary or donated `x`.
 pub(crate) fn batch_norm(py: Python<'_>, x: Input<'_>, args: BnArgs<'_>) -> PyResult<PyTensor> {
-    let dtype = float_dtype("batch_norm", &x)?;
+    let dtype = float_only("batch_norm", &x)?;
     let shape = x.shape().to_vec();
     let BnArgs {
         params,
+        labels: names,
         has_gamma,
         has_beta,
         eps,
     } = args;
-    let labels = ["the input", "mean", "var", "gamma", "beta"];
-    let labels: Vec<&str> = labels
-        .iter()
-        .copied()
-        .filter(|l| match *l {
-            "gamma" => has_gamma,
-            "beta" => has_beta,
-            _ => true,
-        })
-        .collect();
+    let labels: Vec<&str> = std::iter::once("the input").chain(names).collect();
     let mut inputs = vec![x];
     inputs.extend(params);
     let out = operands::run(
@@ -262,7 +234,7 @@ pub(crate) fn batch_norm(py: Python<'_>, x: Input<'_>, args: BnArgs<'_>) -> PyRe
         Reuses::Into(&shape),
         move |h| {
             let (x, params) = h.split_first_mut().expect("the input comes first");
-            let params: Vec<&AnyTensor> = params.iter().map(held_tensor).collect();
+            let params: Vec<&AnyTensor> = params.iter().map(tensor_of).collect();
             let x = slots(std::slice::from_mut(x)).remove(0);
             match dtype {
                 DType::F32 => with_bn::<f32, _>(&params, has_gamma, has_beta, eps, |p| {
@@ -286,19 +258,11 @@ pub(crate) fn batch_norm_inplace(py: Python<'_>, x: &PyTensor, args: BnArgs<'_>)
         )));
     }
     // Read the parameters before locking `x` (one may share its buffer).
-    let mut params = Vec::with_capacity(args.params.len());
-    for p in &args.params {
-        let t = match &p.src {
-            Source::Tensor(o) => read(py, o.get())?,
-            Source::Temp(t) => t.clone(),
-            Source::Scalar(_) => unreachable!("checked in BnArgs::new"),
-        };
-        params.push(if t.dtype() == dtype {
-            t
-        } else {
-            t.cast(dtype).py()?
-        });
-    }
+    let params = args
+        .params
+        .iter()
+        .map(|p| read_as(py, p, dtype))
+        .collect::<PyResult<Vec<_>>>()?;
     let refs: Vec<&AnyTensor> = params.iter().collect();
     let (has_gamma, has_beta, eps) = (args.has_gamma, args.has_beta, args.eps);
     let mut g = lock(py, &x.slot);

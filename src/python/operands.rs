@@ -149,6 +149,25 @@ pub(crate) fn read(py: Python<'_>, t: &PyTensor) -> PyResult<AnyTensor> {
     Ok(g.clone())
 }
 
+/// A tensor operand read as `dtype` (a new handle on its buffer, or a cast
+/// copy), for operations that only read it. Scalars are not tensors.
+pub(crate) fn read_as(py: Python<'_>, input: &Input<'_>, dtype: DType) -> PyResult<AnyTensor> {
+    let t = match &input.src {
+        Source::Tensor(o) => read(py, o.get())?,
+        Source::Temp(t) => t.clone(),
+        Source::Scalar(_) => {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "expected a tensor operand, not a number",
+            ))
+        }
+    };
+    if t.dtype() == dtype {
+        Ok(t)
+    } else {
+        t.cast(dtype).py()
+    }
+}
+
 /// A token for the current thread: the address of a thread-local, which is
 /// non-zero and unique among live threads.
 fn thread_token() -> usize {
@@ -197,7 +216,7 @@ pub(crate) enum Reuses<'s> {
     Into(&'s [usize]),
     /// As `Into`, but only the first operand (the input) can receive the
     /// result; the others are parameters the operation only reads.
-    IntoInput(&'s [usize], &'static str),
+    IntoInput(&'s [usize]),
     /// The result always goes to a new buffer (reductions, matmul, reshape
     /// copies).
     Never(&'static str),
@@ -319,8 +338,8 @@ where
         let explicit = inputs[i].offer == Offer::Explicit;
         let reason = match reuses {
             Reuses::Never(name) => Some(Refusal::NewBuffer(name)),
-            Reuses::IntoInput(_, name) if i > 0 => Some(Refusal::Parameter(name)),
-            Reuses::Into(shape) | Reuses::IntoInput(shape, _) if t.shape() != shape => {
+            Reuses::IntoInput(_) if i > 0 => Some(Refusal::Parameter(op)),
+            Reuses::Into(shape) | Reuses::IntoInput(shape) if t.shape() != shape => {
                 Some(Refusal::Shape {
                     operand: t.shape().to_vec(),
                     result: shape.to_vec(),
@@ -411,7 +430,7 @@ where
 
 fn result_shape<'s>(r: Reuses<'s>) -> Option<&'s [usize]> {
     match r {
-        Reuses::Into(s) | Reuses::IntoInput(s, _) => Some(s),
+        Reuses::Into(s) | Reuses::IntoInput(s) => Some(s),
         Reuses::Never(_) => None,
     }
 }

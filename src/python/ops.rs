@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use super::any::{each, for_dtype, AnyTensor, PyElem, Scalar};
 use super::errors::IntoPyResult;
 use super::interop::check_scalar;
-use super::operands::{self, lock, read, slots, Held, Input, Offer, Reuses, Source};
+use super::operands::{self, lock, read, read_as, slots, Held, Input, Offer, Reuses, Source};
 use super::ownership::{input_from, require_input};
 use super::tensor::PyTensor;
 use crate::ops::{binary as core_binary, nn, unary as core_unary};
@@ -20,7 +20,7 @@ const INPUT: &[&str] = &["the input"];
 const TWO: &[&str] = &["the left operand", "the right operand"];
 
 /// The tensor at `h` (a held tensor operand).
-fn tensor_of(h: &Held) -> &AnyTensor {
+pub(crate) fn tensor_of(h: &Held) -> &AnyTensor {
     match h {
         Held::Read(t) | Held::Own(t, _) => t,
         Held::Scalar(_) => unreachable!("tensor operands are never held as scalars"),
@@ -214,7 +214,7 @@ pub(crate) fn reduce(
     Ok(PyTensor::new(out))
 }
 
-fn float_only(op: &'static str, x: &Input<'_>) -> PyResult<DType> {
+pub(crate) fn float_only(op: &'static str, x: &Input<'_>) -> PyResult<DType> {
     match x.dtype() {
         Some(d) if d.is_float() => Ok(d),
         Some(d) => Err(PyTypeError::new_err(format!(
@@ -442,19 +442,7 @@ pub(crate) fn binary_inplace(
     // Read the right operand first (it may be `x` itself).
     let rhs = match &other.src {
         Source::Scalar(s) => Held::Scalar(*s),
-        Source::Temp(t) => Held::Read(if t.dtype() == dtype {
-            t.clone()
-        } else {
-            t.cast(dtype).py()?
-        }),
-        Source::Tensor(o) => {
-            let t = read(py, o.get())?;
-            Held::Read(if t.dtype() == dtype {
-                t
-            } else {
-                t.cast(dtype).py()?
-            })
-        }
+        _ => Held::Read(read_as(py, &other, dtype)?),
     };
     let mut g = lock(py, &me.slot);
     let t: &mut AnyTensor = &mut g;
