@@ -95,8 +95,14 @@ pub fn im2col<T: Element>(g: &ConvGeometry, x: &[T], col: &mut [T]) {
                 // ix = ox + j - p lies in [0, w) for ox in [lo, hi).
                 let lo = p.saturating_sub(j).min(ow);
                 let hi = (w + p).saturating_sub(j).min(ow).max(lo);
+                // When lo < hi, lo >= p - j (it was not clamped to ow), so
+                // the source range starts at or after 0; an empty range
+                // (the kernel column lies wholly in the padding) copies
+                // nothing.
                 drow[..lo].fill(T::ZERO);
-                drow[lo..hi].copy_from_slice(&srow[lo + j - p..hi + j - p]);
+                if lo < hi {
+                    drow[lo..hi].copy_from_slice(&srow[lo + j - p..hi + j - p]);
+                }
                 drow[hi..].fill(T::ZERO);
             } else {
                 for (ox, d) in drow.iter_mut().enumerate() {
@@ -267,39 +273,52 @@ mod tests {
 
     #[test]
     fn im2col_gemm_equals_the_direct_convolution() {
-        for &(k, s, p, h, w) in &[
-            (3, 1, 1, 5, 6),
-            (3, 2, 1, 7, 5),
-            (1, 1, 0, 4, 4),
-            (1, 2, 0, 5, 5),
-            (3, 1, 0, 3, 3),
-            (5, 1, 2, 4, 6),
-            (2, 3, 2, 6, 7),
-        ] {
-            let g = ConvGeometry {
-                batch: 2,
-                in_channels: 3,
-                height: h,
-                width: w,
-                out_channels: if p * 2 + 1 == k { 3 } else { 4 },
-                kernel_h: k,
-                kernel_w: k,
-                stride: s,
-                padding: p,
-            };
-            let x: Vec<f64> = (0..2 * 3 * h * w)
-                .map(|i| ((i * 7) % 11) as f64 - 5.0)
-                .collect();
-            let wt: Vec<f64> = (0..g.out_channels * 3 * k * k)
-                .map(|i| ((i * 5) % 7) as f64 - 3.0)
-                .collect();
-            let got = crate::kernels::fresh::conv2d(&g, &x, &wt, None).unwrap();
-            assert_eq!(
-                got.as_slice::<f64>(),
-                &direct(&g, &x, &wt)[..],
-                "k={k} s={s} p={p} h={h} w={w}"
-            );
+        // Every small geometry, including kernels wider than the image
+        // (all of a kernel column in the padding) and padding wider than
+        // the kernel.
+        let mut checked = 0;
+        for k in 1..=5 {
+            for s in 1..=3 {
+                for p in 0..=3 {
+                    for h in 1..=6 {
+                        for w in 1..=6 {
+                            if h + 2 * p < k || w + 2 * p < k {
+                                continue;
+                            }
+                            check_geometry(k, s, p, h, w);
+                            checked += 1;
+                        }
+                    }
+                }
+            }
         }
+        assert!(checked > 1000);
+    }
+
+    fn check_geometry(k: usize, s: usize, p: usize, h: usize, w: usize) {
+        let g = ConvGeometry {
+            batch: 2,
+            in_channels: 2,
+            height: h,
+            width: w,
+            out_channels: 3,
+            kernel_h: k,
+            kernel_w: k,
+            stride: s,
+            padding: p,
+        };
+        let x: Vec<f64> = (0..2 * 2 * h * w)
+            .map(|i| ((i * 7) % 11) as f64 - 5.0)
+            .collect();
+        let wt: Vec<f64> = (0..g.out_channels * 2 * k * k)
+            .map(|i| ((i * 5) % 7) as f64 - 3.0)
+            .collect();
+        let got = crate::kernels::fresh::conv2d(&g, &x, &wt, None).unwrap();
+        assert_eq!(
+            got.as_slice::<f64>(),
+            &direct(&g, &x, &wt)[..],
+            "k={k} s={s} p={p} h={h} w={w}"
+        );
     }
 
     #[test]

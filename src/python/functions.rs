@@ -9,7 +9,7 @@ use super::any::{AnyTensor, Scalar};
 use super::errors::IntoPyResult;
 use super::interop::{self, check_scalar, dtype_arg, shape_arg};
 use super::ops::{self, Reduction};
-use super::ownership::require_input;
+use super::ownership::require_tensor;
 use super::tensor::PyTensor;
 use crate::{DType, UnaryOp};
 
@@ -183,7 +183,7 @@ macro_rules! unary_fn {
         #[doc = concat!("`", stringify!($name), "(x)`; `x` may be `t.donate()`.")]
         #[pyfunction]
         pub(crate) fn $name(x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-            ops::unary(x.py(), UnaryOp::$op, require_input(x, stringify!($name))?)
+            ops::unary(x.py(), UnaryOp::$op, require_tensor(x, stringify!($name))?)
         }
     )*};
 }
@@ -195,7 +195,7 @@ pub(crate) fn sum(x: &Bound<'_, PyAny>, axis: Option<isize>, keepdims: bool) -> 
     ops::reduce(
         x.py(),
         Reduction::Sum,
-        require_input(x, "sum")?,
+        require_tensor(x, "sum")?,
         axis,
         keepdims,
     )
@@ -211,7 +211,7 @@ pub(crate) fn mean(
     ops::reduce(
         x.py(),
         Reduction::Mean,
-        require_input(x, "mean")?,
+        require_tensor(x, "mean")?,
         axis,
         keepdims,
     )
@@ -223,7 +223,7 @@ pub(crate) fn max(x: &Bound<'_, PyAny>, axis: Option<isize>, keepdims: bool) -> 
     ops::reduce(
         x.py(),
         Reduction::Max,
-        require_input(x, "max")?,
+        require_tensor(x, "max")?,
         axis,
         keepdims,
     )
@@ -232,7 +232,7 @@ pub(crate) fn max(x: &Bound<'_, PyAny>, axis: Option<isize>, keepdims: bool) -> 
 #[pyfunction]
 #[pyo3(signature = (x, axis = -1), text_signature = "(x, axis=-1)")]
 pub(crate) fn softmax(x: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTensor> {
-    ops::softmax(x.py(), require_input(x, "softmax")?, axis)
+    ops::softmax(x.py(), require_tensor(x, "softmax")?, axis)
 }
 
 #[pyfunction]
@@ -243,7 +243,7 @@ pub(crate) fn layer_norm(
     beta: Option<&Bound<'_, PyAny>>,
     eps: f64,
 ) -> PyResult<PyTensor> {
-    ops::layer_norm(x.py(), require_input(x, "layer_norm")?, gamma, beta, eps)
+    ops::layer_norm(x.py(), require_tensor(x, "layer_norm")?, gamma, beta, eps)
 }
 
 /// 2-d convolution: `x` is `[N, C, H, W]`, `weight` `[O, C, kh, kw]`,
@@ -258,7 +258,7 @@ pub(crate) fn conv2d<'py>(
     stride: usize,
     padding: usize,
 ) -> PyResult<PyTensor> {
-    let input = require_input(x, "conv2d")?;
+    let input = require_tensor(x, "conv2d")?;
     super::conv::conv2d(x.py(), input, weight, bias, stride, padding)
 }
 
@@ -275,7 +275,7 @@ pub(crate) fn batch_norm<'py>(
     beta: Option<&Bound<'py, PyAny>>,
     eps: f64,
 ) -> PyResult<PyTensor> {
-    let input = require_input(x, "batch_norm")?;
+    let input = require_tensor(x, "batch_norm")?;
     let args = super::conv::BnArgs::new(input.shape(), mean, var, gamma, beta, eps)?;
     super::conv::batch_norm(x.py(), input, args)
 }
@@ -284,8 +284,8 @@ pub(crate) fn batch_norm<'py>(
 pub(crate) fn matmul(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     ops::matmul(
         a.py(),
-        require_input(a, "matmul")?,
-        require_input(b, "matmul")?,
+        require_tensor(a, "matmul")?,
+        require_tensor(b, "matmul")?,
     )
 }
 

@@ -12,10 +12,12 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use pyo3::prelude::*;
 
-use super::errors::DonatedError;
+use super::errors::{DonatedError, IntoPyResult};
 use super::ffi;
 use super::interop;
+use super::any::{AnyTensor, Scalar};
 use super::operands::{lock, Input, Offer, Source};
+use crate::DType;
 use super::tensor::PyTensor;
 
 static IMPLICIT: AtomicBool = AtomicBool::new(true);
@@ -208,6 +210,28 @@ pub(crate) fn require_input<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResul
             "{what}: expected a Tensor, a Donated tensor, a number or array-like data, not {}",
             obj.get_type().name()?
         ))),
+    }
+}
+
+/// An operand that must be a tensor (every operation but the element-wise
+/// binary ones, where a Python number stays a weak scalar): as
+/// [`require_input`], but a Python number becomes a 0-d tensor of NumPy's
+/// dtype for it (float64, int64), as `np.sum(3)` and `np.exp(1.0)` do.
+pub(crate) fn require_tensor<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Input<'py>> {
+    let input = require_input(obj, what)?;
+    match input.src {
+        Source::Scalar(s) => {
+            let dtype = match s {
+                Scalar::Int(_) => DType::I64,
+                Scalar::Float(_) => DType::F64,
+            };
+            let t = AnyTensor::full(dtype, &[], s).py()?;
+            Ok(Input {
+                src: Source::Temp(t),
+                offer: Offer::Implicit,
+            })
+        }
+        _ => Ok(input),
     }
 }
 
