@@ -243,9 +243,25 @@ thread_local! {
     static CURRENT: RefCell<Vec<Arc<ArenaShared>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The arena current on this thread, if any.
+/// Where a front end keeps its own notion of the current arena, asked when
+/// no arena was entered on this thread. The Python bindings keep it in a
+/// context variable, so that each asyncio task (and each thread) has its
+/// own, as `decimal.localcontext` does; set once per process.
+static PROVIDER: std::sync::OnceLock<fn() -> Option<TensorArena>> = std::sync::OnceLock::new();
+
+/// Install the front end's current-arena lookup (see [`current`]). Returns
+/// false if one was already installed (the first one stays).
+pub fn set_current_provider(provider: fn() -> Option<TensorArena>) -> bool {
+    PROVIDER.set(provider).is_ok()
+}
+
+/// The arena current on this thread: the innermost one entered here
+/// ([`TensorArena::enter`], [`TensorArena::scope`]), else the front end's
+/// ([`set_current_provider`]), if any.
 pub(crate) fn current() -> Option<Arc<ArenaShared>> {
-    CURRENT.with(|c| c.borrow().last().cloned())
+    CURRENT
+        .with(|c| c.borrow().last().cloned())
+        .or_else(|| PROVIDER.get().and_then(|p| p()).map(|a| a.shared))
 }
 
 /// Makes an arena current on this thread until dropped. Not `Send`: it must

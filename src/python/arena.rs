@@ -1,20 +1,104 @@
 //! `donate.arena(max_bytes=...)`: a [`TensorArena`] as a context manager.
-//! Entering makes it the current arena of the calling thread (the core
-//! keeps that stack per thread; kernels run detached on the same thread, so
-//! their allocations see it); leaving restores the previous one.
-
-use std::cell::RefCell;
+//!
+//! # Which arena is current
+//!
+//! Entering an arena makes it current *in the calling context*, as
+//! `decimal.localcontext` does: the stack of entered arenas lives in a
+//! `contextvars.ContextVar`, so each asyncio task and each thread has its
+//! own, and a task that awaits inside `with donate.arena(...)` does not
+//! impose its budget on the tasks that run meanwhile. Leaving removes the
+//! innermost entry of that arena from the stack (so out-of-order exits
+//! still leave the right one current).
+//!
+//! The core asks for the current arena when it allocates (see
+//! [`crate::arena::set_current_provider`]): while attached to the
+//! interpreter the bindings read the context variable; kernels running
+//! detached get the arena that was current when they detached, entered on
+//! their thread by [`detach`].
+//!
+//! Generators share their caller's context (Python's rule for context
+//! variables, PEP 567): an arena entered inside a generator stays current
+//! for the caller while the generator is suspended inside the block, as a
+//! `decimal.localcontext` does; that is what makes `@contextmanager`
+//! wrappers and `ExitStack` work. A generator that must not impose its
+//! arena on its caller should leave the block before it yields.
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyTuple};
 
-use crate::arena::ArenaGuard;
 use crate::TensorArena;
 
-thread_local! {
-    /// Guards of the arenas entered on this thread, innermost last, tagged
-    /// with the arena's address.
-    static ENTERED: RefCell<Vec<(usize, ArenaGuard)>> = const { RefCell::new(Vec::new()) };
+/// The context variable holding the tuple of entered arenas, innermost last.
+fn context_var(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
+    static VAR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    VAR.get_or_try_init(py, || {
+        let cv = py.import("contextvars")?.getattr("ContextVar")?;
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("default", PyTuple::empty(py))?;
+        Ok::<_, PyErr>(cv.call(("donate.arena",), Some(&kwargs))?.unbind())
+    })
+    .map(|v| v.bind(py))
+}
+
+/// The entered arenas of the current context, innermost last. (Every
+/// operation asks, so this is the C API's lookup, not a method call.)
+fn entered<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+    let var = context_var(py)?;
+    let mut value: *mut pyo3::ffi::PyObject = std::ptr::null_mut();
+    // SAFETY: `var` is a live ContextVar and we are attached; on success
+    // PyContextVar_Get stores a new reference (the variable has a default,
+    // so never NULL) in `value`.
+    let rc = unsafe { pyo3::ffi::PyContextVar_Get(var.as_ptr(), std::ptr::null_mut(), &mut value) };
+    if rc != 0 || value.is_null() {
+        return Err(PyErr::fetch(py));
+    }
+    // SAFETY: `value` is the new reference PyContextVar_Get returned.
+    let value = unsafe { Bound::from_owned_ptr(py, value) };
+    Ok(value.cast_into::<PyTuple>()?)
+}
+
+/// The arena current in the calling context, if any.
+pub(crate) fn current(py: Python<'_>) -> Option<TensorArena> {
+    let stack = entered(py).ok()?;
+    let last = stack.iter().last()?;
+    let arena = last.cast::<PyArena>().ok()?;
+    Some(arena.get().arena.clone())
+}
+
+/// The core's lookup: the context's arena while this thread is attached to
+/// the interpreter, none otherwise (detached kernels have theirs entered on
+/// the thread by [`detach`]).
+fn provider() -> Option<TensorArena> {
+    // SAFETY: PyGILState_Check only reads the calling thread's state; it
+    // may be called with or without an attached thread state.
+    if unsafe { pyo3::ffi::PyGILState_Check() } == 0 {
+        return None;
+    }
+    // SAFETY: the check above says this thread is attached to the
+    // interpreter, which is what `Python` stands for; the token does not
+    // outlive this call.
+    let py = unsafe { Python::assume_attached() };
+    current(py)
+}
+
+/// Install the context-local lookup (at import).
+pub(crate) fn install() {
+    crate::arena::set_current_provider(provider);
+}
+
+/// `py.detach(f)` with the calling context's arena current on this thread
+/// while `f` runs: every detached computation of the bindings goes through
+/// here, so its allocations see the same arena as the attached code.
+pub(crate) fn detach<T, F>(py: Python<'_>, f: F) -> T
+where
+    F: FnOnce() -> T + Send,
+    T: Send,
+{
+    match current(py) {
+        Some(a) => py.detach(move || a.scope(f)),
+        None => py.detach(f),
+    }
 }
 
 /// A pool of buffers with a byte budget. Use as `with donate.arena(max_bytes=N) as ar:`;
@@ -24,12 +108,6 @@ thread_local! {
 #[pyclass(module = "donate", name = "Arena", frozen)]
 pub(crate) struct PyArena {
     arena: TensorArena,
-}
-
-impl PyArena {
-    fn id(&self) -> usize {
-        self as *const Self as usize
-    }
 }
 
 #[pymethods]
@@ -42,23 +120,23 @@ impl PyArena {
         }
     }
 
-    fn __enter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
-        let me = slf.get();
-        let guard = me.arena.enter();
-        ENTERED.with(|e| e.borrow_mut().push((me.id(), guard)));
-        slf
+    fn __enter__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        let py = slf.py();
+        let mut items: Vec<Bound<'_, PyAny>> = entered(py)?.iter().collect();
+        items.push(slf.clone().into_any());
+        context_var(py)?.call_method1("set", (PyTuple::new(py, items)?,))?;
+        Ok(slf)
     }
 
     #[pyo3(signature = (*_exc))]
-    fn __exit__(&self, _exc: &Bound<'_, pyo3::types::PyTuple>) -> bool {
-        let id = self.id();
-        ENTERED.with(|e| {
-            let mut e = e.borrow_mut();
-            if let Some(i) = e.iter().rposition(|(a, _)| *a == id) {
-                e.remove(i);
-            }
-        });
-        false
+    fn __exit__(slf: &Bound<'_, Self>, _exc: &Bound<'_, PyTuple>) -> PyResult<bool> {
+        let py = slf.py();
+        let mut items: Vec<Bound<'_, PyAny>> = entered(py)?.iter().collect();
+        if let Some(i) = items.iter().rposition(|a| a.is(slf)) {
+            items.remove(i);
+            context_var(py)?.call_method1("set", (PyTuple::new(py, items)?,))?;
+        }
+        Ok(false)
     }
 
     /// `{"live_bytes", "peak_bytes", "free_bytes", "hits", "misses", "max_bytes"}`.

@@ -267,7 +267,7 @@ pub(crate) fn batch_norm_inplace(py: Python<'_>, x: &PyTensor, args: BnArgs<'_>)
     let (has_gamma, has_beta, eps) = (args.has_gamma, args.has_beta, args.eps);
     let mut g = lock(py, &x.slot);
     let t: &mut AnyTensor = &mut g;
-    py.detach(|| match t {
+    super::arena::detach(py, || match t {
         AnyTensor::F32(t) => {
             with_bn::<f32, _>(&refs, has_gamma, has_beta, eps, |p| t.batch_norm_inplace(p))
         }

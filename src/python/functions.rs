@@ -74,7 +74,7 @@ fn filled(
     let shape = shape_arg(shape)?;
     let d = dtype_arg(py, dtype)?.unwrap_or(DType::F32);
     check_scalar(value, d)?;
-    let t = py.detach(|| AnyTensor::full(d, &shape, value)).py()?;
+    let t = super::arena::detach(py, || AnyTensor::full(d, &shape, value)).py()?;
     Ok(PyTensor::new(t))
 }
 
@@ -89,7 +89,7 @@ pub(crate) fn zeros(
     let shape = shape_arg(shape)?;
     let d = dtype_arg(py, dtype)?.unwrap_or(DType::F32);
     Ok(PyTensor::new(
-        py.detach(|| AnyTensor::zeros(d, &shape)).py()?,
+        super::arena::detach(py, || AnyTensor::zeros(d, &shape)).py()?,
     ))
 }
 

@@ -425,7 +425,7 @@ where
     drop(gates);
 
     // 4. Compute, detached.
-    py.detach(|| f(&mut held)).py()
+    super::arena::detach(py, || f(&mut held)).py()
 }
 
 fn result_shape<'s>(r: Reuses<'s>) -> Option<&'s [usize]> {

@@ -395,7 +395,7 @@ pub(crate) fn reshape(py: Python<'_>, x: Input<'_>, shape: &[usize]) -> PyResult
 /// `transpose`: a copy with permuted axes.
 pub(crate) fn permute(py: Python<'_>, t: &PyTensor, axes: &[isize]) -> PyResult<PyTensor> {
     let src = read(py, t)?;
-    let out = py.detach(|| src.permute(axes)).py()?;
+    let out = super::arena::detach(py, || src.permute(axes)).py()?;
     Ok(PyTensor::new(out))
 }
 
@@ -410,7 +410,7 @@ pub(crate) fn unary_inplace(py: Python<'_>, x: &PyTensor, op: UnaryOp) -> PyResu
     }
     let mut g = lock(py, &x.slot);
     let t: &mut AnyTensor = &mut g;
-    py.detach(|| each!(t, t => t.unary_inplace(op))).py()
+    super::arena::detach(py, || each!(t, t => t.unary_inplace(op))).py()
 }
 
 /// `x op= other`: in place (copy-on-write if shared); the result must keep
@@ -446,7 +446,7 @@ pub(crate) fn binary_inplace(
     };
     let mut g = lock(py, &me.slot);
     let t: &mut AnyTensor = &mut g;
-    py.detach(|| {
+    super::arena::detach(py, || {
         for_dtype!(dtype, T => {
             let me = T::peel_mut(t).ok_or(Error::DTypeMismatch { op: op.name(), expected: dtype, found: dtype })?;
             let rhs = match &rhs {

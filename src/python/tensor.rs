@@ -309,7 +309,7 @@ impl PyTensor {
     /// A deep copy into a new, exclusive buffer.
     fn copy(&self, py: Python<'_>) -> PyResult<PyTensor> {
         let t = read(py, self)?;
-        Ok(PyTensor::new(py.detach(|| t.deep_copy()).py()?))
+        Ok(PyTensor::new(super::arena::detach(py, || t.deep_copy()).py()?))
     }
 
     fn __copy__(&self, py: Python<'_>) -> PyResult<PyTensor> {
@@ -344,7 +344,7 @@ impl PyTensor {
         let d = interop::dtype_arg(py, Some(dtype))?
             .ok_or_else(|| PyTypeError::new_err("astype needs a dtype"))?;
         let t = read(py, self)?;
-        Ok(PyTensor::new(py.detach(|| t.cast(d)).py()?))
+        Ok(PyTensor::new(super::arena::detach(py, || t.cast(d)).py()?))
     }
 
     // ---- element-wise ----
