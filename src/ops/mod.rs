@@ -90,6 +90,9 @@ pub enum Refusal {
     /// The same tensor is also another operand of the operation, which
     /// still reads it.
     SameTensor,
+    /// An in-place operation writes its result into its target, never
+    /// into another operand.
+    InPlaceTarget(&'static str),
 }
 
 impl fmt::Display for Refusal {
@@ -126,6 +129,10 @@ impl fmt::Display for Refusal {
             Refusal::SameTensor => write!(
                 f,
                 "the same tensor is also another operand of this operation"
+            ),
+            Refusal::InPlaceTarget(op) => write!(
+                f,
+                "{op} writes its result into its target in place, never into this operand"
             ),
         }
     }

@@ -11,13 +11,13 @@ use pyo3::prelude::*;
 
 use super::any::{AnyTensor, PyElem, Slot};
 use super::errors::IntoPyResult;
-use super::operands::{self, lock, read_as, slots, Input, Offer, Reuses};
+use super::operands::{self, lock, read_as, slots, Input, Reuses};
 use super::ops::{float_only, tensor_of};
 use super::ownership::require_input;
 use super::tensor::PyTensor;
 use crate::kernels::conv::ConvElement;
 use crate::ops::conv::{self as core_conv, BatchNorm};
-use crate::{DType, Error, Tensor};
+use crate::{DType, Error, Refusal, Tensor};
 
 /// A parameter tensor as `T` (the caller converted it to the op's dtype; a
 /// mismatch is reported, never reinterpreted).
@@ -29,17 +29,19 @@ fn typed<'a, T: PyElem>(t: &'a AnyTensor, op: &'static str) -> crate::Result<&'a
     })
 }
 
-/// An optional tensor argument (`None` means absent), read only.
+/// An optional tensor argument (`None` means absent): a parameter the
+/// operation only reads.
 fn optional<'py>(p: Option<&Bound<'py, PyAny>>, op: &str) -> PyResult<Option<Input<'py>>> {
     p.filter(|p| !p.is_none())
         .map(|p| {
-            let mut i = require_input(p, op)?;
+            let i = require_input(p, op)?;
             if i.scalar().is_some() {
                 return Err(PyTypeError::new_err(format!(
                     "{op}: parameters must be tensors or arrays, not numbers"
                 )));
             }
-            i.offer = Offer::Keep;
+            // An explicit donation stays offered: `operands::run` refuses
+            // it (with a warning) as a parameter.
             Ok(i)
         })
         .transpose()
@@ -231,7 +233,7 @@ pub(crate) fn batch_norm(py: Python<'_>, x: Input<'_>, args: BnArgs<'_>) -> PyRe
         &labels,
         inputs,
         dtype,
-        Reuses::Into(&shape),
+        Reuses::IntoInput(&shape),
         move |h| {
             let (x, params) = h.split_first_mut().expect("the input comes first");
             let params: Vec<&AnyTensor> = params.iter().map(tensor_of).collect();
@@ -258,11 +260,11 @@ pub(crate) fn batch_norm_inplace(py: Python<'_>, x: &PyTensor, args: BnArgs<'_>)
         )));
     }
     // Read the parameters before locking `x` (one may share its buffer).
-    let params = args
-        .params
-        .iter()
-        .map(|p| read_as(py, p, dtype))
-        .collect::<PyResult<Vec<_>>>()?;
+    let mut params = Vec::with_capacity(args.params.len());
+    for (p, label) in args.params.into_iter().zip(args.labels) {
+        let p = p.read_only(py, "batch_norm_", label, Refusal::InPlaceTarget("batch_norm_"))?;
+        params.push(read_as(py, &p, dtype)?);
+    }
     let refs: Vec<&AnyTensor> = params.iter().collect();
     let (has_gamma, has_beta, eps) = (args.has_gamma, args.has_beta, args.eps);
     let mut g = lock(py, &x.slot);

@@ -68,10 +68,38 @@ pub(crate) enum Source<'py> {
 /// One operand of an operation.
 pub(crate) struct Input<'py> {
     pub(crate) src: Source<'py>,
-    pub(crate) offer: Offer,
+    offer: Offer,
 }
 
 impl<'py> Input<'py> {
+    pub(crate) fn new(src: Source<'py>, offer: Offer) -> Self {
+        Input { src, offer }
+    }
+
+    /// How the operand was offered.
+    pub(crate) fn offer(&self) -> Offer {
+        self.offer
+    }
+
+    /// This operand as one the operation only reads (a parameter, the right
+    /// operand of an in-place op). An explicit donation cannot be honoured
+    /// there, and an explicit donation is never dropped silently: it warns
+    /// `why` now (before any buffer is claimed). The only way to take the
+    /// offer back, so no operation can forget the warning.
+    pub(crate) fn read_only(
+        mut self,
+        py: Python<'_>,
+        op: &str,
+        label: &str,
+        why: Refusal,
+    ) -> PyResult<ReadOnly<'py>> {
+        if self.offer == Offer::Explicit {
+            warn(py, op, label, &self, &why)?;
+        }
+        self.offer = Offer::Keep;
+        Ok(ReadOnly(self))
+    }
+
     pub(crate) fn kept(t: Bound<'py, PyTensor>) -> Self {
         Input {
             src: Source::Tensor(t),
@@ -104,6 +132,10 @@ impl<'py> Input<'py> {
         }
     }
 }
+
+/// An operand the operation only reads, made by [`Input::read_only`] (so
+/// an explicit donation of it has been warned about).
+pub(crate) struct ReadOnly<'py>(Input<'py>);
 
 /// An operand after step 1.
 pub(crate) enum Held {
@@ -151,8 +183,8 @@ pub(crate) fn read(py: Python<'_>, t: &PyTensor) -> PyResult<AnyTensor> {
 
 /// A tensor operand read as `dtype` (a new handle on its buffer, or a cast
 /// copy), for operations that only read it. Scalars are not tensors.
-pub(crate) fn read_as(py: Python<'_>, input: &Input<'_>, dtype: DType) -> PyResult<AnyTensor> {
-    let t = match &input.src {
+pub(crate) fn read_as(py: Python<'_>, input: &ReadOnly<'_>, dtype: DType) -> PyResult<AnyTensor> {
+    let t = match &input.0.src {
         Source::Tensor(o) => read(py, o.get())?,
         Source::Temp(t) => t.clone(),
         Source::Scalar(_) => {

@@ -14,7 +14,7 @@ use super::ownership::{input_from, require_input};
 use super::tensor::PyTensor;
 use crate::ops::{binary as core_binary, nn, unary as core_unary};
 use crate::shape::broadcast_shapes;
-use crate::{BinaryOp, DType, Error, Operand, Tensor, UnaryOp};
+use crate::{BinaryOp, DType, Error, Operand, Refusal, Tensor, UnaryOp};
 
 const INPUT: &[&str] = &["the input"];
 const TWO: &[&str] = &["the left operand", "the right operand"];
@@ -286,7 +286,7 @@ pub(crate) fn layer_norm<'py>(
     let mut labels = vec!["the input"];
     let (has_g, has_b) = (gamma.is_some(), beta.is_some());
     for (p, name) in [(gamma, "gamma"), (beta, "beta")] {
-        if let Some(mut p) = p {
+        if let Some(p) = p {
             if p.shape() != [row] {
                 return Err(PyValueError::new_err(format!(
                     "layer_norm: {name} must have shape ({row},), got {:?}",
@@ -298,7 +298,8 @@ pub(crate) fn layer_norm<'py>(
                     "layer_norm: {name} must be a tensor"
                 )));
             }
-            p.offer = Offer::Keep;
+            // An explicit donation stays offered: `operands::run` refuses
+            // it (with a warning) as a parameter.
             inputs.push(p);
             labels.push(if name == "gamma" { "gamma" } else { "beta" });
         }
@@ -309,7 +310,7 @@ pub(crate) fn layer_norm<'py>(
         &labels,
         inputs,
         dtype,
-        Reuses::Into(&shape),
+        Reuses::IntoInput(&shape),
         move |h| {
             let (x, params) = h.split_first_mut().expect("the input comes first");
             let mut params = params.iter();
@@ -380,7 +381,7 @@ pub(crate) fn reshape(py: Python<'_>, x: Input<'_>, shape: &[usize]) -> PyResult
     let mut g = lock(py, &obj.get().slot);
     g.check_readable().py()?;
     let dtype = g.dtype();
-    let out = if x.offer == Offer::Implicit && g.is_exclusive() {
+    let out = if x.offer() == Offer::Implicit && g.is_exclusive() {
         // Validate first: a refused reshape must not consume the input.
         g.reshape(shape).py()?;
         let buf = g.take_buffer_for("reshape").py()?;
@@ -442,7 +443,10 @@ pub(crate) fn binary_inplace(
     // Read the right operand first (it may be `x` itself).
     let rhs = match &other.src {
         Source::Scalar(s) => Held::Scalar(*s),
-        _ => Held::Read(read_as(py, &other, dtype)?),
+        _ => {
+            let other = other.read_only(py, op.name(), "the right operand", Refusal::InPlaceTarget(op.name()))?;
+            Held::Read(read_as(py, &other, dtype)?)
+        }
     };
     let mut g = lock(py, &me.slot);
     let t: &mut AnyTensor = &mut g;

@@ -138,18 +138,12 @@ pub(crate) fn self_input<'py>(slf: &Bound<'py, PyTensor>) -> Input<'py> {
         me.shape.iter().product::<usize>() * me.dtype.size(),
         ffi::Role::Receiver,
     );
-    Input {
-        src: Source::Tensor(slf.clone()),
-        offer,
-    }
+    Input::new(Source::Tensor(slf.clone()), offer)
 }
 
 /// `self` of an explicit-donation method.
 pub(crate) fn donated_self<'py>(slf: &Bound<'py, PyTensor>) -> Input<'py> {
-    Input {
-        src: Source::Tensor(slf.clone()),
-        offer: Offer::Explicit,
-    }
+    Input::new(Source::Tensor(slf.clone()), Offer::Explicit)
 }
 
 /// Any operand argument: a tensor, a `Donated` wrapper, a Python number,
@@ -166,27 +160,18 @@ pub(crate) fn input_from<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Input<
             me.shape.iter().product::<usize>() * me.dtype.size(),
             ffi::Role::Argument,
         );
-        return Ok(Some(Input {
-            src: Source::Tensor(t.clone()),
-            offer,
-        }));
+        return Ok(Some(Input::new(Source::Tensor(t.clone()), offer)));
     }
     if let Ok(d) = obj.cast::<PyDonated>() {
         let t = d.get().consume(py)?;
-        return Ok(Some(Input {
-            src: Source::Tensor(t),
-            offer: Offer::Explicit,
-        }));
+        return Ok(Some(Input::new(Source::Tensor(t), Offer::Explicit)));
     }
     // NumPy scalars first: `numpy.float64` subclasses `float`, but NumPy
     // scalars are strongly typed (NEP 50), not weak like Python numbers.
     let numpy_like = interop::is_numpy(py, obj)?;
     if !numpy_like {
         if let Some(s) = interop::scalar_arg(obj)? {
-            return Ok(Some(Input {
-                src: Source::Scalar(s),
-                offer: Offer::Keep,
-            }));
+            return Ok(Some(Input::new(Source::Scalar(s), Offer::Keep)));
         }
     }
     let array_like = numpy_like
@@ -194,10 +179,7 @@ pub(crate) fn input_from<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Input<
         || obj.is_instance_of::<pyo3::types::PyTuple>();
     if array_like {
         let t = interop::to_tensor(py, obj, None)?;
-        return Ok(Some(Input {
-            src: Source::Temp(t),
-            offer: Offer::Implicit,
-        }));
+        return Ok(Some(Input::new(Source::Temp(t), Offer::Implicit)));
     }
     Ok(None)
 }
@@ -226,10 +208,7 @@ pub(crate) fn require_tensor<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResu
                 Scalar::Float(_) => DType::F64,
             };
             let t = AnyTensor::full(dtype, &[], s).py()?;
-            Ok(Input {
-                src: Source::Temp(t),
-                offer: Offer::Implicit,
-            })
+            Ok(Input::new(Source::Temp(t), Offer::Implicit))
         }
         _ => Ok(input),
     }
@@ -265,10 +244,7 @@ impl PyDonated {
     }
 
     fn input<'py>(&self, py: Python<'py>) -> PyResult<Input<'py>> {
-        Ok(Input {
-            src: Source::Tensor(self.consume(py)?),
-            offer: Offer::Explicit,
-        })
+        Ok(Input::new(Source::Tensor(self.consume(py)?), Offer::Explicit))
     }
 }
 
