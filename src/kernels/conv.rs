@@ -172,7 +172,7 @@ pub fn conv2d_over_input<T: ConvElement>(
     io: &mut [T],
     w: &[T],
     col: &mut [T],
-    image: &mut [MaybeUninit<T>],
+    image: &mut [T],
 ) {
     let (oh, ow) = g.out_hw();
     let (rows, o) = (g.col_rows(), g.out_channels);
@@ -184,20 +184,20 @@ pub fn conv2d_over_input<T: ConvElement>(
         return;
     }
     let threads = len.saturating_mul(rows) >= PAR_WORK;
+    let image = &mut image[..len];
+    // SAFETY: `MaybeUninit<T>` has `T`'s layout, and gemm_one only writes
+    // initialised values into its destination (it never de-initialises an
+    // element), so `image` stays a valid `[T]` for its later reads.
+    let dst = unsafe {
+        std::slice::from_raw_parts_mut(image.as_mut_ptr().cast::<MaybeUninit<T>>(), len)
+    };
     for xn in io.chunks_mut(len).take(g.batch) {
-        T::gemm_one(
-            w,
-            columns(g, xn, col),
-            &mut image[..len],
-            o,
-            rows,
-            oh * ow,
-            threads,
-        );
-        // SAFETY: gemm_one wrote all o * oh * ow == len elements of `image`
-        // (read_dst = false overwrites; an empty reduction writes zeros), so
-        // its first `len` elements are initialised `T`s.
-        let done = unsafe { std::slice::from_raw_parts(image.as_ptr() as *const T, len) };
+        // gemm_one writes all o * oh * ow == len elements of `dst` (read_dst
+        // = false overwrites; an empty reduction writes zeros).
+        T::gemm_one(w, columns(g, xn, col), dst, o, rows, oh * ow, threads);
+        // SAFETY: see above: `dst` and `image` are the same memory, fully
+        // written by gemm_one; this reads it as the `[T]` it is.
+        let done = unsafe { std::slice::from_raw_parts(dst.as_ptr().cast::<T>(), len) };
         xn.copy_from_slice(done);
     }
 }

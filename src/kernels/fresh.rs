@@ -147,21 +147,48 @@ fn add_channel_bias<T: ConvElement>(out: &mut [T], plane: usize, bias: Option<&[
     }
 }
 
+/// The scratch of a convolution written over its input (see
+/// [`conv2d_over_input`]): one image's column matrix and one image's
+/// result, both counted allocations. It is allocated before the input's
+/// buffer is claimed, so that a failed allocation leaves the input intact
+/// (an operation's allocations all come before its first write).
+#[derive(Debug)]
+pub struct OverInputScratch {
+    col: OwnedBuffer,
+    image: OwnedBuffer,
+}
+
+impl OverInputScratch {
+    /// Room for geometry `g` in elements of type `T`. Both parts come
+    /// zeroed from the allocator (fresh pages cost no pass; the kernels
+    /// overwrite them).
+    pub fn new<T: ConvElement>(g: &ConvGeometry) -> Result<Self> {
+        let image = g.in_channels * g.height * g.width;
+        Ok(Self {
+            col: conv_scratch::<T>(g)?,
+            image: OwnedBuffer::zeroed(crate::buffer::byte_size::<T>(image)?)?,
+        })
+    }
+}
+
 /// A 2-d convolution written over its input's buffer `io` (the result has
-/// the input's shape; see [`conv2d_over_input`](super::conv::conv2d_over_input)).
-/// Scratch: one image's column matrix and one image's result, both counted
-/// and freed before this returns.
+/// the input's shape; see [`conv2d_over_input`](super::conv::conv2d_over_input)),
+/// with scratch allocated beforehand by [`OverInputScratch::new`] for the
+/// same geometry and element type.
 pub fn conv2d_over_input<T: ConvElement>(
     g: &ConvGeometry,
     io: &mut [T],
     w: &[T],
     bias: Option<&[T]>,
-) -> Result<()> {
+    scratch: &mut OverInputScratch,
+) {
     let (oh, ow) = g.out_hw();
-    let mut scratch = conv_scratch::<T>(g)?;
-    let mut image = UninitBuffer::<T>::new(g.in_channels * g.height * g.width)?;
-    super::conv::conv2d_over_input(g, io, w, scratch.as_mut_slice::<T>(), image.as_uninit_mut());
-    drop((scratch, image));
+    super::conv::conv2d_over_input(
+        g,
+        io,
+        w,
+        scratch.col.as_mut_slice::<T>(),
+        scratch.image.as_mut_slice::<T>(),
+    );
     add_channel_bias(io, oh * ow, bias);
-    Ok(())
 }

@@ -81,11 +81,27 @@ pub fn conv2d_geometry(
 /// result written over it one image at a time; otherwise the result is a
 /// new `[N, O, oh, ow]` buffer. The weight is never claimed.
 pub fn conv2d<T: ConvElement>(
+    x: Operand<'_, T>,
+    w: Operand<'_, T>,
+    bias: Option<&Tensor<T>>,
+    stride: usize,
+    padding: usize,
+) -> Result<Applied<T>> {
+    conv2d_with_scratch(x, w, bias, stride, padding, None)
+}
+
+/// [`conv2d`] with the scratch of writing over the input allocated by the
+/// caller ([`fresh::OverInputScratch::new`] for this geometry and `T`),
+/// for callers that claim `x`'s buffer themselves and so must allocate
+/// everything before that claim (the Python bindings). `None`: allocated
+/// here, before the claim.
+pub fn conv2d_with_scratch<T: ConvElement>(
     mut x: Operand<'_, T>,
     w: Operand<'_, T>,
     bias: Option<&Tensor<T>>,
     stride: usize,
     padding: usize,
+    scratch: Option<fresh::OverInputScratch>,
 ) -> Result<Applied<T>> {
     let (Some(tx), Some(tw)) = (x.tensor(), w.tensor()) else {
         return Err(Error::InvalidShape {
@@ -116,9 +132,22 @@ pub fn conv2d<T: ConvElement>(
         refuse(&mut outcome, 1, *kind, Refusal::Parameter("conv2d"));
     }
     if let Operand::Owned(t, kind) = &mut x {
-        match claim(t, &shape, "conv2d") {
-            Ok(mut buf) => {
-                fresh::conv2d_over_input(&g, buf.as_mut_slice::<T>(), wv, b)?;
+        // Every allocation before the claim: a failure leaves `x` intact.
+        let scratch = match scratch {
+            None if t.shape() == shape => Some(fresh::OverInputScratch::new::<T>(&g)?),
+            given => given,
+        };
+        // Without scratch the result has another shape: nothing to claim.
+        let claimed = match scratch {
+            Some(s) => claim(t, &shape, "conv2d").map(|buf| (buf, s)),
+            None => Err(Refusal::Shape {
+                operand: t.shape().to_vec(),
+                result: shape.to_vec(),
+            }),
+        };
+        match claimed {
+            Ok((mut buf, mut scratch)) => {
+                fresh::conv2d_over_input(&g, buf.as_mut_slice::<T>(), wv, b, &mut scratch);
                 stats::record_reuse(*kind, buf.len());
                 outcome.reused = Some(0);
                 return Ok((Tensor::from_buffer(buf, &shape)?, outcome));

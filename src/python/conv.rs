@@ -11,11 +11,12 @@ use pyo3::prelude::*;
 
 use super::any::{AnyTensor, PyElem, Slot};
 use super::errors::IntoPyResult;
-use super::operands::{self, lock, read_as, slots, Input, Reuses};
+use super::operands::{self, lock, read_as, slots, Input, Offer, Reuses};
 use super::ops::{float_only, tensor_of};
 use super::ownership::require_input;
 use super::tensor::PyTensor;
 use crate::kernels::conv::ConvElement;
+use crate::kernels::fresh::OverInputScratch;
 use crate::ops::conv::{self as core_conv, BatchNorm};
 use crate::{DType, Error, Refusal, Tensor};
 
@@ -72,6 +73,20 @@ pub(crate) fn conv2d<'py>(
     let has_bias = bias.is_some();
     let (oh, ow) = g.out_hw();
     let out_shape = [g.batch, g.out_channels, oh, ow];
+    // Writing over the input needs scratch: allocate it now, before
+    // `operands::run` claims the input's buffer, so that a failure leaves
+    // the input intact. (Only when the input may receive the result: it is
+    // offered, or a cast copy.)
+    let over_input = out_shape == x.shape() && (x.offer() != Offer::Keep || x.dtype() != Some(dtype));
+    let scratch = if over_input {
+        Some(match dtype {
+            DType::F32 => OverInputScratch::new::<f32>(&g),
+            _ => OverInputScratch::new::<f64>(&g),
+        }
+        .py()?)
+    } else {
+        None
+    };
     let mut inputs = vec![x, w];
     inputs.extend(bias);
     let out = operands::run(
@@ -93,8 +108,8 @@ pub(crate) fn conv2d<'py>(
                 s.pop().expect("two operands"),
             );
             match dtype {
-                DType::F32 => conv_typed::<f32>(x, w, bias.as_ref(), stride, padding),
-                _ => conv_typed::<f64>(x, w, bias.as_ref(), stride, padding),
+                DType::F32 => conv_typed::<f32>(x, w, bias.as_ref(), stride, padding, scratch),
+                _ => conv_typed::<f64>(x, w, bias.as_ref(), stride, padding, scratch),
             }
         },
     )?;
@@ -107,13 +122,14 @@ fn conv_typed<T: PyElem + ConvElement>(
     bias: Option<&AnyTensor>,
     stride: usize,
     padding: usize,
+    scratch: Option<OverInputScratch>,
 ) -> crate::Result<AnyTensor>
 where
     AnyTensor: From<Tensor<T>>,
 {
     let b = bias.map(|b| typed::<T>(b, "conv2d")).transpose()?;
     let (x, w) = (x.typed("conv2d")?, w.typed("conv2d")?);
-    Ok(core_conv::conv2d::<T>(x, w, b, stride, padding)?.0.into())
+    Ok(core_conv::conv2d_with_scratch::<T>(x, w, b, stride, padding, scratch)?.0.into())
 }
 
 /// The parameters of `batch_norm`, checked against the input's shape.
