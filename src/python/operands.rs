@@ -25,23 +25,26 @@
 //! Racing donations: explicit donations of one tensor from several threads
 //! at once would otherwise all read it, each see the others' handles, and
 //! all fall back to copies, leaving no winner. So an explicit donor first
-//! enters the tensor's [`DonorGate`]; a donor that finds it taken by another
-//! thread gets `DonatedError` at once, before reading anything. Exactly one
-//! of them claims the buffer (when nothing else shares it); the tensor then
-//! reads as donated to everyone who comes later.
+//! enters the tensor's gate ([`DonorGates`]); a donor that finds it taken
+//! by another thread waits (detached, holding no gate of its own) until the
+//! first donor has claimed or refused, and then reads the tensor: donated
+//! (`DonatedError`, which is then true) or intact (it goes on, and copies
+//! with a warning if the buffer is shared). Exactly one of them claims the
+//! buffer when nothing else shares it.
 //!
-//! Locks: each tensor's slot has a mutex, held either for a moment (clone,
-//! claim, metadata) or across an in-place kernel. It is never waited for
-//! while attached to the interpreter ([`lock`]) and never two at once, so
-//! threads cannot deadlock on it.
+//! Locks: each tensor's slot has a fair lock ([`TensorLock`]), held either
+//! for a moment (clone, claim, metadata) or across an in-place kernel. It
+//! is never waited for while attached to the interpreter ([`lock`]), is
+//! handed to waiters in arrival order, and is never held two at once, so
+//! threads cannot deadlock or starve on it. An in-place op that reads its
+//! own target (`t.sub_(t)`) reads it under the same lock as it writes.
 
 use std::sync::atomic::Ordering;
-use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use pyo3::prelude::*;
 
 use super::any::{AnyTensor, Scalar, Slot};
-use super::errors::{DonatedError, DonationWarning, IntoPyResult};
+use super::errors::{DonationWarning, IntoPyResult};
 use super::tensor::PyTensor;
 use crate::{DType, Refusal, Reuse};
 
@@ -157,21 +160,22 @@ pub(crate) fn slots(held: &mut [Held]) -> Vec<Slot<'_>> {
         .collect()
 }
 
+/// A Python tensor's slot: its dtype-erased tensor behind a fair lock.
+pub(crate) type TensorLock = parking_lot::FairMutex<AnyTensor>;
+/// A locked slot; unlocking hands the lock to the longest waiter.
+pub(crate) type SlotGuard<'a> = parking_lot::FairMutexGuard<'a, AnyTensor>;
+
 /// Lock a tensor's slot. When another thread holds it (an in-place kernel
-/// running with the GIL released), wait for it detached from the
-/// interpreter, so that thread can re-attach and finish. Callers never
-/// run Python code (which could reach the same tensor) while holding it.
-pub(crate) fn lock<'a>(py: Python<'_>, m: &'a Mutex<AnyTensor>) -> MutexGuard<'a, AnyTensor> {
-    loop {
-        match m.try_lock() {
-            Ok(g) => return g,
-            // Kernels do not panic with a slot locked in a way that breaks
-            // its invariants: the ownership state is atomic and the handle
-            // is only replaced whole.
-            Err(TryLockError::Poisoned(p)) => return p.into_inner(),
-            Err(TryLockError::WouldBlock) => py.detach(|| drop(m.lock())),
-        }
+/// running with the interpreter released), wait for it detached from the
+/// interpreter, in line: the lock is fair (handed over in arrival order),
+/// so writers looping on a tensor cannot starve a reader, and the waiting
+/// thread sleeps instead of spinning. Callers never run Python code (which
+/// could reach the same tensor) while holding it.
+pub(crate) fn lock<'a>(py: Python<'_>, m: &'a TensorLock) -> SlotGuard<'a> {
+    if let Some(g) = m.try_lock() {
+        return g;
     }
+    py.detach(|| m.lock())
 }
 
 /// Another handle on a tensor's buffer (`DonatedError` if it was donated).
@@ -207,6 +211,12 @@ fn thread_token() -> usize {
     TOKEN.with(|t| t as *const u8 as usize)
 }
 
+thread_local! {
+    /// How many donor gates this thread holds (for operations nested in
+    /// an outer operation's warning handler).
+    static GATES_HELD: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// Held by the one thread that is explicitly donating a tensor, from before
 /// it reads the tensor until it has claimed its buffer or refused; released
 /// on drop. The same thread may enter again (the same tensor twice in one
@@ -214,29 +224,68 @@ fn thread_token() -> usize {
 /// covers.
 pub(crate) struct DonorGate<'py>(Bound<'py, PyTensor>);
 
-impl<'py> DonorGate<'py> {
-    /// `Ok(None)` when this thread already holds the gate; `DonatedError`
-    /// when another thread does.
-    fn enter(op: &str, t: &Bound<'py, PyTensor>) -> PyResult<Option<Self>> {
-        let me = thread_token();
-        match t
-            .get()
-            .donor
-            .compare_exchange(0, me, Ordering::AcqRel, Ordering::Acquire)
-        {
-            Ok(_) => Ok(Some(DonorGate(t.clone()))),
-            Err(holder) if holder == me => Ok(None),
-            Err(_) => Err(DonatedError::new_err(format!(
-                "{op}: another thread is donating this tensor ({}) at the same moment; only one donation of a tensor can take its buffer",
-                t.get().shape_str()
-            ))),
-        }
-    }
-}
-
 impl Drop for DonorGate<'_> {
     fn drop(&mut self) {
         self.0.get().donor.store(0, Ordering::Release);
+        GATES_HELD.with(|h| h.set(h.get().saturating_sub(1)));
+    }
+}
+
+/// The gates of an operation's explicitly donated tensors, entered all
+/// together. A donor that finds a gate taken by another thread waits,
+/// detached and holding none of its own gates, until it is free, then
+/// tries again: the other donor either took the buffer (this one then
+/// finds the tensor donated and says so) or refused (this one then reads
+/// an intact tensor). Waiting holding nothing means two donors can never
+/// wait for each other. A thread that already holds gates (an operation
+/// in an outer operation's warning handler) does not wait: it reports the
+/// busy tensors, which are then read and copied with a warning.
+pub(crate) struct DonorGates<'py> {
+    _entered: Vec<DonorGate<'py>>,
+    /// Tensors another thread was donating (only for nested operations).
+    pub(crate) busy: Vec<Bound<'py, PyTensor>>,
+}
+
+impl<'py> DonorGates<'py> {
+    pub(crate) fn enter(py: Python<'py>, tensors: &[&Bound<'py, PyTensor>]) -> Self {
+        let me = thread_token();
+        let mut order: Vec<&Bound<'py, PyTensor>> = tensors.to_vec();
+        order.sort_by_key(|t| t.as_ptr() as usize);
+        order.dedup_by(|a, b| a.is(*b));
+        let nested = GATES_HELD.with(|h| h.get()) > 0;
+        loop {
+            let mut entered = Vec::new();
+            let mut busy = Vec::new();
+            let mut wait_for = None;
+            for t in &order {
+                let donor = &t.get().donor;
+                match donor.compare_exchange(0, me, Ordering::AcqRel, Ordering::Acquire) {
+                    Ok(_) => {
+                        GATES_HELD.with(|h| h.set(h.get() + 1));
+                        entered.push(DonorGate((*t).clone()));
+                    }
+                    Err(holder) if holder == me => {}
+                    Err(_) if nested => busy.push((*t).clone()),
+                    Err(_) => {
+                        wait_for = Some((*t).clone());
+                        break;
+                    }
+                }
+            }
+            let Some(t) = wait_for else {
+                return DonorGates {
+                    _entered: entered,
+                    busy,
+                };
+            };
+            drop(entered); // hold nothing while waiting
+            let donor = &t.get().donor;
+            py.detach(|| {
+                while donor.load(Ordering::Acquire) != 0 {
+                    std::thread::sleep(std::time::Duration::from_micros(50));
+                }
+            });
+        }
     }
 }
 
@@ -286,14 +335,16 @@ pub(crate) fn run<'py, F>(
 where
     F: FnOnce(&mut [Held]) -> crate::Result<AnyTensor> + Send,
 {
-    // 0. Enter the gates of explicitly donated tensors; an early return
-    // drops (releases) the ones already entered.
-    let mut gates: Vec<DonorGate<'py>> = Vec::new();
-    for input in &inputs {
-        if let (Offer::Explicit, Source::Tensor(t)) = (input.offer, &input.src) {
-            gates.extend(DonorGate::enter(op, t)?);
-        }
-    }
+    // 0. Enter the gates of explicitly donated tensors; they are released
+    // when `gates` drops (after the claim, or at an early return).
+    let donors: Vec<&Bound<'py, PyTensor>> = inputs
+        .iter()
+        .filter_map(|i| match (i.offer, &i.src) {
+            (Offer::Explicit, Source::Tensor(t)) => Some(t),
+            _ => None,
+        })
+        .collect();
+    let gates = DonorGates::enter(py, &donors);
 
     // 1. Read.
     let mut held = Vec::with_capacity(inputs.len());
@@ -343,7 +394,9 @@ where
                     continue;
                 }
                 if input.offer != Offer::Keep {
-                    if same || same_later {
+                    if gates.busy.iter().any(|b| b.is(obj)) {
+                        refusals.push((i, Refusal::Busy));
+                    } else if same || same_later {
                         if input.offer == Offer::Explicit {
                             refusals.push((i, Refusal::SameTensor));
                         }

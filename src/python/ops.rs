@@ -440,15 +440,35 @@ pub(crate) fn binary_inplace(
         })
         .py();
     }
-    // Read the right operand first (it may be `x` itself).
+    // `x op= x` reads its own target: read it under the same lock as the
+    // write (one critical section), so another thread's in-place op cannot
+    // land between the read and the write. Any other operand is read first
+    // (it may need a cast), then `x` is locked.
+    let same = matches!(&other.src, Source::Tensor(o) if o.is(x));
     let rhs = match &other.src {
-        Source::Scalar(s) => Held::Scalar(*s),
+        Source::Scalar(s) => Some(Held::Scalar(*s)),
         _ => {
-            let other = other.read_only(py, op.name(), "the right operand", Refusal::InPlaceTarget(op.name()))?;
-            Held::Read(read_as(py, &other, dtype)?)
+            let other = other.read_only(
+                py,
+                op.name(),
+                "the right operand",
+                Refusal::InPlaceTarget(op.name()),
+            )?;
+            if same {
+                None
+            } else {
+                Some(Held::Read(read_as(py, &other, dtype)?))
+            }
         }
     };
     let mut g = lock(py, &me.slot);
+    let rhs = match rhs {
+        Some(h) => h,
+        None => {
+            g.check_readable().py()?;
+            Held::Read(g.clone())
+        }
+    };
     let t: &mut AnyTensor = &mut g;
     super::arena::detach(py, || {
         for_dtype!(dtype, T => {

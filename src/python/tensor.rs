@@ -7,7 +7,6 @@
 
 use std::ffi::{c_int, CStr};
 use std::sync::atomic::AtomicUsize;
-use std::sync::Mutex;
 
 use numpy::PyArrayDescr;
 use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
@@ -20,7 +19,7 @@ use super::conv;
 use super::errors::{DonatedError, IntoPyResult};
 use super::ffi;
 use super::interop::{self, np_dtype};
-use super::operands::{lock, read};
+use super::operands::{lock, read, TensorLock};
 use super::ops::{self, Reduction};
 use super::ownership::{donated_self, input_from, require_input, self_input, PyDonated};
 use crate::{BinaryOp, DType, UnaryOp};
@@ -28,7 +27,7 @@ use crate::{BinaryOp, DType, UnaryOp};
 /// A tensor whose buffer knows who owns it.
 #[pyclass(module = "donate", name = "Tensor", frozen)]
 pub(crate) struct PyTensor {
-    pub(crate) slot: Mutex<AnyTensor>,
+    pub(crate) slot: TensorLock,
     pub(crate) shape: Vec<usize>,
     pub(crate) dtype: DType,
     /// The thread that is explicitly donating this tensor right now (0 for
@@ -41,7 +40,7 @@ impl PyTensor {
         PyTensor {
             shape: t.shape().to_vec(),
             dtype: t.dtype(),
-            slot: Mutex::new(t),
+            slot: TensorLock::new(t),
             donor: AtomicUsize::new(0),
         }
     }
