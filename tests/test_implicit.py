@@ -283,3 +283,40 @@ def stats_after_one_reuse(a: donate.Tensor) -> bool:
     s0 = donate.memory_stats()["implicit_donations"]
     donate.relu(a * 1)
     return donate.memory_stats()["implicit_donations"] == s0 + 1
+
+
+def test_a_temporary_someone_reached_during_conversion_is_not_reused() -> None:
+    # Converting the other operand runs Python code (`__array__`) after the
+    # temporary was decided and before its buffer is claimed. Code that
+    # reaches the temporary then (here through the frames' references,
+    # which CPython 3.14 exposes for the evaluation stack) holds a
+    # reference: the temporary must be re-checked at the claim and copied.
+    import gc
+
+    grabbed: list[donate.Tensor] = []
+
+    def reach() -> None:
+        f = sys._getframe(1)
+        while f is not None:
+            grabbed.extend(o for o in gc.get_referents(f) if type(o) is donate.Tensor and o.shape == (64,))
+            f = f.f_back
+
+    class Reacher:
+        def __array__(self, dtype: object = None, copy: object = None) -> np.ndarray:
+            reach()
+            return np.array(1.0, np.float32)
+
+        def __float__(self) -> float:
+            reach()
+            return 1.0
+
+    def make() -> donate.Tensor:
+        return donate.ones((64,)) * 2
+
+    for _ in range(50):  # also once the call sites are specialised
+        grabbed.clear()
+        r = make() + [Reacher()]
+        for g in grabbed:
+            assert not g.is_donated, "a temporary someone reached during conversion was donated"
+            assert g.tolist() == [2.0] * 64
+        assert r.tolist() == [3.0] * 64

@@ -84,6 +84,18 @@ pub(crate) fn is_temporary(obj: &Bound<'_, PyAny>, role: Role) -> bool {
     }
 }
 
+/// Whether `obj`, found to be a temporary by [`is_temporary`] and since
+/// held by the operation's own operand list (one strong reference), is
+/// still referred to only by the evaluation stack and that one reference.
+/// Checked right before its buffer is claimed, after every conversion and
+/// warning handler (Python code) has run. On every version the decision
+/// itself required a count of 1, so anything above 2 now is a reference
+/// someone obtained in between.
+pub(crate) fn still_temporary(obj: &Bound<'_, PyAny>) -> bool {
+    // SAFETY: `obj` is live (borrowed for 'py) and we are attached.
+    unsafe { ffi::Py_REFCNT(obj.as_ptr()) == 2 }
+}
+
 /// What the instruction the calling Python frame is executing proves about
 /// where an operand comes from, on CPython 3.11-3.13. See [`calling`].
 #[cfg(all(not(Py_3_14), not(Py_GIL_DISABLED)))]

@@ -479,13 +479,26 @@ where
         };
         let mut g = lock(py, &obj.get().slot);
         let shape = g.shape().to_vec();
-        held[i] = Held::Scalar(Scalar::Int(0)); // drop our clone while locked
-        match g.take_buffer_for(op) {
+        // A temporary was decided before the other operands were converted
+        // and before the warnings (Python code that could have obtained a
+        // reference to it): check again, now that no Python code runs
+        // before the claim, that only the evaluation stack and our own
+        // handle refer to it. If not, it is read like a named tensor.
+        let still = kind == Reuse::Explicit || super::ffi::still_temporary(obj.as_any());
+        let claimed = if still {
+            held[i] = Held::Scalar(Scalar::Int(0)); // drop our clone while locked
+            g.take_buffer_for(op)
+        } else {
+            Err(crate::Error::Busy)
+        };
+        match claimed {
             Ok(buf) => {
                 held[i] = Held::Own(AnyTensor::from_buffer(dtype, buf, &shape).py()?, kind);
             }
             Err(e) => {
-                held[i] = Held::Read(g.clone());
+                if still {
+                    held[i] = Held::Read(g.clone());
+                }
                 drop(g);
                 if kind == Reuse::Explicit {
                     let r = match e {
