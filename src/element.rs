@@ -46,18 +46,16 @@ impl DType {
         matches!(self, DType::F32 | DType::F64)
     }
 
-    /// The dtype two operands are promoted to (NumPy's rules for these four
-    /// types: any int with float32 gives float64, as NumPy does).
+    /// The dtype two tensors are promoted to: NumPy's table
+    /// ([`crate::promote`], which also covers the NumPy dtypes an operand
+    /// may bring); any int with float32 gives float64, as in NumPy.
     pub fn promote(a: DType, b: DType) -> DType {
-        use DType::*;
-        match (a, b) {
-            (x, y) if x == y => x,
-            (F64, _) | (_, F64) => F64,
-            (F32, I32 | I64) | (I32 | I64, F32) => F64,
-            (F32, F32) => F32,
-            (I64, _) | (_, I64) => I64,
-            _ => I32,
-        }
+        use crate::promote::OperandDType;
+        // Two tensor dtypes always promote to a tensor dtype (tested in
+        // `promote`); float64 holds every value of the four if not.
+        OperandDType::promote(a.into(), b.into())
+            .tensor_dtype()
+            .unwrap_or(DType::F64)
     }
 }
 

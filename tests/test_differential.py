@@ -335,3 +335,51 @@ def test_reshape_and_transpose(data: st.DataObject) -> None:
     assert_same(t.reshape(-1), x.reshape(-1))
     assert_same(t.reshape(x.size, 1), x.reshape(x.size, 1))
     assert_same(t, x)
+
+
+# Every NumPy numeric dtype an operand may bring (tensors hold four).
+OPERAND_DTYPES = [np.dtype(d) for d in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "float16", "float32", "float64")]
+
+
+def operand_elements(dtype: np.dtype) -> st.SearchStrategy[Any]:
+    if dtype.kind == "b":
+        return st.booleans()
+    if dtype == np.float16:
+        return st.floats(width=16, allow_nan=True, allow_infinity=True)
+    return elements(dtype)
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+@given(data=st.data())
+def test_numpy_operands_of_every_dtype_promote_as_in_numpy(name: str, data: st.DataObject) -> None:
+    # NumPy's promotion table for every NumPy dtype an operand may have:
+    # float32 with int8 stays float32, int32 with int16 stays int32, a
+    # NumPy scalar is strongly typed (NEP 50).
+    shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, min_side=0, max_side=3))
+    a = data.draw(arrays(dtype=data.draw(st.sampled_from(DTYPES)), shape=shapes.input_shapes[0]))
+    od = data.draw(st.sampled_from(OPERAND_DTYPES))
+    b = data.draw(hnp.arrays(od, shapes.input_shapes[1], elements=operand_elements(od)))
+    op, _ = BINARY[name]
+    with quiet():
+        want_r, want_l = np.asarray(op(a, b)), np.asarray(op(b, a))
+    tol = (0.0, 0.0) if name != "div" else (1e-15 if want_r.dtype == np.float64 else 1e-7, 0.0)
+    t = donate.tensor(a)
+    assert_same(op(t, b), want_r, *tol)
+    assert_same(op(b, t), want_l, *tol)
+    # A NumPy scalar of that dtype.
+    s = b.reshape(-1)[0] if b.size else od.type(1)
+    with quiet():
+        want_s = np.asarray(op(a, s))
+    assert_same(op(t, s), want_s, *tol)
+    # In place, where NumPy's result keeps the tensor's dtype.
+    if want_r.dtype == a.dtype and want_r.shape == a.shape:
+        u = donate.tensor(a)
+        if name == "add":
+            u += b
+        elif name == "sub":
+            u -= b
+        elif name == "mul":
+            u *= b
+        else:
+            u /= b
+        assert_same(u, want_r, *tol)

@@ -12,7 +12,7 @@ use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyMemoryView, PyTuple};
 
 use super::any::{for_dtype, AnyTensor, Scalar};
 use super::errors::IntoPyResult;
-use crate::{DType, Tensor};
+use crate::{DType, OperandDType, Tensor};
 
 /// The `numpy` module, imported once.
 pub(crate) fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
@@ -216,6 +216,23 @@ pub(crate) fn to_tensor(
         let data = ro.as_slice().map_err(|e| PyValueError::new_err(e.to_string()))?;
         Tensor::<T>::from_slice(data, &shape).map(AnyTensor::from).py()
     })
+}
+
+/// An operand given as data (a NumPy array or scalar, a list): a new
+/// tensor with its values, and the NumPy dtype it had, which type
+/// promotion uses (`float32_tensor + int8_array` is float32, as in NumPy,
+/// though the int8 values are held in an int64 tensor).
+pub(crate) fn to_operand(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<(AnyTensor, OperandDType)> {
+    let t = to_tensor(py, obj, None)?;
+    let had = if is_numpy(py, obj)? {
+        let d = obj.getattr("dtype")?;
+        let d = d.cast::<PyArrayDescr>().map_err(|e| PyTypeError::new_err(e.to_string()))?;
+        OperandDType::from_numpy(d.kind(), d.itemsize())
+    } else {
+        None
+    };
+    let had = had.unwrap_or_else(|| t.dtype().into());
+    Ok((t, had))
 }
 
 /// A read-only NumPy array over the tensor's buffer (no copy). The array

@@ -46,7 +46,7 @@ use pyo3::prelude::*;
 use super::any::{AnyTensor, Scalar, Slot};
 use super::errors::{DonationWarning, IntoPyResult};
 use super::tensor::PyTensor;
-use crate::{DType, Refusal, Reuse};
+use crate::{DType, OperandDType, Refusal, Reuse};
 
 /// How a tensor operand was offered to an operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,8 +63,9 @@ pub(crate) enum Offer {
 pub(crate) enum Source<'py> {
     Tensor(Bound<'py, PyTensor>),
     /// A tensor the bindings created for this call (from NumPy, a list, a
-    /// NumPy scalar): nobody else sees it.
-    Temp(AnyTensor),
+    /// NumPy scalar): nobody else sees it. With the NumPy dtype the data
+    /// had, for type promotion.
+    Temp(AnyTensor, OperandDType),
     Scalar(Scalar),
 }
 
@@ -121,7 +122,17 @@ impl<'py> Input<'py> {
     pub(crate) fn dtype(&self) -> Option<DType> {
         match &self.src {
             Source::Tensor(t) => Some(t.get().dtype),
-            Source::Temp(t) => Some(t.dtype()),
+            Source::Temp(t, _) => Some(t.dtype()),
+            Source::Scalar(_) => None,
+        }
+    }
+
+    /// The dtype type promotion sees: a tensor's, or the NumPy dtype of
+    /// converted data (`None` for Python scalars, which are weak).
+    pub(crate) fn operand_dtype(&self) -> Option<OperandDType> {
+        match &self.src {
+            Source::Tensor(t) => Some(t.get().dtype.into()),
+            Source::Temp(_, had) => Some(*had),
             Source::Scalar(_) => None,
         }
     }
@@ -130,7 +141,7 @@ impl<'py> Input<'py> {
     pub(crate) fn shape(&self) -> &[usize] {
         match &self.src {
             Source::Tensor(t) => &t.get().shape,
-            Source::Temp(t) => t.shape(),
+            Source::Temp(t, _) => t.shape(),
             Source::Scalar(_) => &[],
         }
     }
@@ -190,7 +201,7 @@ pub(crate) fn read(py: Python<'_>, t: &PyTensor) -> PyResult<AnyTensor> {
 pub(crate) fn read_as(py: Python<'_>, input: &ReadOnly<'_>, dtype: DType) -> PyResult<AnyTensor> {
     let t = match &input.0.src {
         Source::Tensor(o) => read(py, o.get())?,
-        Source::Temp(t) => t.clone(),
+        Source::Temp(t, _) => t.clone(),
         Source::Scalar(_) => {
             return Err(pyo3::exceptions::PyTypeError::new_err(
                 "expected a tensor operand, not a number",
@@ -354,8 +365,8 @@ where
     for i in 0..inputs.len() {
         // A temporary made by the bindings moves into `held` (no other
         // handle may remain, or the operation could not reuse it).
-        if let Source::Temp(_) = inputs[i].src {
-            let Source::Temp(t) =
+        if let Source::Temp(..) = inputs[i].src {
+            let Source::Temp(t, _) =
                 std::mem::replace(&mut inputs[i].src, Source::Scalar(Scalar::Int(0)))
             else {
                 unreachable!("checked above")
@@ -371,7 +382,7 @@ where
         let input = &inputs[i];
         match &input.src {
             Source::Scalar(s) => held.push(Held::Scalar(*s)),
-            Source::Temp(_) => unreachable!("moved out above"),
+            Source::Temp(..) => unreachable!("moved out above"),
             Source::Tensor(obj) => {
                 let t = read(py, obj.get())?;
                 let same = inputs[..i]

@@ -14,7 +14,7 @@ use super::ownership::{input_from, require_input};
 use super::tensor::PyTensor;
 use crate::ops::{binary as core_binary, nn, unary as core_unary};
 use crate::shape::broadcast_shapes;
-use crate::{BinaryOp, DType, Error, Operand, Refusal, Tensor, UnaryOp};
+use crate::{BinaryOp, DType, Error, OperandDType, Operand, Refusal, Tensor, UnaryOp};
 
 const INPUT: &[&str] = &["the input"];
 const TWO: &[&str] = &["the left operand", "the right operand"];
@@ -70,7 +70,7 @@ pub(crate) fn binary_dtype(op: BinaryOp, a: &Input<'_>, b: &Input<'_>) -> PyResu
         _ => t,
     };
     let d = match (a.dtype(), b.dtype(), a.scalar(), b.scalar()) {
-        (Some(x), Some(y), _, _) => DType::promote(x, y),
+        (Some(_), Some(_), _, _) => promote_operands(op.name(), a, b)?,
         (Some(x), None, _, Some(s)) => weak(x, s),
         (None, Some(y), Some(s), _) => weak(y, s),
         _ => {
@@ -89,6 +89,21 @@ pub(crate) fn binary_dtype(op: BinaryOp, a: &Input<'_>, b: &Input<'_>) -> PyResu
         check_scalar(s, d)?;
     }
     Ok(d)
+}
+
+/// NumPy's result dtype of two tensor operands (tensors, or converted data
+/// with the NumPy dtype it had; see [`crate::promote`]), held in a tensor
+/// dtype.
+pub(crate) fn promote_operands(op: &str, a: &Input<'_>, b: &Input<'_>) -> PyResult<DType> {
+    let (Some(x), Some(y)) = (a.operand_dtype(), b.operand_dtype()) else {
+        return Err(PyTypeError::new_err(format!("{op}: expected two tensor operands")));
+    };
+    let r = OperandDType::promote(x, y);
+    r.tensor_dtype().or_else(|| r.held_as()).ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "{op}: the result dtype {r} (of {x} and {y}) is not supported"
+        ))
+    })
 }
 
 /// `a op b` with broadcasting.
@@ -137,14 +152,12 @@ pub(crate) fn binary_dunder(
 
 /// `x @ y`.
 pub(crate) fn matmul(py: Python<'_>, a: Input<'_>, b: Input<'_>) -> PyResult<PyTensor> {
-    let dtype = match (a.dtype(), b.dtype()) {
-        (Some(x), Some(y)) => DType::promote(x, y),
-        _ => {
-            return Err(PyTypeError::new_err(
-                "matmul: operands must be tensors or arrays, not scalars",
-            ))
-        }
-    };
+    if a.scalar().is_some() || b.scalar().is_some() {
+        return Err(PyTypeError::new_err(
+            "matmul: operands must be tensors or arrays, not scalars",
+        ));
+    }
+    let dtype = promote_operands("matmul", &a, &b)?;
     nn::matmul_shapes(a.shape(), b.shape()).py()?;
     let out = operands::run(
         py,

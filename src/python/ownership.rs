@@ -178,8 +178,8 @@ pub(crate) fn input_from<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Input<
         || obj.is_instance_of::<pyo3::types::PyList>()
         || obj.is_instance_of::<pyo3::types::PyTuple>();
     if array_like {
-        let t = interop::to_tensor(py, obj, None)?;
-        return Ok(Some(Input::new(Source::Temp(t), Offer::Implicit)));
+        let (t, had) = interop::to_operand(py, obj)?;
+        return Ok(Some(Input::new(Source::Temp(t, had), Offer::Implicit)));
     }
     Ok(None)
 }
@@ -208,7 +208,7 @@ pub(crate) fn require_tensor<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResu
                 Scalar::Float(_) => DType::F64,
             };
             let t = AnyTensor::full(dtype, &[], s).py()?;
-            Ok(Input::new(Source::Temp(t), Offer::Implicit))
+            Ok(Input::new(Source::Temp(t, dtype.into()), Offer::Implicit))
         }
         _ => Ok(input),
     }

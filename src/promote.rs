@@ -1,0 +1,253 @@
+//! NumPy's type promotion over every NumPy dtype an operand may bring.
+//!
+//! Tensors hold four dtypes ([`DType`]), but an operand of an operation
+//! may be a NumPy array or scalar of any numeric dtype: `float32_tensor +
+//! int8_array` is float32 in NumPy, not float64, because int8 fits in
+//! float32. So the result dtype of an operation is decided over
+//! [`OperandDType`], NumPy's numeric dtypes, by NumPy's promotion table;
+//! such an operand is then held in a tensor dtype that represents its
+//! values exactly ([`OperandDType::held_as`]) and cast to the result.
+//!
+//! The table (NumPy's `np.result_type` for two arrays):
+//! * bool with anything gives the other;
+//! * two signed or two unsigned integers give the wider;
+//! * a signed `iN` with an unsigned `uM`: `iN` when `N > M`, else the
+//!   signed integer of twice `M`'s width, and float64 for `u64`;
+//! * an integer with a float: the wider of the float and the smallest
+//!   float that holds the integer (float16 for 8 bits, float32 for 16,
+//!   float64 for 32 and 64);
+//! * two floats give the wider.
+
+use std::fmt;
+
+use crate::element::DType;
+
+/// A NumPy numeric dtype an operand may have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OperandDType {
+    Bool,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    F16,
+    F32,
+    F64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Bool,
+    Signed,
+    Unsigned,
+    Float,
+}
+
+impl OperandDType {
+    /// Every dtype, for tests and tables.
+    pub const ALL: [OperandDType; 12] = {
+        use OperandDType::*;
+        [Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64]
+    };
+
+    /// From NumPy's dtype `kind` character and item size.
+    pub fn from_numpy(kind: u8, itemsize: usize) -> Option<Self> {
+        use OperandDType::*;
+        Some(match (kind, itemsize) {
+            (b'b', 1) => Bool,
+            (b'i', 1) => I8,
+            (b'i', 2) => I16,
+            (b'i', 4) => I32,
+            (b'i', 8) => I64,
+            (b'u', 1) => U8,
+            (b'u', 2) => U16,
+            (b'u', 4) => U32,
+            (b'u', 8) => U64,
+            (b'f', 2) => F16,
+            (b'f', 4) => F32,
+            (b'f', 8) => F64,
+            _ => return None,
+        })
+    }
+
+    fn kind(self) -> Kind {
+        use OperandDType::*;
+        match self {
+            Bool => Kind::Bool,
+            I8 | I16 | I32 | I64 => Kind::Signed,
+            U8 | U16 | U32 | U64 => Kind::Unsigned,
+            F16 | F32 | F64 => Kind::Float,
+        }
+    }
+
+    /// Width in bits.
+    fn bits(self) -> u32 {
+        use OperandDType::*;
+        match self {
+            Bool | I8 | U8 => 8,
+            I16 | U16 | F16 => 16,
+            I32 | U32 | F32 => 32,
+            I64 | U64 | F64 => 64,
+        }
+    }
+
+    fn signed(bits: u32) -> Self {
+        match bits {
+            8 => OperandDType::I8,
+            16 => OperandDType::I16,
+            32 => OperandDType::I32,
+            _ => OperandDType::I64,
+        }
+    }
+
+    fn float(bits: u32) -> Self {
+        match bits {
+            16 => OperandDType::F16,
+            32 => OperandDType::F32,
+            _ => OperandDType::F64,
+        }
+    }
+
+    /// NumPy's result dtype for two operands. See the [module docs](self).
+    pub fn promote(a: Self, b: Self) -> Self {
+        let wider = |x: Self, y: Self| if x.bits() >= y.bits() { x } else { y };
+        match (a.kind(), b.kind()) {
+            (Kind::Bool, _) => b,
+            (_, Kind::Bool) => a,
+            (ka, kb) if ka == kb => wider(a, b),
+            (Kind::Signed, Kind::Unsigned) => Self::mixed_ints(a, b),
+            (Kind::Unsigned, Kind::Signed) => Self::mixed_ints(b, a),
+            (Kind::Float, _) => Self::float(a.bits().max(Self::float_for(b))),
+            (_, Kind::Float) => Self::float(b.bits().max(Self::float_for(a))),
+            _ => unreachable!("every pair of kinds is covered above"),
+        }
+    }
+
+    /// `iN` with `uM`.
+    fn mixed_ints(signed: Self, unsigned: Self) -> Self {
+        if signed.bits() > unsigned.bits() {
+            signed
+        } else if unsigned.bits() == 64 {
+            OperandDType::F64
+        } else {
+            Self::signed(unsigned.bits() * 2)
+        }
+    }
+
+    /// Bits of the smallest float that holds every value of integer `i`.
+    fn float_for(i: Self) -> u32 {
+        match i.bits() {
+            8 => 16,
+            16 => 32,
+            _ => 64,
+        }
+    }
+
+    /// The tensor dtype, if tensors have this dtype.
+    pub fn tensor_dtype(self) -> Option<DType> {
+        match self {
+            OperandDType::F32 => Some(DType::F32),
+            OperandDType::F64 => Some(DType::F64),
+            OperandDType::I32 => Some(DType::I32),
+            OperandDType::I64 => Some(DType::I64),
+            _ => None,
+        }
+    }
+
+    /// The tensor dtype an operand (or a result) of this dtype is held in
+    /// when tensors lack it: one that represents all its values exactly
+    /// (float16 in float32; bool, the small and the 32-bit unsigned
+    /// integers in int64). `None` for uint64, whose values no tensor dtype
+    /// holds exactly.
+    pub fn held_as(self) -> Option<DType> {
+        use OperandDType::*;
+        match self {
+            F16 | F32 => Some(DType::F32),
+            F64 => Some(DType::F64),
+            I32 => Some(DType::I32),
+            Bool | I8 | I16 | I64 | U8 | U16 | U32 => Some(DType::I64),
+            U64 => None,
+        }
+    }
+
+    /// NumPy's name.
+    pub const fn name(self) -> &'static str {
+        use OperandDType::*;
+        match self {
+            Bool => "bool",
+            I8 => "int8",
+            I16 => "int16",
+            I32 => "int32",
+            I64 => "int64",
+            U8 => "uint8",
+            U16 => "uint16",
+            U32 => "uint32",
+            U64 => "uint64",
+            F16 => "float16",
+            F32 => "float32",
+            F64 => "float64",
+        }
+    }
+}
+
+impl From<DType> for OperandDType {
+    fn from(d: DType) -> Self {
+        match d {
+            DType::F32 => OperandDType::F32,
+            DType::F64 => OperandDType::F64,
+            DType::I32 => OperandDType::I32,
+            DType::I64 => OperandDType::I64,
+        }
+    }
+}
+
+impl fmt::Display for OperandDType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OperandDType::{self, *};
+
+    /// `np.result_type(a, b)` for every pair, as NumPy 2 prints it (rows
+    /// and columns in the order of `OperandDType::ALL`).
+    const NUMPY: [[OperandDType; 12]; 12] = [
+        // bool  i8   i16  i32  i64  u8   u16  u32  u64  f16  f32  f64
+        [Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64], // bool
+        [I8, I8, I16, I32, I64, I16, I32, I64, F64, F16, F32, F64],  // i8
+        [I16, I16, I16, I32, I64, I16, I32, I64, F64, F32, F32, F64], // i16
+        [I32, I32, I32, I32, I64, I32, I32, I64, F64, F64, F64, F64], // i32
+        [I64, I64, I64, I64, I64, I64, I64, I64, F64, F64, F64, F64], // i64
+        [U8, I16, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64],  // u8
+        [U16, I32, I32, I32, I64, U16, U16, U32, U64, F32, F32, F64], // u16
+        [U32, I64, I64, I64, I64, U32, U32, U32, U64, F64, F64, F64], // u32
+        [U64, F64, F64, F64, F64, U64, U64, U64, U64, F64, F64, F64], // u64
+        [F16, F16, F32, F64, F64, F16, F32, F64, F64, F16, F32, F64], // f16
+        [F32, F32, F32, F64, F64, F32, F32, F64, F64, F32, F32, F64], // f32
+        [F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64], // f64
+    ];
+
+    #[test]
+    fn promotion_matches_numpys_table() {
+        for (i, &a) in OperandDType::ALL.iter().enumerate() {
+            for (j, &b) in OperandDType::ALL.iter().enumerate() {
+                assert_eq!(OperandDType::promote(a, b), NUMPY[i][j], "{a} with {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_tensor_dtype_with_any_operand_gives_a_tensor_dtype() {
+        for t in [F32, F64, I32, I64] {
+            for o in OperandDType::ALL {
+                assert!(OperandDType::promote(t, o).tensor_dtype().is_some(), "{t} with {o}");
+            }
+        }
+    }
+}
