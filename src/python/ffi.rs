@@ -36,6 +36,14 @@
 //!   interpreter functions trusted afterwards. Learning them from this
 //!   very interpreter makes the check independent of how it was compiled
 //!   (inlining and tail calls decide which frames exist).
+//!   The same goes for the evaluation loop itself: a compiler may split a
+//!   function into a hot and a cold part, and the cold part has an unwind
+//!   entry of its own and no symbol (Debian's 3.13, built with PGO, runs
+//!   `CALL` and the operators from a 77 KB part of
+//!   `_PyEval_EvalFrameDefault` outside the 2.4 KB its symbol covers). So
+//!   the learning paths, which `PyEval_EvalCode` runs, also learn the code
+//!   region of the frame `PyEval_EvalCode` called: the evaluation loop
+//!   running them.
 //!   Once a call site is specialised the interpreter calls C methods
 //!   straight from the evaluation loop, and then a bound method's held
 //!   `self` and a method call's stack `self` look the same on the C stack;
@@ -170,10 +178,16 @@ mod calling {
                 let map = map.cast::<pyo3::types::PyDict>().ok()?;
                 let mut t = [0u8; 256];
                 for (k, v) in map.iter() {
-                    let (Ok(name), Ok(op)) = (k.extract::<String>(), v.extract::<u8>()) else {
+                    let (Ok(name), Ok(op)) = (k.extract::<String>(), v.extract::<u32>()) else {
                         return None;
                     };
-                    t[usize::from(op)] = classify(&name);
+                    // 3.12+ also lists pseudo-instructions (JUMP,
+                    // SETUP_FINALLY, ..., numbered from 256): the compiler
+                    // replaces them, no bytecode holds them, and a byte
+                    // cannot name them, so they get no entry.
+                    if let Ok(op) = u8::try_from(op) {
+                        t[usize::from(op)] = classify(&name);
+                    }
                 }
                 Some(t)
             })
@@ -325,11 +339,13 @@ mod caller {
     use super::Role;
 
     /// Start addresses of the interpreter functions seen on the paths that
-    /// pass temporaries, for receivers and for other arguments (sorted).
+    /// pass temporaries, for receivers and for other arguments, and of the
+    /// evaluation loop's code regions outside its symbol (sorted).
     #[derive(Default)]
     struct Trusted {
         receiver: Vec<usize>,
         argument: Vec<usize>,
+        eval: Vec<usize>,
     }
 
     impl Trusted {
@@ -361,7 +377,7 @@ mod caller {
         LEARNING_NOW.store(false, Ordering::Release);
         let seen = LEARNING.lock().ok().and_then(|mut l| l.take());
         if let (Ok(()), Some(mut t)) = (&result, seen) {
-            for v in [&mut t.receiver, &mut t.argument] {
+            for v in [&mut t.receiver, &mut t.argument, &mut t.eval] {
                 v.sort_unstable();
                 v.dedup();
             }
@@ -374,6 +390,9 @@ mod caller {
     struct Images {
         /// `[start, end)` of `_PyEval_EvalFrameDefault`.
         eval: (usize, usize),
+        /// Start of `PyEval_EvalCode`, which runs the learning paths (0 if
+        /// not found: then only `eval` is known).
+        eval_code: usize,
         /// Executable segments of the interpreter's image (libpython or the
         /// `python` executable).
         python: Vec<(usize, usize)>,
@@ -425,11 +444,15 @@ mod caller {
         if size == 0 {
             return None;
         }
+        // SAFETY: as above.
+        let eval_code =
+            unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"PyEval_EvalCode".as_ptr()) } as usize;
         let own_marker = resolve as *const () as usize;
         let python = segments_containing(eval)?;
         let own = segments_containing(own_marker)?;
         Some(Images {
             eval: (eval, eval + size),
+            eval_code,
             python,
             own,
         })
@@ -506,6 +529,11 @@ mod caller {
         images: &'a Images,
         /// The trusted functions, or `None` while learning them.
         trusted: Option<&'a [usize]>,
+        /// The evaluation loop's learned code regions (none while learning).
+        eval: &'a [usize],
+        /// While learning: the walk came back to this extension (the code
+        /// that runs the learning paths) without meeting `Images::eval`.
+        home: bool,
         /// While learning: the interpreter functions this walk passed.
         seen: Vec<usize>,
         frames: usize,
@@ -529,10 +557,14 @@ mod caller {
             // SAFETY: `ctx` is the unwinder's context for this frame.
             let start = unsafe { _Unwind_GetRegionStart(ctx) };
             match walk.trusted {
+                _ if walk.eval.binary_search(&start).is_ok() => walk.verdict = Some(true),
                 None => walk.seen.push(start),
                 Some(t) if t.binary_search(&start).is_err() => walk.verdict = Some(false),
                 Some(_) => {}
             }
+        } else if walk.trusted.is_none() && !walk.seen.is_empty() {
+            walk.home = true;
+            walk.verdict = Some(false);
         }
         if walk.verdict.is_some() {
             URC_NORMAL_STOP
@@ -546,16 +578,18 @@ mod caller {
     pub(super) fn called_from_interpreter(role: Role) -> bool {
         let Some(images) = images() else { return false };
         let learning = learning();
-        let trusted = if learning {
-            None
+        let (trusted, eval) = if learning {
+            (None, &[][..])
         } else {
             // Before the trusted functions are known, trust nothing.
             let Some(t) = TRUSTED.get() else { return false };
-            Some(t.of(role))
+            (Some(t.of(role)), &t.eval[..])
         };
         let mut walk = Walk {
             images,
             trusted,
+            eval,
+            home: false,
             seen: Vec::new(),
             frames: 0,
             verdict: None,
@@ -563,6 +597,21 @@ mod caller {
         // SAFETY: `step` only reads the unwinder's context and writes to
         // `walk`, which outlives the call.
         unsafe { _Unwind_Backtrace(step, (&mut walk as *mut Walk<'_>).cast()) };
+        // Back home, the walk has passed the operation's callers, the
+        // evaluation loop running the learning paths, and the
+        // `PyEval_EvalCode` that called it (and what called that): the
+        // frame `PyEval_EvalCode` called is the evaluation loop, in a code
+        // region its symbol does not cover.
+        let mut eval_part = None;
+        if learning && walk.home && images.eval_code != 0 {
+            if let Some(j) = walk.seen.iter().position(|&s| s == images.eval_code) {
+                if j > 0 {
+                    eval_part = Some(walk.seen[j - 1]);
+                    walk.seen.truncate(j - 1);
+                    walk.verdict = Some(true);
+                }
+            }
+        }
         if learning && walk.verdict == Some(true) {
             if let Ok(mut l) = LEARNING.lock() {
                 if let Some(t) = l.as_mut() {
@@ -570,6 +619,7 @@ mod caller {
                         Role::Receiver => t.receiver.extend(&walk.seen),
                         Role::Argument => t.argument.extend(&walk.seen),
                     }
+                    t.eval.extend(eval_part);
                 }
             }
         }
