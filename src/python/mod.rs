@@ -44,6 +44,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     ownership::init_from_env();
     arena::install();
+    operands::fork::install();
     m.add_class::<tensor::PyTensor>()?;
     m.add_class::<ownership::PyDonated>()?;
     m.add_class::<arena::PyArena>()?;

@@ -39,7 +39,7 @@
 //! threads cannot deadlock or starve on it. An in-place op that reads its
 //! own target (`t.sub_(t)`) reads it under the same lock as it writes.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use pyo3::prelude::*;
 
@@ -171,10 +171,56 @@ pub(crate) fn slots(held: &mut [Held]) -> Vec<Slot<'_>> {
         .collect()
 }
 
-/// A Python tensor's slot: its dtype-erased tensor behind a fair lock.
-pub(crate) type TensorLock = parking_lot::FairMutex<AnyTensor>;
+/// A Python tensor's slot: its dtype-erased tensor behind a fair lock,
+/// with a record of which process generation holds it (see [`lock`]).
+pub(crate) struct TensorLock {
+    mutex: parking_lot::FairMutex<AnyTensor>,
+    /// `fork generation + 1` of the holder while the lock is held (set
+    /// right after acquiring, cleared right before releasing), else 0.
+    owner: AtomicU64,
+}
+
+impl TensorLock {
+    pub(crate) fn new(t: AnyTensor) -> Self {
+        TensorLock {
+            mutex: parking_lot::FairMutex::new(t),
+            owner: AtomicU64::new(0),
+        }
+    }
+}
+
 /// A locked slot; unlocking hands the lock to the longest waiter.
-pub(crate) type SlotGuard<'a> = parking_lot::FairMutexGuard<'a, AnyTensor>;
+pub(crate) struct SlotGuard<'a> {
+    guard: parking_lot::FairMutexGuard<'a, AnyTensor>,
+    owner: &'a AtomicU64,
+}
+
+impl<'a> SlotGuard<'a> {
+    fn new(guard: parking_lot::FairMutexGuard<'a, AnyTensor>, owner: &'a AtomicU64) -> Self {
+        owner.store(fork::generation() + 1, Ordering::Release);
+        SlotGuard { guard, owner }
+    }
+}
+
+impl Drop for SlotGuard<'_> {
+    fn drop(&mut self) {
+        // Before `guard` (a field) unlocks.
+        self.owner.store(0, Ordering::Release);
+    }
+}
+
+impl std::ops::Deref for SlotGuard<'_> {
+    type Target = AnyTensor;
+    fn deref(&self) -> &AnyTensor {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for SlotGuard<'_> {
+    fn deref_mut(&mut self) -> &mut AnyTensor {
+        &mut self.guard
+    }
+}
 
 /// Lock a tensor's slot. When another thread holds it (an in-place kernel
 /// running with the interpreter released), wait for it detached from the
@@ -182,11 +228,57 @@ pub(crate) type SlotGuard<'a> = parking_lot::FairMutexGuard<'a, AnyTensor>;
 /// so writers looping on a tensor cannot starve a reader, and the waiting
 /// thread sleeps instead of spinning. Callers never run Python code (which
 /// could reach the same tensor) while holding it.
+///
+/// After `fork()`: a lock that a thread of the parent held at the fork
+/// will never be released (that thread does not exist in the child). A
+/// holder records its process generation ([`fork::generation`], bumped in
+/// the child), and clears it before releasing, so a held lock whose record
+/// is of an older generation is held by such a thread: the child takes it
+/// over. The tensor then holds whatever that thread had written by the
+/// fork (a partly written in-place result), as for any data a thread was
+/// writing at a fork.
 pub(crate) fn lock<'a>(py: Python<'_>, m: &'a TensorLock) -> SlotGuard<'a> {
-    if let Some(g) = m.try_lock() {
-        return g;
+    if let Some(g) = m.mutex.try_lock() {
+        return SlotGuard::new(g, &m.owner);
     }
-    py.detach(|| m.lock())
+    let holder = m.owner.load(Ordering::Acquire);
+    if holder != 0 && holder != fork::generation() + 1 {
+        // SAFETY: the lock is held by a thread of the parent process (see
+        // above): its guard can never be dropped in this process, so
+        // nothing else will ever unlock it, and unlocking it here gives
+        // this thread the only access.
+        unsafe { m.mutex.force_unlock_fair() };
+    }
+    let g = py.detach(|| m.mutex.lock());
+    SlotGuard::new(g, &m.owner)
+}
+
+/// The process generation: 0 in the process that imported donate, bumped
+/// in the child of each `fork()`.
+pub(crate) mod fork {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Once;
+
+    static GENERATION: AtomicU64 = AtomicU64::new(0);
+
+    extern "C" fn in_child() {
+        GENERATION.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Register the child handler (at import; once per process).
+    pub(crate) fn install() {
+        static ONCE: Once = Once::new();
+        ONCE.call_once(|| {
+            // SAFETY: `in_child` is an `extern "C" fn()` that only touches
+            // an atomic, which is async-signal-safe as a child handler
+            // must be.
+            unsafe { libc::pthread_atfork(None, None, Some(in_child)) };
+        });
+    }
+
+    pub(crate) fn generation() -> u64 {
+        GENERATION.load(Ordering::Acquire)
+    }
 }
 
 /// Another handle on a tensor's buffer (`DonatedError` if it was donated).

@@ -1,0 +1,61 @@
+"""A child of fork() can use a tensor whose lock another thread of the
+parent held at the moment of the fork (that thread does not exist in the
+child, so it would never release it)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+
+import pytest
+
+import donate
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+
+
+def wait_child(pid: int, timeout: float = 60.0) -> int | None:
+    """The child's exit code, or None if it hung (then it is killed)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        p, status = os.waitpid(pid, os.WNOHANG)
+        if p:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.02)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    return None
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork with threads
+def test_a_lock_held_by_a_parent_thread_at_the_fork_is_taken_over() -> None:
+    # Below the parallel grain: this test is about the tensor's lock only.
+    t = donate.ones((1 << 18,))
+    stop = threading.Event()
+
+    def writer() -> None:
+        while not stop.is_set():
+            t.mul_(1.0)  # holds t's lock across the kernel
+
+    th = threading.Thread(target=writer, daemon=True)
+    th.start()
+    try:
+        codes = []
+        for _ in range(5):
+            time.sleep(0.05)
+            pid = os.fork()
+            if pid == 0:  # the child: only this thread exists
+                try:
+                    ok = t.sum().item() == float(1 << 18)
+                    t.add_(1.0)
+                    ok = ok and t.max().item() == 2.0
+                finally:
+                    os._exit(0 if ok else 1)
+            codes.append(wait_child(pid))
+        assert codes == [0] * 5, f"child exit codes (None: hung): {codes}"
+    finally:
+        stop.set()
+        th.join()
+    sys.stdout.flush()
