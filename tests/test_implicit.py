@@ -286,20 +286,19 @@ def stats_after_one_reuse(a: donate.Tensor) -> bool:
 
 
 def test_a_temporary_someone_reached_during_conversion_is_not_reused() -> None:
-    # Converting the other operand runs Python code (`__array__`) after the
-    # temporary was decided and before its buffer is claimed. Code that
-    # reaches the temporary then (here through the frames' references,
-    # which CPython 3.14 exposes for the evaluation stack) holds a
-    # reference: the temporary must be re-checked at the claim and copied.
-    import gc
+    # Converting the other operand runs Python code (`__array__`, `__float__`)
+    # after the temporary was decided and before its buffer is claimed.
+    # Code that obtains a reference to the temporary then (here from the
+    # address `make` noted, through ctypes, which takes a new reference)
+    # holds it: the temporary must be checked again at the claim and copied.
+    import ctypes
 
+    addresses: list[int] = []
     grabbed: list[donate.Tensor] = []
 
     def reach() -> None:
-        f = sys._getframe(1)
-        while f is not None:
-            grabbed.extend(o for o in gc.get_referents(f) if type(o) is donate.Tensor and o.shape == (64,))
-            f = f.f_back
+        if addresses:
+            grabbed.append(ctypes.cast(addresses[-1], ctypes.py_object).value)
 
     class Reacher:
         def __array__(self, dtype: object = None, copy: object = None) -> np.ndarray:
@@ -311,12 +310,29 @@ def test_a_temporary_someone_reached_during_conversion_is_not_reused() -> None:
             return 1.0
 
     def make() -> donate.Tensor:
-        return donate.ones((64,)) * 2
+        t = donate.ones((64,)) * 2
+        addresses.append(id(t))  # an address, not a reference
+        return t
 
     for _ in range(50):  # also once the call sites are specialised
         grabbed.clear()
         r = make() + [Reacher()]
+        assert grabbed
         for g in grabbed:
             assert not g.is_donated, "a temporary someone reached during conversion was donated"
             assert g.tolist() == [2.0] * 64
         assert r.tolist() == [3.0] * 64
+    # A temporary nobody reached is still reused.
+    reused = []
+
+    class Counter:
+        def __array__(self, dtype: object = None, copy: object = None) -> np.ndarray:
+            reused.append(donate.memory_stats()["implicit_donations"])
+            return np.array(1.0, np.float32)
+
+        def __float__(self) -> float:
+            reused.append(donate.memory_stats()["implicit_donations"])
+            return 1.0
+
+    r = make() + [Counter()]
+    assert donate.memory_stats()["implicit_donations"] == reused[-1] + 1
