@@ -72,7 +72,8 @@ fn chain(c: &mut Criterion) {
 
 /// Where splitting across threads starts to pay: in-place relu at sizes
 /// around the grain (`donate::kernels::GRAIN`), on a one-thread pool
-/// ("serial") and on the global pool ("parallel").
+/// ("serial": kernels called from a rayon worker keep its pool) and on
+/// donate's own pool ("parallel", see `donate::parallel`).
 fn grain(c: &mut Criterion) {
     let mut g = c.benchmark_group("grain");
     g.sample_size(30);

@@ -43,8 +43,18 @@ status=0
 for isa in "${levels[@]}"; do
     for bin in "${bins[@]}"; do
         echo "== memcheck: $(basename "$bin") (DONATE_ISA=$isa)"
+        # tests/fork.rs forks children that run kernels and _exit. Memcheck
+        # checks each child for leaks as it exits, and there the memory of
+        # every thread the parent had (rayon's workers, gemm's per-thread
+        # buffers) is unreachable: those threads do not exist in a child.
+        # That is fork(), not a leak in donate, so for that binary leaks are
+        # neither shown nor errors (invalid accesses still are, in parent
+        # and children); every other binary runs the same kernels with leak
+        # errors on.
+        leak_errors=definite
+        case "$(basename "$bin")" in fork-*) leak_errors=none ;; esac
         if ! DONATE_ISA="$isa" valgrind --tool=memcheck --quiet --error-exitcode=99 \
-            --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite \
+            --leak-check=full --errors-for-leak-kinds="$leak_errors" --show-leak-kinds="$leak_errors" \
             --track-origins=yes "$bin" --test-threads=2 -q; then
             echo "!! memcheck found errors in $(basename "$bin") (DONATE_ISA=$isa)" >&2
             status=1

@@ -43,6 +43,7 @@ pub mod error;
 pub mod kernels;
 pub mod ops;
 pub mod ownership;
+pub mod parallel;
 pub mod promote;
 mod semantics;
 pub mod shape;

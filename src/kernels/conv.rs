@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use super::matmul::{MatmulElement, PAR_WORK};
 use super::parallel;
 use crate::element::{Element, Float};
+use crate::parallel::install;
 
 /// Element types with convolution and batch-norm kernels: `f32` and `f64`
 /// (integer convolutions are not offered, as in the major frameworks).
@@ -118,7 +119,7 @@ pub fn im2col<T: Element>(g: &ConvGeometry, x: &[T], col: &mut [T]) {
     };
     let col = &mut col[..g.col_rows() * plane];
     if parallel(col.len()) {
-        col.par_chunks_mut(plane).enumerate().for_each(fill_row);
+        install(|| col.par_chunks_mut(plane).enumerate().for_each(fill_row));
     } else {
         col.chunks_mut(plane).enumerate().for_each(fill_row);
     }
@@ -222,7 +223,7 @@ pub fn channel_affine_inplace<T: ConvElement>(
         }
     };
     if parallel(buf.len()) {
-        buf.par_chunks_mut(plane).enumerate().for_each(run);
+        install(|| buf.par_chunks_mut(plane).enumerate().for_each(run));
     } else {
         buf.chunks_mut(plane).enumerate().for_each(run);
     }

@@ -1,13 +1,16 @@
 //! Matrix multiplication: `f32`/`f64` through the `gemm` crate (packed,
 //! cache-blocked, AVX-512/AVX2/NEON micro-kernels, rayon-parallel); integers
 //! through a plain i-k-j loop (correct, not fast: NumPy does not use BLAS for
-//! integers either).
+//! integers either). Threaded products run inside
+//! [`crate::parallel::install`], where `gemm`'s `Parallelism::Rayon(0)`
+//! splits across that pool's threads.
 
 use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 
 use crate::element::Element;
+use crate::parallel::install;
 
 /// Work (m·n·k) above which one product is split across threads.
 pub(crate) const PAR_WORK: usize = 1 << 18;
@@ -60,32 +63,41 @@ macro_rules! float_gemm {
                 } else {
                     gemm::Parallelism::None
                 };
-                // gemm computes dst = alpha*dst + beta*lhs*rhs: beta = 1 is the
-                // plain product; read_dst = false ignores alpha and never reads
-                // dst, so uninitialised memory is fine. Strides: row-major.
-                // SAFETY: pointers cover m*k, k*n, m*n elements (asserted above).
-                unsafe {
-                    gemm::gemm(
-                        m,
-                        n,
-                        k,
-                        dst.as_mut_ptr() as *mut $t,
-                        1,
-                        n as isize,
-                        false,
-                        a.as_ptr(),
-                        1,
-                        k as isize,
-                        b.as_ptr(),
-                        1,
-                        n as isize,
-                        0.0,
-                        1.0,
-                        false,
-                        false,
-                        false,
-                        par,
-                    );
+                let mut run = || {
+                    // gemm computes dst = alpha*dst + beta*lhs*rhs: beta = 1
+                    // is the plain product; read_dst = false ignores alpha
+                    // and never reads dst, so uninitialised memory is fine.
+                    // Strides: row-major.
+                    // SAFETY: pointers cover m*k, k*n, m*n elements
+                    // (asserted above).
+                    unsafe {
+                        gemm::gemm(
+                            m,
+                            n,
+                            k,
+                            dst.as_mut_ptr() as *mut $t,
+                            1,
+                            n as isize,
+                            false,
+                            a.as_ptr(),
+                            1,
+                            k as isize,
+                            b.as_ptr(),
+                            1,
+                            n as isize,
+                            0.0,
+                            1.0,
+                            false,
+                            false,
+                            false,
+                            par,
+                        );
+                    }
+                };
+                if threads {
+                    install(run);
+                } else {
+                    run();
                 }
             }
         }
@@ -122,7 +134,7 @@ macro_rules! int_gemm {
                     return;
                 }
                 if threads {
-                    dst[..m * n].par_chunks_mut(n).enumerate().for_each(row);
+                    install(|| dst[..m * n].par_chunks_mut(n).enumerate().for_each(row));
                 } else {
                     dst[..m * n].chunks_mut(n).enumerate().for_each(row);
                 }
@@ -161,13 +173,23 @@ pub fn matmul_batched<T: MatmulElement>(
             threads,
         );
     };
-    if work >= PAR_WORK || offs.len() == 1 {
+    if work >= PAR_WORK {
+        // Each product splits across the pool's threads; one hand-off to
+        // the pool for the whole batch.
+        install(|| {
+            for x in dst.chunks_mut(mn).enumerate() {
+                one(x, true);
+            }
+        });
+    } else if offs.len() == 1 {
         for x in dst.chunks_mut(mn).enumerate() {
-            one(x, work >= PAR_WORK);
+            one(x, false);
         }
     } else {
-        dst.par_chunks_mut(mn)
-            .enumerate()
-            .for_each(|x| one(x, false));
+        install(|| {
+            dst.par_chunks_mut(mn)
+                .enumerate()
+                .for_each(|x| one(x, false))
+        });
     }
 }

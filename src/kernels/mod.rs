@@ -5,9 +5,13 @@
 //! fresh `&mut [MaybeUninit<T>]` (out of place) or an input's own `&mut [T]`
 //! (in place; the tensor layer decides when that is allowed). Every kernel
 //! runs on the instruction set chosen once by [`Isa::active`], and splits
-//! work across rayon's threads when it has at least [`GRAIN`] elements.
+//! work across threads when it has at least [`GRAIN`] elements. Every such
+//! split runs inside [`crate::parallel::install`], on a pool that belongs
+//! to this process (never rayon's global pool: see [`crate::parallel`] for
+//! why, and what happens at `fork()`).
 //!
-//! This module and [`crate::buffer`] are the only places with `unsafe` code.
+//! This module, [`crate::buffer`] and [`crate::parallel`] are the only
+//! places with `unsafe` code.
 
 pub mod conv;
 pub mod elementwise;
@@ -25,6 +29,7 @@ use rayon::prelude::*;
 
 use crate::element::Element;
 use crate::error::{Error, Result};
+use crate::parallel::install;
 use crate::shape::{broadcast_strides, c_strides};
 use elementwise::Side;
 pub use elementwise::{BinaryOp, UnaryOp};
@@ -40,8 +45,10 @@ pub use isa::Isa;
 /// threads win (33.5 µs against 43.2 µs).
 pub const GRAIN: usize = 1 << 20;
 
+/// Threads a parallel kernel splits across: those of the pool
+/// [`crate::parallel::install`] runs it on.
 fn threads() -> usize {
-    rayon::current_num_threads()
+    crate::parallel::threads()
 }
 
 /// Chunk length for splitting `n` elements, a multiple of 64 elements.
@@ -187,9 +194,11 @@ pub fn unary_with<T: KernelElement>(
     let isa = isa.clamp_supported();
     if parallel(src.len()) {
         let c = chunk_len(src.len());
-        src.par_chunks(c)
-            .zip(dst.par_chunks_mut(c))
-            .for_each(|(s, d)| T::unary_run(isa, op, s, d));
+        install(|| {
+            src.par_chunks(c)
+                .zip(dst.par_chunks_mut(c))
+                .for_each(|(s, d)| T::unary_run(isa, op, s, d))
+        });
     } else {
         T::unary_run(isa, op, src, dst);
     }
@@ -207,8 +216,10 @@ pub fn unary_inplace_with<T: KernelElement>(isa: Isa, op: UnaryOp, buf: &mut [T]
     let isa = isa.clamp_supported();
     if parallel(buf.len()) {
         let c = chunk_len(buf.len());
-        buf.par_chunks_mut(c)
-            .for_each(|s| T::unary_inplace_run(isa, op, s));
+        install(|| {
+            buf.par_chunks_mut(c)
+                .for_each(|s| T::unary_inplace_run(isa, op, s))
+        });
     } else {
         T::unary_inplace_run(isa, op, buf);
     }
@@ -351,9 +362,11 @@ pub fn binary<T: KernelElement>(
                 }
             };
             if rows_per_task < p.rows {
-                d.par_chunks_mut(rows_per_task * run)
-                    .enumerate()
-                    .for_each(work);
+                install(|| {
+                    d.par_chunks_mut(rows_per_task * run)
+                        .enumerate()
+                        .for_each(work)
+                });
             } else {
                 work((0, d));
             }
@@ -377,9 +390,11 @@ pub fn binary<T: KernelElement>(
                 }
             };
             if rows_per_task < p.rows {
-                io.par_chunks_mut(rows_per_task * run)
-                    .enumerate()
-                    .for_each(work);
+                install(|| {
+                    io.par_chunks_mut(rows_per_task * run)
+                        .enumerate()
+                        .for_each(work)
+                });
             } else {
                 work((0, io));
             }
@@ -396,9 +411,11 @@ pub fn cast<S: Element, D: Element>(src: &[S], dst: &mut [MaybeUninit<D>]) {
     };
     if parallel(src.len()) {
         let c = chunk_len(src.len());
-        dst.par_chunks_mut(c)
-            .zip(src.par_chunks(c))
-            .for_each(|(d, s)| d.iter_mut().zip(s).for_each(f));
+        install(|| {
+            dst.par_chunks_mut(c)
+                .zip(src.par_chunks(c))
+                .for_each(|(d, s)| d.iter_mut().zip(s).for_each(f))
+        });
     } else {
         dst.iter_mut().zip(src).for_each(f);
     }
@@ -413,9 +430,11 @@ pub fn copy<T: Element>(src: &[T], dst: &mut [MaybeUninit<T>]) {
     };
     if parallel(src.len()) {
         let c = chunk_len(src.len());
-        dst.par_chunks_mut(c)
-            .zip(src.par_chunks(c))
-            .for_each(|(d, s)| f(d, s));
+        install(|| {
+            dst.par_chunks_mut(c)
+                .zip(src.par_chunks(c))
+                .for_each(|(d, s)| f(d, s))
+        });
     } else {
         f(dst, src);
     }

@@ -10,6 +10,7 @@ use rayon::prelude::*;
 
 use super::isa::{dispatch, Isa};
 use super::{chunk_len, parallel};
+use crate::parallel::install;
 
 /// A reduction: an accumulator type, its identity, a step and a combine.
 pub trait Reduce<T>: Copy {
@@ -192,9 +193,12 @@ pub fn reduce_rows<T: Copy, R: Reduce<T>>(x: &[T], acc: &mut [R::Acc]) {
 pub fn reduce_all<T: Copy + Send + Sync, R: Reduce<T>>(x: &[T]) -> T {
     let isa = Isa::active();
     let acc = if parallel(x.len()) {
-        x.par_chunks(chunk_len(x.len()))
-            .map(|c| dispatch!(isa, reduce_slice::<T, R>(c)))
-            .reduce(R::init, R::combine)
+        let len = chunk_len(x.len());
+        install(|| {
+            x.par_chunks(len)
+                .map(|c| dispatch!(isa, reduce_slice::<T, R>(c)))
+                .reduce(R::init, R::combine)
+        })
     } else {
         dispatch!(isa, reduce_slice::<T, R>(x))
     };
@@ -231,9 +235,11 @@ pub fn reduce_axis<T: Copy + Send + Sync, R: Reduce<T>>(
         }
     };
     if parallel(x.len()) && outer > 1 {
-        dst.par_chunks_mut(inner)
-            .enumerate()
-            .for_each(|(o, d)| one(o, d));
+        install(|| {
+            dst.par_chunks_mut(inner)
+                .enumerate()
+                .for_each(|(o, d)| one(o, d))
+        });
     } else {
         for (o, d) in dst.chunks_mut(inner).enumerate() {
             one(o, d);

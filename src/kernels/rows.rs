@@ -6,6 +6,7 @@ use rayon::prelude::*;
 
 use super::isa::Isa;
 use super::{parallel, KernelElement, UnaryOp};
+use crate::parallel::install;
 
 /// Floating-point element types with row kernels.
 pub trait RowElement: KernelElement {
@@ -38,7 +39,7 @@ fn for_rows<T: Send>(buf: &mut [T], row: usize, f: impl Fn(&mut [T]) + Sync + Se
         return;
     }
     if parallel(buf.len()) && buf.len() / row > 1 {
-        buf.par_chunks_mut(row).for_each(f);
+        install(|| buf.par_chunks_mut(row).for_each(f));
     } else {
         buf.chunks_mut(row).for_each(f);
     }
