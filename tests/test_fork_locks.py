@@ -59,3 +59,51 @@ def test_a_lock_held_by_a_parent_thread_at_the_fork_is_taken_over() -> None:
         stop.set()
         th.join()
     sys.stdout.flush()
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork with threads
+def test_a_donor_gate_held_by_a_parent_thread_at_the_fork_is_taken_over() -> None:
+    # A donor holds a tensor's gate from before it reads the tensor until it
+    # has claimed or refused, across its warning (here a slow handler): a
+    # fork in that window leaves the gate held by a thread the child lacks.
+    import warnings
+
+    t = donate.ones((1 << 10,))
+    view = t.numpy()  # every donation is refused: a warning each time
+    stop = threading.Event()
+    in_handler = threading.Event()
+
+    def slow(*args: object, **kwargs: object) -> None:
+        in_handler.set()
+        time.sleep(0.05)
+
+    def donor() -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", donate.DonationWarning)
+            warnings.showwarning = slow
+            while not stop.is_set():
+                t.relu_donate()
+
+    th = threading.Thread(target=donor, daemon=True)
+    th.start()
+    try:
+        codes = []
+        for _ in range(3):
+            in_handler.clear()
+            in_handler.wait(10)
+            pid = os.fork()
+            if pid == 0:
+                ok = False
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", donate.DonationWarning)
+                        r = t.relu_donate()  # waits for the gate: must not hang
+                    ok = r.tolist() == [1.0] * (1 << 10) and not t.is_donated
+                finally:
+                    os._exit(0 if ok else 1)
+            codes.append(wait_child(pid))
+        assert codes == [0] * 3, f"child exit codes (None: hung): {codes}"
+    finally:
+        stop.set()
+        th.join()
+    del view

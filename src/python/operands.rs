@@ -307,11 +307,29 @@ pub(crate) fn read_as(py: Python<'_>, input: &ReadOnly<'_>, dtype: DType) -> PyR
     }
 }
 
-/// A token for the current thread: the address of a thread-local, which is
-/// non-zero and unique among live threads.
+/// Bits of a thread token that hold the process generation.
+const GENERATION_SHIFT: u32 = 48;
+
+/// A token for the current thread in this process: the address of a
+/// thread-local (non-zero and unique among live threads; user-space
+/// addresses fit in 47 bits) with the low bits of the process generation
+/// ([`fork::generation`]) above it, so that a gate a thread of the parent
+/// held at a `fork()` is told apart from this process's holders.
 fn thread_token() -> usize {
     thread_local!(static TOKEN: u8 = const { 0 });
-    TOKEN.with(|t| t as *const u8 as usize)
+    let addr = TOKEN.with(|t| t as *const u8 as usize) & ((1 << GENERATION_SHIFT) - 1);
+    addr | (generation_bits() << GENERATION_SHIFT)
+}
+
+fn generation_bits() -> usize {
+    (fork::generation() & 0xFFFF) as usize
+}
+
+/// Whether a gate holder's token is of an older process generation: a
+/// thread of the parent that held the gate at a `fork()` and does not exist
+/// here, so it will never release it.
+fn stale(holder: usize) -> bool {
+    holder != 0 && holder >> GENERATION_SHIFT != generation_bits()
 }
 
 thread_local! {
@@ -383,10 +401,17 @@ impl<'py> DonorGates<'py> {
             };
             drop(entered); // hold nothing while waiting
             let donor = &t.get().donor;
-            py.detach(|| {
-                while donor.load(Ordering::Acquire) != 0 {
-                    std::thread::sleep(std::time::Duration::from_micros(50));
+            py.detach(|| loop {
+                let holder = donor.load(Ordering::Acquire);
+                if holder == 0 {
+                    break;
                 }
+                if stale(holder) {
+                    // Taken over from a thread lost at a fork.
+                    let _ = donor.compare_exchange(holder, 0, Ordering::AcqRel, Ordering::Acquire);
+                    continue;
+                }
+                std::thread::sleep(std::time::Duration::from_micros(50));
             });
         }
     }
