@@ -20,9 +20,9 @@
 
 use std::sync::OnceLock;
 
-/// An instruction-set level for the kernels.
+/// An instruction-set level's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Isa {
+pub enum Level {
     /// Portable code (on aarch64 this is NEON).
     Scalar,
     /// x86-64 AVX2 + FMA.
@@ -31,18 +31,65 @@ pub enum Isa {
     Avx512,
 }
 
-impl Isa {
+impl Level {
     /// Name, as `DONATE_ISA` spells it.
     pub fn name(self) -> &'static str {
         match self {
-            Isa::Scalar if cfg!(target_arch = "aarch64") => "neon",
-            Isa::Scalar => "scalar",
-            Isa::Avx2 => "avx2",
-            Isa::Avx512 => "avx512",
+            Level::Scalar if cfg!(target_arch = "aarch64") => "neon",
+            Level::Scalar => "scalar",
+            Level::Avx2 => "avx2",
+            Level::Avx512 => "avx512",
         }
     }
+}
 
-    /// The best level this CPU supports.
+/// An instruction-set level for the kernels, as a proof: a value of `Isa`
+/// names a level this CPU supports. Only detection makes one
+/// ([`detected`](Self::detected), [`active`](Self::active),
+/// [`supported`](Self::supported), [`try_new`](Self::try_new), and
+/// [`scalar`](Self::scalar), which every CPU runs), or the `unsafe`
+/// [`new_unchecked`](Self::new_unchecked), whose caller promises it. So
+/// safe code can never reach a kernel compiled for features the CPU lacks
+/// (the pattern of pulp's `Arch` and `simd_type!`).
+///
+/// ```compile_fail
+/// // The level is private: no `Isa` for AVX-512 without detection.
+/// let isa = donate::Isa(donate::kernels::isa::Level::Avx512);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Isa(Level);
+
+impl Isa {
+    /// The portable level, which every CPU runs.
+    pub const fn scalar() -> Isa {
+        Isa(Level::Scalar)
+    }
+
+    /// `level`, if this CPU supports it.
+    pub fn try_new(level: Level) -> Option<Isa> {
+        (level <= Isa::detected().0).then_some(Isa(level))
+    }
+
+    /// `level`, unchecked.
+    ///
+    /// # Safety
+    /// The CPU must support `level`'s target features (see
+    /// [`Isa::detected`]): kernels compiled for them run on it.
+    pub const unsafe fn new_unchecked(level: Level) -> Isa {
+        Isa(level)
+    }
+
+    /// Which level this is.
+    pub const fn level(self) -> Level {
+        self.0
+    }
+
+    /// Name, as `DONATE_ISA` spells it.
+    pub fn name(self) -> &'static str {
+        self.0.name()
+    }
+
+    /// The best level this CPU supports (detected once).
     pub fn detected() -> Isa {
         static BEST: OnceLock<Isa> = OnceLock::new();
         *BEST.get_or_init(|| {
@@ -54,60 +101,77 @@ impl Isa {
                     && is_x86_feature_detected!("avx512bw")
                     && is_x86_feature_detected!("avx2")
                     && is_x86_feature_detected!("fma")
+                    && is_x86_feature_detected!("bmi1")
+                    && is_x86_feature_detected!("bmi2")
                 {
-                    return Isa::Avx512;
+                    return Isa(Level::Avx512);
                 }
-                if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
-                    return Isa::Avx2;
+                if is_x86_feature_detected!("avx2")
+                    && is_x86_feature_detected!("fma")
+                    && is_x86_feature_detected!("bmi1")
+                    && is_x86_feature_detected!("bmi2")
+                {
+                    return Isa(Level::Avx2);
                 }
             }
-            Isa::Scalar
+            Isa(Level::Scalar)
         })
     }
 
-    /// The level the kernels use: the detected one, capped by `DONATE_ISA`.
+    /// The level the kernels use: the detected one, capped by `DONATE_ISA`
+    /// (chosen once per process).
     pub fn active() -> Isa {
         static ACTIVE: OnceLock<Isa> = OnceLock::new();
         *ACTIVE.get_or_init(|| {
             let cap = std::env::var("DONATE_ISA")
                 .ok()
                 .and_then(|v| match v.as_str() {
-                    "scalar" | "neon" => Some(Isa::Scalar),
-                    "avx2" => Some(Isa::Avx2),
-                    "avx512" => Some(Isa::Avx512),
+                    "scalar" | "neon" => Some(Level::Scalar),
+                    "avx2" => Some(Level::Avx2),
+                    "avx512" => Some(Level::Avx512),
                     _ => None,
                 });
+            let best = Isa::detected();
             match cap {
-                Some(c) => c.min(Isa::detected()),
-                None => Isa::detected(),
+                Some(c) if c < best.0 => Isa(c),
+                _ => best,
             }
         })
     }
 
     /// Every level this CPU can run, lowest first (the tests run them all).
     pub fn supported() -> Vec<Isa> {
-        [Isa::Scalar, Isa::Avx2, Isa::Avx512]
+        [Level::Scalar, Level::Avx2, Level::Avx512]
             .into_iter()
-            .filter(|i| *i <= Isa::detected())
+            .filter_map(Isa::try_new)
             .collect()
     }
+}
 
-    /// `self`, lowered to what this CPU supports (so that no caller can ask
-    /// for an instruction set the CPU lacks).
-    pub fn clamp_supported(self) -> Isa {
-        self.min(Isa::detected())
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_supported_levels_can_be_made() {
+        let best = Isa::detected().level();
+        for level in [Level::Scalar, Level::Avx2, Level::Avx512] {
+            assert_eq!(Isa::try_new(level).is_some(), level <= best, "{level:?}");
+        }
+        assert!(Isa::active() <= Isa::detected());
+        assert_eq!(Isa::supported().first(), Some(&Isa::scalar()));
     }
 }
 
 /// One copy of every generic loop, compiled with the given target features.
 ///
 /// Each function is safe to call only on a CPU that has those features
-/// (calling one is `unsafe` outside code compiled with them): the dispatch
-/// in [`super`] calls a module only for `Isa::active()`, which never
-/// exceeds `Isa::detected()`.
+/// (calling one is `unsafe` outside code compiled with them): [`dispatch`]
+/// calls a module only for an [`Isa`] of its level, which exists only on
+/// such a CPU. The modules are private to the crate.
 macro_rules! isa_module {
     ($name:ident, $fma:literal $(, $features:literal)?) => {
-        pub mod $name {
+        pub(crate) mod $name {
             use std::mem::MaybeUninit;
             use crate::kernels::elementwise::{self, BinaryFn, Side, UnaryFn};
             use crate::kernels::reduce::{self, Reduce};
@@ -171,19 +235,19 @@ isa_module!(portable, true);
 #[cfg(not(target_arch = "aarch64"))]
 isa_module!(portable, false);
 
-/// Call `$f::<generics>(args)` in the copy compiled for `$isa`.
+/// Call `$f::<generics>(args)` in the copy compiled for `$isa` (an [`Isa`]).
 macro_rules! dispatch {
     ($isa:expr, $f:ident::<$($g:ty),+>($($a:expr),*)) => {
-        match $isa {
+        match $crate::kernels::isa::Isa::level($isa) {
             #[cfg(target_arch = "x86_64")]
-            $crate::kernels::isa::Isa::Avx512 => {
-                // SAFETY: an `Isa` reaching a dispatch has passed
-                // `clamp_supported`, so the CPU has these features.
+            $crate::kernels::isa::Level::Avx512 => {
+                // SAFETY: an `Isa` of this level exists only on a CPU with
+                // these features (see `Isa`).
                 unsafe { $crate::kernels::isa::avx512::$f::<$($g),+>($($a),*) }
             }
             #[cfg(target_arch = "x86_64")]
-            $crate::kernels::isa::Isa::Avx2 => {
-                // SAFETY: as above, AVX2 and FMA were detected.
+            $crate::kernels::isa::Level::Avx2 => {
+                // SAFETY: as above, for AVX2, FMA and BMI.
                 unsafe { $crate::kernels::isa::avx2::$f::<$($g),+>($($a),*) }
             }
             _ => $crate::kernels::isa::portable::$f::<$($g),+>($($a),*),

@@ -191,7 +191,6 @@ pub fn unary_with<T: KernelElement>(
 ) -> Result<()> {
     check_unary::<T>(op)?;
     len_check(op.name(), src.len(), dst.len())?;
-    let isa = isa.clamp_supported();
     if parallel(src.len()) {
         let c = chunk_len(src.len());
         install(|| {
@@ -213,7 +212,6 @@ pub fn unary_inplace<T: KernelElement>(op: UnaryOp, buf: &mut [T]) -> Result<()>
 /// [`unary_inplace`] on a chosen instruction set.
 pub fn unary_inplace_with<T: KernelElement>(isa: Isa, op: UnaryOp, buf: &mut [T]) -> Result<()> {
     check_unary::<T>(op)?;
-    let isa = isa.clamp_supported();
     if parallel(buf.len()) {
         let c = chunk_len(buf.len());
         install(|| {
