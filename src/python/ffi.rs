@@ -444,9 +444,10 @@ mod caller {
         if size == 0 {
             return None;
         }
-        // SAFETY: as above.
-        let eval_code =
-            unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"PyEval_EvalCode".as_ptr()) } as usize;
+        let name = c"PyEval_EvalCode";
+        // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only
+        // reads the loaded objects' symbol tables.
+        let eval_code = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) } as usize;
         let own_marker = resolve as *const () as usize;
         let python = segments_containing(eval)?;
         let own = segments_containing(own_marker)?;
