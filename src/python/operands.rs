@@ -242,11 +242,17 @@ pub(crate) fn lock<'a>(py: Python<'_>, m: &'a TensorLock) -> SlotGuard<'a> {
         return SlotGuard::new(g, &m.owner);
     }
     let holder = m.owner.load(Ordering::Acquire);
-    if holder != 0 && holder != fork::generation() + 1 {
+    // One thread takes over (the exchange), so two cannot both unlock.
+    if holder != 0
+        && holder != fork::generation() + 1
+        && m.owner
+            .compare_exchange(holder, 0, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    {
         // SAFETY: the lock is held by a thread of the parent process (see
         // above): its guard can never be dropped in this process, so
-        // nothing else will ever unlock it, and unlocking it here gives
-        // this thread the only access.
+        // nothing else will ever unlock it, and this thread won the
+        // exchange, so no other thread unlocks it here either.
         unsafe { m.mutex.force_unlock_fair() };
     }
     let g = py.detach(|| m.mutex.lock());
