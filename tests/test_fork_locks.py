@@ -61,6 +61,15 @@ def test_a_lock_held_by_a_parent_thread_at_the_fork_is_taken_over() -> None:
     sys.stdout.flush()
 
 
+@pytest.mark.skipif(
+    sys.version_info >= (3, 14),
+    reason=(
+        "CPython 3.14's warnings machinery has a lock of its own: a child "
+        "forked while another thread is inside a warning handler hangs on "
+        "its first warning (a bare warnings.warn('x') does), whatever "
+        "donate does; this test needs that moment. 3.11-3.13 run it."
+    ),
+)
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork with threads
 def test_a_donor_gate_held_by_a_parent_thread_at_the_fork_is_taken_over() -> None:
     # A donor holds a tensor's gate from before it reads the tensor until it
