@@ -61,7 +61,7 @@ fn entered<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
 /// The arena current in the calling context, if any.
 pub(crate) fn current(py: Python<'_>) -> Option<TensorArena> {
     let stack = entered(py).ok()?;
-    let last = stack.iter().last()?;
+    let last = stack.get_item(stack.len().checked_sub(1)?).ok()?;
     let arena = last.cast::<PyArena>().ok()?;
     Some(arena.get().arena.clone())
 }

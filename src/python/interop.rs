@@ -222,9 +222,15 @@ pub(crate) fn to_tensor(
 /// tensor with its values, and the NumPy dtype it had, which type
 /// promotion uses (`float32_tensor + int8_array` is float32, as in NumPy,
 /// though the int8 values are held in an int64 tensor).
-pub(crate) fn to_operand(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<(AnyTensor, OperandDType)> {
+/// `numpy_like`: whether `obj` is a NumPy array or scalar (the caller has
+/// asked already).
+pub(crate) fn to_operand(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    numpy_like: bool,
+) -> PyResult<(AnyTensor, OperandDType)> {
     let t = to_tensor(py, obj, None)?;
-    let had = if is_numpy(py, obj)? {
+    let had = if numpy_like {
         let d = obj.getattr("dtype")?;
         let d = d.cast::<PyArrayDescr>().map_err(|e| PyTypeError::new_err(e.to_string()))?;
         OperandDType::from_numpy(d.kind(), d.itemsize())

@@ -178,7 +178,7 @@ pub(crate) fn input_from<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Input<
         || obj.is_instance_of::<pyo3::types::PyList>()
         || obj.is_instance_of::<pyo3::types::PyTuple>();
     if array_like {
-        let (t, had) = interop::to_operand(py, obj)?;
+        let (t, had) = interop::to_operand(py, obj, numpy_like)?;
         return Ok(Some(Input::new(Source::Temp(t, had), Offer::Implicit)));
     }
     Ok(None)
