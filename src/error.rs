@@ -76,6 +76,16 @@ pub enum Error {
     },
     /// A reduction with no identity over zero elements (e.g. `max` of `[]`).
     EmptyReduction { op: &'static str, shape: Vec<usize> },
+    /// A parameter value the operation does not accept (an axis that is
+    /// not supported, a negative `eps`, a reshape target).
+    InvalidArgument { op: &'static str, reason: String },
+    /// An operand of a kind the operation does not accept (a number where
+    /// a tensor is needed, an integer tensor for a float-only op, a result
+    /// dtype that cannot be written in place).
+    InvalidOperand { op: &'static str, reason: String },
+    /// A Python-style integer operand that does not fit the dtype it
+    /// takes (NEP 50).
+    ScalarOutOfRange { value: i64, dtype: DType },
 }
 
 fn fmt_shape(s: &[usize]) -> String {
@@ -145,6 +155,12 @@ impl fmt::Display for Error {
                 "data of length {found} does not fit shape {} ({expected} elements)",
                 fmt_shape(shape)
             ),
+            Error::InvalidArgument { op, reason } | Error::InvalidOperand { op, reason } => {
+                write!(f, "{op}: {reason}")
+            }
+            Error::ScalarOutOfRange { value, dtype } => {
+                write!(f, "Python integer {value} is out of bounds for {dtype}")
+            }
             Error::EmptyReduction { op, shape } => write!(
                 f,
                 "{op} of a zero-size tensor of shape {} has no identity",

@@ -38,12 +38,14 @@
 
 pub mod arena;
 pub mod buffer;
+pub mod dyn_tensor;
 pub mod element;
 pub mod error;
 pub mod kernels;
 pub mod ops;
 pub mod ownership;
 pub mod parallel;
+pub mod plan;
 pub mod promote;
 mod semantics;
 pub mod shape;
@@ -56,12 +58,14 @@ mod python;
 
 pub use arena::{ArenaStats, TensorArena};
 pub use buffer::{ExportGuard, OwnedBuffer, ALIGN};
+pub use dyn_tensor::{DynTensor, Scalar};
 pub use element::{DType, Element, Float};
 pub use error::{Error, Result};
 pub use kernels::{BinaryOp, Isa, UnaryOp};
 pub use ops::conv::BatchNorm;
 pub use ops::{Applied, Operand, Outcome, Refusal};
 pub use ownership::{OwnershipSnapshot, OwnershipState};
+pub use plan::{Offer, Plan};
 pub use promote::OperandDType;
 pub use semantics::{CopySemantics, DonateExt, Donated, OpBuilder};
 pub use stats::{memory_stats, reset_peak, MemoryStats, Reuse};

@@ -17,7 +17,8 @@ use std::ops::{Add, Div, Mul, Neg, Sub};
 use crate::error::Result;
 use crate::kernels::{BinaryOp, KernelElement, UnaryOp};
 use crate::ops::{binary, unary, Applied, Operand};
-use crate::stats::{self, Reuse};
+use crate::plan::Offer;
+use crate::stats;
 use crate::tensor::Tensor;
 
 /// How an operation treats its input buffer.
@@ -85,8 +86,8 @@ impl<'a, T: KernelElement> OpBuilder<'a, T> {
         let semantics = self.semantics;
         match &mut self.input {
             Input::Owned(t) => match semantics {
-                CopySemantics::ReuseInput => Operand::Owned(t, Reuse::Implicit),
-                CopySemantics::DonateInput => Operand::Owned(t, Reuse::Explicit),
+                CopySemantics::ReuseInput => Operand::Owned(t, Offer::Temporary),
+                CopySemantics::DonateInput => Operand::Owned(t, Offer::Donated),
                 CopySemantics::AlwaysCopy => Operand::Ref(t),
             },
             Input::Borrowed(t) => {
@@ -130,7 +131,7 @@ impl<T: KernelElement> DonateExt for Tensor<T> {}
 impl<T: KernelElement> Donated<Tensor<T>> {
     /// Any unary op, writing into the donated buffer when possible.
     pub fn unary(mut self, op: UnaryOp) -> Result<Applied<T>> {
-        unary::unary(op, Operand::Owned(&mut self.0, Reuse::Explicit))
+        unary::unary(op, Operand::Owned(&mut self.0, Offer::Donated))
     }
 
     /// ReLU into the donated buffer.
@@ -147,7 +148,7 @@ impl<T: KernelElement> Donated<Tensor<T>> {
 impl<T: KernelElement> Tensor<T> {
     /// Any unary op by value (reuses the buffer when exclusive).
     pub fn map(mut self, op: UnaryOp) -> Result<Tensor<T>> {
-        Ok(unary::unary(op, Operand::Owned(&mut self, Reuse::Implicit))?.0)
+        Ok(unary::unary(op, Operand::Owned(&mut self, Offer::Temporary))?.0)
     }
 }
 
@@ -157,19 +158,19 @@ macro_rules! binary_operators {
             type Output = Result<Tensor<T>>;
             /// By value on both sides: reuses the left buffer, else the right.
             fn $method(mut self, mut rhs: Tensor<T>) -> Result<Tensor<T>> {
-                Ok(binary::binary(BinaryOp::$op, Operand::Owned(&mut self, Reuse::Implicit), Operand::Owned(&mut rhs, Reuse::Implicit))?.0)
+                Ok(binary::binary(BinaryOp::$op, Operand::Owned(&mut self, Offer::Temporary), Operand::Owned(&mut rhs, Offer::Temporary))?.0)
             }
         }
         impl<T: KernelElement> $trait<&Tensor<T>> for Tensor<T> {
             type Output = Result<Tensor<T>>;
             fn $method(mut self, rhs: &Tensor<T>) -> Result<Tensor<T>> {
-                Ok(binary::binary(BinaryOp::$op, Operand::Owned(&mut self, Reuse::Implicit), Operand::Ref(rhs))?.0)
+                Ok(binary::binary(BinaryOp::$op, Operand::Owned(&mut self, Offer::Temporary), Operand::Ref(rhs))?.0)
             }
         }
         impl<T: KernelElement> $trait<Tensor<T>> for &Tensor<T> {
             type Output = Result<Tensor<T>>;
             fn $method(self, mut rhs: Tensor<T>) -> Result<Tensor<T>> {
-                Ok(binary::binary(BinaryOp::$op, Operand::Ref(self), Operand::Owned(&mut rhs, Reuse::Implicit))?.0)
+                Ok(binary::binary(BinaryOp::$op, Operand::Ref(self), Operand::Owned(&mut rhs, Offer::Temporary))?.0)
             }
         }
         impl<T: KernelElement> $trait<&Tensor<T>> for &Tensor<T> {
@@ -183,19 +184,19 @@ macro_rules! binary_operators {
             type Output = Result<Tensor<T>>;
             /// The donated left buffer is used when it can be.
             fn $method(mut self, mut rhs: Tensor<T>) -> Result<Tensor<T>> {
-                Ok(binary::binary(BinaryOp::$op, Operand::Owned(&mut self.0, Reuse::Explicit), Operand::Owned(&mut rhs, Reuse::Implicit))?.0)
+                Ok(binary::binary(BinaryOp::$op, Operand::Owned(&mut self.0, Offer::Donated), Operand::Owned(&mut rhs, Offer::Temporary))?.0)
             }
         }
         impl<T: KernelElement> $trait<&Tensor<T>> for Donated<Tensor<T>> {
             type Output = Result<Tensor<T>>;
             fn $method(mut self, rhs: &Tensor<T>) -> Result<Tensor<T>> {
-                Ok(binary::binary(BinaryOp::$op, Operand::Owned(&mut self.0, Reuse::Explicit), Operand::Ref(rhs))?.0)
+                Ok(binary::binary(BinaryOp::$op, Operand::Owned(&mut self.0, Offer::Donated), Operand::Ref(rhs))?.0)
             }
         }
         impl<T: KernelElement> $trait<Donated<Tensor<T>>> for &Tensor<T> {
             type Output = Result<Tensor<T>>;
             fn $method(self, mut rhs: Donated<Tensor<T>>) -> Result<Tensor<T>> {
-                Ok(binary::binary(BinaryOp::$op, Operand::Ref(self), Operand::Owned(&mut rhs.0, Reuse::Explicit))?.0)
+                Ok(binary::binary(BinaryOp::$op, Operand::Ref(self), Operand::Owned(&mut rhs.0, Offer::Donated))?.0)
             }
         }
     )*};
@@ -210,7 +211,7 @@ macro_rules! scalar_operators {
         impl $trait<$t> for Tensor<$t> {
             type Output = Result<Tensor<$t>>;
             fn $method(mut self, rhs: $t) -> Result<Tensor<$t>> {
-                Ok(binary::binary(BinaryOp::$op, Operand::Owned(&mut self, Reuse::Implicit), Operand::Scalar(rhs))?.0)
+                Ok(binary::binary(BinaryOp::$op, Operand::Owned(&mut self, Offer::Temporary), Operand::Scalar(rhs))?.0)
             }
         }
         impl $trait<$t> for &Tensor<$t> {
@@ -222,7 +223,7 @@ macro_rules! scalar_operators {
         impl $trait<$t> for Donated<Tensor<$t>> {
             type Output = Result<Tensor<$t>>;
             fn $method(mut self, rhs: $t) -> Result<Tensor<$t>> {
-                Ok(binary::binary(BinaryOp::$op, Operand::Owned(&mut self.0, Reuse::Explicit), Operand::Scalar(rhs))?.0)
+                Ok(binary::binary(BinaryOp::$op, Operand::Owned(&mut self.0, Offer::Donated), Operand::Scalar(rhs))?.0)
             }
         }
     )*};

@@ -1,7 +1,7 @@
 //! Ownership rules: every rule asserts buffer identity (reuse) or its
 //! absence (copy), not only values.
 
-use donate::{BinaryOp, DonateExt, Error, OpBuilder, Operand, Refusal, Reuse, Tensor, UnaryOp};
+use donate::{BinaryOp, DonateExt, Error, Offer, OpBuilder, Operand, Refusal, Tensor, UnaryOp};
 
 fn t(v: &[f32]) -> Tensor<f32> {
     Tensor::from_slice(v, &[v.len()]).unwrap()
@@ -152,7 +152,7 @@ fn donated_operator_reuses_and_falls_back_with_reason() {
     let mut x = x;
     let (r, outcome) = donate::ops::binary::binary(
         BinaryOp::Add,
-        Operand::Owned(&mut x, Reuse::Explicit),
+        Operand::Owned(&mut x, Offer::Donated),
         Operand::Scalar(1.0),
     )
     .unwrap();
@@ -286,7 +286,7 @@ fn errors_leave_inputs_intact() {
     let mut a2 = Tensor::<f32>::from_slice(&[1.0, 2.0], &[2]).unwrap();
     let r = donate::ops::binary::binary(
         BinaryOp::Add,
-        Operand::Owned(&mut a2, Reuse::Explicit),
+        Operand::Owned(&mut a2, Offer::Donated),
         Operand::Ref(&b),
     );
     assert!(r.is_err());
@@ -295,7 +295,7 @@ fn errors_leave_inputs_intact() {
     assert_eq!(keep_a.as_slice().unwrap(), &[1.0, 2.0]);
     // integer exp is unsupported: error before anything is claimed
     let mut i = Tensor::<i32>::from_slice(&[1], &[1]).unwrap();
-    let r = donate::ops::unary::unary(UnaryOp::Exp, Operand::Owned(&mut i, Reuse::Explicit));
+    let r = donate::ops::unary::unary(UnaryOp::Exp, Operand::Owned(&mut i, Offer::Donated));
     assert!(matches!(r, Err(Error::UnsupportedDType { .. })));
     assert!(!i.is_donated());
 }

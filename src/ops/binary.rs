@@ -1,18 +1,10 @@
 //! Binary element-wise operations with NumPy broadcasting.
 
-use super::{claim, refuse, update, Applied, Operand, Outcome, Refusal};
+use super::{claim_target, finish, outcome_of, reused, typed_plan, update, Applied, Operand};
 use crate::error::{Error, Result};
 use crate::kernels::{self, fresh, BinaryDst, BinaryOp, KernelElement};
-use crate::shape::broadcast_shapes;
-use crate::stats;
+use crate::plan::{plan_in_place, Op, Plan};
 use crate::tensor::Tensor;
-
-fn scalar_of<T: KernelElement>(o: &Operand<'_, T>) -> [T; 1] {
-    match o {
-        Operand::Scalar(v) => [*v],
-        _ => [T::ZERO],
-    }
-}
 
 fn check<T: KernelElement>(op: BinaryOp) -> Result<()> {
     if T::supports_binary(op) {
@@ -25,73 +17,55 @@ fn check<T: KernelElement>(op: BinaryOp) -> Result<()> {
     }
 }
 
-/// `op(a, b)` with broadcasting. The left operand's buffer is claimed if it
-/// is offered, exclusive and of the result's shape; else the right's; else a
-/// new buffer is allocated.
+/// `op(a, b)` with broadcasting. The buffer of the operand the plan
+/// chooses (the left one if it is offered, exclusive and of the result's
+/// shape, else the right one) receives the result; else a new buffer.
 pub fn binary<'x, T: KernelElement>(
+    op: BinaryOp,
+    a: Operand<'x, T>,
+    b: Operand<'x, T>,
+) -> Result<Applied<T>> {
+    check::<T>(op)?;
+    let plan = typed_plan(&Op::Binary(op), &[&a, &b])?;
+    run(&plan, op, a, b)
+}
+
+/// Run a binary plan.
+pub(crate) fn run<'x, T: KernelElement>(
+    plan: &Plan,
     op: BinaryOp,
     mut a: Operand<'x, T>,
     mut b: Operand<'x, T>,
 ) -> Result<Applied<T>> {
     check::<T>(op)?;
-    let out = broadcast_shapes(op.name(), a.shape(), b.shape())?;
     // Both inputs must be readable before anything is claimed.
     for t in [a.tensor(), b.tensor()].into_iter().flatten() {
         t.as_slice()?;
     }
-    let mut outcome = Outcome::default();
-    let a_shape = a.shape().to_vec();
-    let b_shape = b.shape().to_vec();
-
-    // Claim the left operand, then the right.
-    let mut claimed = None;
-    for (idx, opnd) in [(0usize, &mut a), (1usize, &mut b)] {
-        if let Operand::Owned(t, kind) = opnd {
-            if claimed.is_some() {
-                refuse(&mut outcome, idx, *kind, Refusal::OtherOperandUsed);
-                continue;
-            }
-            match claim(t, &out, op.name()) {
-                Ok(buf) => claimed = Some((idx, buf, *kind)),
-                Err(r) => refuse(&mut outcome, idx, *kind, r),
-            }
-        }
-    }
-
-    // Scalars are read as one-element slices of shape [].
-    let sa = scalar_of(&a);
-    let sb = scalar_of(&b);
-
-    // An operand whose buffer was claimed is not read through `view` (the
-    // kernel reads it from the claimed buffer); the others were checked
-    // readable above.
-    fn view<'s, T: KernelElement>(o: &'s Operand<'_, T>, scalar: &'s [T]) -> &'s [T] {
-        match o {
-            Operand::Scalar(_) => scalar,
-            Operand::Ref(t) => t.as_slice().unwrap_or(&[]),
-            Operand::Owned(t, _) => t.as_slice().unwrap_or(&[]),
-        }
-    }
-
-    match claimed {
-        Some((idx, mut buf, kind)) => {
+    let mut outcome = outcome_of(plan);
+    let (a_shape, b_shape) = (a.shape().to_vec(), b.shape().to_vec());
+    let (sa, sb) = (a.scalar(), b.scalar());
+    let out = &plan.shape;
+    match claim_target(plan, &mut [&mut a, &mut b], &mut outcome) {
+        Some((idx, mut buf)) => {
             let bytes = buf.len();
             {
+                // The claimed operand is read from the claimed buffer.
                 let io = buf.as_mut_slice::<T>();
-                let (dst, av, bv) = if idx == 0 {
-                    (BinaryDst::Lhs, &[][..], view(&b, &sb))
+                if idx == 0 {
+                    let bv = b.data(&sb)?;
+                    kernels::binary(op, &[], &a_shape, bv, &b_shape, out, BinaryDst::Lhs, Some(io))?;
                 } else {
-                    (BinaryDst::Rhs, view(&a, &sa), &[][..])
-                };
-                kernels::binary(op, av, &a_shape, bv, &b_shape, &out, dst, Some(io))?;
+                    let av = a.data(&sa)?;
+                    kernels::binary(op, av, &a_shape, &[], &b_shape, out, BinaryDst::Rhs, Some(io))?;
+                }
             }
-            stats::record_reuse(kind, bytes);
-            outcome.reused = Some(idx);
-            Ok((Tensor::from_buffer(buf, &out)?, outcome))
+            reused(&mut outcome, plan, idx, bytes);
+            Ok(finish(plan, Tensor::from_buffer(buf, out)?, outcome))
         }
         None => {
-            let buf = fresh::binary(op, view(&a, &sa), &a_shape, view(&b, &sb), &b_shape, &out)?;
-            Ok((Tensor::from_buffer(buf, &out)?, outcome))
+            let buf = fresh::binary(op, a.data(&sa)?, &a_shape, b.data(&sb)?, &b_shape, out)?;
+            Ok(finish(plan, Tensor::from_buffer(buf, out)?, outcome))
         }
     }
 }
@@ -102,14 +76,11 @@ impl<T: KernelElement> Tensor<T> {
     /// Copy-on-write when the buffer is shared.
     pub fn binary_inplace(&mut self, op: BinaryOp, rhs: Operand<'_, T>) -> Result<()> {
         check::<T>(op)?;
-        let out = broadcast_shapes(op.name(), self.shape(), rhs.shape())?;
-        if out != self.shape() {
-            return Err(Error::ShapeMismatch {
-                op: op.name(),
-                lhs: self.shape().to_vec(),
-                rhs: rhs.shape().to_vec(),
-            });
-        }
+        let plan = plan_in_place(
+            &Op::Binary(op),
+            &[Operand::Ref(&*self).describe(), rhs.describe()],
+        )?;
+        let out = plan.shape;
         let scalar;
         let (b, b_shape): (&[T], Vec<usize>) = match &rhs {
             Operand::Scalar(v) => {

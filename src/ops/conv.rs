@@ -9,11 +9,14 @@
 //!   input like any unary op, and [`Tensor::batch_norm_inplace`] updates a
 //!   tensor in place (copy-on-write when its buffer is shared).
 
-use super::{claim, copy_then, refuse, same_shape, update, Applied, Operand, Outcome, Refusal};
+use super::{
+    claim_target, copy_then, finish, outcome_of, reused, same_shape, typed_plan, update, Applied,
+    Operand,
+};
 use crate::error::{Error, Result};
 use crate::kernels::conv::{channel_affine_inplace, ConvElement, ConvGeometry};
 use crate::kernels::fresh;
-use crate::stats::{self, Reuse};
+use crate::plan::{Offer, Op, Plan};
 use crate::tensor::Tensor;
 
 /// Check the shapes of a 2-d convolution of `x` (`[N, C, H, W]`) with `w`
@@ -87,22 +90,35 @@ pub fn conv2d<T: ConvElement>(
     stride: usize,
     padding: usize,
 ) -> Result<Applied<T>> {
-    conv2d_with_scratch(x, w, bias, stride, padding, None)
+    let op = Op::Conv2d {
+        stride,
+        padding,
+        bias: bias.is_some(),
+    };
+    let b = bias.map(Operand::Ref);
+    let mut ops = vec![&x, &w];
+    ops.extend(b.iter());
+    let plan = typed_plan(&op, &ops)?;
+    run_conv2d(&plan, x, w, bias)
 }
 
-/// [`conv2d`] with the scratch of writing over the input allocated by the
-/// caller ([`fresh::OverInputScratch::new`] for this geometry and `T`),
-/// for callers that claim `x`'s buffer themselves and so must allocate
-/// everything before that claim (the Python bindings). `None`: allocated
-/// here, before the claim.
-pub fn conv2d_with_scratch<T: ConvElement>(
+/// Run a convolution plan. Every allocation (the scratch of writing over
+/// the input) comes before the claim, so a failure leaves `x` intact.
+pub(crate) fn run_conv2d<T: ConvElement>(
+    plan: &Plan,
     mut x: Operand<'_, T>,
     w: Operand<'_, T>,
     bias: Option<&Tensor<T>>,
-    stride: usize,
-    padding: usize,
-    scratch: Option<fresh::OverInputScratch>,
 ) -> Result<Applied<T>> {
+    let Op::Conv2d {
+        stride, padding, ..
+    } = plan.op
+    else {
+        return Err(Error::InvalidArgument {
+            op: "conv2d",
+            reason: format!("not a convolution plan: {plan}"),
+        });
+    };
     let (Some(tx), Some(tw)) = (x.tensor(), w.tensor()) else {
         return Err(Error::InvalidShape {
             op: "conv2d",
@@ -111,53 +127,25 @@ pub fn conv2d_with_scratch<T: ConvElement>(
         });
     };
     let g = conv2d_geometry(tx.shape(), tw.shape(), stride, padding)?;
-    let b = match bias {
-        None => None,
-        Some(b) if b.shape() == [g.out_channels] => Some(b.as_slice()?),
-        Some(b) => {
-            return Err(Error::ShapeMismatch {
-                op: "conv2d",
-                lhs: vec![g.out_channels],
-                rhs: b.shape().to_vec(),
-            })
-        }
-    };
-    let (oh, ow) = g.out_hw();
-    let shape = [g.batch, g.out_channels, oh, ow];
-    crate::shape::checked_numel(&shape, std::mem::size_of::<T>())?;
+    let b = bias.map(Tensor::as_slice).transpose()?;
     let wv = tw.as_slice()?;
     tx.as_slice()?;
-    let mut outcome = Outcome::default();
-    if let Operand::Owned(_, kind) = &w {
-        refuse(&mut outcome, 1, *kind, Refusal::Parameter("conv2d"));
+    let mut outcome = outcome_of(plan);
+    let mut scratch = match plan.target {
+        Some(_) => Some(fresh::OverInputScratch::new::<T>(&g)?),
+        None => None,
+    };
+    if let (Some((_, mut buf)), Some(scratch)) = (
+        claim_target(plan, &mut [&mut x], &mut outcome),
+        scratch.as_mut(),
+    ) {
+        fresh::conv2d_over_input(&g, buf.as_mut_slice::<T>(), wv, b, scratch);
+        reused(&mut outcome, plan, 0, buf.len());
+        return Ok(finish(plan, Tensor::from_buffer(buf, &plan.shape)?, outcome));
     }
-    if let Operand::Owned(t, kind) = &mut x {
-        // Every allocation before the claim: a failure leaves `x` intact.
-        let scratch = match scratch {
-            None if t.shape() == shape => Some(fresh::OverInputScratch::new::<T>(&g)?),
-            given => given,
-        };
-        // Without scratch the result has another shape: nothing to claim.
-        let claimed = match scratch {
-            Some(s) => claim(t, &shape, "conv2d").map(|buf| (buf, s)),
-            None => Err(Refusal::Shape {
-                operand: t.shape().to_vec(),
-                result: shape.to_vec(),
-            }),
-        };
-        match claimed {
-            Ok((mut buf, mut scratch)) => {
-                fresh::conv2d_over_input(&g, buf.as_mut_slice::<T>(), wv, b, &mut scratch);
-                stats::record_reuse(*kind, buf.len());
-                outcome.reused = Some(0);
-                return Ok((Tensor::from_buffer(buf, &shape)?, outcome));
-            }
-            Err(r) => refuse(&mut outcome, 0, *kind, r),
-        }
-    }
-    let xv = x.tensor().expect("checked above").as_slice()?;
+    let xv = x.tensor().map(Tensor::as_slice).transpose()?.unwrap_or(&[]);
     let buf = fresh::conv2d(&g, xv, wv, b)?;
-    Ok((Tensor::from_buffer(buf, &shape)?, outcome))
+    Ok(finish(plan, Tensor::from_buffer(buf, &plan.shape)?, outcome))
 }
 
 /// The running statistics and affine parameters of inference batch
@@ -220,13 +208,35 @@ impl<T: ConvElement> BatchNorm<'_, T> {
 /// Inference batch normalisation over axis 1 of `x` (`[N, C, ...]`),
 /// claiming `x`'s buffer when offered.
 pub fn batch_norm<T: ConvElement>(x: Operand<'_, T>, p: &BatchNorm<'_, T>) -> Result<Applied<T>> {
+    let op = Op::BatchNorm {
+        eps: p.eps,
+        gamma: p.gamma.is_some(),
+        beta: p.beta.is_some(),
+    };
+    let params: Vec<Operand<'_, T>> = [Some(p.mean), Some(p.var), p.gamma, p.beta]
+        .into_iter()
+        .flatten()
+        .map(Operand::Ref)
+        .collect();
+    let mut ops = vec![&x];
+    ops.extend(params.iter());
+    let plan = typed_plan(&op, &ops)?;
+    run_batch_norm(&plan, x, p)
+}
+
+/// Run a batch-norm plan.
+pub(crate) fn run_batch_norm<T: ConvElement>(
+    plan: &Plan,
+    x: Operand<'_, T>,
+    p: &BatchNorm<'_, T>,
+) -> Result<Applied<T>> {
     let (scale, shift, plane) = p.affine(x.shape())?;
     let run = |b: &mut [T]| channel_affine_inplace(b, plane, &scale, &shift);
     let in_place = |b: &mut [T]| {
         run(b);
         Ok(())
     };
-    same_shape(x, "batch_norm", in_place, |s| copy_then(s, run))
+    same_shape(plan, x, in_place, |s| copy_then(s, run))
 }
 
 impl<T: ConvElement> Tensor<T> {
@@ -257,14 +267,14 @@ impl<T: ConvElement> Tensor<T> {
         stride: usize,
         padding: usize,
     ) -> Result<Tensor<T>> {
-        let x = Operand::Owned(&mut self, Reuse::Implicit);
+        let x = Operand::Owned(&mut self, Offer::Temporary);
         Ok(conv2d(x, Operand::Ref(weight), bias, stride, padding)?.0)
     }
 
     /// Inference batch normalisation by value: reuses the buffer when
     /// exclusive.
     pub fn batch_norm(mut self, p: &BatchNorm<'_, T>) -> Result<Tensor<T>> {
-        Ok(batch_norm(Operand::Owned(&mut self, Reuse::Implicit), p)?.0)
+        Ok(batch_norm(Operand::Owned(&mut self, Offer::Temporary), p)?.0)
     }
 
     /// Inference batch normalisation in place (copy-on-write when the
@@ -354,9 +364,11 @@ mod tests {
             eps: 1e-5,
         };
         let x = Tensor::<f32>::ones(&[1, 3, 2]).unwrap();
-        assert!(matches!(x.batch_norm(&p), Err(Error::ShapeMismatch { .. })));
+        let e = x.batch_norm(&p).unwrap_err();
+        assert!(e.to_string().contains("mean must have shape (3,)"), "{e}");
         let x = Tensor::<f32>::ones(&[2]).unwrap();
-        assert!(matches!(x.batch_norm(&p), Err(Error::InvalidShape { .. })));
+        let e = x.batch_norm(&p).unwrap_err();
+        assert!(e.to_string().contains("at least 2 axes"), "{e}");
     }
 
     #[test]
@@ -398,27 +410,27 @@ mod tests {
         let x = Tensor::from_vec(data.clone(), &[2, 3, 5, 5]).unwrap();
         let keep = x.reshape(&[150]).unwrap();
         let (y, outcome) = conv2d(
-            Operand::Owned(&mut x.reshape(&[2, 3, 5, 5]).unwrap(), Reuse::Explicit),
+            Operand::Owned(&mut x.reshape(&[2, 3, 5, 5]).unwrap(), crate::plan::Offer::Donated),
             Operand::Ref(&w),
             Some(&b),
             1,
             1,
         )
         .unwrap();
-        assert!(matches!(outcome.refused[..], [(0, Refusal::Shared { .. })]));
+        assert!(matches!(outcome.refused[..], [(0, crate::ops::Refusal::Shared { .. })]));
         assert!(!y.shares_buffer_with(&keep));
         assert_eq!(keep.to_vec().unwrap(), data);
         // another shape (stride 2): refused, a new buffer
         let mut x = Tensor::from_vec(data, &[2, 3, 5, 5]).unwrap();
         let (_, outcome) = conv2d(
-            Operand::Owned(&mut x, Reuse::Implicit),
+            Operand::Owned(&mut x, crate::plan::Offer::Temporary),
             Operand::Ref(&w),
             None,
             2,
             1,
         )
         .unwrap();
-        assert!(matches!(outcome.refused[..], [(0, Refusal::Shape { .. })]));
+        assert!(matches!(outcome.refused[..], [(0, crate::ops::Refusal::Shape { .. })]));
         assert!(!x.is_donated());
     }
 

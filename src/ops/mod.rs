@@ -4,16 +4,20 @@
 //! Every operation takes its inputs as [`Operand`]s:
 //!
 //! * [`Operand::Ref`]: read only, never changed;
-//! * [`Operand::Owned`]: the op may *claim* this tensor's buffer for its
-//!   result: it succeeds only if the buffer is exclusive and has the result's
-//!   shape and dtype, and then leaves the tensor moved-from. If the claim is
-//!   refused the tensor is untouched, the op allocates, and the [`Outcome`]
-//!   says why ([`Refusal`]);
+//! * [`Operand::Owned`]: offered ([`Offer::Temporary`] or [`Offer::Donated`]):
+//!   the op may *claim* this tensor's buffer for its result. Which operand
+//!   is claimed, if any, is decided by [`crate::plan`] (the one place for
+//!   that rule); the claim succeeds only if the buffer is still exclusive,
+//!   and then leaves the tensor moved-from. If the claim is refused the
+//!   tensor is untouched, the op allocates, and the [`Outcome`] says why
+//!   ([`Refusal`]);
 //! * [`Operand::Scalar`]: a broadcast scalar.
 //!
-//! Element-wise binary ops claim the left operand first, then the right; this
-//! is safe for every element-wise op because each output element is computed
-//! from the inputs at the same index before that index is written.
+//! Each typed operation here describes its operands, plans, and runs the
+//! plan with its kernels; [`crate::plan::execute`] runs the same kernels
+//! for dtype-erased front ends. Writing an element-wise result over either
+//! operand is safe because each output element is computed from the
+//! inputs at the same index before that index is written.
 //!
 //! Claims are single atomic transitions of the buffer's ownership state
 //! (`take_for_donation`), so two threads can never both claim one buffer.
@@ -30,6 +34,7 @@ use std::fmt;
 use crate::buffer::OwnedBuffer;
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
+use crate::plan::{Holders, Offer, OperandDesc, Plan};
 use crate::stats::{self, Reuse};
 use crate::tensor::Tensor;
 
@@ -39,9 +44,9 @@ pub use nn::matmul_shapes;
 pub enum Operand<'a, T: Element> {
     /// Read only.
     Ref(&'a Tensor<T>),
-    /// May be claimed as the output buffer; `Reuse` says how it came to be
-    /// offered (by value or temporary: `Implicit`; donated: `Explicit`).
-    Owned(&'a mut Tensor<T>, Reuse),
+    /// May be claimed as the output buffer; the [`Offer`] says how it came
+    /// to be offered (by value: `Temporary`; donated: `Donated`).
+    Owned(&'a mut Tensor<T>, Offer),
     /// A broadcast scalar.
     Scalar(T),
 }
@@ -62,6 +67,50 @@ impl<T: Element> Operand<'_, T> {
             Operand::Scalar(_) => None,
         }
     }
+
+    /// This operand as planning sees it.
+    pub fn describe(&self) -> OperandDesc<'_> {
+        match self {
+            Operand::Ref(t) => OperandDesc::tensor(T::DTYPE, t.shape()),
+            Operand::Owned(t, offer) => OperandDesc::tensor(T::DTYPE, t.shape())
+                .offered(*offer, Holders::from(t.ownership())),
+            Operand::Scalar(v) => OperandDesc::scalar(crate::dyn_tensor::Scalar::of(*v)),
+        }
+    }
+
+    /// The data to read (a scalar as a one-element slice).
+    fn data<'s>(&'s self, scalar: &'s [T; 1]) -> Result<&'s [T]> {
+        match self {
+            Operand::Ref(t) => t.as_slice(),
+            Operand::Owned(t, _) => t.as_slice(),
+            Operand::Scalar(_) => Ok(scalar),
+        }
+    }
+
+    fn scalar(&self) -> [T; 1] {
+        match self {
+            Operand::Scalar(v) => [*v],
+            _ => [T::ZERO],
+        }
+    }
+}
+
+/// Plan `op` over typed operands: a typed operation's result has the
+/// operands' element type, so a plan with another dtype (integer true
+/// division, `exp` of integers) is an `UnsupportedDType` here.
+pub(crate) fn typed_plan<T: Element>(
+    op: &crate::plan::Op,
+    operands: &[&Operand<'_, T>],
+) -> Result<Plan> {
+    let descs: Vec<OperandDesc<'_>> = operands.iter().map(|o| o.describe()).collect();
+    let p = crate::plan::plan(op, &descs)?;
+    if p.dtype != T::DTYPE {
+        return Err(Error::UnsupportedDType {
+            op: op.name(),
+            dtype: T::DTYPE,
+        });
+    }
+    Ok(p)
 }
 
 /// Why an offered buffer was not used for the result.
@@ -162,57 +211,95 @@ pub(crate) fn claim<T: Element>(
             result: out.to_vec(),
         });
     }
-    t.take_buffer_for(op).map_err(|e| match e {
-        Error::NotDonatable { handles, exports } => Refusal::Shared { handles, exports },
-        Error::AlreadyDonated { .. } => Refusal::Donated,
-        _ => Refusal::Busy,
-    })
+    t.take_buffer_for(op).map_err(Refusal::of_claim)
 }
 
-/// Record a refused offer: an explicit donation that was not honoured is a
-/// fallback (copy protection).
-pub(crate) fn refuse(outcome: &mut Outcome, idx: usize, kind: Reuse, r: Refusal) {
-    if kind == Reuse::Explicit && r != Refusal::OtherOperandUsed {
-        stats::record_fallback();
+impl Refusal {
+    /// The refusal for a failed claim (`take_buffer_for`).
+    pub(crate) fn of_claim(e: Error) -> Refusal {
+        match e {
+            Error::NotDonatable { handles, exports } => Refusal::Shared { handles, exports },
+            Error::AlreadyDonated { .. } => Refusal::Donated,
+            _ => Refusal::Busy,
+        }
     }
-    outcome.refused.push((idx, r));
 }
 
-/// An op whose result has its input's shape: claim the input's buffer and
-/// run `in_place` on it, or run `fresh` on the input's data.
+/// The outcome of running `plan` so far: its refusals, nothing reused yet.
+pub(crate) fn outcome_of(plan: &Plan) -> Outcome {
+    Outcome {
+        reused: None,
+        refused: plan.refusals.clone(),
+    }
+}
+
+/// Record the reuse of operand `idx`'s buffer (`bytes` long).
+pub(crate) fn reused(outcome: &mut Outcome, plan: &Plan, idx: usize, bytes: usize) {
+    let kind = match plan.offers.get(idx) {
+        Some(Offer::Donated) => Reuse::Explicit,
+        _ => Reuse::Implicit,
+    };
+    stats::record_reuse(kind, bytes);
+    outcome.reused = Some(idx);
+}
+
+/// Close an outcome: see [`count_fallbacks`].
+pub(crate) fn finish<T: Element>(plan: &Plan, result: Tensor<T>, outcome: Outcome) -> Applied<T> {
+    count_fallbacks(plan, &outcome);
+    (result, outcome)
+}
+
+/// Every donation that was not honoured (other than because another
+/// operand's buffer was used) is counted as a fallback, in this one place.
+pub(crate) fn count_fallbacks(plan: &Plan, outcome: &Outcome) {
+    for (i, r) in &outcome.refused {
+        if plan.offers.get(*i) == Some(&Offer::Donated) && *r != Refusal::OtherOperandUsed {
+            stats::record_fallback();
+        }
+    }
+}
+
+/// Claim the planned target among `ops` for a result of the plan's shape:
+/// `Some((index, buffer))`, or `None` (no target, or its claim was
+/// refused now: then the refusal is in `outcome` and the op computes
+/// into a new buffer).
+pub(crate) fn claim_target<T: Element>(
+    plan: &Plan,
+    ops: &mut [&mut Operand<'_, T>],
+    outcome: &mut Outcome,
+) -> Option<(usize, OwnedBuffer)> {
+    let i = plan.target?;
+    let Operand::Owned(t, _) = &mut *ops[i] else {
+        return None;
+    };
+    match claim(t, &plan.shape, plan.op.name()) {
+        Ok(buf) => Some((i, buf)),
+        Err(r) => {
+            outcome.refused.push((i, r));
+            outcome.refused.sort_by_key(|(j, _)| *j);
+            None
+        }
+    }
+}
+
+/// Run a plan whose result has its input's shape: claim the input's
+/// buffer when it is the target and run `in_place` on it, or run `fresh`
+/// on the input's data.
 fn same_shape<T: Element>(
-    x: Operand<'_, T>,
-    op: &'static str,
+    plan: &Plan,
+    mut x: Operand<'_, T>,
     in_place: impl FnOnce(&mut [T]) -> Result<()>,
     fresh: impl FnOnce(&[T]) -> Result<OwnedBuffer>,
 ) -> Result<Applied<T>> {
-    let mut outcome = Outcome::default();
-    match x {
-        Operand::Owned(t, kind) => {
-            let shape = t.shape().to_vec();
-            match claim(t, &shape, op) {
-                Ok(mut buf) => {
-                    in_place(buf.as_mut_slice::<T>())?;
-                    stats::record_reuse(kind, buf.len());
-                    outcome.reused = Some(0);
-                    Ok((Tensor::from_buffer(buf, &shape)?, outcome))
-                }
-                Err(r) => {
-                    let data = t.as_slice()?;
-                    refuse(&mut outcome, 0, kind, r);
-                    Ok((Tensor::from_buffer(fresh(data)?, &shape)?, outcome))
-                }
-            }
-        }
-        Operand::Ref(t) => Ok((
-            Tensor::from_buffer(fresh(t.as_slice()?)?, t.shape())?,
-            outcome,
-        )),
-        Operand::Scalar(v) => {
-            let one = [v];
-            Ok((Tensor::from_buffer(fresh(&one)?, &[])?, outcome))
-        }
+    let mut outcome = outcome_of(plan);
+    if let Some((_, mut buf)) = claim_target(plan, &mut [&mut x], &mut outcome) {
+        in_place(buf.as_mut_slice::<T>())?;
+        reused(&mut outcome, plan, 0, buf.len());
+        return Ok(finish(plan, Tensor::from_buffer(buf, &plan.shape)?, outcome));
     }
+    let one = x.scalar();
+    let out = Tensor::from_buffer(fresh(x.data(&one)?)?, &plan.shape)?;
+    Ok(finish(plan, out, outcome))
 }
 
 /// A copy of `src` with `f` applied to it in place: the out-of-place form
@@ -221,18 +308,6 @@ fn copy_then<T: Element>(src: &[T], f: impl FnOnce(&mut [T])) -> Result<OwnedBuf
     let mut buf = crate::kernels::fresh::copied(src)?;
     f(buf.as_mut_slice::<T>());
     Ok(buf)
-}
-
-/// An op that always writes a new buffer (reductions, matmul): offered
-/// buffers are refused with `NewBuffer`.
-fn refuse_all<T: Element>(ops: &[&Operand<'_, T>], name: &'static str) -> Outcome {
-    let mut outcome = Outcome::default();
-    for (i, o) in ops.iter().enumerate() {
-        if let Operand::Owned(_, kind) = o {
-            refuse(&mut outcome, i, *kind, Refusal::NewBuffer(name));
-        }
-    }
-    outcome
 }
 
 /// In-place update of `t` (`&mut`): run `in_place` on its buffer when it is
@@ -259,10 +334,12 @@ fn update<T: Element>(
 
 /// Apply a closure to the elements: on the claimed input buffer, else on a
 /// fresh copy (what [`OpBuilder::apply`](crate::OpBuilder::apply) runs).
+/// Planned as an element-wise unary op: same shape and dtype.
 pub(crate) fn same_shape_apply<T: Element>(
     x: Operand<'_, T>,
     f: impl FnOnce(&mut [T]),
 ) -> Result<Applied<T>> {
+    let plan = typed_plan(&crate::plan::Op::Unary(crate::kernels::UnaryOp::Neg), &[&x])?;
     let f = std::cell::Cell::new(Some(f));
     let run = |b: &mut [T]| {
         if let Some(f) = f.take() {
@@ -270,8 +347,8 @@ pub(crate) fn same_shape_apply<T: Element>(
         }
     };
     same_shape(
+        &plan,
         x,
-        "apply",
         |b| {
             run(b);
             Ok(())

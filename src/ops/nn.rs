@@ -1,35 +1,27 @@
 //! Row operations (softmax, layer norm) and matmul.
 
-use super::{copy_then, refuse_all, same_shape, Applied, Operand};
+use super::{copy_then, finish, outcome_of, same_shape, typed_plan, Applied, Operand};
 use crate::error::{Error, Result};
 use crate::kernels::fresh;
 use crate::kernels::matmul::{BatchOffsets, MatmulElement};
 use crate::kernels::rows::{self, RowElement};
-use crate::shape::{broadcast_shapes, c_strides, normalize_axis};
-use crate::stats::Reuse;
+use crate::plan::{Offer, Op, Plan};
+use crate::shape::{broadcast_shapes, c_strides};
 use crate::tensor::Tensor;
-
-fn last_axis_only(op: &'static str, axis: isize, ndim: usize) -> Result<()> {
-    let a = normalize_axis(axis, ndim)?;
-    if a + 1 != ndim {
-        return Err(Error::InvalidShape {
-            op,
-            shape: vec![],
-            reason: format!("only the last axis is supported (got axis {axis} of {ndim})"),
-        });
-    }
-    Ok(())
-}
 
 /// Softmax along `axis` (which must be the last one), claiming `x`'s
 /// buffer when offered.
 pub fn softmax<T: RowElement>(x: Operand<'_, T>, axis: isize) -> Result<Applied<T>> {
-    let shape = x.shape().to_vec();
-    last_axis_only("softmax", axis, shape.len().max(1))?;
-    let row = shape.last().copied().unwrap_or(1);
+    let plan = typed_plan(&Op::Softmax { axis }, &[&x])?;
+    run_softmax(&plan, x)
+}
+
+/// Run a softmax plan.
+pub(crate) fn run_softmax<T: RowElement>(plan: &Plan, x: Operand<'_, T>) -> Result<Applied<T>> {
+    let row = plan.shape.last().copied().unwrap_or(1);
     same_shape(
+        plan,
         x,
-        "softmax",
         |b| {
             rows::softmax_inplace(b, row);
             Ok(())
@@ -46,30 +38,32 @@ pub fn layer_norm<'p, T: RowElement>(
     beta: Option<&'p Tensor<T>>,
     eps: f64,
 ) -> Result<Applied<T>> {
-    let shape = x.shape().to_vec();
-    if shape.is_empty() {
-        return Err(Error::InvalidShape {
-            op: "layer_norm",
-            shape,
-            reason: "needs at least one axis".into(),
-        });
-    }
-    let row = *shape.last().unwrap_or(&1);
-    let params = |p: Option<&'p Tensor<T>>| -> Result<Option<&'p [T]>> {
-        match p {
-            None => Ok(None),
-            Some(t) if t.shape() == [row] => Ok(Some(t.as_slice()?)),
-            Some(t) => Err(Error::ShapeMismatch {
-                op: "layer_norm",
-                lhs: shape.clone(),
-                rhs: t.shape().to_vec(),
-            }),
-        }
+    let op = Op::LayerNorm {
+        eps,
+        gamma: gamma.is_some(),
+        beta: beta.is_some(),
     };
-    let (g, b) = (params(gamma)?, params(beta)?);
+    let (g, b) = (gamma.map(Operand::Ref), beta.map(Operand::Ref));
+    let mut ops = vec![&x];
+    ops.extend(g.iter().chain(b.iter()));
+    let plan = typed_plan(&op, &ops)?;
+    run_layer_norm(&plan, x, gamma, beta, eps)
+}
+
+/// Run a layer-norm plan (its parameters were checked by planning).
+pub(crate) fn run_layer_norm<T: RowElement>(
+    plan: &Plan,
+    x: Operand<'_, T>,
+    gamma: Option<&Tensor<T>>,
+    beta: Option<&Tensor<T>>,
+    eps: f64,
+) -> Result<Applied<T>> {
+    let row = plan.shape.last().copied().unwrap_or(1);
+    let g = gamma.map(Tensor::as_slice).transpose()?;
+    let b = beta.map(Tensor::as_slice).transpose()?;
     same_shape(
+        plan,
         x,
-        "layer_norm",
         |buf| {
             rows::layer_norm_inplace(buf, row, g, b, eps);
             Ok(())
@@ -155,20 +149,25 @@ fn batch_offsets(shape: &[usize], batch: &[usize], mat: usize) -> Vec<usize> {
 /// Matrix product with NumPy's `matmul` rules (batch dims broadcast). Always
 /// a new buffer; offered operands are refused.
 pub fn matmul<T: MatmulElement>(a: Operand<'_, T>, b: Operand<'_, T>) -> Result<Applied<T>> {
-    let outcome = refuse_all(&[&a, &b], "matmul");
-    let (ta, tb) = match (a.tensor(), b.tensor()) {
-        (Some(x), Some(y)) => (x, y),
-        _ => {
-            return Err(Error::InvalidShape {
-                op: "matmul",
-                shape: vec![],
-                reason: "matmul needs two tensors".into(),
-            })
-        }
+    let plan = typed_plan(&Op::Matmul, &[&a, &b])?;
+    run_matmul(&plan, a, b)
+}
+
+/// Run a matmul plan.
+pub(crate) fn run_matmul<T: MatmulElement>(
+    plan: &Plan,
+    a: Operand<'_, T>,
+    b: Operand<'_, T>,
+) -> Result<Applied<T>> {
+    let (Some(ta), Some(tb)) = (a.tensor(), b.tensor()) else {
+        return Err(Error::InvalidShape {
+            op: "matmul",
+            shape: vec![],
+            reason: "matmul needs two tensors".into(),
+        });
     };
     let (xa, xb) = (ta.as_slice()?, tb.as_slice()?);
     let (batch, m, k, n, out) = matmul_shapes(ta.shape(), tb.shape())?;
-    crate::shape::checked_numel(&out, std::mem::size_of::<T>())?;
     let bat = |s: &[usize]| -> Vec<usize> {
         if s.len() <= 2 {
             vec![]
@@ -184,14 +183,14 @@ pub fn matmul<T: MatmulElement>(a: Operand<'_, T>, b: Operand<'_, T>) -> Result<
         .map(|(a, b)| BatchOffsets { a, b })
         .collect();
     let buf = fresh::matmul(xa, xb, m, k, n, &offs)?;
-    Ok((Tensor::from_buffer(buf, &out)?, outcome))
+    Ok(finish(plan, Tensor::from_buffer(buf, &out)?, outcome_of(plan)))
 }
 
 impl<T: RowElement> Tensor<T> {
     /// Softmax along `axis` (only the last axis), by value: reuses the
     /// buffer when exclusive.
     pub fn softmax(mut self, axis: isize) -> Result<Tensor<T>> {
-        Ok(softmax(Operand::Owned(&mut self, Reuse::Implicit), axis)?.0)
+        Ok(softmax(Operand::Owned(&mut self, Offer::Temporary), axis)?.0)
     }
 
     /// Layer normalisation along the last axis, by value.
@@ -201,7 +200,7 @@ impl<T: RowElement> Tensor<T> {
         beta: Option<&Tensor<T>>,
         eps: f64,
     ) -> Result<Tensor<T>> {
-        Ok(layer_norm(Operand::Owned(&mut self, Reuse::Implicit), gamma, beta, eps)?.0)
+        Ok(layer_norm(Operand::Owned(&mut self, Offer::Temporary), gamma, beta, eps)?.0)
     }
 }
 

@@ -1,10 +1,10 @@
 //! Unary element-wise operations in their three forms: by value (reuses an
 //! exclusive input), by reference (always a new buffer), in place.
 
-use super::{same_shape, update, Applied, Operand};
+use super::{same_shape, typed_plan, update, Applied, Operand};
 use crate::error::{Error, Result};
 use crate::kernels::{self, fresh, KernelElement, UnaryOp};
-use crate::stats::Reuse;
+use crate::plan::{Offer, Op, Plan};
 use crate::tensor::Tensor;
 
 fn check<T: KernelElement>(op: UnaryOp) -> Result<()> {
@@ -21,9 +21,16 @@ fn check<T: KernelElement>(op: UnaryOp) -> Result<()> {
 /// `op(x)`, claiming `x`'s buffer when it is offered and exclusive.
 pub fn unary<T: KernelElement>(op: UnaryOp, x: Operand<'_, T>) -> Result<Applied<T>> {
     check::<T>(op)?;
+    let plan = typed_plan(&Op::Unary(op), &[&x])?;
+    run(&plan, op, x)
+}
+
+/// Run a unary plan.
+pub(crate) fn run<T: KernelElement>(plan: &Plan, op: UnaryOp, x: Operand<'_, T>) -> Result<Applied<T>> {
+    check::<T>(op)?;
     same_shape(
+        plan,
         x,
-        op.name(),
         |buf| kernels::unary_inplace(op, buf),
         |src| fresh::unary(op, src),
     )
@@ -35,7 +42,7 @@ macro_rules! unary_methods {
             $(
             #[doc = concat!("`", stringify!($name), "` by value: writes into this tensor's buffer when it is exclusive, else allocates.")]
             pub fn $name(mut self) -> Result<Tensor<T>> {
-                Ok(unary(UnaryOp::$op, Operand::Owned(&mut self, Reuse::Implicit))?.0)
+                Ok(unary(UnaryOp::$op, Operand::Owned(&mut self, Offer::Temporary))?.0)
             }
             #[doc = concat!("`", stringify!($name), "` into a new buffer; `self` is unchanged.")]
             pub fn $ref_name(&self) -> Result<Tensor<T>> {
@@ -77,6 +84,6 @@ impl<T: KernelElement> Tensor<T> {
     /// tensor's buffer when it is exclusive; otherwise a copy is made and the
     /// fallback is counted in [`memory_stats`](crate::memory_stats).
     pub fn relu_donate(mut self) -> Result<Tensor<T>> {
-        Ok(unary(UnaryOp::Relu, Operand::Owned(&mut self, Reuse::Explicit))?.0)
+        Ok(unary(UnaryOp::Relu, Operand::Owned(&mut self, Offer::Donated))?.0)
     }
 }

@@ -4,11 +4,11 @@
 //! | core [`Error`]                                   | Python                     |
 //! |--------------------------------------------------|----------------------------|
 //! | `AlreadyDonated`                                 | `donate.DonatedError` (a `RuntimeError`) |
-//! | `ShapeMismatch`, `InvalidShape`, `LengthMismatch`, `EmptyReduction`, `NotDonatable` | `ValueError` |
+//! | `ShapeMismatch`, `InvalidShape`, `LengthMismatch`, `EmptyReduction`, `NotDonatable`, `InvalidArgument` | `ValueError` |
 //! | `InvalidAxis`                                    | `donate.AxisError` (a `ValueError`) |
-//! | `DTypeMismatch`, `UnsupportedDType`              | `TypeError`                |
+//! | `DTypeMismatch`, `UnsupportedDType`, `InvalidOperand` | `TypeError`           |
 //! | `ArenaExhausted`, `AllocationFailed`             | `MemoryError`              |
-//! | `ShapeOverflow`                                  | `OverflowError`            |
+//! | `ShapeOverflow`, `ScalarOutOfRange`              | `OverflowError`            |
 //! | `Busy`                                           | `RuntimeError`             |
 
 use pyo3::create_exception;
@@ -44,16 +44,19 @@ pub(crate) fn to_py(e: Error) -> PyErr {
     match e {
         Error::AlreadyDonated { .. } => DonatedError::new_err(msg),
         Error::InvalidAxis { .. } => AxisError::new_err(msg),
-        Error::DTypeMismatch { .. } | Error::UnsupportedDType { .. } => PyTypeError::new_err(msg),
+        Error::DTypeMismatch { .. } | Error::UnsupportedDType { .. } | Error::InvalidOperand { .. } => {
+            PyTypeError::new_err(msg)
+        }
         Error::ArenaExhausted { .. } | Error::AllocationFailed { .. } => {
             PyMemoryError::new_err(msg)
         }
-        Error::ShapeOverflow { .. } => PyOverflowError::new_err(msg),
+        Error::ShapeOverflow { .. } | Error::ScalarOutOfRange { .. } => PyOverflowError::new_err(msg),
         Error::Busy => PyRuntimeError::new_err(msg),
         Error::ShapeMismatch { .. }
         | Error::InvalidShape { .. }
         | Error::LengthMismatch { .. }
         | Error::EmptyReduction { .. }
+        | Error::InvalidArgument { .. }
         | Error::NotDonatable { .. } => PyValueError::new_err(msg),
     }
 }

@@ -5,13 +5,14 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use super::any::{AnyTensor, Scalar};
 use super::errors::IntoPyResult;
 use super::interop::{self, check_scalar, dtype_arg, shape_arg};
-use super::ops::{self, Reduction};
+use super::operands::call;
+use super::ops;
 use super::ownership::require_tensor;
 use super::tensor::PyTensor;
-use crate::{DType, UnaryOp};
+use crate::plan::{Op, Reduction};
+use crate::{DType, DynTensor, Scalar, UnaryOp};
 
 /// A new tensor with a copy of `data` (nested lists, numbers, NumPy arrays,
 /// anything with the buffer protocol or `__array__`, another Tensor).
@@ -74,7 +75,7 @@ fn filled(
     let shape = shape_arg(shape)?;
     let d = dtype_arg(py, dtype)?.unwrap_or(DType::F32);
     check_scalar(value, d)?;
-    let t = super::arena::detach(py, || AnyTensor::full(d, &shape, value)).py()?;
+    let t = super::arena::detach(py, || DynTensor::full(d, &shape, value)).py()?;
     Ok(PyTensor::new(t))
 }
 
@@ -89,7 +90,7 @@ pub(crate) fn zeros(
     let shape = shape_arg(shape)?;
     let d = dtype_arg(py, dtype)?.unwrap_or(DType::F32);
     Ok(PyTensor::new(
-        super::arena::detach(py, || AnyTensor::zeros(d, &shape)).py()?,
+        super::arena::detach(py, || DynTensor::zeros(d, &shape)).py()?,
     ))
 }
 
@@ -183,7 +184,7 @@ macro_rules! unary_fn {
         #[doc = concat!("`", stringify!($name), "(x)`; `x` may be `t.donate()`.")]
         #[pyfunction]
         pub(crate) fn $name(x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-            ops::unary(x.py(), UnaryOp::$op, require_tensor(x, stringify!($name))?)
+            call(x.py(), Op::Unary(UnaryOp::$op), vec![require_tensor(x, stringify!($name))?])
         }
     )*};
 }
@@ -232,7 +233,7 @@ pub(crate) fn max(x: &Bound<'_, PyAny>, axis: Option<isize>, keepdims: bool) -> 
 #[pyfunction]
 #[pyo3(signature = (x, axis = -1), text_signature = "(x, axis=-1)")]
 pub(crate) fn softmax(x: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTensor> {
-    ops::softmax(x.py(), require_tensor(x, "softmax")?, axis)
+    call(x.py(), Op::Softmax { axis }, vec![require_tensor(x, "softmax")?])
 }
 
 #[pyfunction]
@@ -259,7 +260,7 @@ pub(crate) fn conv2d<'py>(
     padding: usize,
 ) -> PyResult<PyTensor> {
     let input = require_tensor(x, "conv2d")?;
-    super::conv::conv2d(x.py(), input, weight, bias, stride, padding)
+    ops::conv2d(x.py(), input, weight, bias, stride, padding)
 }
 
 /// Inference batch normalisation over axis 1 of `x` (`[N, C, ...]`):
@@ -276,17 +277,14 @@ pub(crate) fn batch_norm<'py>(
     eps: f64,
 ) -> PyResult<PyTensor> {
     let input = require_tensor(x, "batch_norm")?;
-    let args = super::conv::BnArgs::new(input.shape(), mean, var, gamma, beta, eps)?;
-    super::conv::batch_norm(x.py(), input, args)
+    ops::batch_norm(x.py(), input, [Some(mean), Some(var), gamma, beta], eps)
 }
 
 #[pyfunction]
 pub(crate) fn matmul(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-    ops::matmul(
-        a.py(),
-        require_tensor(a, "matmul")?,
-        require_tensor(b, "matmul")?,
-    )
+    let py = a.py();
+    let (a, b) = (require_tensor(a, "matmul")?, require_tensor(b, "matmul")?);
+    call(py, Op::Matmul, vec![a, b])
 }
 
 /// Process-wide tensor memory counters (bytes and counts).

@@ -10,7 +10,8 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyMemoryView, PyTuple};
 
-use super::any::{for_dtype, AnyTensor, Scalar};
+use crate::dyn_tensor::for_dtype;
+use crate::{DynTensor, Scalar};
 use super::errors::IntoPyResult;
 use crate::{DType, OperandDType, Tensor};
 
@@ -168,7 +169,7 @@ pub(crate) fn to_tensor(
     py: Python<'_>,
     obj: &Bound<'_, PyAny>,
     dtype: Option<DType>,
-) -> PyResult<AnyTensor> {
+) -> PyResult<DynTensor> {
     if let Ok(t) = obj.cast::<super::tensor::PyTensor>() {
         let src = super::operands::read(py, t.get())?;
         return match dtype {
@@ -214,7 +215,7 @@ pub(crate) fn to_tensor(
         let ro = a.try_readonly().map_err(|e| PyValueError::new_err(e.to_string()))?;
         let shape = ro.shape().to_vec();
         let data = ro.as_slice().map_err(|e| PyValueError::new_err(e.to_string()))?;
-        Tensor::<T>::from_slice(data, &shape).map(AnyTensor::from).py()
+        Tensor::<T>::from_slice(data, &shape).map(DynTensor::from).py()
     })
 }
 
@@ -228,7 +229,7 @@ pub(crate) fn to_operand(
     py: Python<'_>,
     obj: &Bound<'_, PyAny>,
     numpy_like: bool,
-) -> PyResult<(AnyTensor, OperandDType)> {
+) -> PyResult<(DynTensor, OperandDType)> {
     let t = to_tensor(py, obj, None)?;
     let had = if numpy_like {
         let d = obj.getattr("dtype")?;

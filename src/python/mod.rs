@@ -18,16 +18,16 @@
 //! or another handle (`t.reshape(...)`) is never written: donation copies
 //! and in-place ops copy on write, so no view ever sees a change.
 //!
-//! Modules: [`tensor`] (the class), [`ops`] (the operations), [`conv`]
-//! (convolution and batch norm), [`operands`]
-//! (reading, claiming and locking operands), [`ownership`] (temporaries,
-//! `Donated`), [`arena`], [`interop`] (NumPy and Python conversions),
-//! [`errors`] (the one mapping of core errors to exceptions), [`ffi`] (all
-//! of the bindings' `unsafe` code).
+//! Modules: [`tensor`] (the class), [`ops`] (Python arguments to core
+//! operations), [`operands`] (the one call sequence: describe, plan,
+//! warn, claim and execute; locks and donor gates), [`ownership`]
+//! (temporaries, `Donated`), [`arena`], [`interop`] (NumPy and Python
+//! conversions), [`errors`] (the one mapping of core errors to exceptions
+//! and of refusals to warnings), [`ffi`] (all of the bindings' `unsafe`
+//! code). Every shape, dtype and donation rule is the core's
+//! ([`crate::plan`]).
 
-mod any;
 mod arena;
-mod conv;
 mod errors;
 mod ffi;
 mod functions;

@@ -1,26 +1,29 @@
-//! How the operands of one operation are read, reused or copied.
+//! The operands of one operation: how each is offered, and the one call
+//! sequence every operation goes through ([`call`], [`call_in_place`]).
 //!
-//! Each operand arrives as an [`Input`]: a tensor with an [`Offer`] (kept,
-//! an implicit temporary, or explicitly donated), a tensor the bindings
-//! made themselves (converted from NumPy, a list, or cast), or a Python
-//! scalar. [`run`] then goes through four steps, in this order, so that a
-//! failure at any step leaves every input as it was:
+//! The decisions (result dtype and shape, validation, which operand's
+//! buffer receives the result, why others do not) are the core's
+//! ([`crate::plan`]). The bindings supply what only the interpreter
+//! knows, and sequence the steps so that a failure at any step leaves
+//! every input as it was:
 //!
-//! 1. **Read.** Every tensor operand is cloned (another handle on its
-//!    buffer) under its lock; a donated one raises `DonatedError` here,
-//!    before anything was changed. Operands of another dtype are cast into
-//!    a new buffer the operation may then reuse.
-//! 2. **Plan.** At most one operand, the leftmost that was offered and whose
-//!    shape and dtype fit the result, is chosen to receive the result, and
-//!    only if its buffer is exclusive (one handle, no exported view; our own
-//!    clone is discounted). Every other explicitly donated operand gets a
-//!    `DonationWarning` saying why now, before any buffer is claimed, so
-//!    that a warning turned into an error cannot leave a half-done donation.
-//! 3. **Claim.** The chosen buffer is moved out of its tensor (an atomic
-//!    transition; the tensor becomes "donated"). If another thread shared it
-//!    in between, the claim is refused like any other: warned, and the
-//!    input stays intact.
-//! 4. **Compute** with the GIL released.
+//! 1. **Describe** each operand: a temporary ([`Offer::Temporary`], decided
+//!    by the interpreter checks in [`super::ffi`]), an explicit donation
+//!    ([`Offer::Donated`]), or a named tensor ([`Offer::Borrowed`]); for an
+//!    offered tensor, who else holds its buffer now.
+//! 2. **Plan** ([`crate::plan::plan`]): every error is raised here, before
+//!    any buffer is touched.
+//! 3. **Read** every operand but the target: another handle on its buffer
+//!    (`DonatedError` here if it was donated).
+//! 4. **Warn** for each explicit donation the plan refused, before any
+//!    buffer is claimed, so that a warning turned into an error cannot
+//!    leave a half-done donation.
+//! 5. **Claim and compute** ([`crate::plan::execute`], interpreter
+//!    released) with the target's slot locked: a temporary is checked
+//!    again first (only the evaluation stack and this call may refer to
+//!    it, now that no Python code runs before the claim); if another
+//!    holder appeared, the core computes into a new buffer and the late
+//!    refusal is warned about afterwards.
 //!
 //! Racing donations: explicit donations of one tensor from several threads
 //! at once would otherwise all read it, each see the others' handles, and
@@ -33,31 +36,21 @@
 //! buffer when nothing else shares it.
 //!
 //! Locks: each tensor's slot has a fair lock ([`TensorLock`]), held either
-//! for a moment (clone, claim, metadata) or across an in-place kernel. It
-//! is never waited for while attached to the interpreter ([`lock`]), is
-//! handed to waiters in arrival order, and is never held two at once, so
-//! threads cannot deadlock or starve on it. An in-place op that reads its
-//! own target (`t.sub_(t)`) reads it under the same lock as it writes.
+//! for a moment (clone, metadata) or across a claim and its kernel, or an
+//! in-place kernel. It is never waited for while attached to the
+//! interpreter ([`lock`]), is handed to waiters in arrival order, and is
+//! never held two at once, so threads cannot deadlock or starve on it. An
+//! in-place op that reads its own target (`t.sub_(t)`) reads it under the
+//! same lock as it writes.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use pyo3::prelude::*;
 
-use super::any::{AnyTensor, Scalar, Slot};
 use super::errors::{DonationWarning, IntoPyResult};
 use super::tensor::PyTensor;
-use crate::{DType, OperandDType, Refusal, Reuse};
-
-/// How a tensor operand was offered to an operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Offer {
-    /// Read only (a named tensor).
-    Keep,
-    /// A temporary: nobody else can see it, so its buffer may be reused.
-    Implicit,
-    /// Donated with `.donate()` or a `*_donate` method.
-    Explicit,
-}
+use crate::plan::{execute, execute_in_place, plan, plan_in_place, Arg, Holders, Offer, Op, OperandDesc, Plan};
+use crate::{DynTensor, OperandDType, Outcome, Refusal, Scalar};
 
 /// Where an operand comes from.
 pub(crate) enum Source<'py> {
@@ -65,14 +58,14 @@ pub(crate) enum Source<'py> {
     /// A tensor the bindings created for this call (from NumPy, a list, a
     /// NumPy scalar): nobody else sees it. With the NumPy dtype the data
     /// had, for type promotion.
-    Temp(AnyTensor, OperandDType),
+    Temp(DynTensor, OperandDType),
     Scalar(Scalar),
 }
 
 /// One operand of an operation.
 pub(crate) struct Input<'py> {
     pub(crate) src: Source<'py>,
-    offer: Offer,
+    pub(crate) offer: Offer,
 }
 
 impl<'py> Input<'py> {
@@ -80,61 +73,9 @@ impl<'py> Input<'py> {
         Input { src, offer }
     }
 
-    /// How the operand was offered.
-    pub(crate) fn offer(&self) -> Offer {
-        self.offer
-    }
-
-    /// This operand as one the operation only reads (a parameter, the right
-    /// operand of an in-place op). An explicit donation cannot be honoured
-    /// there, and an explicit donation is never dropped silently: it warns
-    /// `why` now (before any buffer is claimed). The only way to take the
-    /// offer back, so no operation can forget the warning.
-    pub(crate) fn read_only(
-        mut self,
-        py: Python<'_>,
-        op: &str,
-        label: &str,
-        why: Refusal,
-    ) -> PyResult<ReadOnly<'py>> {
-        if self.offer == Offer::Explicit {
-            warn(py, op, label, &self, &why)?;
-        }
-        self.offer = Offer::Keep;
-        Ok(ReadOnly(self))
-    }
-
-    pub(crate) fn kept(t: Bound<'py, PyTensor>) -> Self {
-        Input {
-            src: Source::Tensor(t),
-            offer: Offer::Keep,
-        }
-    }
-
-    pub(crate) fn scalar(&self) -> Option<Scalar> {
-        match self.src {
-            Source::Scalar(s) => Some(s),
-            _ => None,
-        }
-    }
-
-    /// The dtype of a tensor operand (`None` for scalars).
-    pub(crate) fn dtype(&self) -> Option<DType> {
-        match &self.src {
-            Source::Tensor(t) => Some(t.get().dtype),
-            Source::Temp(t, _) => Some(t.dtype()),
-            Source::Scalar(_) => None,
-        }
-    }
-
-    /// The dtype type promotion sees: a tensor's, or the NumPy dtype of
-    /// converted data (`None` for Python scalars, which are weak).
-    pub(crate) fn operand_dtype(&self) -> Option<OperandDType> {
-        match &self.src {
-            Source::Tensor(t) => Some(t.get().dtype.into()),
-            Source::Temp(_, had) => Some(*had),
-            Source::Scalar(_) => None,
-        }
+    /// A named tensor the operation only reads.
+    pub(crate) fn kept(t: &Bound<'py, PyTensor>) -> Self {
+        Input::new(Source::Tensor(t.clone()), Offer::Borrowed)
     }
 
     /// The shape (`[]` for scalars).
@@ -145,43 +86,53 @@ impl<'py> Input<'py> {
             Source::Scalar(_) => &[],
         }
     }
-}
 
-/// An operand the operation only reads, made by [`Input::read_only`] (so
-/// an explicit donation of it has been warned about).
-pub(crate) struct ReadOnly<'py>(Input<'py>);
+    /// Step 1: this operand as planning sees it. `busy`: tensors another
+    /// thread is donating (for an op nested in a warning handler).
+    fn describe(&self, py: Python<'_>, busy: &[Bound<'py, PyTensor>]) -> OperandDesc<'_> {
+        match &self.src {
+            Source::Scalar(s) => OperandDesc::scalar(*s),
+            Source::Temp(t, had) => {
+                OperandDesc::tensor(*had, t.shape()).offered(Offer::Temporary, Holders::Exclusive)
+            }
+            Source::Tensor(obj) => {
+                let me = obj.get();
+                let d = OperandDesc::tensor(me.dtype, &me.shape).with_id(obj.as_ptr() as usize);
+                if self.offer == Offer::Borrowed {
+                    d
+                } else if busy.iter().any(|b| b.is(obj)) {
+                    d.offered(self.offer, Holders::Busy)
+                } else {
+                    let holders = Holders::from(lock(py, &me.slot).ownership());
+                    d.offered(self.offer, holders)
+                }
+            }
+        }
+    }
 
-/// An operand after step 1.
-pub(crate) enum Held {
-    /// Another handle on the operand's buffer: read only.
-    Read(AnyTensor),
-    /// A buffer nobody else holds: the operation may write its result here.
-    Own(AnyTensor, Reuse),
-    Scalar(Scalar),
-}
-
-/// The core operands for the held inputs.
-pub(crate) fn slots(held: &mut [Held]) -> Vec<Slot<'_>> {
-    held.iter_mut()
-        .map(|h| match h {
-            Held::Read(t) => Slot::Ref(t),
-            Held::Own(t, r) => Slot::Owned(t, *r),
-            Held::Scalar(s) => Slot::Scalar(*s),
-        })
-        .collect()
+    /// `dtype[shape]` for messages.
+    fn signature(&self) -> String {
+        let dims: Vec<String> = self.shape().iter().map(ToString::to_string).collect();
+        let dtype = match &self.src {
+            Source::Tensor(t) => t.get().dtype.to_string(),
+            Source::Temp(t, _) => t.dtype().to_string(),
+            Source::Scalar(_) => String::new(),
+        };
+        format!("{dtype}[{}]", dims.join(", "))
+    }
 }
 
 /// A Python tensor's slot: its dtype-erased tensor behind a fair lock,
 /// with a record of which process generation holds it (see [`lock`]).
 pub(crate) struct TensorLock {
-    mutex: parking_lot::FairMutex<AnyTensor>,
+    mutex: parking_lot::FairMutex<DynTensor>,
     /// `fork generation + 1` of the holder while the lock is held (set
     /// right after acquiring, cleared right before releasing), else 0.
     owner: AtomicU64,
 }
 
 impl TensorLock {
-    pub(crate) fn new(t: AnyTensor) -> Self {
+    pub(crate) fn new(t: DynTensor) -> Self {
         TensorLock {
             mutex: parking_lot::FairMutex::new(t),
             owner: AtomicU64::new(0),
@@ -191,12 +142,12 @@ impl TensorLock {
 
 /// A locked slot; unlocking hands the lock to the longest waiter.
 pub(crate) struct SlotGuard<'a> {
-    guard: parking_lot::FairMutexGuard<'a, AnyTensor>,
+    guard: parking_lot::FairMutexGuard<'a, DynTensor>,
     owner: &'a AtomicU64,
 }
 
 impl<'a> SlotGuard<'a> {
-    fn new(guard: parking_lot::FairMutexGuard<'a, AnyTensor>, owner: &'a AtomicU64) -> Self {
+    fn new(guard: parking_lot::FairMutexGuard<'a, DynTensor>, owner: &'a AtomicU64) -> Self {
         owner.store(fork::generation() + 1, Ordering::Release);
         SlotGuard { guard, owner }
     }
@@ -210,14 +161,14 @@ impl Drop for SlotGuard<'_> {
 }
 
 impl std::ops::Deref for SlotGuard<'_> {
-    type Target = AnyTensor;
-    fn deref(&self) -> &AnyTensor {
+    type Target = DynTensor;
+    fn deref(&self) -> &DynTensor {
         &self.guard
     }
 }
 
 impl std::ops::DerefMut for SlotGuard<'_> {
-    fn deref_mut(&mut self) -> &mut AnyTensor {
+    fn deref_mut(&mut self) -> &mut DynTensor {
         &mut self.guard
     }
 }
@@ -288,29 +239,10 @@ pub(crate) mod fork {
 }
 
 /// Another handle on a tensor's buffer (`DonatedError` if it was donated).
-pub(crate) fn read(py: Python<'_>, t: &PyTensor) -> PyResult<AnyTensor> {
+pub(crate) fn read(py: Python<'_>, t: &PyTensor) -> PyResult<DynTensor> {
     let g = lock(py, &t.slot);
     g.check_readable().py()?;
     Ok(g.clone())
-}
-
-/// A tensor operand read as `dtype` (a new handle on its buffer, or a cast
-/// copy), for operations that only read it. Scalars are not tensors.
-pub(crate) fn read_as(py: Python<'_>, input: &ReadOnly<'_>, dtype: DType) -> PyResult<AnyTensor> {
-    let t = match &input.0.src {
-        Source::Tensor(o) => read(py, o.get())?,
-        Source::Temp(t, _) => t.clone(),
-        Source::Scalar(_) => {
-            return Err(pyo3::exceptions::PyTypeError::new_err(
-                "expected a tensor operand, not a number",
-            ))
-        }
-    };
-    if t.dtype() == dtype {
-        Ok(t)
-    } else {
-        t.cast(dtype).py()
-    }
 }
 
 /// Bits of a thread token that hold the process generation.
@@ -423,255 +355,160 @@ impl<'py> DonorGates<'py> {
     }
 }
 
-/// What an operation does with its inputs' buffers.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Reuses<'s> {
-    /// The result has this shape and the operation can write it over an
-    /// input of the same shape and dtype.
-    Into(&'s [usize]),
-    /// As `Into`, but only the first operand (the input) can receive the
-    /// result; the others are parameters the operation only reads.
-    IntoInput(&'s [usize]),
-    /// The result always goes to a new buffer (reductions, matmul, reshape
-    /// copies).
-    Never(&'static str),
-}
-
-/// Warn that operand `input` (named `label`) was donated but not used.
-fn warn(py: Python<'_>, op: &str, label: &str, input: &Input<'_>, why: &Refusal) -> PyResult<()> {
-    crate::stats::record_fallback();
-    let shape: Vec<String> = input.shape().iter().map(|d| d.to_string()).collect();
-    let dtype = input.dtype().map(|d| d.to_string()).unwrap_or_default();
-    let msg = format!(
-        "{op}: {label} ({dtype}[{}]) was donated but not used: {why}; the result was computed into a new buffer and the input is unchanged",
-        shape.join(", ")
-    );
-    PyErr::warn(
-        py,
-        &py.get_type::<DonationWarning>(),
-        &std::ffi::CString::new(msg).unwrap_or_default(),
-        1,
+/// The warning for operand `i` of `plan`, donated but not used because
+/// of `why`.
+fn warning(plan: &Plan, i: usize, signature: &str, why: &Refusal) -> String {
+    format!(
+        "{}: {} ({signature}) was donated but not used: {why}; the result was computed into a new buffer and the input is unchanged",
+        plan.op.name(),
+        plan.op.label(i),
     )
 }
 
-/// Run `f` over the operands. See the [module docs](self) for the steps.
-/// `labels[i]` names operand `i` in warnings ("the input", "the left
-/// operand"); `dtype` is the dtype every tensor operand is brought to.
-pub(crate) fn run<'py, F>(
-    py: Python<'py>,
-    op: &'static str,
-    labels: &[&str],
-    inputs: Vec<Input<'py>>,
-    dtype: DType,
-    reuses: Reuses<'_>,
-    f: F,
-) -> PyResult<AnyTensor>
-where
-    F: FnOnce(&mut [Held]) -> crate::Result<AnyTensor> + Send,
-{
-    // 0. Enter the gates of explicitly donated tensors; they are released
-    // when `gates` drops (after the claim, or at an early return).
+/// Raise each warning (a warning filter may turn one into an error).
+fn warn_all(py: Python<'_>, messages: Vec<String>) -> PyResult<()> {
+    for msg in messages {
+        PyErr::warn(
+            py,
+            &py.get_type::<DonationWarning>(),
+            &std::ffi::CString::new(msg).unwrap_or_default(),
+            1,
+        )?;
+    }
+    Ok(())
+}
+
+/// The warnings for the refusals of explicitly donated operands.
+fn warnings<'a>(
+    plan: &Plan,
+    refusals: impl Iterator<Item = &'a (usize, Refusal)>,
+    signatures: &[String],
+) -> Vec<String> {
+    refusals
+        .filter(|(i, _)| plan.offers.get(*i) == Some(&Offer::Donated))
+        .map(|(i, r)| warning(plan, *i, &signatures[*i], r))
+        .collect()
+}
+
+/// Run `op` over `inputs` (see the [module docs](self) for the steps).
+pub(crate) fn call<'py>(py: Python<'py>, op: Op, inputs: Vec<Input<'py>>) -> PyResult<PyTensor> {
     let donors: Vec<&Bound<'py, PyTensor>> = inputs
         .iter()
         .filter_map(|i| match (i.offer, &i.src) {
-            (Offer::Explicit, Source::Tensor(t)) => Some(t),
+            (Offer::Donated, Source::Tensor(t)) => Some(t),
             _ => None,
         })
         .collect();
+    // Released when `gates` drops: once the target is locked (or at an
+    // early return).
     let gates = DonorGates::enter(py, &donors);
 
-    // 1. Read.
-    let mut held = Vec::with_capacity(inputs.len());
-    let mut refusals: Vec<(usize, Refusal)> = Vec::new();
-    let mut candidates = Vec::new();
-    let mut inputs = inputs;
-    for i in 0..inputs.len() {
-        // A temporary made by the bindings moves into `held` (no other
-        // handle may remain, or the operation could not reuse it).
-        if let Source::Temp(..) = inputs[i].src {
-            let Source::Temp(t, _) =
-                std::mem::replace(&mut inputs[i].src, Source::Scalar(Scalar::Int(0)))
-            else {
-                unreachable!("checked above")
-            };
-            let t = if t.dtype() == dtype {
-                t
-            } else {
-                t.cast(dtype).py()?
-            };
-            held.push(Held::Own(t, Reuse::Implicit));
-            continue;
-        }
-        let input = &inputs[i];
-        match &input.src {
-            Source::Scalar(s) => held.push(Held::Scalar(*s)),
-            Source::Temp(..) => unreachable!("moved out above"),
-            Source::Tensor(obj) => {
-                let t = read(py, obj.get())?;
-                let same = inputs[..i]
-                    .iter()
-                    .any(|o| matches!(&o.src, Source::Tensor(p) if p.is(obj)));
-                let same_later = inputs[i + 1..]
-                    .iter()
-                    .any(|o| matches!(&o.src, Source::Tensor(p) if p.is(obj)));
-                if t.dtype() != dtype {
-                    if input.offer == Offer::Explicit {
-                        refusals.push((
-                            i,
-                            Refusal::DType {
-                                operand: t.dtype(),
-                                result: dtype,
-                            },
-                        ));
-                    }
-                    held.push(Held::Own(t.cast(dtype).py()?, Reuse::Implicit));
-                    continue;
-                }
-                if input.offer != Offer::Keep {
-                    if gates.busy.iter().any(|b| b.is(obj)) {
-                        refusals.push((i, Refusal::Busy));
-                    } else if same || same_later {
-                        if input.offer == Offer::Explicit {
-                            refusals.push((i, Refusal::SameTensor));
-                        }
-                    } else {
-                        candidates.push(i);
-                    }
-                }
-                held.push(Held::Read(t));
-            }
-        }
-    }
+    // 1., 2.
+    let plan = {
+        let descs: Vec<OperandDesc<'_>> = inputs.iter().map(|i| i.describe(py, &gates.busy)).collect();
+        plan(&op, &descs).py()?
+    };
+    let signatures: Vec<String> = if plan.offers.contains(&Offer::Donated) {
+        inputs.iter().map(Input::signature).collect()
+    } else {
+        Vec::new()
+    };
 
-    // 2. Plan: the leftmost fitting operand receives the result. A buffer
-    // the bindings made (Own) is taken by the core before any later one.
+    // 3. Read all but a tensor target (which is claimed, never cloned).
+    let mut staged: Vec<Arg<'static>> = Vec::with_capacity(inputs.len());
     let mut target = None;
-    let first_own = held
-        .iter()
-        .enumerate()
-        .position(|(i, h)| {
-            matches!(h, Held::Own(t, _) if Some(t.shape()) == result_shape(reuses) && may_receive(reuses, i))
+    for (i, input) in inputs.into_iter().enumerate() {
+        staged.push(match input.src {
+            Source::Scalar(s) => Arg::Scalar(s),
+            Source::Temp(t, _) => Arg::Tensor(t),
+            Source::Tensor(obj) if plan.target == Some(i) && !plan.casts.contains(&i) => {
+                target = Some((i, obj, input.offer));
+                Arg::Scalar(Scalar::Int(0)) // replaced below
+            }
+            Source::Tensor(obj) => Arg::Tensor(read(py, obj.get())?),
         });
-    for &i in &candidates {
-        let Held::Read(t) = &held[i] else { continue };
-        let explicit = inputs[i].offer == Offer::Explicit;
-        let reason = match reuses {
-            Reuses::Never(name) => Some(Refusal::NewBuffer(name)),
-            Reuses::IntoInput(_) if i > 0 => Some(Refusal::Parameter(op)),
-            Reuses::Into(shape) | Reuses::IntoInput(shape) if t.shape() != shape => {
-                Some(Refusal::Shape {
-                    operand: t.shape().to_vec(),
-                    result: shape.to_vec(),
-                })
-            }
-            _ if target.is_some() || first_own.is_some_and(|o| o < i) => {
-                Some(Refusal::OtherOperandUsed)
-            }
-            _ => {
-                let Source::Tensor(obj) = &inputs[i].src else {
-                    continue;
-                };
-                let s = lock(py, &obj.get().slot).ownership();
-                // Our own clone is one of the handles.
-                if s.handles == 2 && s.exports == 0 && !s.writer && !s.donated {
-                    target = Some(i);
-                    None
-                } else if s.writer {
-                    Some(Refusal::Busy)
-                } else {
-                    Some(Refusal::Shared {
-                        handles: s.handles.saturating_sub(1),
-                        exports: s.exports,
-                    })
-                }
-            }
-        };
-        if let (Some(r), true) = (reason, explicit) {
-            refusals.push((i, r));
+    }
+
+    // 4.
+    warn_all(py, warnings(&plan, plan.refusals.iter(), &signatures))?;
+
+    // 5. The gates are released once the target's slot is locked: from
+    // there to the claim no other donor can get in.
+    let (result, outcome) = match target {
+        None => {
+            drop(gates);
+            super::arena::detach(py, || execute(&plan, staged)).py()?
         }
-    }
-    refusals.sort_by_key(|(i, _)| *i);
-    for (i, r) in &refusals {
-        warn(
-            py,
-            op,
-            labels.get(*i).copied().unwrap_or("an operand"),
-            &inputs[*i],
-            r,
-        )?;
-    }
-
-    // 3. Claim.
-    if let Some(i) = target {
-        let Source::Tensor(obj) = &inputs[i].src else {
-            unreachable!("targets are tensors")
-        };
-        let kind = if inputs[i].offer == Offer::Explicit {
-            Reuse::Explicit
-        } else {
-            Reuse::Implicit
-        };
-        let mut g = lock(py, &obj.get().slot);
-        let shape = g.shape().to_vec();
-        // A temporary was decided before the other operands were converted
-        // and before the warnings (Python code that could have obtained a
-        // reference to it): check again, now that no Python code runs
-        // before the claim, that only the evaluation stack and our own
-        // handle refer to it. If not, it is read like a named tensor.
-        let still = kind == Reuse::Explicit || super::ffi::still_temporary(obj.as_any());
-        let claimed = if still {
-            held[i] = Held::Scalar(Scalar::Int(0)); // drop our clone while locked
-            g.take_buffer_for(op)
-        } else {
-            Err(crate::Error::Busy)
-        };
-        match claimed {
-            Ok(buf) => {
-                held[i] = Held::Own(AnyTensor::from_buffer(dtype, buf, &shape).py()?, kind);
-            }
-            Err(e) => {
-                if still {
-                    held[i] = Held::Read(g.clone());
-                }
-                drop(g);
-                if kind == Reuse::Explicit {
-                    let r = match e {
-                        crate::Error::NotDonatable { handles, exports } => {
-                            Refusal::Shared { handles, exports }
-                        }
-                        crate::Error::AlreadyDonated { .. } => Refusal::Donated,
-                        _ => Refusal::Busy,
-                    };
-                    warn(
-                        py,
-                        op,
-                        labels.get(i).copied().unwrap_or("an operand"),
-                        &inputs[i],
-                        &r,
-                    )?;
-                }
-            }
+        Some((i, obj, offer)) => {
+            let mut g = lock(py, &obj.get().slot);
+            drop(gates);
+            let mut args: Vec<Arg<'_>> = staged;
+            // A temporary was decided before the other operands were read
+            // and before the warnings (Python code that could have
+            // obtained a reference to it): it must still be one.
+            args[i] = if offer == Offer::Donated || super::ffi::still_temporary(obj.as_any()) {
+                Arg::Held(&mut g)
+            } else {
+                // Read like a named tensor: the core's claim of another
+                // handle is refused, and the result goes to a new buffer.
+                g.check_readable().py()?;
+                Arg::Tensor(g.clone())
+            };
+            let r = super::arena::detach(py, || execute(&plan, args));
+            drop(g);
+            r.py()?
         }
-    }
-
-    drop(gates);
-
-    // 4. Compute, detached.
-    super::arena::detach(py, || f(&mut held)).py()
+    };
+    let late = warnings(
+        &plan,
+        outcome.refused.iter().filter(|r| !plan.refusals.contains(r)),
+        &signatures,
+    );
+    warn_all(py, late)?;
+    Ok(PyTensor::new(result))
 }
 
-fn result_shape<'s>(r: Reuses<'s>) -> Option<&'s [usize]> {
-    match r {
-        Reuses::Into(s) | Reuses::IntoInput(s) => Some(s),
-        Reuses::Never(_) => None,
+/// Run `op` in place over `target`, reading `others` (an explicit
+/// donation among them is refused with a warning: the result goes into
+/// the target). Copy-on-write when the target's buffer is shared.
+pub(crate) fn call_in_place<'py>(
+    py: Python<'py>,
+    op: Op,
+    target: &Bound<'py, PyTensor>,
+    others: Vec<Input<'py>>,
+) -> PyResult<Outcome> {
+    let me = target.get();
+    let plan = {
+        let mut descs = vec![OperandDesc::tensor(me.dtype, &me.shape)];
+        descs.extend(others.iter().map(|i| i.describe(py, &[])));
+        plan_in_place(&op, &descs).py()?
+    };
+    let signatures: Vec<String> = std::iter::once(String::new())
+        .chain(others.iter().map(Input::signature))
+        .collect();
+    // `x op= x` reads its own target: read it under the same lock as the
+    // write (one critical section), so that another thread's in-place op
+    // cannot land between the read and the write.
+    let mut staged: Vec<Arg<'static>> = vec![Arg::Scalar(Scalar::Int(0))];
+    let mut same = Vec::new();
+    for (i, input) in others.into_iter().enumerate() {
+        staged.push(match input.src {
+            Source::Scalar(s) => Arg::Scalar(s),
+            Source::Temp(t, _) => Arg::Tensor(t),
+            Source::Tensor(obj) if obj.is(target) => {
+                same.push(i + 1);
+                Arg::Scalar(Scalar::Int(0))
+            }
+            Source::Tensor(obj) => Arg::Tensor(read(py, obj.get())?),
+        });
     }
-}
-
-/// May operand `i` receive the result?
-fn may_receive(r: Reuses<'_>, i: usize) -> bool {
-    match r {
-        Reuses::Into(_) => true,
-        Reuses::IntoInput(..) => i == 0,
-        Reuses::Never(_) => false,
+    warn_all(py, warnings(&plan, plan.refusals.iter(), &signatures))?;
+    let mut g = lock(py, &me.slot);
+    let mut args: Vec<Arg<'_>> = staged;
+    for i in same {
+        g.check_readable().py()?;
+        args[i] = Arg::Tensor(g.clone());
     }
+    args[0] = Arg::Held(&mut g);
+    super::arena::detach(py, || execute_in_place(&plan, args)).py()
 }

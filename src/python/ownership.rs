@@ -15,10 +15,10 @@ use pyo3::prelude::*;
 use super::errors::{DonatedError, IntoPyResult};
 use super::ffi;
 use super::interop;
-use super::any::{AnyTensor, Scalar};
-use super::operands::{lock, Input, Offer, Source};
-use crate::DType;
+use super::operands::{call, lock, Input, Source};
 use super::tensor::PyTensor;
+use crate::plan::{Offer, Op};
+use crate::{BinaryOp, DType, DynTensor, Scalar, UnaryOp};
 
 static IMPLICIT: AtomicBool = AtomicBool::new(true);
 
@@ -123,9 +123,9 @@ pub(crate) fn learn_temporary_paths(m: &Bound<'_, PyModule>) -> PyResult<()> {
 pub(crate) fn offer_of(obj: &Bound<'_, PyAny>, nbytes: usize, role: ffi::Role) -> Offer {
     let wanted = IMPLICIT.load(Ordering::Relaxed) && nbytes >= MIN_BYTES.load(Ordering::Relaxed);
     if (wanted || ffi::learning()) && ffi::is_temporary(obj, role) {
-        Offer::Implicit
+        Offer::Temporary
     } else {
-        Offer::Keep
+        Offer::Borrowed
     }
 }
 
@@ -143,7 +143,7 @@ pub(crate) fn self_input<'py>(slf: &Bound<'py, PyTensor>) -> Input<'py> {
 
 /// `self` of an explicit-donation method.
 pub(crate) fn donated_self<'py>(slf: &Bound<'py, PyTensor>) -> Input<'py> {
-    Input::new(Source::Tensor(slf.clone()), Offer::Explicit)
+    Input::new(Source::Tensor(slf.clone()), Offer::Donated)
 }
 
 /// Any operand argument: a tensor, a `Donated` wrapper, a Python number,
@@ -164,14 +164,14 @@ pub(crate) fn input_from<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Input<
     }
     if let Ok(d) = obj.cast::<PyDonated>() {
         let t = d.get().consume(py)?;
-        return Ok(Some(Input::new(Source::Tensor(t), Offer::Explicit)));
+        return Ok(Some(Input::new(Source::Tensor(t), Offer::Donated)));
     }
     // NumPy scalars first: `numpy.float64` subclasses `float`, but NumPy
     // scalars are strongly typed (NEP 50), not weak like Python numbers.
     let numpy_like = interop::is_numpy(py, obj)?;
     if !numpy_like {
         if let Some(s) = interop::scalar_arg(obj)? {
-            return Ok(Some(Input::new(Source::Scalar(s), Offer::Keep)));
+            return Ok(Some(Input::new(Source::Scalar(s), Offer::Borrowed)));
         }
     }
     let array_like = numpy_like
@@ -179,7 +179,7 @@ pub(crate) fn input_from<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Input<
         || obj.is_instance_of::<pyo3::types::PyTuple>();
     if array_like {
         let (t, had) = interop::to_operand(py, obj, numpy_like)?;
-        return Ok(Some(Input::new(Source::Temp(t, had), Offer::Implicit)));
+        return Ok(Some(Input::new(Source::Temp(t, had), Offer::Temporary)));
     }
     Ok(None)
 }
@@ -207,8 +207,8 @@ pub(crate) fn require_tensor<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResu
                 Scalar::Int(_) => DType::I64,
                 Scalar::Float(_) => DType::F64,
             };
-            let t = AnyTensor::full(dtype, &[], s).py()?;
-            Ok(Input::new(Source::Temp(t, dtype.into()), Offer::Implicit))
+            let t = DynTensor::full(dtype, &[], s).py()?;
+            Ok(Input::new(Source::Temp(t, dtype.into()), Offer::Temporary))
         }
         _ => Ok(input),
     }
@@ -244,12 +244,33 @@ impl PyDonated {
     }
 
     fn input<'py>(&self, py: Python<'py>) -> PyResult<Input<'py>> {
-        Ok(Input::new(Source::Tensor(self.consume(py)?), Offer::Explicit))
+        Ok(Input::new(Source::Tensor(self.consume(py)?), Offer::Donated))
     }
 }
 
-#[pymethods]
-impl PyDonated {
+/// `Donated`'s methods, the operators from one table.
+macro_rules! donated_methods {
+    (operators: [$($f:ident, $r:ident => $op:ident),* $(,)?]; $($rest:tt)*) => {
+        #[pymethods]
+        impl PyDonated {
+            $(
+            fn $f(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                super::ops::binary_dunder(self.input(other.py())?, other, BinaryOp::$op, false)
+            }
+            fn $r(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                super::ops::binary_dunder(self.input(other.py())?, other, BinaryOp::$op, true)
+            }
+            )*
+            $($rest)*
+        }
+    };
+}
+
+donated_methods! {
+    operators: [
+        __add__, __radd__ => Add, __sub__, __rsub__ => Sub, __mul__, __rmul__ => Mul,
+        __truediv__, __rtruediv__ => Div,
+    ];
     /// NumPy must not treat the wrapper as an array: `ndarray + t.donate()`
     /// defers to `Donated.__radd__`.
     #[classattr]
@@ -278,50 +299,16 @@ impl PyDonated {
         ))
     }
 
-    fn __add__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        super::ops::binary_dunder(self.input(other.py())?, other, crate::BinaryOp::Add, false)
+    fn __matmul__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        super::ops::matmul_dunder(self.input(other.py())?, other, false)
     }
-    fn __radd__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        super::ops::binary_dunder(self.input(other.py())?, other, crate::BinaryOp::Add, true)
-    }
-    fn __sub__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        super::ops::binary_dunder(self.input(other.py())?, other, crate::BinaryOp::Sub, false)
-    }
-    fn __rsub__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        super::ops::binary_dunder(self.input(other.py())?, other, crate::BinaryOp::Sub, true)
-    }
-    fn __mul__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        super::ops::binary_dunder(self.input(other.py())?, other, crate::BinaryOp::Mul, false)
-    }
-    fn __rmul__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        super::ops::binary_dunder(self.input(other.py())?, other, crate::BinaryOp::Mul, true)
-    }
-    fn __truediv__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        super::ops::binary_dunder(self.input(other.py())?, other, crate::BinaryOp::Div, false)
-    }
-    fn __rtruediv__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        super::ops::binary_dunder(self.input(other.py())?, other, crate::BinaryOp::Div, true)
-    }
-    fn __matmul__(&self, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        let py = other.py();
-        super::ops::matmul(
-            py,
-            self.input(py)?,
-            super::ownership::require_input(other, "matmul")?,
-        )
-    }
-    fn __rmatmul__(&self, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        let py = other.py();
-        super::ops::matmul(
-            py,
-            super::ownership::require_input(other, "matmul")?,
-            self.input(py)?,
-        )
+    fn __rmatmul__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        super::ops::matmul_dunder(self.input(other.py())?, other, true)
     }
     fn __neg__(&self, py: Python<'_>) -> PyResult<PyTensor> {
-        super::ops::unary(py, crate::UnaryOp::Neg, self.input(py)?)
+        call(py, Op::Unary(UnaryOp::Neg), vec![self.input(py)?])
     }
     fn __abs__(&self, py: Python<'_>) -> PyResult<PyTensor> {
-        super::ops::unary(py, crate::UnaryOp::Abs, self.input(py)?)
+        call(py, Op::Unary(UnaryOp::Abs), vec![self.input(py)?])
     }
 }

@@ -14,15 +14,14 @@ use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use super::any::AnyTensor;
-use super::conv;
 use super::errors::{DonatedError, IntoPyResult};
 use super::ffi;
 use super::interop::{self, np_dtype};
-use super::operands::{lock, read, TensorLock};
-use super::ops::{self, Reduction};
+use super::operands::{call, lock, read, Input, TensorLock};
+use super::ops::{self, BnArgs};
 use super::ownership::{donated_self, input_from, require_input, self_input, PyDonated};
-use crate::{BinaryOp, DType, UnaryOp};
+use crate::plan::{Op, Reduction};
+use crate::{BinaryOp, DType, DynTensor, UnaryOp};
 
 /// A tensor whose buffer knows who owns it.
 #[pyclass(module = "donate", name = "Tensor", frozen)]
@@ -36,7 +35,7 @@ pub(crate) struct PyTensor {
 }
 
 impl PyTensor {
-    pub(crate) fn new(t: AnyTensor) -> Self {
+    pub(crate) fn new(t: DynTensor) -> Self {
         PyTensor {
             shape: t.shape().to_vec(),
             dtype: t.dtype(),
@@ -103,8 +102,95 @@ fn axes_arg(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
     args.iter().map(|x| x.extract::<i64>()).collect()
 }
 
-#[pymethods]
-impl PyTensor {
+/// The class's methods: the repeated families (element-wise methods,
+/// their `*_donate` and in-place forms, in-place binary methods and the
+/// operators) from one table each, then the rest written out.
+macro_rules! tensor_methods {
+    (
+        unary: [$($u:ident => $uop:ident: $udoc:literal),* $(,)?];
+        donate: [$($d:ident => $dop:ident),* $(,)?];
+        in_place: [$($i:ident => $iop:ident),* $(,)?];
+        binary_in_place: [$($bi:ident, $bd:ident => $bop:ident),* $(,)?];
+        operators: [$($f:ident, $r:ident => $fop:ident),* $(,)?];
+        $($rest:tt)*
+    ) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+            #[doc = $udoc]
+            fn $u(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+                call(slf.py(), Op::Unary(UnaryOp::$uop), vec![self_input(slf)])
+            }
+            )*
+            $(
+            /// The op with explicit donation of `self`: the result is
+            /// written into this tensor's buffer and `self` is donated. If
+            /// the buffer is shared or exported, a copy is made, `self`
+            /// stays intact, and a `DonationWarning` says why.
+            fn $d(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+                call(slf.py(), Op::Unary(UnaryOp::$dop), vec![donated_self(slf)])
+            }
+            )*
+            $(
+            /// The op in place (copy-on-write if the buffer is shared);
+            /// returns self.
+            fn $i(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+                ops::unary_inplace(&slf, UnaryOp::$iop)?;
+                Ok(slf)
+            }
+            )*
+            $(
+            /// `self op= other`; returns self.
+            fn $bi<'py>(slf: Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+                ops::binary_inplace(&slf, BinaryOp::$bop, require_input(other, stringify!($bi))?)?;
+                Ok(slf)
+            }
+            fn $bd(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+                inplace_dunder(slf, other, BinaryOp::$bop)
+            }
+            )*
+            $(
+            fn $f(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                ops::binary_dunder(self_input(slf), other, BinaryOp::$fop, false)
+            }
+            fn $r(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                ops::binary_dunder(self_input(slf), other, BinaryOp::$fop, true)
+            }
+            )*
+            $($rest)*
+        }
+    };
+}
+
+tensor_methods! {
+    unary: [
+        relu => Relu: "max(x, 0) (NaN stays NaN).",
+        neg => Neg: "-x.",
+        abs => Abs: "|x|.",
+        exp => Exp: "e**x (integers give float64).",
+        log => Log: "Natural logarithm (integers give float64).",
+        sqrt => Sqrt: "Square root (integers give float64).",
+        tanh => Tanh: "Hyperbolic tangent (integers give float64).",
+        sigmoid => Sigmoid: "1 / (1 + e**-x) (integers give float64).",
+        gelu => Gelu: "GELU, tanh approximation (integers give float64).",
+    ];
+    donate: [
+        relu_donate => Relu, gelu_donate => Gelu, sigmoid_donate => Sigmoid,
+        tanh_donate => Tanh, exp_donate => Exp,
+    ];
+    in_place: [
+        relu_ => Relu, neg_ => Neg, abs_ => Abs, exp_ => Exp, log_ => Log,
+        sqrt_ => Sqrt, tanh_ => Tanh, sigmoid_ => Sigmoid, gelu_ => Gelu,
+    ];
+    binary_in_place: [
+        add_, __iadd__ => Add, sub_, __isub__ => Sub, mul_, __imul__ => Mul,
+        div_, __itruediv__ => Div,
+    ];
+    operators: [
+        __add__, __radd__ => Add, __sub__, __rsub__ => Sub, __mul__, __rmul__ => Mul,
+        __truediv__, __rtruediv__ => Div,
+    ];
+
     #[new]
     #[pyo3(signature = (data, dtype = None))]
     fn py_new(
@@ -339,196 +425,31 @@ impl PyTensor {
     }
 
     /// A copy converted to `dtype`.
-    fn astype(&self, py: Python<'_>, dtype: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        let d = interop::dtype_arg(py, Some(dtype))?
+    fn astype(slf: &Bound<'_, Self>, dtype: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        let dtype = interop::dtype_arg(slf.py(), Some(dtype))?
             .ok_or_else(|| PyTypeError::new_err("astype needs a dtype"))?;
-        let t = read(py, self)?;
-        Ok(PyTensor::new(super::arena::detach(py, || t.cast(d)).py()?))
+        call(slf.py(), Op::Cast { dtype }, vec![Input::kept(slf)])
     }
 
-    // ---- element-wise ----
-    /// max(x, 0) (NaN stays NaN).
-    fn relu(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        ops::unary(slf.py(), UnaryOp::Relu, self_input(slf))
-    }
-    /// -x.
-    fn neg(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        ops::unary(slf.py(), UnaryOp::Neg, self_input(slf))
-    }
-    /// |x|.
-    fn abs(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        ops::unary(slf.py(), UnaryOp::Abs, self_input(slf))
-    }
-    /// e**x (integers give float64).
-    fn exp(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        ops::unary(slf.py(), UnaryOp::Exp, self_input(slf))
-    }
-    /// Natural logarithm (integers give float64).
-    fn log(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        ops::unary(slf.py(), UnaryOp::Log, self_input(slf))
-    }
-    /// Square root (integers give float64).
-    fn sqrt(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        ops::unary(slf.py(), UnaryOp::Sqrt, self_input(slf))
-    }
-    /// Hyperbolic tangent (integers give float64).
-    fn tanh(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        ops::unary(slf.py(), UnaryOp::Tanh, self_input(slf))
-    }
-    /// 1 / (1 + e**-x) (integers give float64).
-    fn sigmoid(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        ops::unary(slf.py(), UnaryOp::Sigmoid, self_input(slf))
-    }
-    /// GELU, tanh approximation (integers give float64).
-    fn gelu(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        ops::unary(slf.py(), UnaryOp::Gelu, self_input(slf))
-    }
-
-    /// relu, writing into this tensor's buffer (explicit donation): `self`
-    /// is donated afterwards. If the buffer is shared or exported, a copy is
-    /// made, `self` stays intact, and a `DonationWarning` says why.
-    fn relu_donate(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        ops::unary(slf.py(), UnaryOp::Relu, donated_self(slf))
-    }
-    /// gelu with explicit donation of `self` (see `relu_donate`).
-    fn gelu_donate(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        ops::unary(slf.py(), UnaryOp::Gelu, donated_self(slf))
-    }
-    /// sigmoid with explicit donation of `self` (see `relu_donate`).
-    fn sigmoid_donate(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        ops::unary(slf.py(), UnaryOp::Sigmoid, donated_self(slf))
-    }
-    /// tanh with explicit donation of `self` (see `relu_donate`).
-    fn tanh_donate(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        ops::unary(slf.py(), UnaryOp::Tanh, donated_self(slf))
-    }
-    /// exp with explicit donation of `self` (see `relu_donate`).
-    fn exp_donate(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        ops::unary(slf.py(), UnaryOp::Exp, donated_self(slf))
-    }
-
-    /// relu in place (copy-on-write if the buffer is shared); returns self.
-    fn relu_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        ops::unary_inplace(slf.py(), slf.get(), UnaryOp::Relu)?;
-        Ok(slf)
-    }
-    fn neg_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        ops::unary_inplace(slf.py(), slf.get(), UnaryOp::Neg)?;
-        Ok(slf)
-    }
-    fn abs_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        ops::unary_inplace(slf.py(), slf.get(), UnaryOp::Abs)?;
-        Ok(slf)
-    }
-    fn exp_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        ops::unary_inplace(slf.py(), slf.get(), UnaryOp::Exp)?;
-        Ok(slf)
-    }
-    fn log_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        ops::unary_inplace(slf.py(), slf.get(), UnaryOp::Log)?;
-        Ok(slf)
-    }
-    fn sqrt_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        ops::unary_inplace(slf.py(), slf.get(), UnaryOp::Sqrt)?;
-        Ok(slf)
-    }
-    fn tanh_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        ops::unary_inplace(slf.py(), slf.get(), UnaryOp::Tanh)?;
-        Ok(slf)
-    }
-    fn sigmoid_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        ops::unary_inplace(slf.py(), slf.get(), UnaryOp::Sigmoid)?;
-        Ok(slf)
-    }
-    fn gelu_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        ops::unary_inplace(slf.py(), slf.get(), UnaryOp::Gelu)?;
-        Ok(slf)
-    }
-
-    // ---- in-place binary ----
-    fn add_<'py>(slf: Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
-        ops::binary_inplace(slf.py(), &slf, BinaryOp::Add, require_input(other, "add_")?)?;
-        Ok(slf)
-    }
-    fn sub_<'py>(slf: Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
-        ops::binary_inplace(slf.py(), &slf, BinaryOp::Sub, require_input(other, "sub_")?)?;
-        Ok(slf)
-    }
-    fn mul_<'py>(slf: Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
-        ops::binary_inplace(slf.py(), &slf, BinaryOp::Mul, require_input(other, "mul_")?)?;
-        Ok(slf)
-    }
-    fn div_<'py>(slf: Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
-        ops::binary_inplace(slf.py(), &slf, BinaryOp::Div, require_input(other, "div_")?)?;
-        Ok(slf)
-    }
-    fn __iadd__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
-        inplace_dunder(slf, other, BinaryOp::Add)
-    }
-    fn __isub__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
-        inplace_dunder(slf, other, BinaryOp::Sub)
-    }
-    fn __imul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
-        inplace_dunder(slf, other, BinaryOp::Mul)
-    }
-    fn __itruediv__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
-        inplace_dunder(slf, other, BinaryOp::Div)
-    }
-
-    // ---- operators ----
-    fn __add__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary_dunder(self_input(slf), other, BinaryOp::Add, false)
-    }
-    fn __radd__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary_dunder(self_input(slf), other, BinaryOp::Add, true)
-    }
-    fn __sub__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary_dunder(self_input(slf), other, BinaryOp::Sub, false)
-    }
-    fn __rsub__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary_dunder(self_input(slf), other, BinaryOp::Sub, true)
-    }
-    fn __mul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary_dunder(self_input(slf), other, BinaryOp::Mul, false)
-    }
-    fn __rmul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary_dunder(self_input(slf), other, BinaryOp::Mul, true)
-    }
-    fn __truediv__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary_dunder(self_input(slf), other, BinaryOp::Div, false)
-    }
-    fn __rtruediv__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary_dunder(self_input(slf), other, BinaryOp::Div, true)
-    }
-    fn __neg__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        ops::unary(slf.py(), UnaryOp::Neg, self_input(slf))
-    }
-    fn __pos__<'py>(slf: &Bound<'py, Self>) -> Bound<'py, Self> {
-        slf.clone()
-    }
-    fn __abs__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        ops::unary(slf.py(), UnaryOp::Abs, self_input(slf))
-    }
-    fn __matmul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let py = slf.py();
-        let me = self_input(slf);
-        let Some(o) = input_from(other)? else {
-            return Ok(py.NotImplemented());
-        };
-        Ok(Py::new(py, ops::matmul(py, me, o)?)?.into_any())
-    }
-    fn __rmatmul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let py = slf.py();
-        let me = self_input(slf);
-        let Some(o) = input_from(other)? else {
-            return Ok(py.NotImplemented());
-        };
-        Ok(Py::new(py, ops::matmul(py, o, me)?)?.into_any())
-    }
     /// Matrix product (NumPy's `matmul`: batched, broadcast, 1-d operands).
     fn matmul(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
         let me = self_input(slf);
-        ops::matmul(slf.py(), me, require_input(other, "matmul")?)
+        call(slf.py(), Op::Matmul, vec![me, require_input(other, "matmul")?])
+    }
+    fn __matmul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::matmul_dunder(self_input(slf), other, false)
+    }
+    fn __rmatmul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::matmul_dunder(self_input(slf), other, true)
+    }
+    fn __neg__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        call(slf.py(), Op::Unary(UnaryOp::Neg), vec![self_input(slf)])
+    }
+    fn __abs__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        call(slf.py(), Op::Unary(UnaryOp::Abs), vec![self_input(slf)])
+    }
+    fn __pos__<'py>(slf: &Bound<'py, Self>) -> Bound<'py, Self> {
+        slf.clone()
     }
 
     // ---- reductions and rows ----
@@ -546,7 +467,7 @@ impl PyTensor {
     }
     #[pyo3(signature = (axis = -1), text_signature = "(self, /, axis=-1)")]
     fn softmax(slf: &Bound<'_, Self>, axis: isize) -> PyResult<PyTensor> {
-        ops::softmax(slf.py(), self_input(slf), axis)
+        call(slf.py(), Op::Softmax { axis }, vec![self_input(slf)])
     }
     #[pyo3(signature = (gamma = None, beta = None, eps = 1e-5))]
     fn layer_norm(
@@ -568,7 +489,7 @@ impl PyTensor {
         stride: usize,
         padding: usize,
     ) -> PyResult<PyTensor> {
-        conv::conv2d(slf.py(), self_input(slf), weight, bias, stride, padding)
+        ops::conv2d(slf.py(), self_input(slf), weight, bias, stride, padding)
     }
     /// Inference batch normalisation over axis 1; reuses a temporary.
     #[pyo3(signature = (mean, var, gamma = None, beta = None, eps = 1e-5))]
@@ -580,9 +501,8 @@ impl PyTensor {
         beta: Option<&Bound<'py, PyAny>>,
         eps: f64,
     ) -> PyResult<PyTensor> {
-        let me = self_input(slf);
-        let args = conv::BnArgs::new(me.shape(), mean, var, gamma, beta, eps)?;
-        conv::batch_norm(slf.py(), me, args)
+        let args: BnArgs<'_, 'py> = [Some(mean), Some(var), gamma, beta];
+        ops::batch_norm(slf.py(), self_input(slf), args, eps)
     }
     /// Inference batch normalisation in place (copy-on-write when shared).
     #[pyo3(signature = (mean, var, gamma = None, beta = None, eps = 1e-5))]
@@ -594,8 +514,7 @@ impl PyTensor {
         beta: Option<&Bound<'py, PyAny>>,
         eps: f64,
     ) -> PyResult<Bound<'py, Self>> {
-        let args = conv::BnArgs::new(&slf.get().shape, mean, var, gamma, beta, eps)?;
-        conv::batch_norm_inplace(slf.py(), slf.get(), args)?;
+        ops::batch_norm_inplace(&slf, [Some(mean), Some(var), gamma, beta], eps)?;
         Ok(slf)
     }
 
@@ -605,27 +524,25 @@ impl PyTensor {
     #[pyo3(signature = (*shape))]
     fn reshape(slf: &Bound<'_, Self>, shape: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
         let me = self_input(slf);
-        let dims = axes_arg(shape)?;
-        let target = ops::reshape_target(slf.get().numel(), &dims)?;
-        ops::reshape(slf.py(), me, &target)
+        let shape = axes_arg(shape)?;
+        call(slf.py(), Op::Reshape { shape }, vec![me])
     }
 
     /// A copy with the axes permuted (all reversed without arguments).
     #[pyo3(signature = (*axes))]
-    fn transpose(&self, py: Python<'_>, axes: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
-        let axes: Vec<isize> = if axes.is_empty() {
-            (0..self.shape.len() as isize).rev().collect()
+    fn transpose(slf: &Bound<'_, Self>, axes: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
+        let axes = if axes.is_empty() {
+            None
         } else {
-            axes_arg(axes)?.into_iter().map(|a| a as isize).collect()
+            Some(axes_arg(axes)?.into_iter().map(|a| a as isize).collect())
         };
-        ops::permute(py, self, &axes)
+        call(slf.py(), Op::Permute { axes }, vec![Input::kept(slf)])
     }
 
     /// The transpose (axes reversed), a copy.
     #[getter(T)]
-    fn t(&self, py: Python<'_>) -> PyResult<PyTensor> {
-        let axes: Vec<isize> = (0..self.shape.len() as isize).rev().collect();
-        ops::permute(py, self, &axes)
+    fn t(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        call(slf.py(), Op::Permute { axes: None }, vec![Input::kept(slf)])
     }
 
     // ---- buffer protocol ----
@@ -678,5 +595,5 @@ fn inplace_dunder(
             other.get_type().name()?
         )));
     };
-    ops::binary_inplace(slf.py(), slf, op, o)
+    ops::binary_inplace(slf, op, o)
 }

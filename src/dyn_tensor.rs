@@ -1,0 +1,274 @@
+//! [`DynTensor`]: a [`Tensor`] whose element type is chosen at run time,
+//! the weak [`Scalar`] operands of NumPy's promotion rules (NEP 50), and
+//! the two dispatch macros every dtype-erased operation is written with.
+//!
+//! Front ends that learn dtypes at run time (the Python bindings, a
+//! tracer) hold tensors as `DynTensor`; the typed core operations are
+//! reached through [`crate::plan::execute`], which casts the operands to
+//! the planned dtype and dispatches once. Adding a dtype means a variant
+//! here, an arm in [`each!`] and [`for_dtype!`], and an [`Element`]
+//! implementation.
+
+use crate::buffer::{ExportGuard, OwnedBuffer};
+use crate::element::{DType, Element};
+use crate::error::{Error, Result};
+use crate::kernels::conv::ConvElement;
+use crate::kernels::matmul::MatmulElement;
+use crate::kernels::rows::RowElement;
+use crate::kernels::KernelElement;
+use crate::ownership::OwnershipSnapshot;
+use crate::tensor::Tensor;
+
+/// A tensor of any supported dtype.
+#[derive(Debug, Clone)]
+pub enum DynTensor {
+    F32(Tensor<f32>),
+    F64(Tensor<f64>),
+    I32(Tensor<i32>),
+    I64(Tensor<i64>),
+}
+
+/// Run `$body` with `$t` bound to the typed tensor inside `$v`.
+macro_rules! each {
+    ($v:expr, $t:ident => $body:expr) => {
+        match $v {
+            $crate::dyn_tensor::DynTensor::F32($t) => $body,
+            $crate::dyn_tensor::DynTensor::F64($t) => $body,
+            $crate::dyn_tensor::DynTensor::I32($t) => $body,
+            $crate::dyn_tensor::DynTensor::I64($t) => $body,
+        }
+    };
+}
+pub(crate) use each;
+
+/// Run `$body` with the type alias `$T` set to the element type of `$d`.
+macro_rules! for_dtype {
+    ($d:expr, $T:ident => $body:expr) => {
+        match $d {
+            $crate::DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::DType::F64 => {
+                type $T = f64;
+                $body
+            }
+            $crate::DType::I32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::DType::I64 => {
+                type $T = i64;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use for_dtype;
+
+/// [`for_dtype!`] for the floating-point dtypes only; `$other` for the
+/// rest (planning rejects them first, so it is an internal error).
+macro_rules! for_float {
+    ($d:expr, $T:ident => $body:expr, $other:expr) => {
+        match $d {
+            $crate::DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::DType::F64 => {
+                type $T = f64;
+                $body
+            }
+            _ => $other,
+        }
+    };
+}
+pub(crate) use for_float;
+
+/// A Python-style number operand: NumPy's "weak" scalars (NEP 50), which
+/// take the tensor's dtype instead of promoting it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar {
+    Int(i64),
+    Float(f64),
+}
+
+impl std::fmt::Display for Scalar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Scalar::Int(v) => write!(f, "{v}"),
+            Scalar::Float(v) => write!(f, "{v:?}"),
+        }
+    }
+}
+
+impl Scalar {
+    /// A typed element as a weak scalar (used by planning only for range
+    /// checks and messages, so an `i64` beyond 2^53 may round here).
+    pub fn of<T: Element>(v: T) -> Scalar {
+        if T::DTYPE.is_float() {
+            Scalar::Float(v.to_f64())
+        } else {
+            #[allow(clippy::cast_possible_truncation)]
+            Scalar::Int(v.to_f64() as i64)
+        }
+    }
+}
+
+/// The element types a [`DynTensor`] holds, with the conversions between
+/// the two representations.
+pub trait DynElement: KernelElement + MatmulElement {
+    fn peel(a: &DynTensor) -> Option<&Tensor<Self>>;
+    fn peel_mut(a: &mut DynTensor) -> Option<&mut Tensor<Self>>;
+    fn wrap(t: Tensor<Self>) -> DynTensor;
+    /// The scalar as this type (planning checked the range; floats convert
+    /// to integers by truncation, as NumPy's `astype` does).
+    fn from_scalar(s: Scalar) -> Self;
+    /// This value as a weak scalar.
+    fn to_scalar(self) -> Scalar;
+}
+
+/// [`DynElement`] for floats, with the float-only kernels.
+pub trait DynFloat: DynElement + RowElement + ConvElement + crate::Float {}
+impl DynFloat for f32 {}
+impl DynFloat for f64 {}
+
+macro_rules! dyn_elem {
+    ($t:ty, $v:ident, $kind:ident, $as:ty) => {
+        impl DynElement for $t {
+            fn peel(a: &DynTensor) -> Option<&Tensor<Self>> {
+                match a {
+                    DynTensor::$v(t) => Some(t),
+                    _ => None,
+                }
+            }
+            fn peel_mut(a: &mut DynTensor) -> Option<&mut Tensor<Self>> {
+                match a {
+                    DynTensor::$v(t) => Some(t),
+                    _ => None,
+                }
+            }
+            fn wrap(t: Tensor<Self>) -> DynTensor {
+                DynTensor::$v(t)
+            }
+            fn from_scalar(s: Scalar) -> Self {
+                match s {
+                    Scalar::Int(i) => i as $t,
+                    Scalar::Float(f) => f as $t,
+                }
+            }
+            fn to_scalar(self) -> Scalar {
+                Scalar::$kind(self as $as)
+            }
+        }
+        impl From<Tensor<$t>> for DynTensor {
+            fn from(t: Tensor<$t>) -> Self {
+                DynTensor::$v(t)
+            }
+        }
+    };
+}
+dyn_elem!(f32, F32, Float, f64);
+dyn_elem!(f64, F64, Float, f64);
+dyn_elem!(i32, I32, Int, i64);
+dyn_elem!(i64, I64, Int, i64);
+
+impl DynTensor {
+    pub fn dtype(&self) -> DType {
+        each!(self, t => t.dtype())
+    }
+
+    pub fn shape(&self) -> &[usize] {
+        each!(self, t => t.shape())
+    }
+
+    pub fn nbytes(&self) -> usize {
+        each!(self, t => t.nbytes())
+    }
+
+    pub fn is_donated(&self) -> bool {
+        each!(self, t => t.is_donated())
+    }
+
+    pub fn consumed_by(&self) -> Option<&'static str> {
+        each!(self, t => t.consumed_by())
+    }
+
+    pub fn ownership(&self) -> OwnershipSnapshot {
+        each!(self, t => t.ownership())
+    }
+
+    pub fn is_exclusive(&self) -> bool {
+        each!(self, t => t.is_exclusively_owned())
+    }
+
+    pub fn buffer_ptr(&self) -> Option<*const u8> {
+        each!(self, t => t.buffer_ptr())
+    }
+
+    /// `Err(AlreadyDonated)` when the data is gone.
+    pub fn check_readable(&self) -> Result<()> {
+        each!(self, t => t.as_slice().map(|_| ()))
+    }
+
+    pub fn export(&self) -> Result<ExportGuard> {
+        each!(self, t => t.export())
+    }
+
+    pub fn take_buffer_for(&mut self, op: &'static str) -> Result<OwnedBuffer> {
+        each!(self, t => t.take_buffer_for(op))
+    }
+
+    pub fn from_buffer(dtype: DType, buf: OwnedBuffer, shape: &[usize]) -> Result<DynTensor> {
+        for_dtype!(dtype, T => Tensor::<T>::from_buffer(buf, shape).map(DynTensor::from))
+    }
+
+    pub fn zeros(dtype: DType, shape: &[usize]) -> Result<DynTensor> {
+        for_dtype!(dtype, T => Tensor::<T>::zeros(shape).map(DynTensor::from))
+    }
+
+    /// `shape` filled with `v` converted to `dtype`.
+    pub fn full(dtype: DType, shape: &[usize], v: Scalar) -> Result<DynTensor> {
+        for_dtype!(dtype, T => Tensor::<T>::full(shape, T::from_scalar(v)).map(DynTensor::from))
+    }
+
+    /// A copy converted to `dtype` (a copy even when the dtype is the same).
+    pub fn cast(&self, dtype: DType) -> Result<DynTensor> {
+        each!(self, t => for_dtype!(dtype, U => t.cast::<U>().map(DynTensor::from)))
+    }
+
+    pub fn deep_copy(&self) -> Result<DynTensor> {
+        each!(self, t => t.deep_copy().map(DynTensor::from))
+    }
+
+    /// Another handle with another shape (same element count).
+    pub fn reshape(&self, shape: &[usize]) -> Result<DynTensor> {
+        each!(self, t => t.reshape(shape).map(DynTensor::from))
+    }
+
+    /// The typed tensor inside (`DTypeMismatch` naming `op` otherwise).
+    pub fn typed<T: DynElement>(&self, op: &'static str) -> Result<&Tensor<T>> {
+        T::peel(self).ok_or(Error::DTypeMismatch {
+            op,
+            expected: T::DTYPE,
+            found: self.dtype(),
+        })
+    }
+
+    /// [`typed`](Self::typed), mutably.
+    pub fn typed_mut<T: DynElement>(&mut self, op: &'static str) -> Result<&mut Tensor<T>> {
+        let found = self.dtype();
+        T::peel_mut(self).ok_or(Error::DTypeMismatch {
+            op,
+            expected: T::DTYPE,
+            found,
+        })
+    }
+}
+
+impl<T: Element> Tensor<T> {
+    /// This tensor's data type as the promotion table sees it.
+    pub fn operand_dtype(&self) -> crate::promote::OperandDType {
+        T::DTYPE.into()
+    }
+}

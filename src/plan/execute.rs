@@ -1,0 +1,274 @@
+//! Running a [`Plan`] over dtype-erased operands: casts, then the claim of
+//! the target, then the typed kernels of [`crate::ops`], dispatched once
+//! on the plan's dtype.
+
+use super::rules::permute_axes;
+use super::{Op, Plan, Reduction};
+use crate::dyn_tensor::{each, for_dtype, for_float, DynElement, DynTensor, Scalar};
+use crate::error::{Error, Result};
+use crate::ops::conv::{self, BatchNorm};
+use crate::ops::{binary, count_fallbacks, nn, outcome_of, reused, unary, Operand, Outcome, Refusal};
+use crate::tensor::Tensor;
+
+/// One operand of [`execute`], in the plan's operand order.
+#[derive(Debug)]
+pub enum Arg<'a> {
+    /// A handle the operation reads; when it is the plan's target, a
+    /// tensor nobody else holds (a temporary the caller made), whose
+    /// buffer is claimed.
+    Tensor(DynTensor),
+    /// A tensor the caller holds in place (a Python tensor's slot): the
+    /// plan's target is claimed from it, leaving it donated; otherwise it
+    /// is read.
+    Held(&'a mut DynTensor),
+    Scalar(Scalar),
+}
+
+impl Arg<'_> {
+    fn tensor(&self) -> Option<&DynTensor> {
+        match self {
+            Arg::Tensor(t) => Some(t),
+            Arg::Held(t) => Some(t),
+            Arg::Scalar(_) => None,
+        }
+    }
+
+    fn tensor_mut(&mut self) -> Option<&mut DynTensor> {
+        match self {
+            Arg::Tensor(t) => Some(t),
+            Arg::Held(t) => Some(t),
+            Arg::Scalar(_) => None,
+        }
+    }
+}
+
+fn internal(plan: &Plan, what: &str) -> Error {
+    Error::InvalidArgument {
+        op: plan.op.name(),
+        reason: format!("{what} (plan: {plan})"),
+    }
+}
+
+/// Check the arguments against the plan, then convert every operand the
+/// plan casts (new buffers: allocated before any claim).
+fn prepare(plan: &Plan, args: &mut [Arg<'_>]) -> Result<()> {
+    if args.len() != plan.offers.len() {
+        return Err(internal(plan, &format!("{} arguments given", args.len())));
+    }
+    // Every operand must be readable before anything is allocated or
+    // claimed.
+    for a in args.iter() {
+        if let Some(t) = a.tensor() {
+            t.check_readable()?;
+        }
+    }
+    for &i in &plan.casts {
+        let t = args[i].tensor().ok_or_else(|| internal(plan, "a scalar to cast"))?;
+        args[i] = Arg::Tensor(t.cast(plan.dtype)?);
+    }
+    Ok(())
+}
+
+/// The typed operands: the target (when there is one) as the claimable
+/// `Operand::Owned`, the other tensors read, scalars converted.
+fn typed<'s, T: DynElement>(plan: &Plan, args: &'s mut [Arg<'_>]) -> Result<Vec<Operand<'s, T>>> {
+    let name = plan.op.name();
+    args.iter_mut()
+        .enumerate()
+        .map(|(i, a)| {
+            let t: &'s mut DynTensor = match a {
+                Arg::Scalar(s) => return Ok(Operand::Scalar(T::from_scalar(*s))),
+                Arg::Tensor(t) => t,
+                Arg::Held(t) => t,
+            };
+            Ok(if plan.target == Some(i) {
+                Operand::Owned(t.typed_mut::<T>(name)?, plan.offers[i])
+            } else {
+                Operand::Ref(t.typed::<T>(name)?)
+            })
+        })
+        .collect()
+}
+
+/// A parameter operand as a tensor.
+fn param<'s, T: DynElement>(o: Option<Operand<'s, T>>) -> Option<&'s Tensor<T>> {
+    match o? {
+        Operand::Ref(t) => Some(t),
+        Operand::Owned(t, _) => Some(t),
+        Operand::Scalar(_) => None,
+    }
+}
+
+/// Run `plan` (not in place) over `args`. See the [module docs](super).
+///
+/// Order, so that a failure leaves every operand as it was: every operand
+/// is checked readable, casts and scratch are allocated, then the
+/// target's buffer is claimed, then the kernel runs. A claim refused now
+/// (another holder appeared since planning) is added to the outcome's
+/// refusals and the result goes to a new buffer.
+pub fn execute(plan: &Plan, mut args: Vec<Arg<'_>>) -> Result<(DynTensor, Outcome)> {
+    if plan.in_place {
+        return Err(internal(plan, "an in-place plan given to execute"));
+    }
+    prepare(plan, &mut args)?;
+    let name = plan.op.name();
+    let simple = |r: Result<DynTensor>| -> Result<(DynTensor, Outcome)> {
+        let outcome = outcome_of(plan);
+        let t = r?;
+        count_fallbacks(plan, &outcome);
+        Ok((t, outcome))
+    };
+    match &plan.op {
+        Op::Unary(u) => for_dtype!(plan.dtype, T => {
+            let x = typed::<T>(plan, &mut args)?.remove(0);
+            unary::run::<T>(plan, *u, x).map(wrap::<T>)
+        }),
+        Op::Binary(b) => for_dtype!(plan.dtype, T => {
+            let mut it = typed::<T>(plan, &mut args)?.into_iter();
+            let (x, y) = it.next().zip(it.next()).ok_or_else(|| internal(plan, "two operands"))?;
+            binary::run::<T>(plan, *b, x, y).map(wrap::<T>)
+        }),
+        Op::Matmul => for_dtype!(plan.dtype, T => {
+            let mut it = typed::<T>(plan, &mut args)?.into_iter();
+            let (x, y) = it.next().zip(it.next()).ok_or_else(|| internal(plan, "two operands"))?;
+            nn::run_matmul::<T>(plan, x, y).map(wrap::<T>)
+        }),
+        Op::Softmax { .. } => for_float!(plan.dtype, T => {
+            let x = typed::<T>(plan, &mut args)?.remove(0);
+            nn::run_softmax::<T>(plan, x).map(wrap::<T>)
+        }, Err(internal(plan, "a float-only op"))),
+        Op::LayerNorm { eps, gamma, beta } => for_float!(plan.dtype, T => {
+            let mut it = typed::<T>(plan, &mut args)?.into_iter();
+            let x = it.next().ok_or_else(|| internal(plan, "an input"))?;
+            let g = if *gamma { param(it.next()) } else { None };
+            let b = if *beta { param(it.next()) } else { None };
+            nn::run_layer_norm::<T>(plan, x, g, b, *eps).map(wrap::<T>)
+        }, Err(internal(plan, "a float-only op"))),
+        Op::Conv2d { bias, .. } => for_float!(plan.dtype, T => {
+            let mut it = typed::<T>(plan, &mut args)?.into_iter();
+            let (x, w) = it.next().zip(it.next()).ok_or_else(|| internal(plan, "two operands"))?;
+            let b = if *bias { param(it.next()) } else { None };
+            conv::run_conv2d::<T>(plan, x, w, b).map(wrap::<T>)
+        }, Err(internal(plan, "a float-only op"))),
+        Op::BatchNorm { eps, gamma, beta } => for_float!(plan.dtype, T => {
+            let mut it = typed::<T>(plan, &mut args)?.into_iter();
+            let x = it.next().ok_or_else(|| internal(plan, "an input"))?;
+            let p = batch_norm_params(&mut it, *eps, *gamma, *beta)
+                .ok_or_else(|| internal(plan, "batch-norm parameters"))?;
+            conv::run_batch_norm::<T>(plan, x, &p).map(wrap::<T>)
+        }, Err(internal(plan, "a float-only op"))),
+        Op::Reduce {
+            kind,
+            axis,
+            keepdims,
+        } => {
+            let t = args[0].tensor().ok_or_else(|| internal(plan, "a tensor"))?;
+            simple(match kind {
+                Reduction::Sum => each!(t, t => t.sum(*axis, *keepdims).map(DynTensor::from)),
+                Reduction::Max => each!(t, t => t.max(*axis, *keepdims).map(DynTensor::from)),
+                Reduction::Mean => for_float!(plan.dtype, T => {
+                    t.typed::<T>(name)?.mean(*axis, *keepdims).map(DynTensor::from)
+                }, Err(internal(plan, "a float mean"))),
+            })
+        }
+        Op::Permute { axes } => {
+            let t = args[0].tensor().ok_or_else(|| internal(plan, "a tensor"))?;
+            let axes: Vec<isize> = permute_axes(t.shape(), axes.as_deref())?
+                .into_iter()
+                .map(|a| a as isize)
+                .collect();
+            simple(each!(t, t => t.permute(&axes).map(DynTensor::from)))
+        }
+        Op::Cast { dtype } => {
+            let t = args[0].tensor().ok_or_else(|| internal(plan, "a tensor"))?;
+            simple(t.cast(*dtype))
+        }
+        Op::Reshape { .. } => reshape(plan, &mut args),
+    }
+}
+
+fn wrap<T: DynElement>((t, o): (Tensor<T>, Outcome)) -> (DynTensor, Outcome) {
+    (T::wrap(t), o)
+}
+
+/// The parameters of a batch norm, in operand order.
+fn batch_norm_params<'s, T: crate::dyn_tensor::DynFloat>(
+    it: &mut impl Iterator<Item = Operand<'s, T>>,
+    eps: f64,
+    gamma: bool,
+    beta: bool,
+) -> Option<BatchNorm<'s, T>> {
+    let mean = param(it.next())?;
+    let var = param(it.next())?;
+    let gamma = if gamma { Some(param(it.next())?) } else { None };
+    let beta = if beta { Some(param(it.next())?) } else { None };
+    Some(BatchNorm {
+        mean,
+        var,
+        gamma,
+        beta,
+        eps,
+    })
+}
+
+/// A reshape shares its input's buffer; a planned target's buffer moves
+/// into the result instead (so the result is exclusive).
+fn reshape(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
+    let mut outcome = outcome_of(plan);
+    let t = args[0].tensor_mut().ok_or_else(|| internal(plan, "a tensor"))?;
+    if plan.target == Some(0) {
+        match t.take_buffer_for("reshape") {
+            Ok(buf) => {
+                reused(&mut outcome, plan, 0, buf.len());
+                let r = DynTensor::from_buffer(plan.dtype, buf, &plan.shape)?;
+                return Ok((r, outcome));
+            }
+            Err(e) => outcome.refused.push((0, Refusal::of_claim(e))),
+        }
+    }
+    let r = t.reshape(&plan.shape)?;
+    count_fallbacks(plan, &outcome);
+    Ok((r, outcome))
+}
+
+/// Run an in-place plan: `args[0]` is the target (`Arg::Held`), updated
+/// in place when its buffer is exclusive, else copied on write (other
+/// holders keep the old values); the other operands are read.
+pub fn execute_in_place(plan: &Plan, mut args: Vec<Arg<'_>>) -> Result<Outcome> {
+    if !plan.in_place {
+        return Err(internal(plan, "a plan that is not in place"));
+    }
+    prepare(plan, &mut args)?;
+    let name = plan.op.name();
+    let (first, rest) = args.split_at_mut(1);
+    let Arg::Held(x) = &mut first[0] else {
+        return Err(internal(plan, "the target must be held"));
+    };
+    let x: &mut DynTensor = x;
+    let read = |i: usize| rest.get(i).ok_or_else(|| internal(plan, "an operand"));
+    match &plan.op {
+        Op::Unary(u) => each!(x, t => t.unary_inplace(*u))?,
+        Op::Binary(b) => for_dtype!(plan.dtype, T => {
+            let rhs = match read(0)? {
+                Arg::Scalar(s) => Operand::Scalar(T::from_scalar(*s)),
+                a => Operand::Ref(a.tensor().ok_or_else(|| internal(plan, "a tensor"))?.typed::<T>(name)?),
+            };
+            x.typed_mut::<T>(name)?.binary_inplace(*b, rhs)?
+        }),
+        Op::BatchNorm { eps, gamma, beta } => for_float!(plan.dtype, T => {
+            let mut params = Vec::new();
+            for a in rest.iter() {
+                let t = a.tensor().ok_or_else(|| internal(plan, "a tensor"))?;
+                params.push(Operand::Ref(t.typed::<T>(name)?));
+            }
+            let p = batch_norm_params(&mut params.into_iter(), *eps, *gamma, *beta)
+                .ok_or_else(|| internal(plan, "batch-norm parameters"))?;
+            x.typed_mut::<T>(name)?.batch_norm_inplace(&p)?
+        }, return Err(internal(plan, "a float-only op"))),
+        _ => return Err(internal(plan, "an op without an in-place form")),
+    }
+    let mut outcome = outcome_of(plan);
+    outcome.reused = Some(0);
+    count_fallbacks(plan, &outcome);
+    Ok(outcome)
+}

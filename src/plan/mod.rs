@@ -1,0 +1,369 @@
+//! Plan, then execute: the one place that decides, for every operation,
+//! the result's dtype and shape, every allocation, and which operand's
+//! buffer (if any) receives the result.
+//!
+//! # The model
+//!
+//! An operation is an [`Op`] applied to operands described by
+//! [`OperandDesc`]: a shape, a dtype (or a weak Python-style [`Scalar`]),
+//! how the caller offers it ([`Offer`]) and who else holds its buffer
+//! ([`Holders`]). [`plan`] is a pure function of those: it validates
+//! everything (shapes, axes, dtypes, parameters), and returns a [`Plan`]:
+//!
+//! * the result's dtype and shape; every tensor operand is read as that
+//!   dtype (an operand of another dtype is cast into a new buffer first);
+//! * the operand whose buffer receives the result ([`Plan::target`]), or
+//!   none: the leftmost operand that may receive it (not a parameter),
+//!   has the result's shape and dtype, and is either a cast copy or an
+//!   offered ([`Offer::Temporary`], [`Offer::Donated`]) buffer with no
+//!   other holder that no other operand of the op reads;
+//! * every allocation the operation will make ([`Allocation`]): casts,
+//!   scratch, the result when no operand receives it;
+//! * a reason ([`Refusal`]) for each offered operand that does not
+//!   receive the result.
+//!
+//! [`execute`] then makes every allocation, claims the target's buffer
+//! (an atomic transition: the operand becomes *donated*), and computes.
+//! Because planning touches no buffer and execution allocates before it
+//! claims, an error never leaves an operand half-consumed. If the claim
+//! is refused at execution (another holder appeared since planning), the
+//! operation computes into a new buffer and the [`Outcome`] says why.
+//!
+//! A plan is plain data: printable ([`Plan`]'s `Display`), comparable in
+//! tests, and the same for every front end. The Python bindings describe
+//! operands from the interpreter (a temporary is one only the evaluation
+//! stack refers to); the typed Rust API from ownership (`Tensor` by value
+//! is a temporary, [`Donated`](crate::Donated) is donated); a tracer can
+//! describe them from liveness.
+//!
+//! # Examples
+//!
+//! ```
+//! use donate::plan::{plan, Holders, Offer, Op, OperandDesc};
+//! use donate::{BinaryOp, DType};
+//!
+//! let a = OperandDesc::tensor(DType::F32, &[2, 3]).offered(Offer::Temporary, Holders::Exclusive);
+//! let b = OperandDesc::tensor(DType::F32, &[3]);
+//! let p = plan(&Op::Binary(BinaryOp::Add), &[a, b])?;
+//! assert_eq!(p.target, Some(0));
+//! assert_eq!(p.shape, [2, 3]);
+//! assert!(p.allocations.is_empty());
+//! # Ok::<(), donate::Error>(())
+//! ```
+
+mod execute;
+mod rules;
+
+use std::fmt;
+
+use crate::dyn_tensor::Scalar;
+use crate::element::DType;
+use crate::error::Result;
+use crate::kernels::{BinaryOp, UnaryOp};
+use crate::ops::{Outcome, Refusal};
+use crate::ownership::OwnershipSnapshot;
+use crate::promote::OperandDType;
+
+pub use execute::{execute, execute_in_place, Arg};
+
+/// How an operand is offered to an operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Offer {
+    /// Read only: the caller keeps it (`&t`, a named Python tensor).
+    #[default]
+    Borrowed,
+    /// Nobody will read it again (`t` by value, a Python temporary): its
+    /// buffer is reused silently when it fits.
+    Temporary,
+    /// Given away by the caller (`t.donate()`): reused when it fits;
+    /// otherwise the refusal is reported (a `DonationWarning` in Python)
+    /// and counted as a fallback.
+    Donated,
+}
+
+/// Who else holds an operand's buffer, as seen when the op is planned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Holders {
+    /// Nobody: one handle, no exported view.
+    #[default]
+    Exclusive,
+    /// Other handles or exported views.
+    Shared { handles: u32, exports: u32 },
+    /// An in-place writer, or another thread donating it.
+    Busy,
+    /// Already moved out.
+    Donated,
+}
+
+impl From<OwnershipSnapshot> for Holders {
+    fn from(s: OwnershipSnapshot) -> Self {
+        if s.donated {
+            Holders::Donated
+        } else if s.writer {
+            Holders::Busy
+        } else if s.handles == 1 && s.exports == 0 {
+            Holders::Exclusive
+        } else {
+            Holders::Shared {
+                handles: s.handles,
+                exports: s.exports,
+            }
+        }
+    }
+}
+
+/// What an operand is: a tensor of some dtype (any NumPy dtype a converted
+/// operand may have had), or a weak scalar.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    Tensor(OperandDType),
+    Scalar(Scalar),
+}
+
+/// One operand as planning sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OperandDesc<'a> {
+    pub kind: Kind,
+    pub shape: &'a [usize],
+    pub offer: Offer,
+    pub holders: Holders,
+    /// Operands with the same `id` are the same tensor (the op reads it
+    /// more than once, so none of them may receive the result).
+    pub id: Option<usize>,
+}
+
+impl<'a> OperandDesc<'a> {
+    /// A borrowed tensor operand.
+    pub fn tensor(dtype: impl Into<OperandDType>, shape: &'a [usize]) -> Self {
+        OperandDesc {
+            kind: Kind::Tensor(dtype.into()),
+            shape,
+            offer: Offer::Borrowed,
+            holders: Holders::Exclusive,
+            id: None,
+        }
+    }
+
+    /// A weak scalar operand.
+    pub fn scalar(s: Scalar) -> Self {
+        OperandDesc {
+            kind: Kind::Scalar(s),
+            shape: &[],
+            offer: Offer::Borrowed,
+            holders: Holders::Exclusive,
+            id: None,
+        }
+    }
+
+    /// Offered with `offer`; `holders` as seen now.
+    pub fn offered(mut self, offer: Offer, holders: Holders) -> Self {
+        self.offer = offer;
+        self.holders = holders;
+        self
+    }
+
+    /// With an identity (see [`id`](Self::id)).
+    pub fn with_id(mut self, id: usize) -> Self {
+        self.id = Some(id);
+        self
+    }
+
+    /// The tensor dtype this operand is held in (`None` for scalars).
+    fn held(&self) -> Option<DType> {
+        match self.kind {
+            Kind::Tensor(d) => d.tensor_dtype().or_else(|| d.held_as()),
+            Kind::Scalar(_) => None,
+        }
+    }
+}
+
+/// The reductions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reduction {
+    Sum,
+    Mean,
+    Max,
+}
+
+/// An operation and its non-tensor parameters. Operand order: the input
+/// first, then the op's parameters as listed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    /// `[x]`.
+    Unary(UnaryOp),
+    /// `[a, b]`, broadcasting.
+    Binary(BinaryOp),
+    /// `[a, b]`, NumPy's `matmul`.
+    Matmul,
+    /// `[x]`.
+    Reduce {
+        kind: Reduction,
+        axis: Option<isize>,
+        keepdims: bool,
+    },
+    /// `[x]`, the last axis only.
+    Softmax { axis: isize },
+    /// `[x, gamma?, beta?]`, over the last axis.
+    LayerNorm { eps: f64, gamma: bool, beta: bool },
+    /// `[x, weight, bias?]`, NCHW.
+    Conv2d {
+        stride: usize,
+        padding: usize,
+        bias: bool,
+    },
+    /// `[x, mean, var, gamma?, beta?]`, over axis 1.
+    BatchNorm { eps: f64, gamma: bool, beta: bool },
+    /// `[x]`; one dimension may be `-1`. Shares the buffer; a temporary
+    /// or donated exclusive input moves into the result instead.
+    Reshape { shape: Vec<i64> },
+    /// `[x]`; output axis `i` is input axis `axes[i]` (`None`: reversed).
+    Permute { axes: Option<Vec<isize>> },
+    /// `[x]` converted to `dtype` (always a new buffer).
+    Cast { dtype: DType },
+}
+
+impl Op {
+    /// The name used in messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Unary(u) => u.name(),
+            Op::Binary(b) => b.name(),
+            Op::Matmul => "matmul",
+            Op::Reduce { kind, .. } => match kind {
+                Reduction::Sum => "sum",
+                Reduction::Mean => "mean",
+                Reduction::Max => "max",
+            },
+            Op::Softmax { .. } => "softmax",
+            Op::LayerNorm { .. } => "layer_norm",
+            Op::Conv2d { .. } => "conv2d",
+            Op::BatchNorm { .. } => "batch_norm",
+            Op::Reshape { .. } => "reshape",
+            Op::Permute { .. } => "transpose",
+            Op::Cast { .. } => "astype",
+        }
+    }
+
+    /// How many operands the op takes.
+    pub fn arity(&self) -> usize {
+        match self {
+            Op::Binary(_) | Op::Matmul => 2,
+            Op::LayerNorm { gamma, beta, .. } => 1 + usize::from(*gamma) + usize::from(*beta),
+            Op::Conv2d { bias, .. } => 2 + usize::from(*bias),
+            Op::BatchNorm { gamma, beta, .. } => 3 + usize::from(*gamma) + usize::from(*beta),
+            _ => 1,
+        }
+    }
+
+    /// The role of operand `i`, for messages ("the input", "gamma").
+    pub fn label(&self, i: usize) -> &'static str {
+        let params: &[&'static str] = match self {
+            Op::Binary(_) | Op::Matmul => return ["the left operand", "the right operand"][i.min(1)],
+            Op::LayerNorm { gamma, beta, .. } => match (gamma, beta) {
+                (true, true) => &["gamma", "beta"],
+                (true, false) => &["gamma"],
+                _ => &["beta"],
+            },
+            Op::Conv2d { .. } => &["the weight", "the bias"],
+            Op::BatchNorm { gamma, beta, .. } => match (gamma, beta) {
+                (true, true) => &["mean", "var", "gamma", "beta"],
+                (true, false) => &["mean", "var", "gamma"],
+                (false, true) => &["mean", "var", "beta"],
+                _ => &["mean", "var"],
+            },
+            _ => &[],
+        };
+        match i {
+            0 => "the input",
+            _ => params.get(i - 1).copied().unwrap_or("an operand"),
+        }
+    }
+}
+
+/// Why an allocation is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// The result (no operand receives it, or an in-place op copies on write).
+    Result,
+    /// Operand `i` converted to the plan's dtype.
+    Cast(usize),
+    /// Working memory of the kernel.
+    Scratch,
+}
+
+/// One allocation an operation makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Allocation {
+    pub purpose: Purpose,
+    pub bytes: usize,
+}
+
+/// What an operation will do. See the [module docs](self).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub op: Op,
+    /// The result's dtype; every tensor operand is read as this dtype.
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+    /// How each operand was offered.
+    pub offers: Vec<Offer>,
+    /// Operands converted to `dtype` first (a new buffer each).
+    pub casts: Vec<usize>,
+    /// The operand whose buffer receives the result.
+    pub target: Option<usize>,
+    /// Offered operands that do not receive the result, and why.
+    pub refusals: Vec<(usize, Refusal)>,
+    pub allocations: Vec<Allocation>,
+    /// An in-place plan: operand 0 is updated (copy-on-write if shared).
+    pub in_place: bool,
+}
+
+impl Plan {
+    /// Bytes the plan allocates.
+    pub fn allocated_bytes(&self) -> usize {
+        self.allocations.iter().map(|a| a.bytes).sum()
+    }
+
+    /// The outcome planned (before any claim).
+    pub fn planned_outcome(&self) -> Outcome {
+        Outcome {
+            reused: self.target,
+            refused: self.refusals.clone(),
+        }
+    }
+}
+
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let dims: Vec<String> = self.shape.iter().map(ToString::to_string).collect();
+        write!(f, "{}: {}[{}]", self.op.name(), self.dtype, dims.join(","))?;
+        match (self.in_place, self.target) {
+            (true, _) => write!(f, " in place over {}", self.op.label(0))?,
+            (false, Some(i)) => write!(f, " written over {}", self.op.label(i))?,
+            (false, None) => write!(f, " into a new buffer")?,
+        }
+        for a in &self.allocations {
+            match a.purpose {
+                Purpose::Result => write!(f, "; allocates {} B for the result", a.bytes)?,
+                Purpose::Cast(i) => write!(f, "; casts {} ({} B)", self.op.label(i), a.bytes)?,
+                Purpose::Scratch => write!(f, "; {} B of scratch", a.bytes)?,
+            }
+        }
+        for (i, r) in &self.refusals {
+            write!(f, "; {} not used: {r}", self.op.label(*i))?;
+        }
+        Ok(())
+    }
+}
+
+/// Plan `op` over `operands`. See the [module docs](self).
+pub fn plan(op: &Op, operands: &[OperandDesc<'_>]) -> Result<Plan> {
+    rules::plan(op, operands, false)
+}
+
+/// Plan `op` in place over operand 0 (its target): the result must keep
+/// its shape and dtype; the other operands are only read. Supported for
+/// [`Op::Unary`], [`Op::Binary`] and [`Op::BatchNorm`].
+pub fn plan_in_place(op: &Op, operands: &[OperandDesc<'_>]) -> Result<Plan> {
+    rules::plan(op, operands, true)
+}

@@ -1,0 +1,556 @@
+//! Each operation's signature: the result dtype (NumPy's promotion, NEP 50
+//! for weak scalars), the result shape, the validation of every
+//! parameter, which operands may receive the result, and the choice of
+//! the target among them.
+
+use super::{Allocation, Holders, Kind, Offer, Op, OperandDesc, Plan, Purpose, Reduction};
+use crate::dyn_tensor::Scalar;
+use crate::element::DType;
+use crate::error::{Error, Result};
+use crate::kernels::BinaryOp;
+use crate::ops::Refusal;
+use crate::promote::OperandDType;
+use crate::shape::{broadcast_shapes, checked_numel, normalize_axis};
+
+/// Which operands may receive the result.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Receives {
+    /// Any operand of the result's shape and dtype.
+    Any,
+    /// Only the input (operand 0); the others are parameters.
+    Input,
+    /// None: the op always writes a new buffer.
+    Never,
+}
+
+/// The signature of one op applied to its operands.
+struct Signature {
+    dtype: DType,
+    shape: Vec<usize>,
+    receives: Receives,
+    /// Bytes of scratch needed when the input receives the result.
+    scratch_over_input: usize,
+}
+
+fn invalid_arg(op: &Op, reason: String) -> Error {
+    Error::InvalidArgument {
+        op: op.name(),
+        reason,
+    }
+}
+
+fn invalid_operand(op: &Op, reason: String) -> Error {
+    Error::InvalidOperand {
+        op: op.name(),
+        reason,
+    }
+}
+
+/// The tensor dtype of operand `d` (an error for a scalar).
+fn tensor_dtype(op: &Op, d: &OperandDesc<'_>, what: &str) -> Result<DType> {
+    d.held().ok_or_else(|| {
+        invalid_operand(op, format!("{what} must be a tensor or array, not a number"))
+    })
+}
+
+/// Integers give float64 for float-only ops, as NumPy's ufuncs do.
+fn float_result(d: DType) -> DType {
+    if d.is_float() {
+        d
+    } else {
+        DType::F64
+    }
+}
+
+fn float_only(op: &Op, d: DType) -> Result<DType> {
+    if d.is_float() {
+        Ok(d)
+    } else {
+        Err(invalid_operand(op, format!("needs a float tensor, got {d}")))
+    }
+}
+
+/// NumPy's result dtype of the operands: tensors promote by the table;
+/// a weak scalar takes the tensors' dtype, except that a float meets an
+/// integer result as float64 (NEP 50).
+fn common_dtype(op: &Op, operands: &[OperandDesc<'_>]) -> Result<DType> {
+    let mut tensors = operands.iter().filter_map(|d| match d.kind {
+        Kind::Tensor(t) => Some(t),
+        Kind::Scalar(_) => None,
+    });
+    let Some(first) = tensors.next() else {
+        return Err(invalid_operand(
+            op,
+            "at least one operand must be a tensor".into(),
+        ));
+    };
+    let r = tensors.fold(first, OperandDType::promote);
+    let mut d = r.tensor_dtype().or_else(|| r.held_as()).ok_or_else(|| {
+        invalid_operand(op, format!("the result dtype {r} is not supported"))
+    })?;
+    let float_scalar = operands
+        .iter()
+        .any(|o| matches!(o.kind, Kind::Scalar(Scalar::Float(_))));
+    if float_scalar && !d.is_float() {
+        d = DType::F64;
+    }
+    Ok(d)
+}
+
+/// A weak scalar must fit the dtype it is converted to.
+fn check_scalars(op: &Op, operands: &[OperandDesc<'_>], dtype: DType) -> Result<()> {
+    for o in operands {
+        match (o.kind, dtype) {
+            (Kind::Scalar(Scalar::Int(v)), DType::I32) if i32::try_from(v).is_err() => {
+                return Err(Error::ScalarOutOfRange { value: v, dtype })
+            }
+            (Kind::Scalar(Scalar::Float(v)), DType::I32 | DType::I64) if !v.is_finite() => {
+                return Err(invalid_arg(
+                    op,
+                    format!("cannot convert float {v} to an integer"),
+                ))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// `[n]`-shaped parameters of a normalisation: tensors of shape `[n]`.
+fn params(op: &Op, operands: &[OperandDesc<'_>], first: usize, n: usize) -> Result<()> {
+    for (i, p) in operands.iter().enumerate().skip(first) {
+        let name = op.label(i);
+        if let Kind::Scalar(_) = p.kind {
+            return Err(invalid_operand(
+                op,
+                format!("{name}: parameters must be tensors or arrays, not numbers"),
+            ));
+        }
+        if p.shape != [n] {
+            return Err(invalid_arg(
+                op,
+                format!("{name} must have shape ({n},), got {:?}", p.shape),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_eps(op: &Op, eps: f64) -> Result<()> {
+    if eps >= 0.0 {
+        Ok(())
+    } else {
+        Err(invalid_arg(op, format!("eps must be >= 0, got {eps}")))
+    }
+}
+
+fn reduce_shape(shape: &[usize], axis: Option<usize>, keepdims: bool) -> Vec<usize> {
+    match (axis, keepdims) {
+        (None, false) => vec![],
+        (None, true) => vec![1; shape.len()],
+        (Some(a), true) => {
+            let mut s = shape.to_vec();
+            s[a] = 1;
+            s
+        }
+        (Some(a), false) => {
+            let mut s = shape.to_vec();
+            s.remove(a);
+            s
+        }
+    }
+}
+
+/// Resolve `-1` in a reshape target of `numel` elements.
+pub(crate) fn reshape_target(numel: usize, dims: &[i64]) -> Result<Vec<usize>> {
+    let op = "reshape";
+    let mut infer = None;
+    let mut known: usize = 1;
+    for (i, &d) in dims.iter().enumerate() {
+        if d == -1 {
+            if infer.replace(i).is_some() {
+                return Err(Error::InvalidArgument {
+                    op,
+                    reason: "can only specify one unknown dimension (-1)".into(),
+                });
+            }
+        } else {
+            let d = usize::try_from(d).map_err(|_| Error::InvalidArgument {
+                op,
+                reason: format!("negative dimension {d}"),
+            })?;
+            known = known.checked_mul(d).ok_or(Error::ShapeOverflow {
+                shape: vec![],
+                elem_size: 1,
+            })?;
+        }
+    }
+    let mut out: Vec<usize> = dims.iter().map(|&d| usize::try_from(d).unwrap_or(0)).collect();
+    if let Some(i) = infer {
+        if known == 0 || numel % known != 0 {
+            return Err(Error::InvalidArgument {
+                op,
+                reason: format!("cannot reshape a tensor of size {numel} into shape {dims:?}"),
+            });
+        }
+        out[i] = numel / known;
+    }
+    Ok(out)
+}
+
+/// Validate a permutation of `nd` axes.
+fn permutation(op: &Op, shape: &[usize], axes: Option<&[isize]>) -> Result<Vec<usize>> {
+    let nd = shape.len();
+    let Some(axes) = axes else {
+        return Ok((0..nd).rev().collect());
+    };
+    let invalid = |reason: String| Error::InvalidShape {
+        op: op.name(),
+        shape: shape.to_vec(),
+        reason,
+    };
+    if axes.len() != nd {
+        return Err(invalid(format!(
+            "axes {axes:?} do not match a tensor of dimension {nd}"
+        )));
+    }
+    let mut seen = vec![false; nd];
+    let mut norm = Vec::with_capacity(nd);
+    for &a in axes {
+        let a = normalize_axis(a, nd)?;
+        if std::mem::replace(&mut seen[a], true) {
+            return Err(invalid(format!("axis {a} is repeated in {axes:?}")));
+        }
+        norm.push(a);
+    }
+    Ok(norm)
+}
+
+/// The normalised permutation of a [`Op::Permute`] over `shape`.
+pub(crate) fn permute_axes(shape: &[usize], axes: Option<&[isize]>) -> Result<Vec<usize>> {
+    permutation(&Op::Permute { axes: None }, shape, axes)
+}
+
+fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature> {
+    let x = &o[0];
+    let same = |dtype: DType, receives: Receives| Signature {
+        dtype,
+        shape: x.shape.to_vec(),
+        receives,
+        scratch_over_input: 0,
+    };
+    Ok(match op {
+        Op::Unary(u) => {
+            let d = tensor_dtype(op, x, "the input")?;
+            let dtype = if u.supports_int() { d } else { float_result(d) };
+            if in_place && dtype != d {
+                return Err(invalid_operand(
+                    op,
+                    format!("the {dtype} result cannot be written into an {d} tensor in place"),
+                ));
+            }
+            same(dtype, Receives::Any)
+        }
+        Op::Binary(b) => {
+            let mut dtype = common_dtype(op, o)?;
+            if *b == BinaryOp::Div {
+                dtype = float_result(dtype);
+            }
+            check_scalars(op, o, dtype)?;
+            // In place, the dtype is checked before the shape (NumPy's order).
+            if let (true, Some(d)) = (in_place, x.held()) {
+                if dtype != d {
+                    return Err(invalid_operand(
+                        op,
+                        format!("the {dtype} result cannot be written into a {d} tensor in place"),
+                    ));
+                }
+            }
+            let shape = broadcast_shapes(b.name(), o[0].shape, o[1].shape)?;
+            Signature {
+                dtype,
+                shape,
+                receives: Receives::Any,
+                scratch_over_input: 0,
+            }
+        }
+        Op::Matmul => {
+            for (i, d) in o.iter().enumerate() {
+                tensor_dtype(op, d, op.label(i))?;
+            }
+            let dtype = common_dtype(op, o)?;
+            let (.., shape) = crate::ops::nn::matmul_shapes(o[0].shape, o[1].shape)?;
+            Signature {
+                dtype,
+                shape,
+                receives: Receives::Never,
+                scratch_over_input: 0,
+            }
+        }
+        Op::Reduce {
+            kind,
+            axis,
+            keepdims,
+        } => {
+            let d = tensor_dtype(op, x, "the input")?;
+            let dtype = match kind {
+                Reduction::Sum if !d.is_float() => DType::I64,
+                Reduction::Mean => float_result(d),
+                _ => d,
+            };
+            let ax = axis.map(|a| normalize_axis(a, x.shape.len())).transpose()?;
+            let len = ax.map_or_else(|| x.shape.iter().product(), |a| x.shape[a]);
+            // As NumPy: an empty reduced axis is an error even when the
+            // result has no elements either.
+            if *kind == Reduction::Max && len == 0 {
+                return Err(Error::EmptyReduction {
+                    op: op.name(),
+                    shape: x.shape.to_vec(),
+                });
+            }
+            Signature {
+                dtype,
+                shape: reduce_shape(x.shape, ax, *keepdims),
+                receives: Receives::Never,
+                scratch_over_input: 0,
+            }
+        }
+        Op::Softmax { axis } => {
+            let d = float_only(op, tensor_dtype(op, x, "the input")?)?;
+            let nd = x.shape.len().max(1);
+            if normalize_axis(*axis, nd)? + 1 != nd {
+                return Err(invalid_arg(
+                    op,
+                    format!("only the last axis is supported (got axis {axis} of {nd})"),
+                ));
+            }
+            same(d, Receives::Any)
+        }
+        Op::LayerNorm { eps, .. } => {
+            let d = float_only(op, tensor_dtype(op, x, "the input")?)?;
+            let Some(&row) = x.shape.last() else {
+                return Err(invalid_arg(
+                    op,
+                    "needs a tensor with at least one axis".into(),
+                ));
+            };
+            check_eps(op, *eps)?;
+            params(op, o, 1, row)?;
+            same(d, Receives::Input)
+        }
+        Op::Conv2d {
+            stride, padding, ..
+        } => {
+            let dx = float_only(op, tensor_dtype(op, x, "the input")?)?;
+            let dw = float_only(op, tensor_dtype(op, &o[1], "the weight")?)?;
+            let dtype = DType::promote(dx, dw);
+            let g = crate::ops::conv::conv2d_geometry(x.shape, o[1].shape, *stride, *padding)?;
+            params(op, o, 2, g.out_channels)?;
+            let (oh, ow) = g.out_hw();
+            Signature {
+                dtype,
+                shape: vec![g.batch, g.out_channels, oh, ow],
+                receives: Receives::Input,
+                // One image's column matrix and one image's result.
+                scratch_over_input: (g.scratch_len() + g.in_channels * g.height * g.width)
+                    .saturating_mul(dtype.size()),
+            }
+        }
+        Op::BatchNorm { eps, .. } => {
+            let d = float_only(op, tensor_dtype(op, x, "the input")?)?;
+            if x.shape.len() < 2 {
+                return Err(invalid_arg(
+                    op,
+                    format!("needs an input of at least 2 axes [N, C, ...], got shape {:?}", x.shape),
+                ));
+            }
+            check_eps(op, *eps)?;
+            params(op, o, 1, x.shape[1])?;
+            same(d, Receives::Input)
+        }
+        Op::Reshape { shape } => {
+            let d = tensor_dtype(op, x, "the input")?;
+            let numel = x.shape.iter().product();
+            let target = reshape_target(numel, shape)?;
+            let n = checked_numel(&target, d.size())?;
+            if n != numel {
+                return Err(Error::InvalidShape {
+                    op: "reshape",
+                    shape: target,
+                    reason: format!("cannot reshape {numel} elements of shape {:?}", x.shape),
+                });
+            }
+            Signature {
+                dtype: d,
+                shape: target,
+                receives: Receives::Input,
+                scratch_over_input: 0,
+            }
+        }
+        Op::Permute { axes } => {
+            let d = tensor_dtype(op, x, "the input")?;
+            let perm = permutation(op, x.shape, axes.as_deref())?;
+            Signature {
+                dtype: d,
+                shape: perm.iter().map(|&a| x.shape[a]).collect(),
+                receives: Receives::Never,
+                scratch_over_input: 0,
+            }
+        }
+        Op::Cast { dtype } => {
+            tensor_dtype(op, x, "the input")?;
+            same(*dtype, Receives::Never)
+        }
+    })
+}
+
+pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Plan> {
+    if o.len() != op.arity() {
+        return Err(invalid_arg(
+            op,
+            format!("takes {} operands, got {}", op.arity(), o.len()),
+        ));
+    }
+    if in_place && !matches!(op, Op::Unary(_) | Op::Binary(_) | Op::BatchNorm { .. }) {
+        return Err(invalid_arg(op, "has no in-place form".into()));
+    }
+    let sig = signature(op, o, in_place)?;
+    let numel_bytes = checked_numel(&sig.shape, sig.dtype.size())? * sig.dtype.size();
+    let mut p = Plan {
+        op: op.clone(),
+        dtype: sig.dtype,
+        shape: sig.shape,
+        offers: o.iter().map(|d| d.offer).collect(),
+        casts: Vec::new(),
+        target: None,
+        refusals: Vec::new(),
+        allocations: Vec::new(),
+        in_place,
+    };
+    // Every tensor operand is read as the plan's dtype (a cast copy
+    // otherwise), except an in-place target, which must already have it,
+    // and a cast's input.
+    for (i, d) in o.iter().enumerate() {
+        let Some(held) = d.held() else { continue };
+        let exempt = matches!(op, Op::Cast { .. }) || (in_place && i == 0);
+        if held != p.dtype && !exempt {
+            p.casts.push(i);
+            let n: usize = d.shape.iter().product();
+            p.allocations.push(Allocation {
+                purpose: Purpose::Cast(i),
+                bytes: n * p.dtype.size(),
+            });
+        }
+    }
+    if in_place {
+        if let Op::Binary(b) = op {
+            if p.shape != o[0].shape {
+                return Err(Error::ShapeMismatch {
+                    op: b.name(),
+                    lhs: o[0].shape.to_vec(),
+                    rhs: o[1].shape.to_vec(),
+                });
+            }
+        }
+        p.target = Some(0);
+        for (i, d) in o.iter().enumerate().skip(1) {
+            if d.offer != Offer::Borrowed {
+                p.refusals.push((i, Refusal::InPlaceTarget(op_static(op))));
+            }
+        }
+        if o[0].holders != Holders::Exclusive {
+            p.allocations.push(Allocation {
+                purpose: Purpose::Result,
+                bytes: numel_bytes,
+            });
+        }
+        return Ok(p);
+    }
+    choose_target(&mut p, o, sig.receives);
+    if matches!(op, Op::Reshape { .. }) {
+        // A reshape shares its input's buffer: it allocates nothing.
+        return Ok(p);
+    }
+    match p.target {
+        Some(_) if sig.scratch_over_input > 0 => p.allocations.push(Allocation {
+            purpose: Purpose::Scratch,
+            bytes: sig.scratch_over_input,
+        }),
+        Some(_) => {}
+        None => p.allocations.push(Allocation {
+            purpose: Purpose::Result,
+            bytes: numel_bytes,
+        }),
+    }
+    Ok(p)
+}
+
+/// The op's name as a `'static` string for refusals.
+fn op_static(op: &Op) -> &'static str {
+    op.name()
+}
+
+/// Pick the target: the leftmost operand that may receive the result:
+/// its own buffer (offered, exclusive, of the result's shape and dtype,
+/// read by no other operand) or its cast copy (the op's own buffer). Each
+/// offered operand whose buffer is not used gets its reason.
+fn choose_target(p: &mut Plan, o: &[OperandDesc<'_>], receives: Receives) {
+    let name = op_static(&p.op);
+    for (i, d) in o.iter().enumerate() {
+        let Some(held) = d.held() else { continue };
+        let cast = p.casts.contains(&i);
+        let offered = d.offer != Offer::Borrowed;
+        if !offered && !cast {
+            continue;
+        }
+        let role = match receives {
+            Receives::Never => Some(Refusal::NewBuffer(name)),
+            Receives::Input if i > 0 => Some(Refusal::Parameter(name)),
+            _ => None,
+        };
+        // A reshape's result has another shape by definition: its buffer
+        // moves into the result.
+        let shape_fits = d.shape == p.shape.as_slice() || matches!(p.op, Op::Reshape { .. });
+        let shared_id =
+            d.id.is_some() && o.iter().enumerate().any(|(j, e)| j != i && e.id == d.id);
+        let own = role.clone().or_else(|| {
+            if cast {
+                Some(Refusal::DType {
+                    operand: held,
+                    result: p.dtype,
+                })
+            } else if shared_id {
+                Some(Refusal::SameTensor)
+            } else if !shape_fits {
+                Some(Refusal::Shape {
+                    operand: d.shape.to_vec(),
+                    result: p.shape.clone(),
+                })
+            } else {
+                match d.holders {
+                    Holders::Exclusive => None,
+                    Holders::Shared { handles, exports } => {
+                        Some(Refusal::Shared { handles, exports })
+                    }
+                    Holders::Busy => Some(Refusal::Busy),
+                    Holders::Donated => Some(Refusal::Donated),
+                }
+            }
+        });
+        let fits = own.is_none() || (cast && role.is_none() && shape_fits);
+        let other_used = fits && p.target.is_some();
+        if fits && p.target.is_none() {
+            p.target = Some(i);
+        }
+        if offered {
+            let reason = match own {
+                Some(r) => Some(r),
+                None if other_used => Some(Refusal::OtherOperandUsed),
+                None => None,
+            };
+            if let Some(r) = reason {
+                p.refusals.push((i, r));
+            }
+        }
+    }
+}
