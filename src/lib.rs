@@ -37,6 +37,7 @@
 //! ```
 
 pub mod arena;
+mod block;
 pub mod buffer;
 pub mod element;
 pub mod error;
@@ -55,7 +56,8 @@ pub mod tensor;
 mod python;
 
 pub use arena::{ArenaStats, TensorArena};
-pub use buffer::{ExportGuard, OwnedBuffer, ALIGN};
+pub use block::ALIGN;
+pub use buffer::{ExportGuard, OwnedBuffer};
 pub use element::{DType, Element, Float};
 pub use error::{Error, Result};
 pub use kernels::{BinaryOp, Isa, UnaryOp};

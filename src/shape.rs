@@ -14,7 +14,7 @@ pub fn checked_numel(shape: &[usize], elem_size: usize) -> Result<usize> {
         .try_fold(1usize, |acc, &d| acc.checked_mul(d))
         .ok_or_else(overflow)?;
     let bytes = n.checked_mul(elem_size).ok_or_else(overflow)?;
-    if bytes > isize::MAX as usize - crate::buffer::ALIGN {
+    if bytes > isize::MAX as usize - crate::block::ALIGN {
         return Err(overflow());
     }
     Ok(n)
