@@ -19,7 +19,7 @@
 //!   accounting is atomic.
 //!
 //! Layering: an arena holds `RawBlock`s (from `block`) and knows nothing of
-//! buffers or tensors. `buffer` asks it for blocks ([`current`],
+//! buffers or tensors. `buffer` asks it for blocks (`current`,
 //! `ArenaShared::take_block`) and gives them back (`give_back`); the
 //! tensor constructors [`TensorArena::zeros`] and [`TensorArena::full`] are
 //! defined with `Tensor`, in `tensor.rs`.

@@ -154,7 +154,7 @@ fn obtain(len: usize, zeroed: bool) -> Result<(RawBlock, Origin)> {
 }
 
 /// Checked byte size of `n` elements of `T`.
-pub fn byte_size<T: Element>(n: usize) -> Result<usize> {
+pub(crate) fn byte_size<T: Element>(n: usize) -> Result<usize> {
     n.checked_mul(std::mem::size_of::<T>())
         .filter(|b| *b <= isize::MAX as usize - ALIGN)
         .ok_or(Error::AllocationFailed { bytes: usize::MAX })
@@ -165,14 +165,14 @@ pub fn byte_size<T: Element>(n: usize) -> Result<usize> {
 /// Kernels fill it through [`as_uninit_mut`](Self::as_uninit_mut) and then
 /// turn it into an [`OwnedBuffer`] with [`assume_init`](Self::assume_init).
 /// Dropping it unfilled simply frees the memory.
-pub struct UninitBuffer<T: Element> {
+pub(crate) struct UninitBuffer<T: Element> {
     buf: OwnedBuffer,
     _t: PhantomData<T>,
 }
 
 impl<T: Element> UninitBuffer<T> {
     /// Allocate room for `len` elements (nothing is written).
-    pub fn new(len: usize) -> Result<Self> {
+    pub(crate) fn new(len: usize) -> Result<Self> {
         let bytes = byte_size::<T>(len)?;
         let (block, origin) = obtain(bytes, false)?;
         Ok(Self {
@@ -186,17 +186,12 @@ impl<T: Element> UninitBuffer<T> {
     }
 
     /// Number of elements.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.buf.len / std::mem::size_of::<T>()
     }
 
-    /// Whether it holds zero elements.
-    pub fn is_empty(&self) -> bool {
-        self.buf.len == 0
-    }
-
     /// The elements, to be written.
-    pub fn as_uninit_mut(&mut self) -> &mut [MaybeUninit<T>] {
+    pub(crate) fn as_uninit_mut(&mut self) -> &mut [MaybeUninit<T>] {
         // SAFETY: the block is aligned for T and owns `len` bytes; viewing
         // them as MaybeUninit<T> makes no claim that they are initialised.
         // `&mut self` makes this the only access.
@@ -213,7 +208,7 @@ impl<T: Element> UninitBuffer<T> {
     /// # Safety
     /// Every element of [`as_uninit_mut`](Self::as_uninit_mut) must have been
     /// written.
-    pub unsafe fn assume_init(self) -> OwnedBuffer {
+    pub(crate) unsafe fn assume_init(self) -> OwnedBuffer {
         self.buf
     }
 }

@@ -73,7 +73,7 @@ impl ConvGeometry {
 /// Write image `x` (`[C, H, W]`) as a column matrix:
 /// `col[(c·kh + i)·kw + j][oy·ow + ox] = x[c][oy·s + i − p][ox·s + j − p]`,
 /// zero where that falls in the padding. Every element of `col` is written.
-pub fn im2col<T: Element>(g: &ConvGeometry, x: &[T], col: &mut [T]) {
+pub(crate) fn im2col<T: Element>(g: &ConvGeometry, x: &[T], col: &mut [T]) {
     let (oh, ow) = g.out_hw();
     let (h, w, kh, kw) = (g.height, g.width, g.kernel_h, g.kernel_w);
     let (s, p) = (g.stride, g.padding);
@@ -140,7 +140,7 @@ fn columns<'a, T: Element>(g: &ConvGeometry, xn: &'a [T], col: &'a mut [T]) -> &
 /// `dst` (`[N, O, oh, ow]`), using `col` (at least
 /// [`scratch_len`](ConvGeometry::scratch_len) elements) as scratch. Every
 /// element of `dst` is written.
-pub fn conv2d<T: ConvElement>(
+pub(crate) fn conv2d<T: ConvElement>(
     g: &ConvGeometry,
     x: &[T],
     w: &[T],
@@ -168,7 +168,7 @@ pub fn conv2d<T: ConvElement>(
 /// (`O == C`, same height and width). Image `n`'s output depends only on
 /// image `n`, so each image is computed into `image` (one image of scratch)
 /// and copied over its input, which nothing reads afterwards.
-pub fn conv2d_over_input<T: ConvElement>(
+pub(crate) fn conv2d_over_input<T: ConvElement>(
     g: &ConvGeometry,
     io: &mut [T],
     w: &[T],
@@ -205,7 +205,7 @@ pub fn conv2d_over_input<T: ConvElement>(
 
 /// `y[n][c][..] = x[n][c][..] · scale[c] + shift[c]` in place over `buf`
 /// viewed as `[N, C, plane]`, with `scale.len() == shift.len() == C`.
-pub fn channel_affine_inplace<T: ConvElement>(
+pub(crate) fn channel_affine_inplace<T: ConvElement>(
     buf: &mut [T],
     plane: usize,
     scale: &[T],

@@ -54,7 +54,7 @@ impl Level {
 ///
 /// ```compile_fail
 /// // The level is private: no `Isa` for AVX-512 without detection.
-/// let isa = donate::Isa(donate::kernels::isa::Level::Avx512);
+/// let isa = donate::Isa(donate::kernels::Level::Avx512);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Isa(Level);
@@ -179,43 +179,43 @@ macro_rules! isa_module {
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
-            pub fn map<T: Copy, F: UnaryFn<T>>(src: &[T], dst: &mut [MaybeUninit<T>]) {
+            pub(crate) fn map<T: Copy, F: UnaryFn<T>>(src: &[T], dst: &mut [MaybeUninit<T>]) {
                 elementwise::map::<T, F, $fma>(src, dst)
             }
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
-            pub fn map_inplace<T: Copy, F: UnaryFn<T>>(buf: &mut [T]) {
+            pub(crate) fn map_inplace<T: Copy, F: UnaryFn<T>>(buf: &mut [T]) {
                 elementwise::map_inplace::<T, F, $fma>(buf)
             }
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
-            pub fn zip<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: Side<'_, T>, dst: &mut [MaybeUninit<T>]) {
+            pub(crate) fn zip<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: Side<'_, T>, dst: &mut [MaybeUninit<T>]) {
                 elementwise::zip::<T, F>(a, b, dst)
             }
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
-            pub fn zip_into_lhs<T: Copy, F: BinaryFn<T>>(a: &mut [T], b: Side<'_, T>) {
+            pub(crate) fn zip_into_lhs<T: Copy, F: BinaryFn<T>>(a: &mut [T], b: Side<'_, T>) {
                 elementwise::zip_into_lhs::<T, F>(a, b)
             }
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
-            pub fn zip_into_rhs<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: &mut [T]) {
+            pub(crate) fn zip_into_rhs<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: &mut [T]) {
                 elementwise::zip_into_rhs::<T, F>(a, b)
             }
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
-            pub fn reduce_slice<T: Copy, R: Reduce<T>>(x: &[T]) -> R::Acc {
+            pub(crate) fn reduce_slice<T: Copy, R: Reduce<T>>(x: &[T]) -> R::Acc {
                 reduce::reduce_slice::<T, R>(x)
             }
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
-            pub fn reduce_rows<T: Copy, R: Reduce<T>>(x: &[T], acc: &mut [R::Acc]) {
+            pub(crate) fn reduce_rows<T: Copy, R: Reduce<T>>(x: &[T], acc: &mut [R::Acc]) {
                 reduce::reduce_rows::<T, R>(x, acc)
             }
         }

@@ -12,7 +12,7 @@
 //! `f64` uses the standard library's functions (scalar libm calls).
 
 #[inline(always)]
-pub fn madd<const FMA: bool>(a: f32, b: f32, c: f32) -> f32 {
+pub(super) fn madd<const FMA: bool>(a: f32, b: f32, c: f32) -> f32 {
     if FMA {
         a.mul_add(b, c)
     } else {
@@ -41,7 +41,7 @@ const EXP_LO: f32 = -87.336_55;
 
 /// `e^x`.
 #[inline(always)]
-pub fn exp<const FMA: bool>(x: f32) -> f32 {
+pub(super) fn exp<const FMA: bool>(x: f32) -> f32 {
     let xc = x.clamp(EXP_LO, EXP_HI);
     let n = round_small(xc * std::f32::consts::LOG2_E);
     // Cody-Waite: ln 2 = C1 + C2 with C1 exact in few bits.
@@ -66,7 +66,7 @@ pub fn exp<const FMA: bool>(x: f32) -> f32 {
 
 /// Natural logarithm.
 #[inline(always)]
-pub fn ln<const FMA: bool>(x: f32) -> f32 {
+pub(super) fn ln<const FMA: bool>(x: f32) -> f32 {
     // Scale subnormals into the normal range.
     let tiny = x < f32::MIN_POSITIVE;
     let xs = select(tiny, x * 8_388_608.0, x); // 2^23
@@ -98,7 +98,7 @@ pub fn ln<const FMA: bool>(x: f32) -> f32 {
 
 /// Hyperbolic tangent.
 #[inline(always)]
-pub fn tanh<const FMA: bool>(x: f32) -> f32 {
+pub(super) fn tanh<const FMA: bool>(x: f32) -> f32 {
     let ax = x.abs();
     // |x| < 0.625: odd polynomial.
     let z = x * x;
@@ -116,21 +116,21 @@ pub fn tanh<const FMA: bool>(x: f32) -> f32 {
 
 /// Logistic sigmoid `1 / (1 + e^-x)`.
 #[inline(always)]
-pub fn sigmoid<const FMA: bool>(x: f32) -> f32 {
+pub(super) fn sigmoid<const FMA: bool>(x: f32) -> f32 {
     1.0 / (1.0 + exp::<FMA>(-x))
 }
 
 /// `sqrt(2/pi)`, the constant of the tanh form of GELU.
-pub const GELU_K: f64 = 0.797_884_560_802_865_4;
+pub(super) const GELU_K: f64 = 0.797_884_560_802_865_4;
 /// The cubic coefficient of the tanh form of GELU.
-pub const GELU_C: f64 = 0.044_715;
+pub(super) const GELU_C: f64 = 0.044_715;
 
 /// GELU, tanh approximation (as JAX's default and GPT-2):
 /// `0.5 x (1 + tanh(u))` with `u = sqrt(2/pi) (x + 0.044715 x^3)`, evaluated
 /// as the identical `x / (1 + e^(-2u))`, which does not cancel for negative
 /// `x` (the tanh form loses all digits below about -5). `gelu(-inf) = -0`.
 #[inline(always)]
-pub fn gelu<const FMA: bool>(x: f32) -> f32 {
+pub(super) fn gelu<const FMA: bool>(x: f32) -> f32 {
     let u = (GELU_K as f32) * madd::<FMA>(GELU_C as f32 * x * x, x, x);
     let v = x / (1.0 + exp::<FMA>(-2.0 * u));
     select(x == f32::NEG_INFINITY, -0.0, v)
@@ -138,7 +138,7 @@ pub fn gelu<const FMA: bool>(x: f32) -> f32 {
 
 /// GELU for `f64`, same form, libm `exp`.
 #[inline(always)]
-pub fn gelu_f64(x: f64) -> f64 {
+pub(super) fn gelu_f64(x: f64) -> f64 {
     if x == f64::NEG_INFINITY {
         return -0.0;
     }

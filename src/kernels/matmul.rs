@@ -17,7 +17,7 @@ pub(crate) const PAR_WORK: usize = 1 << 18;
 
 /// One batch entry: element offsets of its operands.
 #[derive(Debug, Clone, Copy)]
-pub struct BatchOffsets {
+pub(crate) struct BatchOffsets {
     pub a: usize,
     pub b: usize,
 }
@@ -147,7 +147,7 @@ int_gemm!(i64);
 
 /// A batch of products `dst[i] = a[offs[i].a..] · b[offs[i].b..]`, each
 /// `m×k · k×n`; `dst` holds `offs.len()` results of `m×n` back to back.
-pub fn matmul_batched<T: MatmulElement>(
+pub(crate) fn matmul_batched<T: MatmulElement>(
     a: &[T],
     b: &[T],
     dst: &mut [MaybeUninit<T>],

@@ -6,22 +6,30 @@
 //! (in place; the tensor layer decides when that is allowed). Every kernel
 //! runs on the instruction set chosen once by [`Isa::active`], and splits
 //! work across threads when it has at least [`GRAIN`] elements. Every such
-//! split runs inside [`crate::parallel::install`], on a pool that belongs
-//! to this process (never rayon's global pool: see [`crate::parallel`] for
-//! why, and what happens at `fork()`).
+//! split runs inside `parallel::install`, on a pool that belongs to this
+//! process (never rayon's global pool: see `src/parallel.rs` for why, and
+//! what happens at `fork()`).
 //!
-//! This module, [`crate::buffer`] and [`crate::parallel`] are the only
-//! places with `unsafe` code.
+//! Layering: kernels sit above `buffer` (the fresh buffers of `fresh`
+//! are `UninitBuffer`s), `shape` and `parallel`, and below `tensor`, which
+//! calls them. The public API is this module's functions and the types and
+//! traits re-exported here; the submodules serve the crate. `unsafe` code
+//! is confined to the submodules marked `allow(unsafe_code)` below and to
+//! the per-ISA calls of `isa`'s `dispatch!`.
 
-pub mod conv;
-pub mod elementwise;
-pub mod fresh;
-pub mod isa;
-pub mod math;
-pub mod matmul;
-pub mod permute;
-pub mod reduce;
-pub mod rows;
+#[allow(unsafe_code)] // writes im2col and over-input results through raw slices
+pub(crate) mod conv;
+mod elementwise;
+#[allow(unsafe_code)] // `UninitBuffer::assume_init` once a kernel wrote every element
+pub(crate) mod fresh;
+#[allow(unsafe_code)] // `Isa::new_unchecked`, and the calls into the per-ISA copies
+mod isa;
+mod math;
+#[allow(unsafe_code)] // `gemm`'s raw-pointer interface
+pub(crate) mod matmul;
+mod permute;
+pub(crate) mod reduce;
+pub(crate) mod rows;
 
 use std::mem::MaybeUninit;
 
@@ -32,9 +40,15 @@ use crate::error::{Error, Result};
 use crate::parallel::install;
 use crate::shape::{broadcast_strides, c_strides};
 use elementwise::Side;
-pub use elementwise::{BinaryOp, UnaryOp};
 use isa::dispatch;
-pub use isa::Isa;
+
+pub use conv::{ConvElement, ConvGeometry};
+pub use elementwise::{BinaryOp, UnaryOp};
+pub use fresh::OverInputScratch;
+pub use isa::{Isa, Level};
+pub use matmul::MatmulElement;
+pub use reduce::{Max, Reduce, Sum};
+pub use rows::RowElement;
 
 /// Elements below which a kernel stays on the calling thread.
 ///
