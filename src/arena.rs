@@ -121,7 +121,7 @@ impl<B: Block> FreeLists<B> {
         for l in lists.iter_mut() {
             out.append(l);
         }
-        let bytes: usize = out.iter().map(|b| b.capacity()).sum();
+        let bytes: usize = out.iter().map(Block::capacity).sum();
         self.free.fetch_sub(bytes, Ordering::AcqRel);
         out
     }
@@ -180,27 +180,23 @@ impl ArenaShared {
             max_bytes: self.lists.max_bytes(),
         };
         let (class, cap) = size_class(bytes).ok_or_else(|| exhausted(self.lists.held_bytes()))?;
-        let hit = self.lists.pop(class);
-        let (block, was_hit) = match hit {
-            Some(b) => {
-                self.hits.fetch_add(1, StdOrdering::Relaxed);
-                (b, true)
+        let (block, was_hit) = if let Some(b) = self.lists.pop(class) {
+            self.hits.fetch_add(1, StdOrdering::Relaxed);
+            (b, true)
+        } else {
+            if self.lists.reserve(cap).is_err() {
+                // Free idle blocks of other classes and try once more.
+                self.trim();
+                self.lists.reserve(cap).map_err(exhausted)?;
             }
-            None => {
-                if self.lists.reserve(cap).is_err() {
-                    // Free idle blocks of other classes and try once more.
-                    self.trim();
-                    self.lists.reserve(cap).map_err(exhausted)?;
+            match RawBlock::alloc(cap, false) {
+                Ok(b) => {
+                    self.misses.fetch_add(1, StdOrdering::Relaxed);
+                    (b, false)
                 }
-                match RawBlock::alloc(cap, false) {
-                    Ok(b) => {
-                        self.misses.fetch_add(1, StdOrdering::Relaxed);
-                        (b, false)
-                    }
-                    Err(e) => {
-                        self.lists.unreserve(cap);
-                        return Err(e);
-                    }
+                Err(e) => {
+                    self.lists.unreserve(cap);
+                    return Err(e);
                 }
             }
         };
@@ -300,10 +296,10 @@ impl TensorArena {
         Self {
             shared: Arc::new(ArenaShared {
                 lists: FreeLists::new(max_bytes),
-                live: Default::default(),
-                peak: Default::default(),
-                hits: Default::default(),
-                misses: Default::default(),
+                live: std::sync::atomic::AtomicUsize::new(0),
+                peak: std::sync::atomic::AtomicUsize::new(0),
+                hits: std::sync::atomic::AtomicU64::new(0),
+                misses: std::sync::atomic::AtomicU64::new(0),
             }),
         }
     }

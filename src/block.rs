@@ -134,7 +134,7 @@ impl Drop for RawBlock {
             alloc::dealloc(
                 self.ptr.as_ptr(),
                 Layout::from_size_align_unchecked(self.cap, ALIGN),
-            )
+            );
         }
     }
 }

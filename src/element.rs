@@ -109,6 +109,9 @@ macro_rules! element {
             fn from_f64(v: f64) -> Self {
                 v as $t
             }
+            // One body for the four types (`as` semantics); i64 has no
+            // lossless `From` into f64, so the cast stays a cast.
+            #[allow(clippy::cast_lossless)]
             #[inline(always)]
             fn to_f64(self) -> f64 {
                 self as f64

@@ -323,6 +323,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::float_cmp)] // small integers and halves: exact in f32
     fn channel_affine_scales_each_channel() {
         let mut x: Vec<f32> = (0..2 * 3 * 4).map(|i| i as f32).collect();
         channel_affine_inplace(&mut x, 4, &[1.0, 2.0, 0.5], &[0.0, 1.0, -1.0]);

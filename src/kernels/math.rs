@@ -51,7 +51,7 @@ pub(super) fn exp<const FMA: bool>(x: f32) -> f32 {
     p = madd::<FMA>(p, r, 8.333_452e-3);
     p = madd::<FMA>(p, r, 4.166_579_6e-2);
     p = madd::<FMA>(p, r, 1.666_666_5e-1);
-    p = madd::<FMA>(p, r, 5.000_000_1e-1);
+    p = madd::<FMA>(p, r, 0.5);
     let y = madd::<FMA>(p, r * r, r) + 1.0;
     // 2^n split in two factors so neither exponent field overflows.
     let ni = n as i32;
@@ -75,7 +75,7 @@ pub(super) fn ln<const FMA: bool>(x: f32) -> f32 {
     e -= select(tiny, 23.0, 0.0) as i32;
     let m = f32::from_bits((bits & 0x007f_ffff) | 0x3f00_0000); // [0.5, 1)
     let small = m < std::f32::consts::FRAC_1_SQRT_2;
-    let e = (e - small as i32) as f32;
+    let e = (e - i32::from(small)) as f32;
     let m = select(small, m + m - 1.0, m - 1.0);
     let z = m * m;
     let mut p = 7.037_683_6e-2;
@@ -86,7 +86,7 @@ pub(super) fn ln<const FMA: bool>(x: f32) -> f32 {
     p = madd::<FMA>(p, m, -1.666_805_8e-1);
     p = madd::<FMA>(p, m, 2.000_071_4e-1);
     p = madd::<FMA>(p, m, -2.499_999_4e-1);
-    p = madd::<FMA>(p, m, 3.333_333_1e-1);
+    p = madd::<FMA>(p, m, 3.333_333e-1);
     let mut y = p * m * z;
     y = madd::<FMA>(e, -2.121_944_4e-4, y);
     y = madd::<FMA>(z, -0.5, y);
@@ -103,10 +103,10 @@ pub(super) fn tanh<const FMA: bool>(x: f32) -> f32 {
     // |x| < 0.625: odd polynomial.
     let z = x * x;
     let mut p = -5.704_988_7e-3;
-    p = madd::<FMA>(p, z, 2.063_908_9e-2);
+    p = madd::<FMA>(p, z, 2.063_909e-2);
     p = madd::<FMA>(p, z, -5.373_971_6e-2);
     p = madd::<FMA>(p, z, 1.333_144_2e-1);
-    p = madd::<FMA>(p, z, -3.333_328_2e-1);
+    p = madd::<FMA>(p, z, -3.333_328e-1);
     let small = madd::<FMA>(p * z, x, x);
     // otherwise 1 - 2 / (e^{2|x|} + 1), with the sign of x.
     let e = exp::<FMA>(ax + ax);

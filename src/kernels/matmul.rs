@@ -75,7 +75,7 @@ macro_rules! float_gemm {
                             m,
                             n,
                             k,
-                            dst.as_mut_ptr() as *mut $t,
+                            dst.as_mut_ptr().cast::<$t>(),
                             1,
                             n as isize,
                             false,
@@ -189,7 +189,7 @@ pub(crate) fn matmul_batched<T: MatmulElement>(
         install(|| {
             dst.par_chunks_mut(mn)
                 .enumerate()
-                .for_each(|x| one(x, false))
+                .for_each(|x| one(x, false));
         });
     }
 }

@@ -210,7 +210,7 @@ pub fn unary_with<T: KernelElement>(
         install(|| {
             src.par_chunks(c)
                 .zip(dst.par_chunks_mut(c))
-                .for_each(|(s, d)| T::unary_run(isa, op, s, d))
+                .for_each(|(s, d)| T::unary_run(isa, op, s, d));
         });
     } else {
         T::unary_run(isa, op, src, dst);
@@ -230,7 +230,7 @@ pub fn unary_inplace_with<T: KernelElement>(isa: Isa, op: UnaryOp, buf: &mut [T]
         let c = chunk_len(buf.len());
         install(|| {
             buf.par_chunks_mut(c)
-                .for_each(|s| T::unary_inplace_run(isa, op, s))
+                .for_each(|s| T::unary_inplace_run(isa, op, s));
         });
     } else {
         T::unary_inplace_run(isa, op, buf);
@@ -337,6 +337,9 @@ fn side<T: Copy>(x: &[T], off: usize, run: usize, slice: bool) -> Side<'_, T> {
 /// `BinaryDst::Lhs`/`Rhs` the result overwrites that operand, which must have
 /// the output's shape; `a`/`b` for that side is then ignored and read from the
 /// operand itself (`inout`).
+// Two operands with their shapes, the output's shape, where the result goes
+// and the operand it overwrites: a struct would only rename the arguments.
+#[allow(clippy::too_many_arguments)]
 pub fn binary<T: KernelElement>(
     op: BinaryOp,
     a: &[T],
@@ -377,7 +380,7 @@ pub fn binary<T: KernelElement>(
                 install(|| {
                     d.par_chunks_mut(rows_per_task * run)
                         .enumerate()
-                        .for_each(work)
+                        .for_each(work);
                 });
             } else {
                 work((0, d));
@@ -405,7 +408,7 @@ pub fn binary<T: KernelElement>(
                 install(|| {
                     io.par_chunks_mut(rows_per_task * run)
                         .enumerate()
-                        .for_each(work)
+                        .for_each(work);
                 });
             } else {
                 work((0, io));
@@ -426,7 +429,7 @@ pub fn cast<S: Element, D: Element>(src: &[S], dst: &mut [MaybeUninit<D>]) {
         install(|| {
             dst.par_chunks_mut(c)
                 .zip(src.par_chunks(c))
-                .for_each(|(d, s)| d.iter_mut().zip(s).for_each(f))
+                .for_each(|(d, s)| d.iter_mut().zip(s).for_each(f));
         });
     } else {
         dst.iter_mut().zip(src).for_each(f);
@@ -445,7 +448,7 @@ pub fn copy<T: Element>(src: &[T], dst: &mut [MaybeUninit<T>]) {
         install(|| {
             dst.par_chunks_mut(c)
                 .zip(src.par_chunks(c))
-                .for_each(|(d, s)| f(d, s))
+                .for_each(|(d, s)| f(d, s));
         });
     } else {
         f(dst, src);

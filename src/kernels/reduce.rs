@@ -36,7 +36,7 @@ impl Reduce<f32> for Sum {
     }
     #[inline(always)]
     fn step(acc: f64, x: f32) -> f64 {
-        acc + x as f64
+        acc + f64::from(x)
     }
     #[inline(always)]
     fn combine(a: f64, b: f64) -> f64 {
@@ -238,7 +238,7 @@ pub(crate) fn reduce_axis<T: Copy + Send + Sync, R: Reduce<T>>(
         install(|| {
             dst.par_chunks_mut(inner)
                 .enumerate()
-                .for_each(|(o, d)| one(o, d))
+                .for_each(|(o, d)| one(o, d));
         });
     } else {
         for (o, d) in dst.chunks_mut(inner).enumerate() {

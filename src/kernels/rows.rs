@@ -16,7 +16,7 @@ pub trait RowElement: KernelElement {
 impl RowElement for f32 {
     #[inline(always)]
     fn to_acc(self) -> f64 {
-        self as f64
+        f64::from(self)
     }
     #[inline(always)]
     fn from_acc(v: f64) -> f32 {
@@ -61,7 +61,7 @@ pub(crate) fn softmax_inplace<T: RowElement>(buf: &mut [T], row: usize) {
             }
         }
         if nan {
-            r.iter_mut().for_each(|x| *x = T::from_acc(f64::NAN));
+            r.fill(T::from_acc(f64::NAN));
             return;
         }
         let mt = T::from_acc(m);
