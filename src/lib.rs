@@ -36,6 +36,8 @@
 //! # Ok::<(), donate::Error>(())
 //! ```
 
+#![deny(unsafe_code)]
+
 // The modules form layers, lowest first: each uses only modules listed
 // before it, so there is no import cycle (`scripts/module-cycles.py`
 // checks). Rust users need only the names re-exported below; the public

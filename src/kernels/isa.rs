@@ -236,16 +236,21 @@ isa_module!(portable, true);
 isa_module!(portable, false);
 
 /// Call `$f::<generics>(args)` in the copy compiled for `$isa` (an [`Isa`]).
+///
+/// The one place outside this module's copies where kernels need `unsafe`,
+/// so the arms that call a copy allow it, wherever the macro expands.
 macro_rules! dispatch {
     ($isa:expr, $f:ident::<$($g:ty),+>($($a:expr),*)) => {
         match $crate::kernels::isa::Isa::level($isa) {
             #[cfg(target_arch = "x86_64")]
+            #[allow(unsafe_code)]
             $crate::kernels::isa::Level::Avx512 => {
                 // SAFETY: an `Isa` of this level exists only on a CPU with
                 // these features (see `Isa`).
                 unsafe { $crate::kernels::isa::avx512::$f::<$($g),+>($($a),*) }
             }
             #[cfg(target_arch = "x86_64")]
+            #[allow(unsafe_code)]
             $crate::kernels::isa::Level::Avx2 => {
                 // SAFETY: as above, for AVX2, FMA and BMI.
                 unsafe { $crate::kernels::isa::avx2::$f::<$($g),+>($($a),*) }
