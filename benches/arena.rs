@@ -12,11 +12,11 @@ fn alloc(c: &mut Criterion) {
         (1 << 24, "64MiB"),
     ] {
         g.bench_function(BenchmarkId::new("system", name), |b| {
-            b.iter(|| black_box(Tensor::<f32>::full(&[n], 1.0).unwrap()))
+            b.iter(|| black_box(Tensor::<f32>::full(&[n], 1.0).unwrap()));
         });
         let arena = TensorArena::new(1 << 30);
         g.bench_function(BenchmarkId::new("arena", name), |b| {
-            arena.scope(|| b.iter(|| black_box(Tensor::<f32>::full(&[n], 1.0).unwrap())))
+            arena.scope(|| b.iter(|| black_box(Tensor::<f32>::full(&[n], 1.0).unwrap())));
         });
     }
     g.finish();

@@ -17,7 +17,7 @@ fn matmul(c: &mut Criterion) {
             Tensor::<f32>::from_vec((0..n * n).map(|i| (i % 7) as f32 * 0.1).collect(), &[n, n])
                 .unwrap();
         g.bench_function(BenchmarkId::from_parameter(n), |bch| {
-            bch.iter(|| black_box(a.matmul(&b).unwrap()))
+            bch.iter(|| black_box(a.matmul(&b).unwrap()));
         });
     }
     g.finish();

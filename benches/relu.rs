@@ -23,19 +23,19 @@ fn relu(c: &mut Criterion) {
         let src: Vec<f32> = (0..n).map(|i| i as f32).collect();
         let mut dst = vec![0.0f32; n];
         g.bench_function(BenchmarkId::new("copy_from_slice", name), |b| {
-            b.iter(|| dst.copy_from_slice(black_box(&src)))
+            b.iter(|| dst.copy_from_slice(black_box(&src)));
         });
         let x = input(n);
         g.bench_function(BenchmarkId::new("out_of_place", name), |b| {
-            b.iter(|| black_box(x.relu_ref().unwrap()))
+            b.iter(|| black_box(x.relu_ref().unwrap()));
         });
         let mut y = input(n);
         g.bench_function(BenchmarkId::new("in_place", name), |b| {
-            b.iter(|| y.relu_inplace().unwrap())
+            b.iter(|| y.relu_inplace().unwrap());
         });
         let mut z = Some(input(n));
         g.bench_function(BenchmarkId::new("donated", name), |b| {
-            b.iter(|| z = Some(z.take().unwrap().donate().relu().unwrap()))
+            b.iter(|| z = Some(z.take().unwrap().donate().relu().unwrap()));
         });
     }
     g.finish();
@@ -54,7 +54,7 @@ fn chain(c: &mut Criterion) {
                     t = t.relu_ref().unwrap();
                 }
                 black_box(t)
-            })
+            });
         });
         let mut z = Some(input(n));
         g.bench_function(BenchmarkId::new("donated", name), |b| {
@@ -64,7 +64,7 @@ fn chain(c: &mut Criterion) {
                     t = t.relu_donate().unwrap();
                 }
                 z = Some(t);
-            })
+            });
         });
     }
     g.finish();
@@ -73,7 +73,7 @@ fn chain(c: &mut Criterion) {
 /// Where splitting across threads starts to pay: in-place relu at sizes
 /// around the grain (`donate::kernels::GRAIN`), on a one-thread pool
 /// ("serial": kernels called from a rayon worker keep its pool) and on
-/// donate's own pool ("parallel", see `donate::parallel`).
+/// donate's own pool ("parallel", see `src/parallel.rs`).
 fn grain(c: &mut Criterion) {
     let mut g = c.benchmark_group("grain");
     g.sample_size(30);
@@ -86,10 +86,10 @@ fn grain(c: &mut Criterion) {
         g.throughput(Throughput::Bytes((n * 4) as u64));
         let mut t = input(n);
         g.bench_function(BenchmarkId::new("serial", n), |b| {
-            one.install(|| b.iter(|| t.relu_inplace().unwrap()))
+            one.install(|| b.iter(|| t.relu_inplace().unwrap()));
         });
         g.bench_function(BenchmarkId::new("parallel", n), |b| {
-            b.iter(|| t.relu_inplace().unwrap())
+            b.iter(|| t.relu_inplace().unwrap());
         });
     }
     g.finish();

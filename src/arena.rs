@@ -17,21 +17,25 @@
 //!   its arena is freed to the system on drop (no dangling pointer, no leak).
 //! * The arena is `Sync`: the free lists sit behind one mutex and the byte
 //!   accounting is atomic.
+//!
+//! Layering: an arena holds `RawBlock`s (from `block`) and knows nothing of
+//! buffers or tensors. `buffer` asks it for blocks (`current`,
+//! `ArenaShared::take_block`) and gives them back (`give_back`); the
+//! tensor constructors [`TensorArena::zeros`] and [`TensorArena::full`] are
+//! defined with `Tensor`, in `tensor.rs`.
 
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use crate::buffer::RawBlock;
-use crate::element::Element;
+use crate::block::RawBlock;
 use crate::error::{Error, Result};
 use crate::sync::{lock, AtomicUsize, Mutex, Ordering};
-use crate::tensor::Tensor;
 
 const MIN_CLASS_SHIFT: u32 = 6; // 64 bytes
 const NUM_CLASSES: usize = 64 - MIN_CLASS_SHIFT as usize;
 
 /// The size class (index) and block size serving a request of `bytes`.
-pub fn size_class(bytes: usize) -> Option<(usize, usize)> {
+fn size_class(bytes: usize) -> Option<(usize, usize)> {
     let cap = bytes
         .max(1 << MIN_CLASS_SHIFT)
         .checked_next_power_of_two()?;
@@ -40,7 +44,7 @@ pub fn size_class(bytes: usize) -> Option<(usize, usize)> {
 
 /// Something with a byte capacity that free lists can hold (a `RawBlock`; the
 /// loom model uses a plain stand-in).
-pub trait Block {
+trait Block {
     /// Bytes it holds from the system.
     fn capacity(&self) -> usize;
 }
@@ -54,7 +58,7 @@ impl Block for RawBlock {
 /// The free lists and byte accounting of an arena, independent of what a
 /// block is, so that the concurrency logic can be model-checked with loom.
 #[derive(Debug)]
-pub struct FreeLists<B: Block> {
+struct FreeLists<B: Block> {
     lists: Mutex<Vec<Vec<B>>>,
     /// Bytes held from the system: in use plus idle.
     held: AtomicUsize,
@@ -65,7 +69,7 @@ pub struct FreeLists<B: Block> {
 
 impl<B: Block> FreeLists<B> {
     /// Empty free lists with a budget of `max_bytes`.
-    pub fn new(max_bytes: usize) -> Self {
+    fn new(max_bytes: usize) -> Self {
         Self {
             lists: Mutex::new((0..NUM_CLASSES).map(|_| Vec::new()).collect()),
             held: AtomicUsize::new(0),
@@ -75,20 +79,20 @@ impl<B: Block> FreeLists<B> {
     }
 
     /// Pop an idle block of class `class`.
-    pub fn pop(&self, class: usize) -> Option<B> {
+    fn pop(&self, class: usize) -> Option<B> {
         let b = lock(&self.lists)[class].pop()?;
         self.free.fetch_sub(b.capacity(), Ordering::AcqRel);
         Some(b)
     }
 
     /// Park an idle block.
-    pub fn push(&self, class: usize, b: B) {
+    fn push(&self, class: usize, b: B) {
         self.free.fetch_add(b.capacity(), Ordering::AcqRel);
         lock(&self.lists)[class].push(b);
     }
 
     /// Reserve `cap` bytes of budget for a fresh block, atomically.
-    pub fn reserve(&self, cap: usize) -> Result<(), usize> {
+    fn reserve(&self, cap: usize) -> Result<(), usize> {
         let mut cur = self.held.load(Ordering::Acquire);
         loop {
             let new = match cur.checked_add(cap) {
@@ -106,34 +110,34 @@ impl<B: Block> FreeLists<B> {
     }
 
     /// Give back budget reserved for a block that was freed (or never made).
-    pub fn unreserve(&self, cap: usize) {
+    fn unreserve(&self, cap: usize) {
         self.held.fetch_sub(cap, Ordering::AcqRel);
     }
 
     /// Take every idle block out (the caller frees them and unreserves).
-    pub fn drain(&self) -> Vec<B> {
+    fn drain(&self) -> Vec<B> {
         let mut lists = lock(&self.lists);
         let mut out = Vec::new();
         for l in lists.iter_mut() {
             out.append(l);
         }
-        let bytes: usize = out.iter().map(|b| b.capacity()).sum();
+        let bytes: usize = out.iter().map(Block::capacity).sum();
         self.free.fetch_sub(bytes, Ordering::AcqRel);
         out
     }
 
     /// Bytes held from the system.
-    pub fn held_bytes(&self) -> usize {
+    fn held_bytes(&self) -> usize {
         self.held.load(Ordering::Acquire)
     }
 
     /// Bytes in free lists.
-    pub fn free_bytes(&self) -> usize {
+    fn free_bytes(&self) -> usize {
         self.free.load(Ordering::Acquire)
     }
 
     /// The budget.
-    pub fn max_bytes(&self) -> usize {
+    fn max_bytes(&self) -> usize {
         self.max_bytes
     }
 }
@@ -157,7 +161,7 @@ pub struct ArenaStats {
 
 /// The shared state behind a [`TensorArena`]; buffers point to it weakly.
 #[derive(Debug)]
-pub struct ArenaShared {
+pub(crate) struct ArenaShared {
     lists: FreeLists<RawBlock>,
     live: std::sync::atomic::AtomicUsize,
     peak: std::sync::atomic::AtomicUsize,
@@ -176,27 +180,23 @@ impl ArenaShared {
             max_bytes: self.lists.max_bytes(),
         };
         let (class, cap) = size_class(bytes).ok_or_else(|| exhausted(self.lists.held_bytes()))?;
-        let hit = self.lists.pop(class);
-        let (block, was_hit) = match hit {
-            Some(b) => {
-                self.hits.fetch_add(1, StdOrdering::Relaxed);
-                (b, true)
+        let (block, was_hit) = if let Some(b) = self.lists.pop(class) {
+            self.hits.fetch_add(1, StdOrdering::Relaxed);
+            (b, true)
+        } else {
+            if self.lists.reserve(cap).is_err() {
+                // Free idle blocks of other classes and try once more.
+                self.trim();
+                self.lists.reserve(cap).map_err(exhausted)?;
             }
-            None => {
-                if self.lists.reserve(cap).is_err() {
-                    // Free idle blocks of other classes and try once more.
-                    self.trim();
-                    self.lists.reserve(cap).map_err(exhausted)?;
+            match RawBlock::alloc(cap, false) {
+                Ok(b) => {
+                    self.misses.fetch_add(1, StdOrdering::Relaxed);
+                    (b, false)
                 }
-                match RawBlock::alloc(cap, false) {
-                    Ok(b) => {
-                        self.misses.fetch_add(1, StdOrdering::Relaxed);
-                        (b, false)
-                    }
-                    Err(e) => {
-                        self.lists.unreserve(cap);
-                        return Err(e);
-                    }
+                Err(e) => {
+                    self.lists.unreserve(cap);
+                    return Err(e);
                 }
             }
         };
@@ -251,7 +251,8 @@ static PROVIDER: std::sync::OnceLock<fn() -> Option<TensorArena>> = std::sync::O
 
 /// Install the front end's current-arena lookup (see [`current`]). Returns
 /// false if one was already installed (the first one stays).
-pub fn set_current_provider(provider: fn() -> Option<TensorArena>) -> bool {
+#[cfg(feature = "python")]
+pub(crate) fn set_current_provider(provider: fn() -> Option<TensorArena>) -> bool {
     PROVIDER.set(provider).is_ok()
 }
 
@@ -295,10 +296,10 @@ impl TensorArena {
         Self {
             shared: Arc::new(ArenaShared {
                 lists: FreeLists::new(max_bytes),
-                live: Default::default(),
-                peak: Default::default(),
-                hits: Default::default(),
-                misses: Default::default(),
+                live: std::sync::atomic::AtomicUsize::new(0),
+                peak: std::sync::atomic::AtomicUsize::new(0),
+                hits: std::sync::atomic::AtomicU64::new(0),
+                misses: std::sync::atomic::AtomicU64::new(0),
             }),
         }
     }
@@ -316,16 +317,6 @@ impl TensorArena {
     pub fn scope<R>(&self, f: impl FnOnce() -> R) -> R {
         let _g = self.enter();
         f()
-    }
-
-    /// A zero-filled tensor from this arena.
-    pub fn zeros<T: Element>(&self, shape: &[usize]) -> Result<Tensor<T>> {
-        self.scope(|| Tensor::zeros(shape))
-    }
-
-    /// A tensor filled with `value`, from this arena.
-    pub fn full<T: Element>(&self, shape: &[usize], value: T) -> Result<Tensor<T>> {
-        self.scope(|| Tensor::full(shape, value))
     }
 
     /// Free every idle block. Buffers in use are untouched; they return to the

@@ -1,13 +1,13 @@
-//! Raw, 64-byte aligned tensor memory and the shared storage cell.
+//! Tensor memory and the shared storage cell.
 //!
-//! This is one of the two modules of the crate allowed to contain `unsafe`
-//! code (the other is [`kernels`](crate::kernels)). It provides:
+//! One of the modules allowed to contain `unsafe` code (with `block`,
+//! [`kernels`](crate::kernels) and `parallel`). In the crate's layers it
+//! sits above `block` (the raw allocation) and `arena` (the free lists a
+//! block may come from and go back to), and below `tensor`. It provides:
 //!
-//! * [`RawBlock`]: an owned, 64-byte aligned allocation of the system
-//!   allocator (what an arena's free lists hold);
-//! * [`OwnedBuffer`]: a block plus its used length and where it goes back to
-//!   when dropped (the system allocator, or the arena it came from if that
-//!   arena is still alive);
+//! * [`OwnedBuffer`]: a `RawBlock` plus its used length and where it goes
+//!   back to when dropped (the system allocator, or the arena it came from
+//!   if that arena is still alive);
 //! * [`UninitBuffer`]: a fresh buffer whose elements a kernel must write
 //!   before anyone reads them;
 //! * `Storage`: the [`OwnershipState`] plus the buffer, shared by the handles
@@ -18,139 +18,21 @@
 //! allocation is returned as [`Error::AllocationFailed`]; the global
 //! `handle_alloc_error` is never called.
 
-use std::alloc::{self, Layout};
 use std::cell::UnsafeCell;
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
-use std::ptr::NonNull;
 use std::sync::{Arc, OnceLock, Weak};
 
 use crate::arena::{self, ArenaShared};
+use crate::block::{RawBlock, ALIGN};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::ownership::{OwnershipState, StateError};
 use crate::stats;
 
-/// Alignment of every buffer: a cache line, and a full AVX-512 vector.
-pub const ALIGN: usize = 64;
-
-/// An owned allocation of `cap` bytes aligned to [`ALIGN`]; `cap == 0` owns
-/// nothing. Freed on drop.
-#[derive(Debug)]
-pub struct RawBlock {
-    ptr: NonNull<u8>,
-    cap: usize,
-}
-
-// SAFETY: a RawBlock is a unique owner of its heap memory (like Box<[u8]>);
-// moving it to or sharing it with another thread is as safe as for a Box.
-unsafe impl Send for RawBlock {}
-// SAFETY: &RawBlock only exposes the pointer value and the capacity.
-unsafe impl Sync for RawBlock {}
-
-impl RawBlock {
-    /// A block that owns nothing.
-    pub const fn empty() -> Self {
-        /// A zero-length block still has an ALIGN-aligned address.
-        #[repr(align(64))]
-        struct Aligned;
-        RawBlock {
-            ptr: NonNull::<Aligned>::dangling().cast(),
-            cap: 0,
-        }
-    }
-
-    fn layout(cap: usize) -> Result<Layout> {
-        Layout::from_size_align(cap, ALIGN).map_err(|_| Error::AllocationFailed { bytes: cap })
-    }
-
-    /// Allocate `cap` bytes, uninitialised (or zeroed when `zeroed`).
-    pub fn alloc(cap: usize, zeroed: bool) -> Result<Self> {
-        if cap == 0 {
-            return Ok(Self::empty());
-        }
-        let layout = Self::layout(cap)?;
-        // SAFETY: `layout` has a non-zero size (cap > 0) and a valid,
-        // power-of-two alignment, as `alloc`/`alloc_zeroed` require.
-        let p = unsafe {
-            if zeroed {
-                alloc::alloc_zeroed(layout)
-            } else {
-                alloc::alloc(layout)
-            }
-        };
-        let ptr = NonNull::new(p).ok_or(Error::AllocationFailed { bytes: cap })?;
-        advise_huge_pages(ptr, cap);
-        Ok(RawBlock { ptr, cap })
-    }
-
-    /// Capacity in bytes.
-    pub fn capacity(&self) -> usize {
-        self.cap
-    }
-
-    /// Address of the first byte.
-    pub fn as_ptr(&self) -> *const u8 {
-        self.ptr.as_ptr()
-    }
-
-    fn zero(&mut self) {
-        // SAFETY: the block owns `cap` writable bytes at `ptr` (or cap == 0,
-        // for which write_bytes of zero bytes on a dangling aligned pointer
-        // is allowed).
-        unsafe { std::ptr::write_bytes(self.ptr.as_ptr(), 0, self.cap) }
-    }
-}
-
-/// Blocks from this size up ask for transparent huge pages, as NumPy does
-/// for its data (`numpy/_core/src/multiarray/alloc.c`, 4 MiB): a first
-/// touch then faults in 2 MiB at a time instead of 4 KiB, which is most of
-/// the cost of a fresh large buffer. Where THP is off or "always", the
-/// advice changes nothing.
-pub const HUGE_PAGE_MIN: usize = 4 << 20;
-
-#[cfg(target_os = "linux")]
-fn advise_huge_pages(ptr: NonNull<u8>, cap: usize) {
-    const PAGE: usize = 4096;
-    if cap < HUGE_PAGE_MIN {
-        return;
-    }
-    let start = (ptr.as_ptr() as usize).next_multiple_of(PAGE);
-    let end = (ptr.as_ptr() as usize + cap) / PAGE * PAGE;
-    if end > start {
-        // SAFETY: [start, end) is page-aligned and lies inside the block
-        // just allocated, which this thread owns; MADV_HUGEPAGE is only
-        // advice about the mapping and never changes its contents. The
-        // result is ignored: failure leaves ordinary pages.
-        unsafe {
-            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-        }
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_: NonNull<u8>, _: usize) {}
-
-impl Drop for RawBlock {
-    fn drop(&mut self) {
-        if self.cap == 0 {
-            return;
-        }
-        // SAFETY: `ptr` was returned by `alloc`/`alloc_zeroed` with exactly
-        // this layout (same cap, same ALIGN) and has not been freed: the
-        // block is its unique owner and this is its only drop.
-        unsafe {
-            alloc::dealloc(
-                self.ptr.as_ptr(),
-                Layout::from_size_align_unchecked(self.cap, ALIGN),
-            )
-        }
-    }
-}
-
 /// Where a buffer's memory goes when the buffer is dropped.
 #[derive(Debug, Clone)]
-pub enum Origin {
+enum Origin {
     /// Freed to the system allocator.
     System,
     /// Returned to this arena's free lists, or freed if the arena is gone.
@@ -196,17 +78,12 @@ impl OwnedBuffer {
 
     /// Bytes allocated (what the statistics count).
     pub fn capacity(&self) -> usize {
-        self.block.cap
+        self.block.capacity()
     }
 
     /// Address of the first byte: equal addresses mean the same memory.
     pub fn as_ptr(&self) -> *const u8 {
         self.block.as_ptr()
-    }
-
-    /// Where the memory goes back to.
-    pub fn origin(&self) -> &Origin {
-        &self.origin
     }
 
     /// The contents as elements (a trailing partial element, if the byte
@@ -218,7 +95,7 @@ impl OwnedBuffer {
         // bit pattern is a valid T; the lifetime is tied to &self.
         unsafe {
             std::slice::from_raw_parts(
-                self.block.ptr.as_ptr() as *const T,
+                self.block.as_ptr().cast::<T>(),
                 self.len / std::mem::size_of::<T>(),
             )
         }
@@ -229,7 +106,7 @@ impl OwnedBuffer {
         // SAFETY: as in `as_slice`; `&mut self` makes this the only access.
         unsafe {
             std::slice::from_raw_parts_mut(
-                self.block.ptr.as_ptr() as *mut T,
+                self.block.as_mut_ptr().cast::<T>(),
                 self.len / std::mem::size_of::<T>(),
             )
         }
@@ -239,10 +116,10 @@ impl OwnedBuffer {
 impl Drop for OwnedBuffer {
     fn drop(&mut self) {
         let block = std::mem::replace(&mut self.block, RawBlock::empty());
-        if block.cap == 0 {
+        if block.capacity() == 0 {
             return;
         }
-        stats::on_free(block.cap);
+        stats::on_free(block.capacity());
         if let Origin::Arena(weak) = &self.origin {
             if let Some(arena) = weak.upgrade() {
                 arena.give_back(block);
@@ -261,10 +138,10 @@ fn obtain(len: usize, zeroed: bool) -> Result<(RawBlock, Origin)> {
     if let Some(arena) = arena::current() {
         let (mut block, hit) = arena.take_block(len)?;
         if hit {
-            stats::on_live(block.cap);
-            stats::on_reuse(block.cap);
+            stats::on_live(block.capacity());
+            stats::on_reuse(block.capacity());
         } else {
-            stats::on_alloc(block.cap);
+            stats::on_alloc(block.capacity());
         }
         if zeroed {
             block.zero();
@@ -272,12 +149,12 @@ fn obtain(len: usize, zeroed: bool) -> Result<(RawBlock, Origin)> {
         return Ok((block, Origin::Arena(Arc::downgrade(&arena))));
     }
     let block = RawBlock::alloc(len, zeroed)?;
-    stats::on_alloc(block.cap);
+    stats::on_alloc(block.capacity());
     Ok((block, Origin::System))
 }
 
 /// Checked byte size of `n` elements of `T`.
-pub fn byte_size<T: Element>(n: usize) -> Result<usize> {
+pub(crate) fn byte_size<T: Element>(n: usize) -> Result<usize> {
     n.checked_mul(std::mem::size_of::<T>())
         .filter(|b| *b <= isize::MAX as usize - ALIGN)
         .ok_or(Error::AllocationFailed { bytes: usize::MAX })
@@ -288,14 +165,14 @@ pub fn byte_size<T: Element>(n: usize) -> Result<usize> {
 /// Kernels fill it through [`as_uninit_mut`](Self::as_uninit_mut) and then
 /// turn it into an [`OwnedBuffer`] with [`assume_init`](Self::assume_init).
 /// Dropping it unfilled simply frees the memory.
-pub struct UninitBuffer<T: Element> {
+pub(crate) struct UninitBuffer<T: Element> {
     buf: OwnedBuffer,
     _t: PhantomData<T>,
 }
 
 impl<T: Element> UninitBuffer<T> {
     /// Allocate room for `len` elements (nothing is written).
-    pub fn new(len: usize) -> Result<Self> {
+    pub(crate) fn new(len: usize) -> Result<Self> {
         let bytes = byte_size::<T>(len)?;
         let (block, origin) = obtain(bytes, false)?;
         Ok(Self {
@@ -309,23 +186,18 @@ impl<T: Element> UninitBuffer<T> {
     }
 
     /// Number of elements.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.buf.len / std::mem::size_of::<T>()
     }
 
-    /// Whether it holds zero elements.
-    pub fn is_empty(&self) -> bool {
-        self.buf.len == 0
-    }
-
     /// The elements, to be written.
-    pub fn as_uninit_mut(&mut self) -> &mut [MaybeUninit<T>] {
+    pub(crate) fn as_uninit_mut(&mut self) -> &mut [MaybeUninit<T>] {
         // SAFETY: the block is aligned for T and owns `len` bytes; viewing
         // them as MaybeUninit<T> makes no claim that they are initialised.
         // `&mut self` makes this the only access.
         unsafe {
             std::slice::from_raw_parts_mut(
-                self.buf.block.ptr.as_ptr() as *mut MaybeUninit<T>,
+                self.buf.block.as_mut_ptr().cast::<MaybeUninit<T>>(),
                 self.len(),
             )
         }
@@ -336,7 +208,7 @@ impl<T: Element> UninitBuffer<T> {
     /// # Safety
     /// Every element of [`as_uninit_mut`](Self::as_uninit_mut) must have been
     /// written.
-    pub unsafe fn assume_init(self) -> OwnedBuffer {
+    pub(crate) unsafe fn assume_init(self) -> OwnedBuffer {
         self.buf
     }
 }
@@ -552,11 +424,6 @@ mod tests {
         assert!(byte_size::<f64>(usize::MAX / 4).is_err());
         assert!(matches!(
             UninitBuffer::<f32>::new((isize::MAX as usize) / 4 - 1),
-            Err(Error::AllocationFailed { .. })
-        ));
-        // A petabyte: the system allocator refuses and we report it.
-        assert!(matches!(
-            RawBlock::alloc(1usize << 50, false),
             Err(Error::AllocationFailed { .. })
         ));
     }

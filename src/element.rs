@@ -46,16 +46,21 @@ impl DType {
         matches!(self, DType::F32 | DType::F64)
     }
 
-    /// The dtype two tensors are promoted to: NumPy's table
-    /// ([`crate::promote`], which also covers the NumPy dtypes an operand
-    /// may bring); any int with float32 gives float64, as in NumPy.
+    /// The dtype two tensors are promoted to: NumPy's table restricted to
+    /// the four tensor dtypes. The same dtype gives itself; otherwise two
+    /// integers give int64, and anything else float64 (any int with
+    /// float32 gives float64, as in NumPy). [`OperandDType::promote`]
+    /// (`crate::promote`, above this module) has the whole table, which
+    /// also covers the NumPy dtypes an operand may bring; a test in
+    /// `tests/dtypes.rs` checks that the two agree.
+    ///
+    /// [`OperandDType::promote`]: crate::OperandDType::promote
     pub fn promote(a: DType, b: DType) -> DType {
-        use crate::promote::OperandDType;
-        // Two tensor dtypes always promote to a tensor dtype (tested in
-        // `promote`); float64 holds every value of the four if not.
-        OperandDType::promote(a.into(), b.into())
-            .tensor_dtype()
-            .unwrap_or(DType::F64)
+        match (a, b) {
+            _ if a == b => a,
+            (DType::I32 | DType::I64, DType::I32 | DType::I64) => DType::I64,
+            _ => DType::F64,
+        }
     }
 }
 
@@ -104,6 +109,9 @@ macro_rules! element {
             fn from_f64(v: f64) -> Self {
                 v as $t
             }
+            // One body for the four types (`as` semantics); i64 has no
+            // lossless `From` into f64, so the cast stays a cast.
+            #[allow(clippy::cast_lossless)]
             #[inline(always)]
             fn to_f64(self) -> f64 {
                 self as f64

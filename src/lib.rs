@@ -36,35 +36,58 @@
 //! # Ok::<(), donate::Error>(())
 //! ```
 
-pub mod arena;
-pub mod buffer;
-pub mod dyn_tensor;
+#![deny(unsafe_code)]
+
+// The modules form layers, lowest first: each uses only modules listed
+// before it, so there is no import cycle (`scripts/module-cycles.py`
+// checks). Rust users need only the names re-exported below; the public
+// modules also carry the documentation of those names (`tensor`, `arena`,
+// `ownership`, ...) and the lower-level API: `shape`, `kernels` (kernels on
+// slices) and `ops` (operations on `Operand`s). The private modules, and
+// the crate-private items of the public ones, serve the crate only.
 pub mod element;
 pub mod error;
-pub mod kernels;
-pub mod ops;
-pub mod ownership;
-pub mod parallel;
-pub mod plan;
-pub mod promote;
-mod semantics;
-pub mod shape;
-pub mod stats;
 mod sync;
+pub mod stats;
+// The kernels' thread pool; `unsafe` for its published pointers and the
+// fork hook.
+#[allow(unsafe_code)]
+mod parallel;
+pub mod ownership;
+// The aligned allocation; `unsafe` for the allocator calls.
+#[allow(unsafe_code)]
+mod block;
+pub mod shape;
+pub mod promote;
+pub mod arena;
+// Tensor memory and its shared cell; `unsafe` for uninitialised memory and
+// the cell's interior mutability.
+#[allow(unsafe_code)]
+mod buffer;
+pub mod kernels;
 pub mod tensor;
+pub mod dyn_tensor;
+pub mod plan;
+pub mod ops;
+pub mod execute;
+mod semantics;
 
+// The Python bindings: the temporary checks, the buffer protocol and the
+// CPython calls around them are `unsafe`.
 #[cfg(feature = "python")]
+#[allow(unsafe_code)]
 mod python;
 
-pub use arena::{ArenaStats, TensorArena};
-pub use buffer::{ExportGuard, OwnedBuffer, ALIGN};
+pub use arena::{ArenaGuard, ArenaStats, TensorArena};
+pub use block::ALIGN;
+pub use buffer::{ExportGuard, OwnedBuffer};
 pub use dyn_tensor::{DynTensor, Scalar};
 pub use element::{DType, Element, Float};
 pub use error::{Error, Result};
 pub use kernels::{BinaryOp, Isa, UnaryOp};
 pub use ops::conv::BatchNorm;
 pub use ops::{Applied, Operand, Outcome, Refusal};
-pub use ownership::{OwnershipSnapshot, OwnershipState};
+pub use ownership::{OwnershipSnapshot, OwnershipState, StateError};
 pub use plan::{Offer, Plan};
 pub use promote::OperandDType;
 pub use semantics::{CopySemantics, DonateExt, Donated, OpBuilder};

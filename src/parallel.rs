@@ -73,7 +73,7 @@ static AT_FORK: AtomicBool = AtomicBool::new(false);
 /// again after a fork). Parallel iterators inside `f` split across that
 /// pool. From a thread outside the pool this costs what one parallel
 /// iterator costs anyway: handing the job to a worker and waiting for it.
-pub fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+pub(crate) fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     if in_callers_pool() {
         f()
     } else {
@@ -83,7 +83,7 @@ pub fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 
 /// The number of threads a parallel kernel called here splits across: that
 /// of the pool [`install`] would run it on.
-pub fn threads() -> usize {
+pub(crate) fn threads() -> usize {
     if in_callers_pool() {
         rayon::current_num_threads()
     } else {

@@ -14,7 +14,7 @@ pub fn checked_numel(shape: &[usize], elem_size: usize) -> Result<usize> {
         .try_fold(1usize, |acc, &d| acc.checked_mul(d))
         .ok_or_else(overflow)?;
     let bytes = n.checked_mul(elem_size).ok_or_else(overflow)?;
-    if bytes > isize::MAX as usize - crate::buffer::ALIGN {
+    if bytes > isize::MAX as usize - crate::block::ALIGN {
         return Err(overflow());
     }
     Ok(n)
@@ -121,4 +121,49 @@ mod tests {
         assert!(normalize_axis(-4, 3).is_err());
         assert!(normalize_axis(0, 0).is_err());
     }
+}
+
+/// Shapes of a (batched) matmul: `(batch_shape, m, k, n, out_shape)`.
+/// 1-d operands follow NumPy: `[k]` on the left is `[1, k]` and on the right
+/// `[k, 1]`, and that axis is dropped from the result.
+pub fn matmul_shapes(
+    a: &[usize],
+    b: &[usize],
+) -> Result<(Vec<usize>, usize, usize, usize, Vec<usize>)> {
+    let err = |reason: String| Error::InvalidShape {
+        op: "matmul",
+        shape: a.to_vec(),
+        reason,
+    };
+    if a.is_empty() || b.is_empty() {
+        return Err(err("matmul needs operands of at least one dimension".into()));
+    }
+    let a2: Vec<usize> = if a.len() == 1 {
+        vec![1, a[0]]
+    } else {
+        a.to_vec()
+    };
+    let b2: Vec<usize> = if b.len() == 1 {
+        vec![b[0], 1]
+    } else {
+        b.to_vec()
+    };
+    let (m, k) = (a2[a2.len() - 2], a2[a2.len() - 1]);
+    let (k2, n) = (b2[b2.len() - 2], b2[b2.len() - 1]);
+    if k != k2 {
+        return Err(Error::ShapeMismatch {
+            op: "matmul",
+            lhs: a.to_vec(),
+            rhs: b.to_vec(),
+        });
+    }
+    let batch = broadcast_shapes("matmul", &a2[..a2.len() - 2], &b2[..b2.len() - 2])?;
+    let mut out = batch.clone();
+    if a.len() > 1 {
+        out.push(m);
+    }
+    if b.len() > 1 {
+        out.push(n);
+    }
+    Ok((batch, m, k, n, out))
 }

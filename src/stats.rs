@@ -65,7 +65,8 @@ pub fn reset_peak() {
 /// back to an earlier reading: for work done on the library's own behalf,
 /// such as the Python bindings' set-up at import, that users should not
 /// see counted. Not meant for use while other threads run operations.
-pub fn restore_counters(s: &MemoryStats) {
+#[cfg(feature = "python")]
+pub(crate) fn restore_counters(s: &MemoryStats) {
     PEAK_BYTES.store(
         s.peak_bytes.max(LIVE_BYTES.load(Ordering::Relaxed)),
         Ordering::Relaxed,
@@ -109,7 +110,7 @@ pub enum Reuse {
 }
 
 /// Record that an op wrote `bytes` into an existing buffer.
-pub fn record_reuse(kind: Reuse, bytes: usize) {
+pub(crate) fn record_reuse(kind: Reuse, bytes: usize) {
     on_reuse(bytes);
     let c = match kind {
         Reuse::Implicit => &IMPLICIT_DONATIONS,
@@ -120,6 +121,6 @@ pub fn record_reuse(kind: Reuse, bytes: usize) {
 }
 
 /// Record an explicit donation that fell back to a copy.
-pub fn record_fallback() {
+pub(crate) fn record_fallback() {
     DONATION_FALLBACKS.fetch_add(1, Ordering::Relaxed);
 }

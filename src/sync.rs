@@ -16,7 +16,7 @@ pub(crate) use std::sync::Mutex;
 /// statements, so a poisoned lock carries no broken invariant.
 #[cfg(not(loom))]
 pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 #[cfg(loom)]

@@ -292,3 +292,17 @@ impl<T: Element> Tensor<T> {
         self.handle.write_guard()
     }
 }
+
+/// Tensor constructors of an arena. Here rather than in `arena.rs`, so that
+/// the arena (below buffers and tensors) does not depend on `Tensor`.
+impl crate::arena::TensorArena {
+    /// A zero-filled tensor from this arena.
+    pub fn zeros<T: Element>(&self, shape: &[usize]) -> Result<Tensor<T>> {
+        self.scope(|| Tensor::zeros(shape))
+    }
+
+    /// A tensor filled with `value`, from this arena.
+    pub fn full<T: Element>(&self, shape: &[usize], value: T) -> Result<Tensor<T>> {
+        self.scope(|| Tensor::full(shape, value))
+    }
+}

@@ -1,5 +1,7 @@
 //! Arena reuse and budget; global allocation statistics. The statistics are
 //! process-wide, so these tests run one at a time under a lock.
+// Tensors filled with small integers compare exactly.
+#![allow(clippy::float_cmp)]
 
 use std::sync::Mutex;
 
@@ -8,7 +10,7 @@ use donate::{memory_stats, reset_peak, DonateExt, Error, Tensor, TensorArena};
 static LOCK: Mutex<()> = Mutex::new(());
 
 fn lock() -> std::sync::MutexGuard<'static, ()> {
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+    LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 #[test]
@@ -120,7 +122,7 @@ fn arena_is_sync_and_consistent_under_threads() {
                         let t = Tensor::<f32>::full(&[64 + (i % 7) * 100], 1.0).unwrap();
                         assert!(t.as_slice().unwrap().iter().all(|x| *x == 1.0));
                     }
-                })
+                });
             });
         }
     });

@@ -1,13 +1,15 @@
-//! fork(): a child process runs parallel kernels after its parent did.
+//! `fork()`: a child process runs parallel kernels after its parent did.
 //!
-//! A child of fork() has only the thread that called fork(), so a thread
+//! A child of `fork()` has only the thread that called `fork()`, so a thread
 //! pool the parent built has no workers there; the kernels must use a pool
-//! of the child's own (see `donate::parallel`). The children here run
+//! of the child's own (see `src/parallel.rs`). The children here run
 //! parallel kernels and `_exit`; the parent waits with a timeout and kills a
 //! child that hangs, so a regression fails instead of hanging the suite.
 //! These tests live in their own binary so that no other test's threads are
 //! running (and maybe holding a lock) when they fork.
 #![cfg(target_os = "linux")]
+// Products of small integers and powers of two compare exactly.
+#![allow(clippy::float_cmp)]
 
 use std::time::{Duration, Instant};
 
@@ -61,7 +63,7 @@ fn wait_exit_code(pid: libc::pid_t, timeout: Duration) -> Option<i32> {
     let mut status = 0;
     loop {
         // SAFETY: `status` is a valid out-pointer; `pid` is our child.
-        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        let r = unsafe { libc::waitpid(pid, &raw mut status, libc::WNOHANG) };
         assert!(
             r >= 0,
             "waitpid failed: {}",
@@ -79,7 +81,7 @@ fn wait_exit_code(pid: libc::pid_t, timeout: Duration) -> Option<i32> {
             // has not been reaped yet.
             unsafe {
                 libc::kill(pid, libc::SIGKILL);
-                libc::waitpid(pid, &mut status, 0);
+                libc::waitpid(pid, &raw mut status, 0);
             }
             return None;
         }

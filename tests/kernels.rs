@@ -1,6 +1,9 @@
 //! Property tests of every kernel against a plain scalar reference, on every
 //! instruction set this CPU supports, lengths 0..=67, unaligned starts, and
 //! NaN, ±inf, -0.0, subnormals.
+// Exact comparisons are deliberate: bit-for-bit agreement is checked first,
+// then a tolerance; integer-valued results must be exact.
+#![allow(clippy::float_cmp)]
 
 use std::mem::MaybeUninit;
 
@@ -31,7 +34,7 @@ fn ref_unary(op: UnaryOp, x: f64) -> f64 {
                 // 0.5 x (1 + tanh u) == x / (1 + e^{-2u}); this form is exact
                 // enough in f64 for large negative x, where the tanh form
                 // cancels.
-                x / (1.0 + (-2.0 * 0.7978845608028654 * (x + 0.044715 * x * x * x)).exp())
+                x / (1.0 + (-2.0 * 0.797_884_560_802_865_4 * (x + 0.044_715 * x * x * x)).exp())
             }
         }
     }
@@ -128,7 +131,7 @@ proptest! {
                 for (i, x) in src.iter().enumerate() {
                     // SAFETY: unary_with returned Ok and writes every element.
                     let got = unsafe { dst[i].assume_init() };
-                    let want = ref_unary(op, *x as f64);
+                    let want = ref_unary(op, f64::from(*x));
                     let rel = if op == UnaryOp::Gelu { GELU_TOL } else { 4e-6 };
                     close_tol(exact(op), got, want, *x, rel).map_err(|e| TestCaseError::fail(format!("{op:?} {isa:?}: {e}")))?;
                     prop_assert_eq!(got.to_bits(), inplace[i].to_bits(), "in-place differs {:?} {:?}", op, isa);
@@ -168,11 +171,11 @@ proptest! {
             let mut io = a.clone();
             kernels::binary(op, &[], &[n], &b, &[n], &[n], BinaryDst::Lhs, Some(&mut io)).unwrap();
             for i in 0..n {
-                let want = ref_binary(op, a[i] as f64, b[i] as f64) as f32;
+                let want = ref_binary(op, f64::from(a[i]), f64::from(b[i])) as f32;
                 let got = out.as_slice().unwrap()[i];
                 prop_assert!(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()), "{:?} {} {}: got {} want {}", op, a[i], b[i], got, want);
                 prop_assert!(io[i].to_bits() == got.to_bits() || (got.is_nan() && io[i].is_nan()));
-                let ws = ref_binary(op, scalar as f64, b[i] as f64) as f32;
+                let ws = ref_binary(op, f64::from(scalar), f64::from(b[i])) as f32;
                 let gs = outs.as_slice().unwrap()[i];
                 prop_assert!(gs.to_bits() == ws.to_bits() || (gs.is_nan() && ws.is_nan()), "{:?} scalar", op);
             }
@@ -211,20 +214,20 @@ proptest! {
     #[test]
     fn reductions_match_reference(rows in 1usize..6, cols in 0usize..40, seed in any::<u64>()) {
         let n = rows * cols;
-        let v: Vec<f32> = (0..n).map(|i| (((i as u64 ^ seed).wrapping_mul(2654435761) % 2001) as f32 - 1000.0) / 7.0).collect();
+        let v: Vec<f32> = (0..n).map(|i| (((i as u64 ^ seed).wrapping_mul(2_654_435_761) % 2001) as f32 - 1000.0) / 7.0).collect();
         let t = Tensor::from_slice(&v, &[rows, cols]).unwrap();
-        let total: f64 = v.iter().map(|x| *x as f64).sum();
-        prop_assert!((t.sum(None, false).unwrap().as_slice().unwrap()[0] as f64 - total).abs() <= 1e-3 * (1.0 + total.abs()));
+        let total: f64 = v.iter().map(|x| f64::from(*x)).sum();
+        prop_assert!((f64::from(t.sum(None, false).unwrap().as_slice().unwrap()[0]) - total).abs() <= 1e-3 * (1.0 + total.abs()));
         let s1 = t.sum(Some(1), false).unwrap();
         let s0 = t.sum(Some(0), true).unwrap();
         prop_assert_eq!(s0.shape(), &[1, cols]);
         for r in 0..rows {
-            let want: f64 = v[r * cols..(r + 1) * cols].iter().map(|x| *x as f64).sum();
-            prop_assert!((s1.as_slice().unwrap()[r] as f64 - want).abs() <= 1e-3 * (1.0 + want.abs()));
+            let want: f64 = v[r * cols..(r + 1) * cols].iter().map(|x| f64::from(*x)).sum();
+            prop_assert!((f64::from(s1.as_slice().unwrap()[r]) - want).abs() <= 1e-3 * (1.0 + want.abs()));
         }
         for c in 0..cols {
-            let want: f64 = (0..rows).map(|r| v[r * cols + c] as f64).sum();
-            prop_assert!((s0.as_slice().unwrap()[c] as f64 - want).abs() <= 1e-3 * (1.0 + want.abs()));
+            let want: f64 = (0..rows).map(|r| f64::from(v[r * cols + c])).sum();
+            prop_assert!((f64::from(s0.as_slice().unwrap()[c]) - want).abs() <= 1e-3 * (1.0 + want.abs()));
             let m = t.max(Some(0), false).unwrap().as_slice().unwrap()[c];
             let wm = (0..rows).map(|r| v[r * cols + c]).fold(f32::NEG_INFINITY, f32::max);
             prop_assert_eq!(m, wm);
@@ -246,7 +249,7 @@ fn max_propagates_nan_and_sum_is_careful() {
 
 #[test]
 fn softmax_and_layer_norm_match_reference() {
-    let v: Vec<f64> = (0..24).map(|i| (i as f64 * 0.37).sin() * 5.0).collect();
+    let v: Vec<f64> = (0..24).map(|i| (f64::from(i) * 0.37).sin() * 5.0).collect();
     let t = Tensor::from_slice(&v, &[4, 6]).unwrap();
     let s = t.clone().softmax(-1).unwrap();
     let g = Tensor::from_slice(&[1.0, 2.0, 0.5, 1.0, 1.0, 3.0], &[6]).unwrap();
@@ -254,7 +257,7 @@ fn softmax_and_layer_norm_match_reference() {
     let ln = t.clone().layer_norm(Some(&g), Some(&b), 1e-5).unwrap();
     for r in 0..4 {
         let row = &v[r * 6..(r + 1) * 6];
-        let m = row.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let m = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let e: Vec<f64> = row.iter().map(|x| (x - m).exp()).collect();
         let z: f64 = e.iter().sum();
         let mean = row.iter().sum::<f64>() / 6.0;
@@ -314,7 +317,7 @@ fn matmul_matches_naive_for_all_dtypes_and_batches() {
             .unwrap()
             .iter()
             .zip(&want)
-            .all(|(x, y)| (*x as f64 - y).abs() < 1e-3));
+            .all(|(x, y)| (f64::from(*x) - y).abs() < 1e-3));
         let ai: Vec<i32> = a.iter().map(|x| *x as i32).collect();
         let bi: Vec<i32> = b.iter().map(|x| *x as i32).collect();
         let ci = Tensor::from_slice(&ai, &[m, k])
@@ -326,11 +329,11 @@ fn matmul_matches_naive_for_all_dtypes_and_batches() {
             .unwrap()
             .iter()
             .zip(&want)
-            .all(|(x, y)| *x as f64 == *y));
+            .all(|(x, y)| f64::from(*x) == *y));
     }
     // batched with broadcasting: [2,3,4] @ [4,5] and [2,1,3,4] @ [3,4,5]
-    let a: Vec<f64> = (0..24).map(|i| i as f64).collect();
-    let b: Vec<f64> = (0..20).map(|i| (i % 3) as f64).collect();
+    let a: Vec<f64> = (0..24).map(f64::from).collect();
+    let b: Vec<f64> = (0..20).map(|i| f64::from(i % 3)).collect();
     let ta = Tensor::from_slice(&a, &[2, 3, 4]).unwrap();
     let tb = Tensor::from_slice(&b, &[4, 5]).unwrap();
     let c = ta.matmul(&tb).unwrap();
@@ -339,7 +342,7 @@ fn matmul_matches_naive_for_all_dtypes_and_batches() {
         let want = naive(&a[bi * 12..(bi + 1) * 12], &b, 3, 4, 5);
         assert_eq!(&c.as_slice().unwrap()[bi * 15..(bi + 1) * 15], &want[..]);
     }
-    let b3: Vec<f64> = (0..60).map(|i| (i % 4) as f64).collect();
+    let b3: Vec<f64> = (0..60).map(|i| f64::from(i % 4)).collect();
     let c2 = ta
         .reshape(&[2, 1, 3, 4])
         .unwrap()
@@ -368,7 +371,7 @@ fn large_tensors_split_across_threads_match_serial() {
     let t = Tensor::from_slice(&v, &[n]).unwrap();
     let g = t.gelu_ref().unwrap();
     for (x, y) in v.iter().zip(g.as_slice().unwrap()) {
-        close_tol(false, *y, ref_unary(UnaryOp::Gelu, *x as f64), *x, GELU_TOL).unwrap();
+        close_tol(false, *y, ref_unary(UnaryOp::Gelu, f64::from(*x)), *x, GELU_TOL).unwrap();
     }
     let two = (&t + &t).unwrap();
     assert!(two

@@ -1,6 +1,6 @@
 //! No kernel uses rayon's global pool: every parallel path runs on
-//! `donate::parallel`'s per-process pool (rayon's global pool cannot be
-//! rebuilt in a child of fork(); see that module's docs).
+//! `src/parallel.rs`'s per-process pool (rayon's global pool cannot be
+//! rebuilt in a child of `fork()`; see that module's docs).
 //!
 //! This binary runs every parallel kernel once, above its parallel
 //! threshold, from a thread that is not a rayon worker, and then checks that

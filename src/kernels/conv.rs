@@ -73,7 +73,7 @@ impl ConvGeometry {
 /// Write image `x` (`[C, H, W]`) as a column matrix:
 /// `col[(c·kh + i)·kw + j][oy·ow + ox] = x[c][oy·s + i − p][ox·s + j − p]`,
 /// zero where that falls in the padding. Every element of `col` is written.
-pub fn im2col<T: Element>(g: &ConvGeometry, x: &[T], col: &mut [T]) {
+pub(crate) fn im2col<T: Element>(g: &ConvGeometry, x: &[T], col: &mut [T]) {
     let (oh, ow) = g.out_hw();
     let (h, w, kh, kw) = (g.height, g.width, g.kernel_h, g.kernel_w);
     let (s, p) = (g.stride, g.padding);
@@ -140,7 +140,7 @@ fn columns<'a, T: Element>(g: &ConvGeometry, xn: &'a [T], col: &'a mut [T]) -> &
 /// `dst` (`[N, O, oh, ow]`), using `col` (at least
 /// [`scratch_len`](ConvGeometry::scratch_len) elements) as scratch. Every
 /// element of `dst` is written.
-pub fn conv2d<T: ConvElement>(
+pub(crate) fn conv2d<T: ConvElement>(
     g: &ConvGeometry,
     x: &[T],
     w: &[T],
@@ -168,7 +168,7 @@ pub fn conv2d<T: ConvElement>(
 /// (`O == C`, same height and width). Image `n`'s output depends only on
 /// image `n`, so each image is computed into `image` (one image of scratch)
 /// and copied over its input, which nothing reads afterwards.
-pub fn conv2d_over_input<T: ConvElement>(
+pub(crate) fn conv2d_over_input<T: ConvElement>(
     g: &ConvGeometry,
     io: &mut [T],
     w: &[T],
@@ -205,7 +205,7 @@ pub fn conv2d_over_input<T: ConvElement>(
 
 /// `y[n][c][..] = x[n][c][..] · scale[c] + shift[c]` in place over `buf`
 /// viewed as `[N, C, plane]`, with `scale.len() == shift.len() == C`.
-pub fn channel_affine_inplace<T: ConvElement>(
+pub(crate) fn channel_affine_inplace<T: ConvElement>(
     buf: &mut [T],
     plane: usize,
     scale: &[T],
@@ -323,6 +323,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::float_cmp)] // small integers and halves: exact in f32
     fn channel_affine_scales_each_channel() {
         let mut x: Vec<f32> = (0..2 * 3 * 4).map(|i| i as f32).collect();
         channel_affine_inplace(&mut x, 4, &[1.0, 2.0, 0.5], &[0.0, 1.0, -1.0]);
@@ -332,4 +333,60 @@ mod tests {
             assert_eq!(*v, want);
         }
     }
+}
+
+/// Check the shapes of a 2-d convolution of `x` (`[N, C, H, W]`) with `w`
+/// (`[O, C, kh, kw]`) and return its geometry.
+pub fn conv2d_geometry(
+    x: &[usize],
+    w: &[usize],
+    stride: usize,
+    padding: usize,
+) -> crate::error::Result<ConvGeometry> {
+    let invalid = |shape: &[usize], reason: String| crate::error::Error::InvalidShape {
+        op: "conv2d",
+        shape: shape.to_vec(),
+        reason,
+    };
+    let [n, c, h, wd] = *x else {
+        return Err(invalid(x, "the input must be 4-d [N, C, H, W]".into()));
+    };
+    let [o, wc, kh, kw] = *w else {
+        return Err(invalid(w, "the weight must be 4-d [O, C, kh, kw]".into()));
+    };
+    if wc != c {
+        return Err(crate::error::Error::ShapeMismatch {
+            op: "conv2d",
+            lhs: x.to_vec(),
+            rhs: w.to_vec(),
+        });
+    }
+    if stride == 0 {
+        return Err(invalid(x, "stride must be at least 1".into()));
+    }
+    if kh == 0 || kw == 0 {
+        return Err(invalid(w, "the kernel must be at least 1x1".into()));
+    }
+    let fits = |len: usize, k: usize| {
+        len.checked_add(padding.checked_mul(2)?)
+            .is_some_and(|p| p >= k)
+            .then_some(())
+    };
+    if fits(h, kh).is_none() || fits(wd, kw).is_none() {
+        return Err(invalid(
+            x,
+            format!("a {kh}x{kw} kernel does not fit the image padded by {padding}"),
+        ));
+    }
+    Ok(ConvGeometry {
+        batch: n,
+        in_channels: c,
+        height: h,
+        width: wd,
+        out_channels: o,
+        kernel_h: kh,
+        kernel_w: kw,
+        stride,
+        padding,
+    })
 }

@@ -97,17 +97,17 @@ impl BinaryOp {
 }
 
 /// One unary function on `T`, as a type so each loop is monomorphic.
-pub trait UnaryFn<T>: Copy {
+pub(super) trait UnaryFn<T>: Copy {
     fn call<const FMA: bool>(x: T) -> T;
 }
 
 /// One binary function on `T`.
-pub trait BinaryFn<T>: Copy {
+pub(super) trait BinaryFn<T>: Copy {
     fn call(a: T, b: T) -> T;
 }
 
 macro_rules! unary_fns {
-    ($($name:ident),*) => { $( #[derive(Clone, Copy)] pub struct $name; )* };
+    ($($name:ident),*) => { $( #[derive(Clone, Copy)] pub(super) struct $name; )* };
 }
 unary_fns!(Relu, Neg, Abs, Exp, Log, Sqrt, Tanh, Sigmoid, Gelu);
 unary_fns!(Add, Sub, Mul, Div, Maximum, Minimum);
@@ -317,7 +317,7 @@ int_fns!(i64);
 
 /// `dst[i] = f(src[i])`. Lengths are equal (checked by the caller).
 #[inline(always)]
-pub fn map<T: Copy, F: UnaryFn<T>, const FMA: bool>(src: &[T], dst: &mut [MaybeUninit<T>]) {
+pub(super) fn map<T: Copy, F: UnaryFn<T>, const FMA: bool>(src: &[T], dst: &mut [MaybeUninit<T>]) {
     for (d, s) in dst.iter_mut().zip(src) {
         d.write(F::call::<FMA>(*s));
     }
@@ -325,7 +325,7 @@ pub fn map<T: Copy, F: UnaryFn<T>, const FMA: bool>(src: &[T], dst: &mut [MaybeU
 
 /// `buf[i] = f(buf[i])`.
 #[inline(always)]
-pub fn map_inplace<T: Copy, F: UnaryFn<T>, const FMA: bool>(buf: &mut [T]) {
+pub(super) fn map_inplace<T: Copy, F: UnaryFn<T>, const FMA: bool>(buf: &mut [T]) {
     for x in buf.iter_mut() {
         *x = F::call::<FMA>(*x);
     }
@@ -341,7 +341,7 @@ pub enum Side<'a, T> {
 
 /// `dst[i] = f(a[i], b[i])` with either side possibly a broadcast scalar.
 #[inline(always)]
-pub fn zip<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: Side<'_, T>, dst: &mut [MaybeUninit<T>]) {
+pub(super) fn zip<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: Side<'_, T>, dst: &mut [MaybeUninit<T>]) {
     match (a, b) {
         (Side::Slice(a), Side::Slice(b)) => {
             for ((d, x), y) in dst.iter_mut().zip(a).zip(b) {
@@ -369,7 +369,7 @@ pub fn zip<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: Side<'_, T>, dst: &mut [M
 
 /// `a[i] = f(a[i], b[i])`: the result overwrites the left operand.
 #[inline(always)]
-pub fn zip_into_lhs<T: Copy, F: BinaryFn<T>>(a: &mut [T], b: Side<'_, T>) {
+pub(super) fn zip_into_lhs<T: Copy, F: BinaryFn<T>>(a: &mut [T], b: Side<'_, T>) {
     match b {
         Side::Slice(b) => {
             for (x, y) in a.iter_mut().zip(b) {
@@ -386,7 +386,7 @@ pub fn zip_into_lhs<T: Copy, F: BinaryFn<T>>(a: &mut [T], b: Side<'_, T>) {
 
 /// `b[i] = f(a[i], b[i])`: the result overwrites the right operand.
 #[inline(always)]
-pub fn zip_into_rhs<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: &mut [T]) {
+pub(super) fn zip_into_rhs<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: &mut [T]) {
     match a {
         Side::Slice(a) => {
             for (x, y) in a.iter().zip(b.iter_mut()) {

@@ -13,7 +13,7 @@ use super::reduce::{self, Reduce};
 use super::{BinaryDst, BinaryOp, KernelElement, UnaryOp};
 
 /// `n` copies of `v`.
-pub fn filled<T: Element>(n: usize, v: T) -> Result<OwnedBuffer> {
+pub(crate) fn filled<T: Element>(n: usize, v: T) -> Result<OwnedBuffer> {
     let mut out = UninitBuffer::<T>::new(n)?;
     super::fill(out.as_uninit_mut(), v);
     // SAFETY: `fill` wrote every element.
@@ -21,7 +21,7 @@ pub fn filled<T: Element>(n: usize, v: T) -> Result<OwnedBuffer> {
 }
 
 /// A copy of `src`.
-pub fn copied<T: Element>(src: &[T]) -> Result<OwnedBuffer> {
+pub(crate) fn copied<T: Element>(src: &[T]) -> Result<OwnedBuffer> {
     let mut out = UninitBuffer::<T>::new(src.len())?;
     super::copy(src, out.as_uninit_mut());
     // SAFETY: `copy` wrote every element (dst and src have equal lengths).
@@ -29,7 +29,7 @@ pub fn copied<T: Element>(src: &[T]) -> Result<OwnedBuffer> {
 }
 
 /// `src` converted to `D`.
-pub fn cast<S: Element, D: Element>(src: &[S]) -> Result<OwnedBuffer> {
+pub(crate) fn cast<S: Element, D: Element>(src: &[S]) -> Result<OwnedBuffer> {
     let mut out = UninitBuffer::<D>::new(src.len())?;
     super::cast(src, out.as_uninit_mut());
     // SAFETY: `cast` wrote every element (equal lengths).
@@ -38,7 +38,7 @@ pub fn cast<S: Element, D: Element>(src: &[S]) -> Result<OwnedBuffer> {
 
 /// `src` (shape `shape`) with its axes permuted by `axes` (checked by the
 /// caller to be a permutation).
-pub fn permuted<T: Element>(src: &[T], shape: &[usize], axes: &[usize]) -> Result<OwnedBuffer> {
+pub(crate) fn permuted<T: Element>(src: &[T], shape: &[usize], axes: &[usize]) -> Result<OwnedBuffer> {
     let mut out = UninitBuffer::<T>::new(src.len())?;
     super::permute::permute_into(src, shape, axes, out.as_uninit_mut());
     // SAFETY: permute_into writes every element of every rows×cols block of
@@ -47,7 +47,7 @@ pub fn permuted<T: Element>(src: &[T], shape: &[usize], axes: &[usize]) -> Resul
 }
 
 /// `op(src)`.
-pub fn unary<T: KernelElement>(op: UnaryOp, src: &[T]) -> Result<OwnedBuffer> {
+pub(crate) fn unary<T: KernelElement>(op: UnaryOp, src: &[T]) -> Result<OwnedBuffer> {
     let mut out = UninitBuffer::<T>::new(src.len())?;
     super::unary(op, src, out.as_uninit_mut())?;
     // SAFETY: `unary` returned Ok, so it checked the op and the equal lengths
@@ -56,7 +56,7 @@ pub fn unary<T: KernelElement>(op: UnaryOp, src: &[T]) -> Result<OwnedBuffer> {
 }
 
 /// `op(a, b)` with broadcasting into a fresh buffer of shape `out`.
-pub fn binary<T: KernelElement>(
+pub(crate) fn binary<T: KernelElement>(
     op: BinaryOp,
     a: &[T],
     a_shape: &[usize],
@@ -82,7 +82,7 @@ pub fn binary<T: KernelElement>(
 }
 
 /// Reduce `x` (viewed as `[outer, len, inner]`) along the middle axis.
-pub fn reduce_axis<T: Copy + Send + Sync + Element, R: Reduce<T>>(
+pub(crate) fn reduce_axis<T: Copy + Send + Sync + Element, R: Reduce<T>>(
     x: &[T],
     outer: usize,
     len: usize,
@@ -95,7 +95,7 @@ pub fn reduce_axis<T: Copy + Send + Sync + Element, R: Reduce<T>>(
 }
 
 /// A batch of `m×k · k×n` products.
-pub fn matmul<T: MatmulElement>(
+pub(crate) fn matmul<T: MatmulElement>(
     a: &[T],
     b: &[T],
     m: usize,
@@ -113,7 +113,7 @@ pub fn matmul<T: MatmulElement>(
 /// A 2-d convolution (see [`conv`](super::conv)), plus a per-output-channel
 /// `bias`. The column-matrix scratch is a counted allocation of its own,
 /// freed before this returns, so peak statistics include it.
-pub fn conv2d<T: ConvElement>(
+pub(crate) fn conv2d<T: ConvElement>(
     g: &ConvGeometry,
     x: &[T],
     w: &[T],
@@ -148,7 +148,8 @@ fn add_channel_bias<T: ConvElement>(out: &mut [T], plane: usize, bias: Option<&[
 }
 
 /// The scratch of a convolution written over its input (see
-/// [`conv2d_over_input`]): one image's column matrix and one image's
+/// [`ops::conv::conv2d_with_scratch`](crate::ops::conv::conv2d_with_scratch)):
+/// one image's column matrix and one image's
 /// result, both counted allocations. It is allocated before the input's
 /// buffer is claimed, so that a failed allocation leaves the input intact
 /// (an operation's allocations all come before its first write).
@@ -175,7 +176,7 @@ impl OverInputScratch {
 /// the input's shape; see [`conv2d_over_input`](super::conv::conv2d_over_input)),
 /// with scratch allocated beforehand by [`OverInputScratch::new`] for the
 /// same geometry and element type.
-pub fn conv2d_over_input<T: ConvElement>(
+pub(crate) fn conv2d_over_input<T: ConvElement>(
     g: &ConvGeometry,
     io: &mut [T],
     w: &[T],

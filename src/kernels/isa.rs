@@ -54,7 +54,7 @@ impl Level {
 ///
 /// ```compile_fail
 /// // The level is private: no `Isa` for AVX-512 without detection.
-/// let isa = donate::Isa(donate::kernels::isa::Level::Avx512);
+/// let isa = donate::Isa(donate::kernels::Level::Avx512);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Isa(Level);
@@ -179,43 +179,43 @@ macro_rules! isa_module {
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
-            pub fn map<T: Copy, F: UnaryFn<T>>(src: &[T], dst: &mut [MaybeUninit<T>]) {
+            pub(crate) fn map<T: Copy, F: UnaryFn<T>>(src: &[T], dst: &mut [MaybeUninit<T>]) {
                 elementwise::map::<T, F, $fma>(src, dst)
             }
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
-            pub fn map_inplace<T: Copy, F: UnaryFn<T>>(buf: &mut [T]) {
+            pub(crate) fn map_inplace<T: Copy, F: UnaryFn<T>>(buf: &mut [T]) {
                 elementwise::map_inplace::<T, F, $fma>(buf)
             }
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
-            pub fn zip<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: Side<'_, T>, dst: &mut [MaybeUninit<T>]) {
+            pub(crate) fn zip<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: Side<'_, T>, dst: &mut [MaybeUninit<T>]) {
                 elementwise::zip::<T, F>(a, b, dst)
             }
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
-            pub fn zip_into_lhs<T: Copy, F: BinaryFn<T>>(a: &mut [T], b: Side<'_, T>) {
+            pub(crate) fn zip_into_lhs<T: Copy, F: BinaryFn<T>>(a: &mut [T], b: Side<'_, T>) {
                 elementwise::zip_into_lhs::<T, F>(a, b)
             }
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
-            pub fn zip_into_rhs<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: &mut [T]) {
+            pub(crate) fn zip_into_rhs<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: &mut [T]) {
                 elementwise::zip_into_rhs::<T, F>(a, b)
             }
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
-            pub fn reduce_slice<T: Copy, R: Reduce<T>>(x: &[T]) -> R::Acc {
+            pub(crate) fn reduce_slice<T: Copy, R: Reduce<T>>(x: &[T]) -> R::Acc {
                 reduce::reduce_slice::<T, R>(x)
             }
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
-            pub fn reduce_rows<T: Copy, R: Reduce<T>>(x: &[T], acc: &mut [R::Acc]) {
+            pub(crate) fn reduce_rows<T: Copy, R: Reduce<T>>(x: &[T], acc: &mut [R::Acc]) {
                 reduce::reduce_rows::<T, R>(x, acc)
             }
         }
@@ -236,16 +236,21 @@ isa_module!(portable, true);
 isa_module!(portable, false);
 
 /// Call `$f::<generics>(args)` in the copy compiled for `$isa` (an [`Isa`]).
+///
+/// The one place outside this module's copies where kernels need `unsafe`,
+/// so the arms that call a copy allow it, wherever the macro expands.
 macro_rules! dispatch {
     ($isa:expr, $f:ident::<$($g:ty),+>($($a:expr),*)) => {
         match $crate::kernels::isa::Isa::level($isa) {
             #[cfg(target_arch = "x86_64")]
+            #[allow(unsafe_code)]
             $crate::kernels::isa::Level::Avx512 => {
                 // SAFETY: an `Isa` of this level exists only on a CPU with
                 // these features (see `Isa`).
                 unsafe { $crate::kernels::isa::avx512::$f::<$($g),+>($($a),*) }
             }
             #[cfg(target_arch = "x86_64")]
+            #[allow(unsafe_code)]
             $crate::kernels::isa::Level::Avx2 => {
                 // SAFETY: as above, for AVX2, FMA and BMI.
                 unsafe { $crate::kernels::isa::avx2::$f::<$($g),+>($($a),*) }

@@ -12,7 +12,7 @@
 //! `f64` uses the standard library's functions (scalar libm calls).
 
 #[inline(always)]
-pub fn madd<const FMA: bool>(a: f32, b: f32, c: f32) -> f32 {
+pub(super) fn madd<const FMA: bool>(a: f32, b: f32, c: f32) -> f32 {
     if FMA {
         a.mul_add(b, c)
     } else {
@@ -41,7 +41,7 @@ const EXP_LO: f32 = -87.336_55;
 
 /// `e^x`.
 #[inline(always)]
-pub fn exp<const FMA: bool>(x: f32) -> f32 {
+pub(super) fn exp<const FMA: bool>(x: f32) -> f32 {
     let xc = x.clamp(EXP_LO, EXP_HI);
     let n = round_small(xc * std::f32::consts::LOG2_E);
     // Cody-Waite: ln 2 = C1 + C2 with C1 exact in few bits.
@@ -51,7 +51,7 @@ pub fn exp<const FMA: bool>(x: f32) -> f32 {
     p = madd::<FMA>(p, r, 8.333_452e-3);
     p = madd::<FMA>(p, r, 4.166_579_6e-2);
     p = madd::<FMA>(p, r, 1.666_666_5e-1);
-    p = madd::<FMA>(p, r, 5.000_000_1e-1);
+    p = madd::<FMA>(p, r, 0.5);
     let y = madd::<FMA>(p, r * r, r) + 1.0;
     // 2^n split in two factors so neither exponent field overflows.
     let ni = n as i32;
@@ -66,7 +66,7 @@ pub fn exp<const FMA: bool>(x: f32) -> f32 {
 
 /// Natural logarithm.
 #[inline(always)]
-pub fn ln<const FMA: bool>(x: f32) -> f32 {
+pub(super) fn ln<const FMA: bool>(x: f32) -> f32 {
     // Scale subnormals into the normal range.
     let tiny = x < f32::MIN_POSITIVE;
     let xs = select(tiny, x * 8_388_608.0, x); // 2^23
@@ -75,7 +75,7 @@ pub fn ln<const FMA: bool>(x: f32) -> f32 {
     e -= select(tiny, 23.0, 0.0) as i32;
     let m = f32::from_bits((bits & 0x007f_ffff) | 0x3f00_0000); // [0.5, 1)
     let small = m < std::f32::consts::FRAC_1_SQRT_2;
-    let e = (e - small as i32) as f32;
+    let e = (e - i32::from(small)) as f32;
     let m = select(small, m + m - 1.0, m - 1.0);
     let z = m * m;
     let mut p = 7.037_683_6e-2;
@@ -86,7 +86,7 @@ pub fn ln<const FMA: bool>(x: f32) -> f32 {
     p = madd::<FMA>(p, m, -1.666_805_8e-1);
     p = madd::<FMA>(p, m, 2.000_071_4e-1);
     p = madd::<FMA>(p, m, -2.499_999_4e-1);
-    p = madd::<FMA>(p, m, 3.333_333_1e-1);
+    p = madd::<FMA>(p, m, 3.333_333e-1);
     let mut y = p * m * z;
     y = madd::<FMA>(e, -2.121_944_4e-4, y);
     y = madd::<FMA>(z, -0.5, y);
@@ -98,15 +98,15 @@ pub fn ln<const FMA: bool>(x: f32) -> f32 {
 
 /// Hyperbolic tangent.
 #[inline(always)]
-pub fn tanh<const FMA: bool>(x: f32) -> f32 {
+pub(super) fn tanh<const FMA: bool>(x: f32) -> f32 {
     let ax = x.abs();
     // |x| < 0.625: odd polynomial.
     let z = x * x;
     let mut p = -5.704_988_7e-3;
-    p = madd::<FMA>(p, z, 2.063_908_9e-2);
+    p = madd::<FMA>(p, z, 2.063_909e-2);
     p = madd::<FMA>(p, z, -5.373_971_6e-2);
     p = madd::<FMA>(p, z, 1.333_144_2e-1);
-    p = madd::<FMA>(p, z, -3.333_328_2e-1);
+    p = madd::<FMA>(p, z, -3.333_328e-1);
     let small = madd::<FMA>(p * z, x, x);
     // otherwise 1 - 2 / (e^{2|x|} + 1), with the sign of x.
     let e = exp::<FMA>(ax + ax);
@@ -116,21 +116,21 @@ pub fn tanh<const FMA: bool>(x: f32) -> f32 {
 
 /// Logistic sigmoid `1 / (1 + e^-x)`.
 #[inline(always)]
-pub fn sigmoid<const FMA: bool>(x: f32) -> f32 {
+pub(super) fn sigmoid<const FMA: bool>(x: f32) -> f32 {
     1.0 / (1.0 + exp::<FMA>(-x))
 }
 
 /// `sqrt(2/pi)`, the constant of the tanh form of GELU.
-pub const GELU_K: f64 = 0.797_884_560_802_865_4;
+pub(super) const GELU_K: f64 = 0.797_884_560_802_865_4;
 /// The cubic coefficient of the tanh form of GELU.
-pub const GELU_C: f64 = 0.044_715;
+pub(super) const GELU_C: f64 = 0.044_715;
 
 /// GELU, tanh approximation (as JAX's default and GPT-2):
 /// `0.5 x (1 + tanh(u))` with `u = sqrt(2/pi) (x + 0.044715 x^3)`, evaluated
 /// as the identical `x / (1 + e^(-2u))`, which does not cancel for negative
 /// `x` (the tanh form loses all digits below about -5). `gelu(-inf) = -0`.
 #[inline(always)]
-pub fn gelu<const FMA: bool>(x: f32) -> f32 {
+pub(super) fn gelu<const FMA: bool>(x: f32) -> f32 {
     let u = (GELU_K as f32) * madd::<FMA>(GELU_C as f32 * x * x, x, x);
     let v = x / (1.0 + exp::<FMA>(-2.0 * u));
     select(x == f32::NEG_INFINITY, -0.0, v)
@@ -138,7 +138,7 @@ pub fn gelu<const FMA: bool>(x: f32) -> f32 {
 
 /// GELU for `f64`, same form, libm `exp`.
 #[inline(always)]
-pub fn gelu_f64(x: f64) -> f64 {
+pub(super) fn gelu_f64(x: f64) -> f64 {
     if x == f64::NEG_INFINITY {
         return -0.0;
     }

@@ -17,7 +17,7 @@ pub(crate) const PAR_WORK: usize = 1 << 18;
 
 /// One batch entry: element offsets of its operands.
 #[derive(Debug, Clone, Copy)]
-pub struct BatchOffsets {
+pub(crate) struct BatchOffsets {
     pub a: usize,
     pub b: usize,
 }
@@ -75,7 +75,7 @@ macro_rules! float_gemm {
                             m,
                             n,
                             k,
-                            dst.as_mut_ptr() as *mut $t,
+                            dst.as_mut_ptr().cast::<$t>(),
                             1,
                             n as isize,
                             false,
@@ -147,7 +147,7 @@ int_gemm!(i64);
 
 /// A batch of products `dst[i] = a[offs[i].a..] · b[offs[i].b..]`, each
 /// `m×k · k×n`; `dst` holds `offs.len()` results of `m×n` back to back.
-pub fn matmul_batched<T: MatmulElement>(
+pub(crate) fn matmul_batched<T: MatmulElement>(
     a: &[T],
     b: &[T],
     dst: &mut [MaybeUninit<T>],
@@ -189,7 +189,7 @@ pub fn matmul_batched<T: MatmulElement>(
         install(|| {
             dst.par_chunks_mut(mn)
                 .enumerate()
-                .for_each(|x| one(x, false))
+                .for_each(|x| one(x, false));
         });
     }
 }

@@ -6,22 +6,30 @@
 //! (in place; the tensor layer decides when that is allowed). Every kernel
 //! runs on the instruction set chosen once by [`Isa::active`], and splits
 //! work across threads when it has at least [`GRAIN`] elements. Every such
-//! split runs inside [`crate::parallel::install`], on a pool that belongs
-//! to this process (never rayon's global pool: see [`crate::parallel`] for
-//! why, and what happens at `fork()`).
+//! split runs inside `parallel::install`, on a pool that belongs to this
+//! process (never rayon's global pool: see `src/parallel.rs` for why, and
+//! what happens at `fork()`).
 //!
-//! This module, [`crate::buffer`] and [`crate::parallel`] are the only
-//! places with `unsafe` code.
+//! Layering: kernels sit above `buffer` (the fresh buffers of `fresh`
+//! are `UninitBuffer`s), `shape` and `parallel`, and below `tensor`, which
+//! calls them. The public API is this module's functions and the types and
+//! traits re-exported here; the submodules serve the crate. `unsafe` code
+//! is confined to the submodules marked `allow(unsafe_code)` below and to
+//! the per-ISA calls of `isa`'s `dispatch!`.
 
-pub mod conv;
-pub mod elementwise;
-pub mod fresh;
-pub mod isa;
-pub mod math;
-pub mod matmul;
-pub mod permute;
-pub mod reduce;
-pub mod rows;
+#[allow(unsafe_code)] // writes im2col and over-input results through raw slices
+pub(crate) mod conv;
+mod elementwise;
+#[allow(unsafe_code)] // `UninitBuffer::assume_init` once a kernel wrote every element
+pub(crate) mod fresh;
+#[allow(unsafe_code)] // `Isa::new_unchecked`, and the calls into the per-ISA copies
+mod isa;
+mod math;
+#[allow(unsafe_code)] // `gemm`'s raw-pointer interface
+pub(crate) mod matmul;
+mod permute;
+pub(crate) mod reduce;
+pub(crate) mod rows;
 
 use std::mem::MaybeUninit;
 
@@ -32,9 +40,15 @@ use crate::error::{Error, Result};
 use crate::parallel::install;
 use crate::shape::{broadcast_strides, c_strides};
 use elementwise::Side;
-pub use elementwise::{BinaryOp, UnaryOp};
 use isa::dispatch;
-pub use isa::Isa;
+
+pub use conv::{conv2d_geometry, ConvElement, ConvGeometry};
+pub use elementwise::{BinaryOp, UnaryOp};
+pub use fresh::OverInputScratch;
+pub use isa::{Isa, Level};
+pub use matmul::MatmulElement;
+pub use reduce::{Max, Reduce, Sum};
+pub use rows::RowElement;
 
 /// Elements below which a kernel stays on the calling thread.
 ///
@@ -196,7 +210,7 @@ pub fn unary_with<T: KernelElement>(
         install(|| {
             src.par_chunks(c)
                 .zip(dst.par_chunks_mut(c))
-                .for_each(|(s, d)| T::unary_run(isa, op, s, d))
+                .for_each(|(s, d)| T::unary_run(isa, op, s, d));
         });
     } else {
         T::unary_run(isa, op, src, dst);
@@ -216,7 +230,7 @@ pub fn unary_inplace_with<T: KernelElement>(isa: Isa, op: UnaryOp, buf: &mut [T]
         let c = chunk_len(buf.len());
         install(|| {
             buf.par_chunks_mut(c)
-                .for_each(|s| T::unary_inplace_run(isa, op, s))
+                .for_each(|s| T::unary_inplace_run(isa, op, s));
         });
     } else {
         T::unary_inplace_run(isa, op, buf);
@@ -323,6 +337,9 @@ fn side<T: Copy>(x: &[T], off: usize, run: usize, slice: bool) -> Side<'_, T> {
 /// `BinaryDst::Lhs`/`Rhs` the result overwrites that operand, which must have
 /// the output's shape; `a`/`b` for that side is then ignored and read from the
 /// operand itself (`inout`).
+// Two operands with their shapes, the output's shape, where the result goes
+// and the operand it overwrites: a struct would only rename the arguments.
+#[allow(clippy::too_many_arguments)]
 pub fn binary<T: KernelElement>(
     op: BinaryOp,
     a: &[T],
@@ -363,7 +380,7 @@ pub fn binary<T: KernelElement>(
                 install(|| {
                     d.par_chunks_mut(rows_per_task * run)
                         .enumerate()
-                        .for_each(work)
+                        .for_each(work);
                 });
             } else {
                 work((0, d));
@@ -391,7 +408,7 @@ pub fn binary<T: KernelElement>(
                 install(|| {
                     io.par_chunks_mut(rows_per_task * run)
                         .enumerate()
-                        .for_each(work)
+                        .for_each(work);
                 });
             } else {
                 work((0, io));
@@ -412,7 +429,7 @@ pub fn cast<S: Element, D: Element>(src: &[S], dst: &mut [MaybeUninit<D>]) {
         install(|| {
             dst.par_chunks_mut(c)
                 .zip(src.par_chunks(c))
-                .for_each(|(d, s)| d.iter_mut().zip(s).for_each(f))
+                .for_each(|(d, s)| d.iter_mut().zip(s).for_each(f));
         });
     } else {
         dst.iter_mut().zip(src).for_each(f);
@@ -431,7 +448,7 @@ pub fn copy<T: Element>(src: &[T], dst: &mut [MaybeUninit<T>]) {
         install(|| {
             dst.par_chunks_mut(c)
                 .zip(src.par_chunks(c))
-                .for_each(|(d, s)| f(d, s))
+                .for_each(|(d, s)| f(d, s));
         });
     } else {
         f(dst, src);

@@ -16,7 +16,7 @@ const TILE: usize = 32;
 /// Write `src` (C-contiguous, shape `shape`) permuted by `axes` into `dst`
 /// (C-contiguous, shape `shape[axes[i]]`). `axes` must be a permutation of
 /// `0..shape.len()` and `dst.len()` the element count; the caller checks.
-pub fn permute_into<T: Element>(
+pub(super) fn permute_into<T: Element>(
     src: &[T],
     shape: &[usize],
     axes: &[usize],

@@ -36,7 +36,7 @@ impl Reduce<f32> for Sum {
     }
     #[inline(always)]
     fn step(acc: f64, x: f32) -> f64 {
-        acc + x as f64
+        acc + f64::from(x)
     }
     #[inline(always)]
     fn combine(a: f64, b: f64) -> f64 {
@@ -158,7 +158,7 @@ const LANES: usize = 16;
 
 /// Reduce a whole slice with 16 independent accumulators.
 #[inline(always)]
-pub fn reduce_slice<T: Copy, R: Reduce<T>>(x: &[T]) -> R::Acc {
+pub(crate) fn reduce_slice<T: Copy, R: Reduce<T>>(x: &[T]) -> R::Acc {
     let mut acc = [R::init(); LANES];
     let chunks = x.chunks_exact(LANES);
     let rest = chunks.remainder();
@@ -183,14 +183,14 @@ pub fn reduce_slice<T: Copy, R: Reduce<T>>(x: &[T]) -> R::Acc {
 
 /// `acc[j] = step(acc[j], x[j])`: one row of an axis reduction.
 #[inline(always)]
-pub fn reduce_rows<T: Copy, R: Reduce<T>>(x: &[T], acc: &mut [R::Acc]) {
+pub(crate) fn reduce_rows<T: Copy, R: Reduce<T>>(x: &[T], acc: &mut [R::Acc]) {
     for (a, v) in acc.iter_mut().zip(x) {
         *a = R::step(*a, *v);
     }
 }
 
 /// Reduce all of `x` (in parallel when large), on the active instruction set.
-pub fn reduce_all<T: Copy + Send + Sync, R: Reduce<T>>(x: &[T]) -> T {
+pub(crate) fn reduce_all<T: Copy + Send + Sync, R: Reduce<T>>(x: &[T]) -> T {
     let isa = Isa::active();
     let acc = if parallel(x.len()) {
         let len = chunk_len(x.len());
@@ -207,7 +207,7 @@ pub fn reduce_all<T: Copy + Send + Sync, R: Reduce<T>>(x: &[T]) -> T {
 
 /// Reduce `x`, viewed as `[outer, len, inner]`, along its middle axis into
 /// `dst` (`[outer, inner]`).
-pub fn reduce_axis<T: Copy + Send + Sync, R: Reduce<T>>(
+pub(crate) fn reduce_axis<T: Copy + Send + Sync, R: Reduce<T>>(
     x: &[T],
     outer: usize,
     len: usize,
@@ -238,7 +238,7 @@ pub fn reduce_axis<T: Copy + Send + Sync, R: Reduce<T>>(
         install(|| {
             dst.par_chunks_mut(inner)
                 .enumerate()
-                .for_each(|(o, d)| one(o, d))
+                .for_each(|(o, d)| one(o, d));
         });
     } else {
         for (o, d) in dst.chunks_mut(inner).enumerate() {

@@ -16,7 +16,7 @@ pub trait RowElement: KernelElement {
 impl RowElement for f32 {
     #[inline(always)]
     fn to_acc(self) -> f64 {
-        self as f64
+        f64::from(self)
     }
     #[inline(always)]
     fn from_acc(v: f64) -> f32 {
@@ -48,7 +48,7 @@ fn for_rows<T: Send>(buf: &mut [T], row: usize, f: impl Fn(&mut [T]) + Sync + Se
 /// Softmax of every row of `buf` (rows of length `row`), in place.
 /// `x - max` first, so large inputs do not overflow; a NaN anywhere in a row
 /// makes that row NaN.
-pub fn softmax_inplace<T: RowElement>(buf: &mut [T], row: usize) {
+pub(crate) fn softmax_inplace<T: RowElement>(buf: &mut [T], row: usize) {
     let isa = Isa::active();
     for_rows(buf, row, |r| {
         let mut m = f64::NEG_INFINITY;
@@ -61,7 +61,7 @@ pub fn softmax_inplace<T: RowElement>(buf: &mut [T], row: usize) {
             }
         }
         if nan {
-            r.iter_mut().for_each(|x| *x = T::from_acc(f64::NAN));
+            r.fill(T::from_acc(f64::NAN));
             return;
         }
         let mt = T::from_acc(m);
@@ -81,7 +81,7 @@ pub fn softmax_inplace<T: RowElement>(buf: &mut [T], row: usize) {
 /// `(x - mean) / sqrt(var + eps) * gamma + beta`, with `gamma`/`beta` of
 /// length `row` (or absent: 1 and 0). Variance is the population variance,
 /// computed in two passes.
-pub fn layer_norm_inplace<T: RowElement>(
+pub(crate) fn layer_norm_inplace<T: RowElement>(
     buf: &mut [T],
     row: usize,
     gamma: Option<&[T]>,

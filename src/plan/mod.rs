@@ -22,7 +22,7 @@
 //! * a reason ([`Refusal`]) for each offered operand that does not
 //!   receive the result.
 //!
-//! [`execute`] then makes every allocation, claims the target's buffer
+//! [`execute`](crate::execute::execute) then makes every allocation, claims the target's buffer
 //! (an atomic transition: the operand becomes *donated*), and computes.
 //! Because planning touches no buffer and execution allocates before it
 //! claims, an error never leaves an operand half-consumed. If the claim
@@ -51,20 +51,18 @@
 //! # Ok::<(), donate::Error>(())
 //! ```
 
-mod execute;
 mod rules;
 
 use std::fmt;
 
 use crate::dyn_tensor::Scalar;
 use crate::element::DType;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::kernels::{BinaryOp, UnaryOp};
-use crate::ops::{Outcome, Refusal};
 use crate::ownership::OwnershipSnapshot;
 use crate::promote::OperandDType;
 
-pub use execute::{execute, execute_in_place, Arg};
+pub(crate) use rules::permute_axes;
 
 /// How an operand is offered to an operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -354,6 +352,89 @@ impl fmt::Display for Plan {
         }
         Ok(())
     }
+}
+
+/// Why an offered buffer was not used for the result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// Other tensors or exported views share it.
+    Shared { handles: u32, exports: u32 },
+    /// An in-place writer holds it.
+    Busy,
+    /// It was already moved out.
+    Donated,
+    /// The result has another shape.
+    Shape {
+        operand: Vec<usize>,
+        result: Vec<usize>,
+    },
+    /// The other operand's buffer was used instead.
+    OtherOperandUsed,
+    /// This op never writes into its input (reductions, matmul).
+    NewBuffer(&'static str),
+    /// The operand is a parameter of this op (a convolution's weight),
+    /// which only ever writes into its input.
+    Parameter(&'static str),
+    /// The result has another dtype (type promotion).
+    DType { operand: DType, result: DType },
+    /// The same tensor is also another operand of the operation, which
+    /// still reads it.
+    SameTensor,
+    /// An in-place operation writes its result into its target, never
+    /// into another operand.
+    InPlaceTarget(&'static str),
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::Shared { handles, exports } => {
+                write!(
+                    f,
+                    "{}",
+                    Error::NotDonatable {
+                        handles: *handles,
+                        exports: *exports
+                    }
+                )
+            }
+            Refusal::Busy => write!(f, "it is being written by another operation"),
+            Refusal::Donated => write!(f, "it was already donated"),
+            Refusal::Shape { operand, result } => write!(
+                f,
+                "its shape {operand:?} differs from the result's shape {result:?}"
+            ),
+            Refusal::OtherOperandUsed => write!(f, "the other operand's buffer was used instead"),
+            Refusal::NewBuffer(op) => write!(f, "{op} always writes a new buffer of another shape"),
+            Refusal::Parameter(op) => write!(
+                f,
+                "{op} only writes into its input, never into this operand"
+            ),
+            Refusal::DType { operand, result } => {
+                write!(
+                    f,
+                    "its dtype {operand} differs from the result's dtype {result}"
+                )
+            }
+            Refusal::SameTensor => write!(
+                f,
+                "the same tensor is also another operand of this operation"
+            ),
+            Refusal::InPlaceTarget(op) => write!(
+                f,
+                "{op} writes its result into its target in place, never into this operand"
+            ),
+        }
+    }
+}
+
+/// What an operation did with the buffers offered to it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Index of the operand whose buffer holds the result, if any.
+    pub reused: Option<usize>,
+    /// Operands offered (`Owned`) but not used, with the reason.
+    pub refused: Vec<(usize, Refusal)>,
 }
 
 /// Plan `op` over `operands`. See the [module docs](self).

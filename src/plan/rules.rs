@@ -8,7 +8,7 @@ use crate::dyn_tensor::Scalar;
 use crate::element::DType;
 use crate::error::{Error, Result};
 use crate::kernels::BinaryOp;
-use crate::ops::Refusal;
+use super::Refusal;
 use crate::promote::OperandDType;
 use crate::shape::{broadcast_shapes, checked_numel, normalize_axis};
 
@@ -279,7 +279,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
                 tensor_dtype(op, d, op.label(i))?;
             }
             let dtype = common_dtype(op, o)?;
-            let (.., shape) = crate::ops::nn::matmul_shapes(o[0].shape, o[1].shape)?;
+            let (.., shape) = crate::shape::matmul_shapes(o[0].shape, o[1].shape)?;
             Signature {
                 dtype,
                 shape,
@@ -344,7 +344,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
             let dx = float_only(op, tensor_dtype(op, x, "the input")?)?;
             let dw = float_only(op, tensor_dtype(op, &o[1], "the weight")?)?;
             let dtype = DType::promote(dx, dw);
-            let g = crate::ops::conv::conv2d_geometry(x.shape, o[1].shape, *stride, *padding)?;
+            let g = crate::kernels::conv2d_geometry(x.shape, o[1].shape, *stride, *padding)?;
             params(op, o, 2, g.out_channels)?;
             let (oh, ow) = g.out_hw();
             Signature {

@@ -49,7 +49,8 @@ use pyo3::prelude::*;
 
 use super::errors::{DonationWarning, IntoPyResult};
 use super::tensor::PyTensor;
-use crate::plan::{execute, execute_in_place, plan, plan_in_place, Arg, Holders, Offer, Op, OperandDesc, Plan};
+use crate::execute::{execute, execute_in_place, Arg};
+use crate::plan::{plan, plan_in_place, Holders, Offer, Op, OperandDesc, Plan};
 use crate::{DynTensor, OperandDType, Outcome, Refusal, Scalar};
 
 /// Where an operand comes from.

@@ -2,8 +2,7 @@
 //! the target, then the typed kernels of [`crate::ops`], dispatched once
 //! on the plan's dtype.
 
-use super::rules::permute_axes;
-use super::{Op, Plan, Reduction};
+use crate::plan::{permute_axes, Op, Plan, Reduction};
 use crate::dyn_tensor::{each, for_dtype, for_float, DynElement, DynTensor, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::conv::{self, BatchNorm};
@@ -99,7 +98,7 @@ fn param<'s, T: DynElement>(o: Option<Operand<'s, T>>) -> Option<&'s Tensor<T>> 
     }
 }
 
-/// Run `plan` (not in place) over `args`. See the [module docs](super).
+/// Run `plan` (not in place) over `args`. See [`crate::plan`] for the model.
 ///
 /// Order, so that a failure leaves every operand as it was: every operand
 /// is checked readable, casts and scratch are allocated, then the

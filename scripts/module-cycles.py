@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Print the import graph of the core's top-level modules and its cycles.
+
+    python3 scripts/module-cycles.py [--graph]
+
+Reads every `.rs` file under `src/` except `src/python/` (the bindings sit
+on top of everything) and `src/lib.rs` (the root, which re-exports), and
+takes each `crate::` path in code (comments, doc links and string literals
+do not count) as an edge from the file's top-level module (`src/kernels/
+fresh.rs` belongs to `kernels`) to the path's first segment. A path through
+a root re-export (`crate::Tensor`) is resolved with the `pub use` lines of
+`src/lib.rs`. Test modules count too: a cycle is a cycle.
+
+Prints the strongly connected components with more than one module and
+exits 1 if there is any (0 if the graph is acyclic), so CI can run it.
+With `--graph`, also prints every module's dependencies.
+"""
+
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "src"
+
+
+CHAR = re.compile(r"'(?:\\(?:'|[^']{1,10})|[^\\'\n])'")
+
+
+def strip_comments_and_strings(text):
+    """The code of a Rust file without comments, string or char literals."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            depth, i = 1, i + 2
+            while i < n and depth:
+                if text.startswith("/*", i):
+                    depth, i = depth + 1, i + 2
+                elif text.startswith("*/", i):
+                    depth, i = depth - 1, i + 2
+                else:
+                    i += 1
+        elif c == "r" and re.match(r'r#*"', text[i:i + 8]) and not (
+            i and (text[i - 1].isalnum() or text[i - 1] == "_")
+        ):
+            hashes = re.match(r'r(#*)"', text[i:]).group(1)
+            end = text.find('"' + hashes, i + 2 + len(hashes))
+            i = n if end < 0 else end + 1 + len(hashes)
+            out.append('""')
+        elif c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+            i += 1
+            out.append('""')
+        elif c == "'" and CHAR.match(text, i):
+            # a char literal (a lifetime has no closing quote)
+            i = CHAR.match(text, i).end()
+            out.append("' '")
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def modules():
+    """Top-level module name -> list of its files."""
+    mods = {}
+    for f in sorted(SRC.rglob("*.rs")):
+        rel = f.relative_to(SRC)
+        if rel.parts[0] == "python" or rel == Path("lib.rs"):
+            continue
+        name = rel.parts[0].removesuffix(".rs")
+        mods.setdefault(name, []).append(f)
+    return mods
+
+
+def use_tree_heads(tree):
+    """First segments of a `use` tree's paths: `a::X` -> a, `{a::X, b}` -> a, b."""
+    tree = tree.strip()
+    if not tree.startswith("{"):
+        return [re.match(r"\w*", tree).group(0)]
+    heads, depth, start = [], 0, 1
+    for k, ch in enumerate(tree):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                heads += use_tree_heads_part(tree[start:k])
+                break
+        elif ch == "," and depth == 1:
+            heads += use_tree_heads_part(tree[start:k])
+            start = k + 1
+    return heads
+
+
+def use_tree_heads_part(part):
+    part = part.strip()
+    return use_tree_heads(part) if part else []
+
+
+def root_reexports():
+    """Names re-exported at the crate root -> the module they come from."""
+    code = strip_comments_and_strings((SRC / "lib.rs").read_text())
+    names = {}
+    for m in re.finditer(r"\bpub\s+use\s+(\w+)\s*::\s*([^;]*);", code):
+        module, rest = m.group(1), m.group(2)
+        for name in re.findall(r"\b(\w+)\s*(?:[,}]|$)", rest):
+            names[name] = module
+        for alias in re.findall(r"\bas\s+(\w+)", rest):
+            names[alias] = module
+    return names
+
+
+def graph():
+    mods = modules()
+    reexports = root_reexports()
+    edges = {m: set() for m in mods}
+    for m, files in mods.items():
+        for f in files:
+            code = strip_comments_and_strings(f.read_text())
+            for hit in re.finditer(r"(?<![\w$])\$?crate\s*::\s*", code):
+                rest = code[hit.end():]
+                for head in use_tree_heads(rest):
+                    target = head if head in mods else reexports.get(head)
+                    if target and target != m:
+                        edges[m].add(target)
+    return edges
+
+
+def sccs(edges):
+    """Tarjan's strongly connected components."""
+    index, low, on_stack, stack, out = {}, {}, set(), [], []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(edges[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            out.append(sorted(comp))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main():
+    edges = graph()
+    if "--graph" in sys.argv[1:]:
+        for m in sorted(edges):
+            print(f"{m} -> {', '.join(sorted(edges[m])) or '(nothing)'}")
+    cycles = [c for c in sccs(edges) if len(c) > 1]
+    for c in cycles:
+        members = set(c)
+        inner = [f"{a} -> {b}" for a in c for b in sorted(edges[a] & members)]
+        print(f"cycle: {{{', '.join(c)}}}: {'; '.join(inner)}")
+    if cycles:
+        print(f"{len(cycles)} cycle(s) among the core's modules", file=sys.stderr)
+        return 1
+    print(f"no cycles among the core's {len(edges)} modules")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
