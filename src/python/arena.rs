@@ -58,8 +58,15 @@ fn entered<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
     Ok(value.cast_into::<PyTuple>()?)
 }
 
+/// Whether any arena was ever entered in this process: until then no
+/// context can have one, and the lookup is skipped (every operation asks).
+static EVER_ENTERED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// The arena current in the calling context, if any.
 pub(crate) fn current(py: Python<'_>) -> Option<TensorArena> {
+    if !EVER_ENTERED.load(std::sync::atomic::Ordering::Acquire) {
+        return None;
+    }
     let stack = entered(py).ok()?;
     let last = stack.get_item(stack.len().checked_sub(1)?).ok()?;
     let arena = last.cast::<PyArena>().ok()?;
@@ -87,14 +94,23 @@ pub(crate) fn install() {
     crate::arena::set_current_provider(provider);
 }
 
+/// Work (bytes touched) below which a computation runs attached:
+/// releasing and re-taking the interpreter costs more than the kernel.
+const ATTACHED_BELOW: usize = 64 * 1024;
+
 /// `py.detach(f)` with the calling context's arena current on this thread
 /// while `f` runs: every detached computation of the bindings goes through
 /// here, so its allocations see the same arena as the attached code.
-pub(crate) fn detach<T, F>(py: Python<'_>, f: F) -> T
+/// `bytes`: about how much memory `f` touches; below [`ATTACHED_BELOW`] it
+/// runs attached (its allocations then find the arena themselves).
+pub(crate) fn detach<T, F>(py: Python<'_>, bytes: usize, f: F) -> T
 where
     F: FnOnce() -> T + Send,
     T: Send,
 {
+    if bytes < ATTACHED_BELOW {
+        return f();
+    }
     match current(py) {
         Some(a) => py.detach(move || a.scope(f)),
         None => py.detach(f),
@@ -122,6 +138,7 @@ impl PyArena {
 
     fn __enter__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
         let py = slf.py();
+        EVER_ENTERED.store(true, std::sync::atomic::Ordering::Release);
         let mut items: Vec<Bound<'_, PyAny>> = entered(py)?.iter().collect();
         items.push(slf.clone().into_any());
         context_var(py)?.call_method1("set", (PyTuple::new(py, items)?,))?;

@@ -1,5 +1,6 @@
-//! The one place where core errors become Python exceptions, and donate's
-//! own exception and warning classes.
+//! The one place where core errors become Python exceptions and refusals
+//! of explicit donations become `DonationWarning`s, and donate's own
+//! exception and warning classes.
 //!
 //! | core [`Error`]                                   | Python                     |
 //! |--------------------------------------------------|----------------------------|
@@ -17,7 +18,8 @@ use pyo3::exceptions::{
 };
 use pyo3::prelude::*;
 
-use crate::Error;
+use crate::plan::Plan;
+use crate::{Error, Refusal};
 
 create_exception!(
     donate,
@@ -70,4 +72,27 @@ impl<T> IntoPyResult<T> for crate::Result<T> {
     fn py(self) -> PyResult<T> {
         self.map_err(to_py)
     }
+}
+
+/// The warning for operand `i` of `plan`, donated but not used because
+/// of `why`.
+pub(crate) fn warning(plan: &Plan, i: usize, signature: &str, why: &Refusal) -> String {
+    format!(
+        "{}: {} ({signature}) was donated but not used: {why}; the result was computed into a new buffer and the input is unchanged",
+        plan.op.name(),
+        plan.op.label(i),
+    )
+}
+
+/// Raise each warning (a warning filter may turn one into an error).
+pub(crate) fn warn_all(py: Python<'_>, messages: Vec<String>) -> PyResult<()> {
+    for msg in messages {
+        PyErr::warn(
+            py,
+            &py.get_type::<DonationWarning>(),
+            &std::ffi::CString::new(msg).unwrap_or_default(),
+            1,
+        )?;
+    }
+    Ok(())
 }

@@ -66,6 +66,12 @@ pub(crate) fn from_numpy(py: Python<'_>, arr: &Bound<'_, PyAny>) -> PyResult<PyT
     Ok(PyTensor::new(interop::to_tensor(py, arr, None)?))
 }
 
+/// The bytes of a `d` tensor of `shape` (saturating: only for choosing
+/// whether to release the interpreter).
+fn nbytes(d: DType, shape: &[usize]) -> usize {
+    shape.iter().fold(d.size(), |n, &x| n.saturating_mul(x))
+}
+
 fn filled(
     py: Python<'_>,
     shape: &Bound<'_, PyAny>,
@@ -75,7 +81,7 @@ fn filled(
     let shape = shape_arg(shape)?;
     let d = dtype_arg(py, dtype)?.unwrap_or(DType::F32);
     check_scalar(value, d)?;
-    let t = super::arena::detach(py, || DynTensor::full(d, &shape, value)).py()?;
+    let t = super::arena::detach(py, nbytes(d, &shape), || DynTensor::full(d, &shape, value)).py()?;
     Ok(PyTensor::new(t))
 }
 
@@ -90,7 +96,7 @@ pub(crate) fn zeros(
     let shape = shape_arg(shape)?;
     let d = dtype_arg(py, dtype)?.unwrap_or(DType::F32);
     Ok(PyTensor::new(
-        super::arena::detach(py, || DynTensor::zeros(d, &shape)).py()?,
+        super::arena::detach(py, nbytes(d, &shape), || DynTensor::zeros(d, &shape)).py()?,
     ))
 }
 

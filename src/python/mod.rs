@@ -13,7 +13,7 @@
 //! | `self` of `relu_()`, `+=`                  | written in place if exclusive, else copy-on-write |
 //!
 //! A *temporary* is an object that only the interpreter's evaluation stack
-//! refers to; [`ffi`] explains how that is decided on each CPython
+//! refers to; [`temporary`] explains how that is decided on each CPython
 //! version. A buffer with a live exported view (`t.numpy()`, `memoryview`)
 //! or another handle (`t.reshape(...)`) is never written: donation copies
 //! and in-place ops copy on write, so no view ever sees a change.
@@ -23,18 +23,19 @@
 //! warn, claim and execute; locks and donor gates), [`ownership`]
 //! (temporaries, `Donated`), [`arena`], [`interop`] (NumPy and Python
 //! conversions), [`errors`] (the one mapping of core errors to exceptions
-//! and of refusals to warnings), [`ffi`] (all of the bindings' `unsafe`
-//! code). Every shape, dtype and donation rule is the core's
+//! and of refusals to warnings), [`temporary`] (which operands are
+//! temporaries, on each CPython), [`buffer_view`] (the buffer protocol). Every shape, dtype and donation rule is the core's
 //! ([`crate::plan`]).
 
 mod arena;
 mod errors;
-mod ffi;
+mod buffer_view;
 mod functions;
 mod interop;
 mod operands;
 mod ops;
 mod ownership;
+mod temporary;
 mod tensor;
 
 use pyo3::prelude::*;
@@ -48,7 +49,7 @@ use pyo3::prelude::*;
 #[pymodule(gil_used = true)]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    ownership::init_from_env();
+    temporary::init_from_env();
     arena::install();
     operands::fork::install();
     m.add_class::<tensor::PyTensor>()?;
@@ -86,10 +87,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::memory_stats, m)?)?;
     m.add_function(wrap_pyfunction!(functions::reset_peak_memory, m)?)?;
     m.add_function(wrap_pyfunction!(functions::arena, m)?)?;
-    m.add_function(wrap_pyfunction!(ownership::set_implicit_donation, m)?)?;
-    m.add_function(wrap_pyfunction!(ownership::implicit_donation_enabled, m)?)?;
-    m.add_function(wrap_pyfunction!(ownership::implicit_donation_min_bytes, m)?)?;
-    m.add_function(wrap_pyfunction!(ownership::temporary_check, m)?)?;
-    ownership::learn_temporary_paths(m)?;
+    m.add_function(wrap_pyfunction!(temporary::set_implicit_donation, m)?)?;
+    m.add_function(wrap_pyfunction!(temporary::implicit_donation_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(temporary::implicit_donation_min_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(temporary::temporary_check, m)?)?;
+    temporary::learn_temporary_paths(m)?;
     Ok(())
 }

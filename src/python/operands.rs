@@ -8,7 +8,7 @@
 //! every input as it was:
 //!
 //! 1. **Describe** each operand: a temporary ([`Offer::Temporary`], decided
-//!    by the interpreter checks in [`super::ffi`]), an explicit donation
+//!    by the interpreter checks in [`super::temporary`]), an explicit donation
 //!    ([`Offer::Donated`]), or a named tensor ([`Offer::Borrowed`]); for an
 //!    offered tensor, who else holds its buffer now.
 //! 2. **Plan** ([`crate::plan::plan`]): every error is raised here, before
@@ -47,7 +47,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use pyo3::prelude::*;
 
-use super::errors::{DonationWarning, IntoPyResult};
+use super::errors::{warn_all, warning, IntoPyResult};
 use super::tensor::PyTensor;
 use crate::execute::{execute, execute_in_place, Arg};
 use crate::plan::{plan, plan_in_place, Holders, Offer, Op, OperandDesc, Plan};
@@ -356,29 +356,6 @@ impl<'py> DonorGates<'py> {
     }
 }
 
-/// The warning for operand `i` of `plan`, donated but not used because
-/// of `why`.
-fn warning(plan: &Plan, i: usize, signature: &str, why: &Refusal) -> String {
-    format!(
-        "{}: {} ({signature}) was donated but not used: {why}; the result was computed into a new buffer and the input is unchanged",
-        plan.op.name(),
-        plan.op.label(i),
-    )
-}
-
-/// Raise each warning (a warning filter may turn one into an error).
-fn warn_all(py: Python<'_>, messages: Vec<String>) -> PyResult<()> {
-    for msg in messages {
-        PyErr::warn(
-            py,
-            &py.get_type::<DonationWarning>(),
-            &std::ffi::CString::new(msg).unwrap_or_default(),
-            1,
-        )?;
-    }
-    Ok(())
-}
-
 /// The warnings for the refusals of explicitly donated operands.
 fn warnings<'a>(
     plan: &Plan,
@@ -389,6 +366,15 @@ fn warnings<'a>(
         .filter(|(i, _)| plan.offers.get(*i) == Some(&Offer::Donated))
         .map(|(i, r)| warning(plan, *i, &signatures[*i], r))
         .collect()
+}
+
+/// About how many bytes executing `plan` touches: its allocations and its
+/// operands (for choosing whether to release the interpreter).
+fn work<'a>(plan: &Plan, shapes: impl Iterator<Item = &'a [usize]>) -> usize {
+    let size = plan.dtype.size();
+    shapes
+        .map(|s| s.iter().fold(size, |n, &x| n.saturating_mul(x)))
+        .fold(plan.allocated_bytes(), usize::saturating_add)
 }
 
 /// Run `op` over `inputs` (see the [module docs](self) for the steps).
@@ -409,6 +395,7 @@ pub(crate) fn call<'py>(py: Python<'py>, op: Op, inputs: Vec<Input<'py>>) -> PyR
         let descs: Vec<OperandDesc<'_>> = inputs.iter().map(|i| i.describe(py, &gates.busy)).collect();
         plan(&op, &descs).py()?
     };
+    let work = work(&plan, inputs.iter().map(Input::shape));
     let signatures: Vec<String> = if plan.offers.contains(&Offer::Donated) {
         inputs.iter().map(Input::signature).collect()
     } else {
@@ -438,7 +425,7 @@ pub(crate) fn call<'py>(py: Python<'py>, op: Op, inputs: Vec<Input<'py>>) -> PyR
     let (result, outcome) = match target {
         None => {
             drop(gates);
-            super::arena::detach(py, || execute(&plan, staged)).py()?
+            super::arena::detach(py, work, || execute(&plan, staged)).py()?
         }
         Some((i, obj, offer)) => {
             let mut g = lock(py, &obj.get().slot);
@@ -447,7 +434,7 @@ pub(crate) fn call<'py>(py: Python<'py>, op: Op, inputs: Vec<Input<'py>>) -> PyR
             // A temporary was decided before the other operands were read
             // and before the warnings (Python code that could have
             // obtained a reference to it): it must still be one.
-            args[i] = if offer == Offer::Donated || super::ffi::still_temporary(obj.as_any()) {
+            args[i] = if offer == Offer::Donated || super::temporary::still_temporary(obj.as_any()) {
                 Arg::Held(&mut g)
             } else {
                 // Read like a named tensor: the core's claim of another
@@ -455,7 +442,7 @@ pub(crate) fn call<'py>(py: Python<'py>, op: Op, inputs: Vec<Input<'py>>) -> PyR
                 g.check_readable().py()?;
                 Arg::Tensor(g.clone())
             };
-            let r = super::arena::detach(py, || execute(&plan, args));
+            let r = super::arena::detach(py, work, || execute(&plan, args));
             drop(g);
             r.py()?
         }
@@ -484,6 +471,7 @@ pub(crate) fn call_in_place<'py>(
         descs.extend(others.iter().map(|i| i.describe(py, &[])));
         plan_in_place(&op, &descs).py()?
     };
+    let work = work(&plan, std::iter::once(&me.shape[..]).chain(others.iter().map(Input::shape)));
     let signatures: Vec<String> = std::iter::once(String::new())
         .chain(others.iter().map(Input::signature))
         .collect();
@@ -511,5 +499,5 @@ pub(crate) fn call_in_place<'py>(
         args[i] = Arg::Tensor(g.clone());
     }
     args[0] = Arg::Held(&mut g);
-    super::arena::detach(py, || execute_in_place(&plan, args)).py()
+    super::arena::detach(py, work, || execute_in_place(&plan, args)).py()
 }

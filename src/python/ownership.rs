@@ -1,10 +1,9 @@
-//! Who may reuse a buffer: the implicit-donation switch, the `Donated`
-//! wrapper for explicit donation, and turning a Python argument into an
-//! operand with the right [`Offer`].
+//! Turning a Python argument into an operand with the right [`Offer`],
+//! and the `Donated` wrapper for explicit donation.
 //!
 //! | the operand is ...                              | its buffer              |
 //! |-------------------------------------------------|-------------------------|
-//! | a temporary (see [`ffi::is_temporary`])         | reused silently when it fits |
+//! | a temporary (see [`super::temporary::is_temporary`])         | reused silently when it fits |
 //! | `t.donate()`, or `self` of `t.<op>_donate()`     | reused when it fits and is exclusive; else copied with a `DonationWarning`; `t` is donated only if reused |
 //! | anything else (a name, a container item, an argument of a Python function) | never written |
 
@@ -16,126 +15,17 @@
 // `// SAFETY:` comment (clippy's `undocumented_unsafe_blocks`).
 #![allow(unsafe_op_in_unsafe_fn)]
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use pyo3::prelude::*;
 
 use super::errors::{DonatedError, IntoPyResult};
-use super::ffi;
+use super::temporary::offer_of;
 use super::interop;
 use super::operands::{call, lock, Input, Source};
 use super::tensor::PyTensor;
 use crate::plan::{Offer, Op};
 use crate::{BinaryOp, DType, DynTensor, Scalar, UnaryOp};
-
-static IMPLICIT: AtomicBool = AtomicBool::new(true);
-
-/// Smallest temporary (in bytes) considered for implicit donation.
-///
-/// Before CPython 3.14 the check walks the C stack, which costs about
-/// 0.7 µs; below this size that is more than reusing the buffer saves
-/// (the allocator recycles small blocks almost for free).
-/// `python benches/implicit_threshold.py` timed `(a + b).relu()` with the
-/// check on and off: 1.09× slower at 128 KiB, 0.77× (faster) at 256 KiB,
-/// 0.05× at 1 MiB, where a fresh buffer costs page faults. NumPy's
-/// temporary elision uses the same 256 KiB. On 3.14 the check is a scan of
-/// the current frame's stack, so every size is considered.
-#[cfg(not(Py_3_14))]
-pub(crate) const DEFAULT_MIN_BYTES: usize = 256 * 1024;
-#[cfg(Py_3_14)]
-pub(crate) const DEFAULT_MIN_BYTES: usize = 0;
-
-static MIN_BYTES: AtomicUsize = AtomicUsize::new(DEFAULT_MIN_BYTES);
-
-/// Read `DONATE_IMPLICIT` once at import: `0`, `false`, `off` or `no`
-/// turn implicit donation off.
-pub(crate) fn init_from_env() {
-    if let Ok(v) = std::env::var("DONATE_IMPLICIT") {
-        let off = matches!(
-            v.trim().to_ascii_lowercase().as_str(),
-            "0" | "false" | "off" | "no"
-        );
-        IMPLICIT.store(!off, Ordering::Relaxed);
-    }
-}
-
-/// Turn implicit donation of temporaries on or off for the whole process,
-/// and optionally set the smallest temporary (bytes) it considers; returns
-/// the previous on/off setting.
-#[pyfunction]
-#[pyo3(signature = (enabled, min_bytes = None))]
-pub(crate) fn set_implicit_donation(enabled: bool, min_bytes: Option<usize>) -> bool {
-    if let Some(m) = min_bytes {
-        MIN_BYTES.store(m, Ordering::Relaxed);
-    }
-    IMPLICIT.swap(enabled, Ordering::Relaxed)
-}
-
-/// The smallest temporary, in bytes, that implicit donation considers.
-#[pyfunction]
-pub(crate) fn implicit_donation_min_bytes() -> usize {
-    MIN_BYTES.load(Ordering::Relaxed)
-}
-
-/// Whether implicit donation of temporaries is on.
-#[pyfunction]
-pub(crate) fn implicit_donation_enabled() -> bool {
-    IMPLICIT.load(Ordering::Relaxed)
-}
-
-/// How this build recognises temporaries, or why it cannot (then
-/// implicit donation never happens, whatever the setting).
-#[pyfunction]
-pub(crate) fn temporary_check() -> (bool, &'static str) {
-    match ffi::temporary_check() {
-        Ok(how) => (true, how),
-        Err(why) => (false, why),
-    }
-}
-
-/// The paths that pass temporaries, run at import so that the temporary
-/// check learns which interpreter functions they go through (see
-/// [`ffi::learn_trusted_callers`]). Each line runs often enough for the
-/// interpreter to specialise it, so both forms are seen. `m` is this
-/// module.
-const TEMPORARY_PATHS: &std::ffi::CStr = c"
-t = m.zeros(4)
-s = m.zeros((2, 2))
-for _ in range(64):
-    (t * 1).relu(); (t * 1).sum(); (t * 1).sum(axis=0); (t * 1).softmax(axis=-1)
-    (t * 1).reshape(4); (t * 1).reshape(2, 2); (s * 1).transpose(); (s * 1).matmul(s)
-    (t * 1) + t; (t * 1) - 1; (t * 1) * 2.0; (t * 1) / t; (s * 1) @ s
-    1 + (t * 1); 2 - (t * 1); 2.0 * (t * 1); 1 / (t * 1)
-    -(t * 1); +(t * 1); abs(t * 1)
-    t + (t * 1); t - (t * 1); t * (t * 1); t / (t * 1); s @ (s * 1)
-    x = t * 1
-    x += t * 1
-    x *= t * 1
-    m.relu(t * 1); m.exp(t * 1); m.sum(t * 1); m.max(t * 1, axis=0)
-    m.softmax(t * 1); m.layer_norm(t * 1); m.matmul(s * 1, s); m.matmul(s, s * 1)
-";
-
-/// Learn the temporary check's trusted interpreter functions (at import).
-pub(crate) fn learn_temporary_paths(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = m.py();
-    let globals = pyo3::types::PyDict::new(py);
-    globals.set_item("m", m)?;
-    let before = crate::stats::memory_stats();
-    let learned = ffi::learn_trusted_callers(|| py.run(TEMPORARY_PATHS, Some(&globals), None));
-    drop(globals); // frees the tensors the paths made
-    crate::stats::restore_counters(&before);
-    learned
-}
-
-/// Whether this tensor object, as the caller passed it, may be reused.
-pub(crate) fn offer_of(obj: &Bound<'_, PyAny>, nbytes: usize, role: ffi::Role) -> Offer {
-    let wanted = IMPLICIT.load(Ordering::Relaxed) && nbytes >= MIN_BYTES.load(Ordering::Relaxed);
-    if (wanted || ffi::learning()) && ffi::is_temporary(obj, role) {
-        Offer::Temporary
-    } else {
-        Offer::Borrowed
-    }
-}
 
 /// `self` of a method as an operand (checked before any new reference to
 /// it exists).
@@ -144,7 +34,7 @@ pub(crate) fn self_input<'py>(slf: &Bound<'py, PyTensor>) -> Input<'py> {
     let offer = offer_of(
         slf.as_any(),
         me.shape.iter().product::<usize>() * me.dtype.size(),
-        ffi::Role::Receiver,
+        super::temporary::Role::Receiver,
     );
     Input::new(Source::Tensor(slf.clone()), offer)
 }
@@ -166,7 +56,7 @@ pub(crate) fn input_from<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Input<
         let offer = offer_of(
             obj,
             me.shape.iter().product::<usize>() * me.dtype.size(),
-            ffi::Role::Argument,
+            super::temporary::Role::Argument,
         );
         return Ok(Some(Input::new(Source::Tensor(t.clone()), offer)));
     }

@@ -23,7 +23,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use super::errors::{DonatedError, IntoPyResult};
-use super::ffi;
+use super::buffer_view;
 use super::interop::{self, np_dtype};
 use super::operands::{call, lock, read, Input, TensorLock};
 use super::ops::{self, BnArgs};
@@ -402,7 +402,7 @@ tensor_methods! {
     /// A deep copy into a new, exclusive buffer.
     fn copy(&self, py: Python<'_>) -> PyResult<PyTensor> {
         let t = read(py, self)?;
-        Ok(PyTensor::new(super::arena::detach(py, || t.deep_copy()).py()?))
+        Ok(PyTensor::new(super::arena::detach(py, t.nbytes(), || t.deep_copy()).py()?))
     }
 
     fn __copy__(&self, py: Python<'_>) -> PyResult<PyTensor> {
@@ -570,7 +570,7 @@ tensor_methods! {
         // SAFETY: CPython passes a valid, writable view to bf_getbuffer, and
         // writable requests were refused above.
         unsafe {
-            ffi::fill_view(
+            buffer_view::fill_view(
                 view,
                 slf.as_any(),
                 guard,
@@ -586,7 +586,7 @@ tensor_methods! {
     unsafe fn __releasebuffer__(&self, view: *mut pyffi::Py_buffer) {
         // SAFETY: CPython calls bf_releasebuffer once for each view that
         // __getbuffer__ filled.
-        unsafe { ffi::release_view(view) }
+        unsafe { buffer_view::release_view(view) }
     }
 }
 

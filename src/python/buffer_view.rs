@@ -1,0 +1,94 @@
+//! The buffer protocol: filling and releasing the read-only `Py_buffer`
+//! views a tensor exports (`memoryview(t)`, `np.asarray(t)`). A view holds
+//! an export of the buffer ([`ExportGuard`]) until CPython releases it, so
+//! while any view lives the buffer is never donated or written in place.
+
+use std::ffi::{c_int, c_void, CStr};
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+
+use crate::ExportGuard;
+
+/// What a `Py_buffer` view of a tensor keeps alive until it is released:
+/// the export (which pins the buffer and blocks donation and in-place
+/// writes) and the shape and strides arrays the view points into.
+struct ViewState {
+    _guard: ExportGuard,
+    shape: Vec<ffi::Py_ssize_t>,
+    strides: Vec<ffi::Py_ssize_t>,
+}
+
+/// Fill `view` as a read-only, C-contiguous view of the exported buffer.
+///
+/// # Safety
+/// `view` must be the valid, writable `Py_buffer` CPython passed to
+/// `bf_getbuffer`, and `owner` the exporting object (a strong reference is
+/// taken for `view.obj`). The caller must have rejected `PyBUF_WRITABLE`.
+pub(crate) unsafe fn fill_view(
+    view: *mut ffi::Py_buffer,
+    owner: &Bound<'_, PyAny>,
+    guard: ExportGuard,
+    shape: &[usize],
+    itemsize: usize,
+    format: &'static CStr,
+    flags: c_int,
+) {
+    let mut strides = vec![0 as ffi::Py_ssize_t; shape.len()];
+    let mut acc = itemsize as ffi::Py_ssize_t;
+    for i in (0..shape.len()).rev() {
+        strides[i] = acc;
+        acc *= shape[i] as ffi::Py_ssize_t;
+    }
+    let state = Box::new(ViewState {
+        shape: shape.iter().map(|&d| d as ffi::Py_ssize_t).collect(),
+        strides,
+        _guard: guard,
+    });
+    let len = (state.shape.iter().product::<ffi::Py_ssize_t>()) * itemsize as ffi::Py_ssize_t;
+    let buf = state._guard.as_ptr() as *mut c_void;
+    let want = |f: c_int| flags & f == f;
+    // SAFETY: the caller guarantees `view` is valid and writable; every
+    // pointer stored in it stays valid until `release_view` frees `state`.
+    unsafe {
+        (*view).buf = buf;
+        (*view).obj = owner.clone().into_ptr();
+        (*view).len = len;
+        (*view).readonly = 1;
+        (*view).itemsize = itemsize as ffi::Py_ssize_t;
+        (*view).format = if want(ffi::PyBUF_FORMAT) {
+            format.as_ptr() as *mut _
+        } else {
+            std::ptr::null_mut()
+        };
+        (*view).ndim = shape.len() as c_int;
+        (*view).shape = if want(ffi::PyBUF_ND) {
+            state.shape.as_ptr() as *mut _
+        } else {
+            std::ptr::null_mut()
+        };
+        (*view).strides = if want(ffi::PyBUF_STRIDES) {
+            state.strides.as_ptr() as *mut _
+        } else {
+            std::ptr::null_mut()
+        };
+        (*view).suboffsets = std::ptr::null_mut();
+        (*view).internal = Box::into_raw(state) as *mut c_void;
+    }
+}
+
+/// Free what [`fill_view`] stored; ends the export.
+///
+/// # Safety
+/// `view` must be a view filled by [`fill_view`] and not yet released.
+pub(crate) unsafe fn release_view(view: *mut ffi::Py_buffer) {
+    // SAFETY: `internal` is the `Box<ViewState>` leaked by fill_view, taken
+    // back exactly once (CPython calls bf_releasebuffer once per view).
+    unsafe {
+        let state = (*view).internal as *mut ViewState;
+        if !state.is_null() {
+            (*view).internal = std::ptr::null_mut();
+            drop(Box::from_raw(state));
+        }
+    }
+}
