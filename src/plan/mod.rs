@@ -63,6 +63,7 @@ use crate::ownership::OwnershipSnapshot;
 use crate::promote::OperandDType;
 
 pub(crate) use rules::permute_axes;
+pub use rules::check_scalar;
 
 /// How an operand is offered to an operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -97,20 +97,25 @@ fn common_dtype(op: &Op, operands: &[OperandDesc<'_>]) -> Result<DType> {
     Ok(d)
 }
 
-/// A weak scalar must fit the dtype it is converted to.
+/// A weak scalar must fit the dtype it is converted to (NumPy raises for
+/// `int32_array + 2**40` and for a non-finite float into an integer).
+pub fn check_scalar(op: &'static str, s: Scalar, dtype: DType) -> Result<()> {
+    match (s, dtype) {
+        (Scalar::Int(v), DType::I32) if i32::try_from(v).is_err() => {
+            Err(Error::ScalarOutOfRange { value: v, dtype })
+        }
+        (Scalar::Float(v), DType::I32 | DType::I64) if !v.is_finite() => Err(Error::InvalidArgument {
+            op,
+            reason: format!("cannot convert float {v} to an integer"),
+        }),
+        _ => Ok(()),
+    }
+}
+
 fn check_scalars(op: &Op, operands: &[OperandDesc<'_>], dtype: DType) -> Result<()> {
     for o in operands {
-        match (o.kind, dtype) {
-            (Kind::Scalar(Scalar::Int(v)), DType::I32) if i32::try_from(v).is_err() => {
-                return Err(Error::ScalarOutOfRange { value: v, dtype })
-            }
-            (Kind::Scalar(Scalar::Float(v)), DType::I32 | DType::I64) if !v.is_finite() => {
-                return Err(invalid_arg(
-                    op,
-                    format!("cannot convert float {v} to an integer"),
-                ))
-            }
-            _ => {}
+        if let Kind::Scalar(s) = o.kind {
+            check_scalar(op.name(), s, dtype)?;
         }
     }
     Ok(())

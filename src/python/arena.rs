@@ -43,13 +43,13 @@ fn context_var(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
 
 /// The entered arenas of the current context, innermost last. (Every
 /// operation asks, so this is the C API's lookup, not a method call.)
-fn entered<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+fn entered(py: Python<'_>) -> PyResult<Bound<'_, PyTuple>> {
     let var = context_var(py)?;
     let mut value: *mut pyo3::ffi::PyObject = std::ptr::null_mut();
     // SAFETY: `var` is a live ContextVar and we are attached; on success
     // PyContextVar_Get stores a new reference (the variable has a default,
     // so never NULL) in `value`.
-    let rc = unsafe { pyo3::ffi::PyContextVar_Get(var.as_ptr(), std::ptr::null_mut(), &mut value) };
+    let rc = unsafe { pyo3::ffi::PyContextVar_Get(var.as_ptr(), std::ptr::null_mut(), &raw mut value) };
     if rc != 0 || value.is_null() {
         return Err(PyErr::fetch(py));
     }
@@ -171,12 +171,12 @@ impl PyArena {
 
     /// Free the idle blocks (buffers in use are untouched).
     fn clear(&self) {
-        self.arena.clear()
+        self.arena.clear();
     }
 
     /// Reset the peak to what is live now.
     fn reset_peak(&self) {
-        self.arena.reset_peak()
+        self.arena.reset_peak();
     }
 
     #[getter]

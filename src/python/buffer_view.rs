@@ -14,7 +14,7 @@ use crate::ExportGuard;
 /// the export (which pins the buffer and blocks donation and in-place
 /// writes) and the shape and strides arrays the view points into.
 struct ViewState {
-    _guard: ExportGuard,
+    guard: ExportGuard,
     shape: Vec<ffi::Py_ssize_t>,
     strides: Vec<ffi::Py_ssize_t>,
 }
@@ -43,10 +43,10 @@ pub(crate) unsafe fn fill_view(
     let state = Box::new(ViewState {
         shape: shape.iter().map(|&d| d as ffi::Py_ssize_t).collect(),
         strides,
-        _guard: guard,
+        guard,
     });
     let len = (state.shape.iter().product::<ffi::Py_ssize_t>()) * itemsize as ffi::Py_ssize_t;
-    let buf = state._guard.as_ptr() as *mut c_void;
+    let buf = state.guard.as_ptr().cast_mut().cast::<c_void>();
     let want = |f: c_int| flags & f == f;
     // SAFETY: the caller guarantees `view` is valid and writable; every
     // pointer stored in it stays valid until `release_view` frees `state`.
@@ -57,23 +57,23 @@ pub(crate) unsafe fn fill_view(
         (*view).readonly = 1;
         (*view).itemsize = itemsize as ffi::Py_ssize_t;
         (*view).format = if want(ffi::PyBUF_FORMAT) {
-            format.as_ptr() as *mut _
+            format.as_ptr().cast_mut()
         } else {
             std::ptr::null_mut()
         };
         (*view).ndim = shape.len() as c_int;
         (*view).shape = if want(ffi::PyBUF_ND) {
-            state.shape.as_ptr() as *mut _
+            state.shape.as_ptr().cast_mut()
         } else {
             std::ptr::null_mut()
         };
         (*view).strides = if want(ffi::PyBUF_STRIDES) {
-            state.strides.as_ptr() as *mut _
+            state.strides.as_ptr().cast_mut()
         } else {
             std::ptr::null_mut()
         };
         (*view).suboffsets = std::ptr::null_mut();
-        (*view).internal = Box::into_raw(state) as *mut c_void;
+        (*view).internal = Box::into_raw(state).cast::<c_void>();
     }
 }
 
@@ -85,7 +85,7 @@ pub(crate) unsafe fn release_view(view: *mut ffi::Py_buffer) {
     // SAFETY: `internal` is the `Box<ViewState>` leaked by fill_view, taken
     // back exactly once (CPython calls bf_releasebuffer once per view).
     unsafe {
-        let state = (*view).internal as *mut ViewState;
+        let state = (*view).internal.cast::<ViewState>();
         if !state.is_null() {
             (*view).internal = std::ptr::null_mut();
             drop(Box::from_raw(state));

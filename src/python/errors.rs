@@ -41,7 +41,7 @@ create_exception!(
 );
 
 /// The Python exception for a core error.
-pub(crate) fn to_py(e: Error) -> PyErr {
+pub(crate) fn to_py(e: &Error) -> PyErr {
     let msg = e.to_string();
     match e {
         Error::AlreadyDonated { .. } => DonatedError::new_err(msg),
@@ -70,7 +70,7 @@ pub(crate) trait IntoPyResult<T> {
 
 impl<T> IntoPyResult<T> for crate::Result<T> {
     fn py(self) -> PyResult<T> {
-        self.map_err(to_py)
+        self.map_err(|e| to_py(&e))
     }
 }
 

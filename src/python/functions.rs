@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::errors::IntoPyResult;
-use super::interop::{self, check_scalar, dtype_arg, shape_arg};
+use super::interop::{self, dtype_arg, shape_arg};
 use super::operands::call;
 use super::ops;
 use super::ownership::require_tensor;
@@ -80,7 +80,7 @@ fn filled(
 ) -> PyResult<PyTensor> {
     let shape = shape_arg(shape)?;
     let d = dtype_arg(py, dtype)?.unwrap_or(DType::F32);
-    check_scalar(value, d)?;
+    crate::plan::check_scalar("full", value, d).py()?;
     let t = super::arena::detach(py, nbytes(d, &shape), || DynTensor::full(d, &shape, value)).py()?;
     Ok(PyTensor::new(t))
 }
@@ -142,6 +142,7 @@ pub(crate) fn full(
 /// integer arguments, else float32 (or `dtype`).
 #[pyfunction]
 #[pyo3(signature = (start, stop = None, step = None, dtype = None))]
+#[allow(clippy::similar_names)] // NumPy's argument names: start, stop, step
 pub(crate) fn arange(
     py: Python<'_>,
     start: &Bound<'_, PyAny>,
@@ -153,7 +154,7 @@ pub(crate) fn arange(
     let args: Vec<&Bound<'_, PyAny>> = [Some(start), stop, step].into_iter().flatten().collect();
     // NumPy raises ZeroDivisionError here.
     if let Some(s) = step {
-        if let Some(Scalar::Int(0)) | Some(Scalar::Float(0.0)) = interop::scalar_arg(s)? {
+        if let Some(Scalar::Int(0) | Scalar::Float(0.0)) = interop::scalar_arg(s)? {
             return Err(PyValueError::new_err("arange: step must not be zero"));
         }
     }
@@ -190,7 +191,7 @@ macro_rules! unary_fn {
         #[doc = concat!("`", stringify!($name), "(x)`; `x` may be `t.donate()`.")]
         #[pyfunction]
         pub(crate) fn $name(x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-            call(x.py(), Op::Unary(UnaryOp::$op), vec![require_tensor(x, stringify!($name))?])
+            call(x.py(), &Op::Unary(UnaryOp::$op), vec![require_tensor(x, stringify!($name))?])
         }
     )*};
 }
@@ -239,7 +240,7 @@ pub(crate) fn max(x: &Bound<'_, PyAny>, axis: Option<isize>, keepdims: bool) -> 
 #[pyfunction]
 #[pyo3(signature = (x, axis = -1), text_signature = "(x, axis=-1)")]
 pub(crate) fn softmax(x: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTensor> {
-    call(x.py(), Op::Softmax { axis }, vec![require_tensor(x, "softmax")?])
+    call(x.py(), &Op::Softmax { axis }, vec![require_tensor(x, "softmax")?])
 }
 
 #[pyfunction]
@@ -290,7 +291,7 @@ pub(crate) fn batch_norm<'py>(
 pub(crate) fn matmul(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     let py = a.py();
     let (a, b) = (require_tensor(a, "matmul")?, require_tensor(b, "matmul")?);
-    call(py, Op::Matmul, vec![a, b])
+    call(py, &Op::Matmul, vec![a, b])
 }
 
 /// Process-wide tensor memory counters (bytes and counts).

@@ -41,8 +41,7 @@ fn dtype_of_descr(d: &Bound<'_, PyArrayDescr>, from_python: bool) -> PyResult<DT
         (b'f', 2 | 4) => DType::F32,
         (b'f', 8) => DType::F64,
         (b'i', 4) => DType::I32,
-        (b'i', 8) => DType::I64,
-        (b'b', _) | (b'i', 1 | 2) | (b'u', 1 | 2 | 4) => DType::I64,
+        (b'i', 1 | 2 | 8) | (b'b', _) | (b'u', 1 | 2 | 4) => DType::I64,
         (b'O', _) => return Err(PyTypeError::new_err(
             "object arrays are not supported; convert with .astype(...) to a numeric dtype first",
         )),
@@ -122,7 +121,7 @@ pub(crate) fn shape_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
 /// scalars are not weak: they convert like 0-d arrays.
 pub(crate) fn scalar_arg(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
     if obj.is_instance_of::<PyBool>() {
-        return Ok(Some(Scalar::Int(obj.extract::<bool>()? as i64)));
+        return Ok(Some(Scalar::Int(i64::from(obj.extract::<bool>()?))));
     }
     if obj.is_instance_of::<PyInt>() {
         return obj
@@ -136,20 +135,6 @@ pub(crate) fn scalar_arg(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
         return Ok(Some(Scalar::Float(obj.extract::<f64>()?)));
     }
     Ok(None)
-}
-
-/// Check that a weak scalar fits `dtype` (NumPy raises OverflowError for
-/// `int32_array + 2**40`).
-pub(crate) fn check_scalar(s: Scalar, dtype: DType) -> PyResult<()> {
-    match (s, dtype) {
-        (Scalar::Int(v), DType::I32) if i32::try_from(v).is_err() => Err(PyOverflowError::new_err(
-            format!("Python integer {v} is out of bounds for int32"),
-        )),
-        (Scalar::Float(v), DType::I32 | DType::I64) if !v.is_finite() => Err(
-            PyValueError::new_err(format!("cannot convert float {v} to an integer")),
-        ),
-        _ => Ok(()),
-    }
 }
 
 /// Whether `obj` is a NumPy array or NumPy scalar.

@@ -256,7 +256,7 @@ const GENERATION_SHIFT: u32 = 48;
 /// held at a `fork()` is told apart from this process's holders.
 fn thread_token() -> usize {
     thread_local!(static TOKEN: u8 = const { 0 });
-    let addr = TOKEN.with(|t| t as *const u8 as usize) & ((1 << GENERATION_SHIFT) - 1);
+    let addr = TOKEN.with(|t| std::ptr::from_ref(t) as usize) & ((1 << GENERATION_SHIFT) - 1);
     addr | (generation_bits() << GENERATION_SHIFT)
 }
 
@@ -312,7 +312,7 @@ impl<'py> DonorGates<'py> {
         let mut order: Vec<&Bound<'py, PyTensor>> = tensors.to_vec();
         order.sort_by_key(|t| t.as_ptr() as usize);
         order.dedup_by(|a, b| a.is(*b));
-        let nested = GATES_HELD.with(|h| h.get()) > 0;
+        let nested = GATES_HELD.with(std::cell::Cell::get) > 0;
         loop {
             let mut entered = Vec::new();
             let mut busy = Vec::new();
@@ -378,7 +378,7 @@ fn work<'a>(plan: &Plan, shapes: impl Iterator<Item = &'a [usize]>) -> usize {
 }
 
 /// Run `op` over `inputs` (see the [module docs](self) for the steps).
-pub(crate) fn call<'py>(py: Python<'py>, op: Op, inputs: Vec<Input<'py>>) -> PyResult<PyTensor> {
+pub(crate) fn call<'py>(py: Python<'py>, op: &Op, inputs: Vec<Input<'py>>) -> PyResult<PyTensor> {
     let donors: Vec<&Bound<'py, PyTensor>> = inputs
         .iter()
         .filter_map(|i| match (i.offer, &i.src) {
@@ -393,7 +393,7 @@ pub(crate) fn call<'py>(py: Python<'py>, op: Op, inputs: Vec<Input<'py>>) -> PyR
     // 1., 2.
     let plan = {
         let descs: Vec<OperandDesc<'_>> = inputs.iter().map(|i| i.describe(py, &gates.busy)).collect();
-        plan(&op, &descs).py()?
+        plan(op, &descs).py()?
     };
     let work = work(&plan, inputs.iter().map(Input::shape));
     let signatures: Vec<String> = if plan.offers.contains(&Offer::Donated) {
@@ -461,7 +461,7 @@ pub(crate) fn call<'py>(py: Python<'py>, op: Op, inputs: Vec<Input<'py>>) -> PyR
 /// the target). Copy-on-write when the target's buffer is shared.
 pub(crate) fn call_in_place<'py>(
     py: Python<'py>,
-    op: Op,
+    op: &Op,
     target: &Bound<'py, PyTensor>,
     others: Vec<Input<'py>>,
 ) -> PyResult<Outcome> {
@@ -469,7 +469,7 @@ pub(crate) fn call_in_place<'py>(
     let plan = {
         let mut descs = vec![OperandDesc::tensor(me.dtype, &me.shape)];
         descs.extend(others.iter().map(|i| i.describe(py, &[])));
-        plan_in_place(&op, &descs).py()?
+        plan_in_place(op, &descs).py()?
     };
     let work = work(&plan, std::iter::once(&me.shape[..]).chain(others.iter().map(Input::shape)));
     let signatures: Vec<String> = std::iter::once(String::new())

@@ -24,7 +24,7 @@ pub(crate) fn binary_dunder(
         return Ok(py.NotImplemented());
     };
     let (a, b) = if reflected { (o, me) } else { (me, o) };
-    Ok(Py::new(py, call(py, Op::Binary(op), vec![a, b])?)?.into_any())
+    Ok(Py::new(py, call(py, &Op::Binary(op), vec![a, b])?)?.into_any())
 }
 
 /// `x @ other` (or `other @ x`), `NotImplemented` for other types.
@@ -38,7 +38,7 @@ pub(crate) fn matmul_dunder(
         return Ok(py.NotImplemented());
     };
     let (a, b) = if reflected { (o, me) } else { (me, o) };
-    Ok(Py::new(py, call(py, Op::Matmul, vec![a, b])?)?.into_any())
+    Ok(Py::new(py, call(py, &Op::Matmul, vec![a, b])?)?.into_any())
 }
 
 /// `sum`/`mean`/`max` over one axis or all.
@@ -54,7 +54,7 @@ pub(crate) fn reduce(
         axis,
         keepdims,
     };
-    call(py, op, vec![x])
+    call(py, &op, vec![x])
 }
 
 /// Optional tensor arguments (`None` and a missing argument mean the
@@ -85,7 +85,7 @@ pub(crate) fn layer_norm<'py>(
     let (params, [gamma, beta]) = optional([gamma, beta], "layer_norm")?;
     let mut inputs = vec![x];
     inputs.extend(params);
-    call(py, Op::LayerNorm { eps, gamma, beta }, inputs)
+    call(py, &Op::LayerNorm { eps, gamma, beta }, inputs)
 }
 
 /// `conv2d(x, weight, bias=None, stride=1, padding=0)`.
@@ -106,7 +106,7 @@ pub(crate) fn conv2d<'py>(
         padding,
         bias,
     };
-    call(py, op, inputs)
+    call(py, &op, inputs)
 }
 
 /// The tensor parameters of `batch_norm` and `batch_norm_`: mean, var,
@@ -128,7 +128,7 @@ pub(crate) fn batch_norm<'py>(
     let (op, params) = batch_norm_op(args, eps)?;
     let mut inputs = vec![x];
     inputs.extend(params);
-    call(py, op, inputs)
+    call(py, &op, inputs)
 }
 
 /// `x.batch_norm_(...)`: in place (copy-on-write when shared).
@@ -138,7 +138,7 @@ pub(crate) fn batch_norm_inplace<'py>(
     eps: f64,
 ) -> PyResult<()> {
     let (op, params) = batch_norm_op(args, eps)?;
-    call_in_place(x.py(), op, x, params).map(drop)
+    call_in_place(x.py(), &op, x, params).map(drop)
 }
 
 /// `x op= other`: in place (copy-on-write if shared); the result must keep
@@ -148,10 +148,10 @@ pub(crate) fn binary_inplace<'py>(
     op: BinaryOp,
     other: Input<'py>,
 ) -> PyResult<()> {
-    call_in_place(x.py(), Op::Binary(op), x, vec![other]).map(drop)
+    call_in_place(x.py(), &Op::Binary(op), x, vec![other]).map(drop)
 }
 
 /// `x.<op>_()`: in place, copy-on-write if the buffer is shared.
 pub(crate) fn unary_inplace(x: &Bound<'_, PyTensor>, op: UnaryOp) -> PyResult<()> {
-    call_in_place(x.py(), Op::Unary(op), x, Vec::new()).map(drop)
+    call_in_place(x.py(), &Op::Unary(op), x, Vec::new()).map(drop)
 }

@@ -181,7 +181,7 @@ donated_methods! {
         self.used.load(Ordering::Acquire)
     }
 
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+    fn __repr__(&self, py: Python<'_>) -> String {
         let t = self.tensor.bind(py).get();
         let g = lock(py, &t.slot);
         let state = if self.used.load(Ordering::Acquire) {
@@ -191,10 +191,7 @@ donated_methods! {
         } else {
             "pending"
         };
-        Ok(format!(
-            "Donated(shape={:?}, dtype={}, {state})",
-            t.shape, t.dtype
-        ))
+        format!("Donated(shape={:?}, dtype={}, {state})", t.shape, t.dtype)
     }
 
     fn __matmul__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
@@ -204,9 +201,9 @@ donated_methods! {
         super::ops::matmul_dunder(self.input(other.py())?, other, true)
     }
     fn __neg__(&self, py: Python<'_>) -> PyResult<PyTensor> {
-        call(py, Op::Unary(UnaryOp::Neg), vec![self.input(py)?])
+        call(py, &Op::Unary(UnaryOp::Neg), vec![self.input(py)?])
     }
     fn __abs__(&self, py: Python<'_>) -> PyResult<PyTensor> {
-        call(py, Op::Unary(UnaryOp::Abs), vec![self.input(py)?])
+        call(py, &Op::Unary(UnaryOp::Abs), vec![self.input(py)?])
     }
 }

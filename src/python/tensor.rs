@@ -62,7 +62,7 @@ impl PyTensor {
             self.dtype,
             self.shape
                 .iter()
-                .map(|d| d.to_string())
+                .map(ToString::to_string)
                 .collect::<Vec<_>>()
                 .join(", ")
         )
@@ -127,7 +127,7 @@ macro_rules! tensor_methods {
             $(
             #[doc = $udoc]
             fn $u(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-                call(slf.py(), Op::Unary(UnaryOp::$uop), vec![self_input(slf)])
+                call(slf.py(), &Op::Unary(UnaryOp::$uop), vec![self_input(slf)])
             }
             )*
             $(
@@ -136,7 +136,7 @@ macro_rules! tensor_methods {
             /// the buffer is shared or exported, a copy is made, `self`
             /// stays intact, and a `DonationWarning` says why.
             fn $d(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-                call(slf.py(), Op::Unary(UnaryOp::$dop), vec![donated_self(slf)])
+                call(slf.py(), &Op::Unary(UnaryOp::$dop), vec![donated_self(slf)])
             }
             )*
             $(
@@ -396,7 +396,7 @@ tensor_methods! {
             .collect::<PyResult<Vec<_>>>()?;
         pyo3::types::PyList::new(slf.py(), items)?
             .try_iter()
-            .map(|i| i.into_any())
+            .map(Bound::into_any)
     }
 
     /// A deep copy into a new, exclusive buffer.
@@ -413,12 +413,7 @@ tensor_methods! {
         self.copy(py)
     }
 
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(
-        Bound<'py, PyAny>,
-        (Bound<'py, PyAny>, Bound<'py, PyArrayDescr>),
-    )> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
         let py = slf.py();
         let data = Self::__array__(slf, None, Some(true))?;
         let ctor = py.import("donate")?.getattr("tensor")?;
@@ -436,13 +431,13 @@ tensor_methods! {
     fn astype(slf: &Bound<'_, Self>, dtype: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
         let dtype = interop::dtype_arg(slf.py(), Some(dtype))?
             .ok_or_else(|| PyTypeError::new_err("astype needs a dtype"))?;
-        call(slf.py(), Op::Cast { dtype }, vec![Input::kept(slf)])
+        call(slf.py(), &Op::Cast { dtype }, vec![Input::kept(slf)])
     }
 
     /// Matrix product (NumPy's `matmul`: batched, broadcast, 1-d operands).
     fn matmul(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
         let me = self_input(slf);
-        call(slf.py(), Op::Matmul, vec![me, require_input(other, "matmul")?])
+        call(slf.py(), &Op::Matmul, vec![me, require_input(other, "matmul")?])
     }
     fn __matmul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         ops::matmul_dunder(self_input(slf), other, false)
@@ -451,10 +446,10 @@ tensor_methods! {
         ops::matmul_dunder(self_input(slf), other, true)
     }
     fn __neg__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        call(slf.py(), Op::Unary(UnaryOp::Neg), vec![self_input(slf)])
+        call(slf.py(), &Op::Unary(UnaryOp::Neg), vec![self_input(slf)])
     }
     fn __abs__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        call(slf.py(), Op::Unary(UnaryOp::Abs), vec![self_input(slf)])
+        call(slf.py(), &Op::Unary(UnaryOp::Abs), vec![self_input(slf)])
     }
     fn __pos__<'py>(slf: &Bound<'py, Self>) -> Bound<'py, Self> {
         slf.clone()
@@ -475,7 +470,7 @@ tensor_methods! {
     }
     #[pyo3(signature = (axis = -1), text_signature = "(self, /, axis=-1)")]
     fn softmax(slf: &Bound<'_, Self>, axis: isize) -> PyResult<PyTensor> {
-        call(slf.py(), Op::Softmax { axis }, vec![self_input(slf)])
+        call(slf.py(), &Op::Softmax { axis }, vec![self_input(slf)])
     }
     #[pyo3(signature = (gamma = None, beta = None, eps = 1e-5))]
     fn layer_norm(
@@ -533,7 +528,7 @@ tensor_methods! {
     fn reshape(slf: &Bound<'_, Self>, shape: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
         let me = self_input(slf);
         let shape = axes_arg(shape)?;
-        call(slf.py(), Op::Reshape { shape }, vec![me])
+        call(slf.py(), &Op::Reshape { shape }, vec![me])
     }
 
     /// A copy with the axes permuted (all reversed without arguments).
@@ -544,16 +539,17 @@ tensor_methods! {
         } else {
             Some(axes_arg(axes)?.into_iter().map(|a| a as isize).collect())
         };
-        call(slf.py(), Op::Permute { axes }, vec![Input::kept(slf)])
+        call(slf.py(), &Op::Permute { axes }, vec![Input::kept(slf)])
     }
 
     /// The transpose (axes reversed), a copy.
     #[getter(T)]
     fn t(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        call(slf.py(), Op::Permute { axes: None }, vec![Input::kept(slf)])
+        call(slf.py(), &Op::Permute { axes: None }, vec![Input::kept(slf)])
     }
 
     // ---- buffer protocol ----
+    #[allow(clippy::needless_pass_by_value)] // PyO3's signature for the slot
     unsafe fn __getbuffer__(
         slf: Bound<'_, Self>,
         view: *mut pyffi::Py_buffer,
@@ -578,17 +574,21 @@ tensor_methods! {
                 me.dtype.size(),
                 format_of(me.dtype),
                 flags,
-            )
-        };
+            );
+        }
         Ok(())
     }
 
+    #[allow(clippy::unused_self)] // PyO3's signature for the slot
     unsafe fn __releasebuffer__(&self, view: *mut pyffi::Py_buffer) {
         // SAFETY: CPython calls bf_releasebuffer once for each view that
         // __getbuffer__ filled.
         unsafe { buffer_view::release_view(view) }
     }
 }
+
+/// What `__reduce__` returns: `donate.tensor` and its arguments.
+type Reduced<'py> = (Bound<'py, PyAny>, (Bound<'py, PyAny>, Bound<'py, PyArrayDescr>));
 
 /// `x op= other`; PyO3 returns `x` itself.
 fn inplace_dunder(

@@ -103,8 +103,8 @@ fn resolve() -> Option<Images> {
     let ok = unsafe {
         libc::dladdr1(
             eval as *const c_void,
-            &mut info,
-            (&mut sym as *mut *const libc::Elf64_Sym).cast(),
+            &raw mut info,
+            (&raw mut sym).cast(),
             RTLD_DL_SYMENT,
         )
     };
@@ -153,7 +153,7 @@ fn segments_containing(addr: usize) -> Option<Vec<(usize, usize)>> {
     ) -> libc::c_int {
         // SAFETY: dl_iterate_phdr passes a valid info pointer and the
         // `data` pointer we gave it, a live `Search`.
-        let (info, search) = unsafe { (&*info, &mut *(data as *mut Search)) };
+        let (info, search) = unsafe { (&*info, &mut *data.cast::<Search>()) };
         let base = info.dlpi_addr as usize;
         let mut segs = Vec::new();
         for i in 0..info.dlpi_phnum as usize {
@@ -176,7 +176,7 @@ fn segments_containing(addr: usize) -> Option<Vec<(usize, usize)>> {
     let mut search = Search { addr, found: None };
     // SAFETY: `visit` only reads the headers it is given and writes to
     // `search`, which outlives the call.
-    unsafe { libc::dl_iterate_phdr(Some(visit), (&mut search as *mut Search).cast()) };
+    unsafe { libc::dl_iterate_phdr(Some(visit), (&raw mut search).cast()) };
     search.found
 }
 
@@ -217,7 +217,7 @@ unsafe extern "C" fn step(ctx: *mut UnwindContext, arg: *mut c_void) -> libc::c_
     // SAFETY: `arg` is the `Walk` passed to _Unwind_Backtrace below,
     // alive and not otherwise borrowed during the walk; `ctx` is the
     // unwinder's context for this frame.
-    let (walk, ip) = unsafe { (&mut *(arg as *mut Walk<'_>), _Unwind_GetIP(ctx)) };
+    let (walk, ip) = unsafe { (&mut *arg.cast::<Walk<'_>>(), _Unwind_GetIP(ctx)) };
     let im = walk.images;
     walk.frames += 1;
     // A return address may sit one past a call that ends its function,
@@ -269,7 +269,7 @@ pub(super) fn called_from_interpreter(role: Role) -> bool {
     };
     // SAFETY: `step` only reads the unwinder's context and writes to
     // `walk`, which outlives the call.
-    unsafe { _Unwind_Backtrace(step, (&mut walk as *mut Walk<'_>).cast()) };
+    unsafe { _Unwind_Backtrace(step, (&raw mut walk).cast()) };
     // Back home, the walk has passed the operation's callers, the
     // evaluation loop running the learning paths, and the
     // `PyEval_EvalCode` that called it (and what called that): the
