@@ -53,6 +53,13 @@ impl RawBlock {
         if cap == 0 {
             return Ok(Self::empty());
         }
+        if let Some(ptr) = small::take(cap) {
+            let mut b = RawBlock { ptr, cap };
+            if zeroed {
+                b.zero();
+            }
+            return Ok(b);
+        }
         let layout = Self::layout(cap)?;
         // SAFETY: `layout` has a non-zero size (cap > 0) and a valid,
         // power-of-two alignment, as `alloc`/`alloc_zeroed` require.
@@ -122,9 +129,89 @@ fn advise_huge_pages(ptr: NonNull<u8>, cap: usize) {
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages(_: NonNull<u8>, _: usize) {}
 
+/// A per-thread cache of small blocks, as NumPy keeps one for small
+/// array data (`npy_alloc_cache`): an eager loop over small tensors frees
+/// and allocates a block of the same size on every operation, and an
+/// aligned `malloc`/`free` pair costs more than the kernel then. Blocks of
+/// at most [`small::MAX`] bytes are kept per exact size (so the layout
+/// freed is the layout allocated), a few per size, and freed when the
+/// thread exits. It sits below every counter: a tensor taking a cached
+/// block is still one allocation in [`memory_stats`](crate::memory_stats).
+mod small {
+    use std::cell::RefCell;
+    use std::ptr::NonNull;
+
+    /// The largest cached block, in bytes.
+    pub(super) const MAX: usize = 1024;
+    /// Cached blocks per size.
+    const PER_SIZE: usize = 8;
+    /// Sizes are cached in steps of 4 bytes (every element size divides
+    /// it, so every small tensor's block is cacheable).
+    const STEP: usize = 4;
+
+    struct Cache(Vec<Vec<NonNull<u8>>>);
+
+    impl Drop for Cache {
+        fn drop(&mut self) {
+            for (i, list) in self.0.iter().enumerate() {
+                for p in list {
+                    // SAFETY: each cached pointer came from a RawBlock of
+                    // capacity `(i + 1) * STEP` (see `slot`), whose drop put
+                    // it here instead of freeing it; it is freed once, here.
+                    unsafe {
+                        std::alloc::dealloc(
+                            p.as_ptr(),
+                            std::alloc::Layout::from_size_align_unchecked((i + 1) * STEP, super::ALIGN),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    thread_local! {
+        static CACHE: RefCell<Cache> = const { RefCell::new(Cache(Vec::new())) };
+    }
+
+    fn slot(cap: usize) -> Option<usize> {
+        (cap <= MAX && cap % STEP == 0).then(|| cap / STEP - 1)
+    }
+
+    /// A cached block of exactly `cap` bytes (uninitialised).
+    pub(super) fn take(cap: usize) -> Option<NonNull<u8>> {
+        let i = slot(cap)?;
+        CACHE
+            .try_with(|c| c.borrow_mut().0.get_mut(i)?.pop())
+            .ok()
+            .flatten()
+    }
+
+    /// Keep a block of `cap` bytes; `false` if it was not kept (the
+    /// caller frees it).
+    pub(super) fn keep(ptr: NonNull<u8>, cap: usize) -> bool {
+        let Some(i) = slot(cap) else { return false };
+        CACHE
+            .try_with(|c| {
+                let Ok(mut c) = c.try_borrow_mut() else {
+                    return false;
+                };
+                if c.0.len() <= i {
+                    c.0.resize_with(MAX / STEP, Vec::new);
+                }
+                let list = &mut c.0[i];
+                if list.len() >= PER_SIZE {
+                    return false;
+                }
+                list.push(ptr);
+                true
+            })
+            .unwrap_or(false)
+    }
+}
+
 impl Drop for RawBlock {
     fn drop(&mut self) {
-        if self.cap == 0 {
+        if self.cap == 0 || small::keep(self.ptr, self.cap) {
             return;
         }
         // SAFETY: `ptr` was returned by `alloc`/`alloc_zeroed` with exactly
