@@ -154,6 +154,7 @@ impl<'a> OperandDesc<'a> {
     }
 
     /// Offered with `offer`; `holders` as seen now.
+    #[must_use]
     pub fn offered(mut self, offer: Offer, holders: Holders) -> Self {
         self.offer = offer;
         self.holders = holders;
@@ -161,6 +162,7 @@ impl<'a> OperandDesc<'a> {
     }
 
     /// With an identity (see [`id`](Self::id)).
+    #[must_use]
     pub fn with_id(mut self, id: usize) -> Self {
         self.id = Some(id);
         self
