@@ -24,13 +24,13 @@ type T32 = Tensor<f32>;
 fn seeded(shape: &[usize], seed: u64, scale: f32) -> T32 {
     let n: usize = shape.iter().product();
     let mut s = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
     let data = (0..n)
         .map(|_| {
             s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
             ((s >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * scale
         })
         .collect();
@@ -85,12 +85,12 @@ fn resnet_copy(x: &T32, p: &Block) -> Result<T32> {
     s.relu_ref()
 }
 
-fn resnet_donate(x: T32, p: &Block) -> Result<T32> {
+fn resnet_donate(x: &T32, p: &Block) -> Result<T32> {
     let y = x.conv2d(&p.w1, None, 1, 1)?; // x is still needed: borrowed
     let y = y.batch_norm(&p.bn(0))?.relu()?;
     let y = y.conv2d_into(&p.w2, None, 1, 1)?;
     let y = y.batch_norm(&p.bn(1))?;
-    (y + &x)?.relu()
+    (y + x)?.relu()
 }
 
 // -------------------------------------------------------- Transformer ---
@@ -268,7 +268,7 @@ fn main() {
         "ResNet basic block, 32x64x56x56",
         &x,
         |x| resnet_copy(&x, &block),
-        |x| resnet_donate(x, &block),
+        |x| resnet_donate(&x, &block),
     );
     drop(x);
 

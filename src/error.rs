@@ -89,7 +89,7 @@ pub enum Error {
 }
 
 fn fmt_shape(s: &[usize]) -> String {
-    let inner: Vec<String> = s.iter().map(|d| d.to_string()).collect();
+    let inner: Vec<String> = s.iter().map(ToString::to_string).collect();
     format!("[{}]", inner.join(", "))
 }
 

@@ -90,7 +90,7 @@ fn typed<'s, T: DynElement>(plan: &Plan, args: &'s mut [Arg<'_>]) -> Result<Vec<
 }
 
 /// A parameter operand as a tensor.
-fn param<'s, T: DynElement>(o: Option<Operand<'s, T>>) -> Option<&'s Tensor<T>> {
+fn param<T: DynElement>(o: Option<Operand<'_, T>>) -> Option<&Tensor<T>> {
     match o? {
         Operand::Ref(t) => Some(t),
         Operand::Owned(t, _) => Some(t),
@@ -130,7 +130,7 @@ pub fn execute(plan: &Plan, mut args: Vec<Arg<'_>>) -> Result<(DynTensor, Outcom
         Op::Matmul => for_dtype!(plan.dtype, T => {
             let mut it = typed::<T>(plan, &mut args)?.into_iter();
             let (x, y) = it.next().zip(it.next()).ok_or_else(|| internal(plan, "two operands"))?;
-            nn::run_matmul::<T>(plan, x, y).map(wrap::<T>)
+            nn::run_matmul::<T>(plan, &x, &y).map(wrap::<T>)
         }),
         Op::Softmax { .. } => for_float!(plan.dtype, T => {
             let x = typed::<T>(plan, &mut args)?.remove(0);
@@ -147,7 +147,7 @@ pub fn execute(plan: &Plan, mut args: Vec<Arg<'_>>) -> Result<(DynTensor, Outcom
             let mut it = typed::<T>(plan, &mut args)?.into_iter();
             let (x, w) = it.next().zip(it.next()).ok_or_else(|| internal(plan, "two operands"))?;
             let b = if *bias { param(it.next()) } else { None };
-            conv::run_conv2d::<T>(plan, x, w, b).map(wrap::<T>)
+            conv::run_conv2d::<T>(plan, x, &w, b).map(wrap::<T>)
         }, Err(internal(plan, "a float-only op"))),
         Op::BatchNorm { eps, gamma, beta } => for_float!(plan.dtype, T => {
             let mut it = typed::<T>(plan, &mut args)?.into_iter();
@@ -222,7 +222,7 @@ fn reshape(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
                 let r = DynTensor::from_buffer(plan.dtype, buf, &plan.shape)?;
                 return Ok((r, outcome));
             }
-            Err(e) => outcome.refused.push((0, Refusal::of_claim(e))),
+            Err(e) => outcome.refused.push((0, Refusal::of_claim(&e))),
         }
     }
     let r = t.reshape(&plan.shape)?;
@@ -252,7 +252,7 @@ pub fn execute_in_place(plan: &Plan, mut args: Vec<Arg<'_>>) -> Result<Outcome> 
                 Arg::Scalar(s) => Operand::Scalar(T::from_scalar(*s)),
                 a => Operand::Ref(a.tensor().ok_or_else(|| internal(plan, "a tensor"))?.typed::<T>(name)?),
             };
-            x.typed_mut::<T>(name)?.binary_inplace(*b, rhs)?
+            x.typed_mut::<T>(name)?.binary_inplace(*b, rhs)?;
         }),
         Op::BatchNorm { eps, gamma, beta } => for_float!(plan.dtype, T => {
             let mut params = Vec::new();
@@ -262,7 +262,7 @@ pub fn execute_in_place(plan: &Plan, mut args: Vec<Arg<'_>>) -> Result<Outcome> 
             }
             let p = batch_norm_params(&mut params.into_iter(), *eps, *gamma, *beta)
                 .ok_or_else(|| internal(plan, "batch-norm parameters"))?;
-            x.typed_mut::<T>(name)?.batch_norm_inplace(&p)?
+            x.typed_mut::<T>(name)?.batch_norm_inplace(&p)?;
         }, return Err(internal(plan, "a float-only op"))),
         _ => return Err(internal(plan, "an op without an in-place form")),
     }

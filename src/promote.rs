@@ -50,13 +50,13 @@ enum Kind {
 impl OperandDType {
     /// Every dtype, for tests and tables.
     pub const ALL: [OperandDType; 12] = {
-        use OperandDType::*;
+        use OperandDType::{Bool, F16, F32, F64, I16, I32, I64, I8, U16, U32, U64, U8};
         [Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64]
     };
 
     /// From NumPy's dtype `kind` character and item size.
     pub fn from_numpy(kind: u8, itemsize: usize) -> Option<Self> {
-        use OperandDType::*;
+        use OperandDType::{Bool, F16, F32, F64, I16, I32, I64, I8, U16, U32, U64, U8};
         Some(match (kind, itemsize) {
             (b'b', 1) => Bool,
             (b'i', 1) => I8,
@@ -75,7 +75,7 @@ impl OperandDType {
     }
 
     fn kind(self) -> Kind {
-        use OperandDType::*;
+        use OperandDType::{Bool, F16, F32, F64, I16, I32, I64, I8, U16, U32, U64, U8};
         match self {
             Bool => Kind::Bool,
             I8 | I16 | I32 | I64 => Kind::Signed,
@@ -86,7 +86,7 @@ impl OperandDType {
 
     /// Width in bits.
     fn bits(self) -> u32 {
-        use OperandDType::*;
+        use OperandDType::{Bool, F16, F32, F64, I16, I32, I64, I8, U16, U32, U64, U8};
         match self {
             Bool | I8 | U8 => 8,
             I16 | U16 | F16 => 16,
@@ -164,7 +164,7 @@ impl OperandDType {
     /// integers in int64). `None` for uint64, whose values no tensor dtype
     /// holds exactly.
     pub fn held_as(self) -> Option<DType> {
-        use OperandDType::*;
+        use OperandDType::{Bool, F16, F32, F64, I16, I32, I64, I8, U16, U32, U64, U8};
         match self {
             F16 | F32 => Some(DType::F32),
             F64 => Some(DType::F64),
@@ -176,7 +176,7 @@ impl OperandDType {
 
     /// NumPy's name.
     pub const fn name(self) -> &'static str {
-        use OperandDType::*;
+        use OperandDType::{Bool, F16, F32, F64, I16, I32, I64, I8, U16, U32, U64, U8};
         match self {
             Bool => "bool",
             I8 => "int8",

@@ -65,24 +65,27 @@ impl<'a, T: KernelElement> OpBuilder<'a, T> {
     }
 
     /// Write into the input if it is exclusively owned.
+    #[must_use]
     pub fn inplace_if_possible(mut self) -> Self {
         self.semantics = CopySemantics::ReuseInput;
         self
     }
 
     /// Give the input away.
+    #[must_use]
     pub fn donate(mut self) -> Self {
         self.semantics = CopySemantics::DonateInput;
         self
     }
 
     /// Set the semantics.
+    #[must_use]
     pub fn semantics(mut self, s: CopySemantics) -> Self {
         self.semantics = s;
         self
     }
 
-    fn operand<'s>(&'s mut self) -> Operand<'s, T> {
+    fn operand(&mut self) -> Operand<'_, T> {
         let semantics = self.semantics;
         match &mut self.input {
             Input::Owned(t) => match semantics {

@@ -93,43 +93,16 @@ pub fn split_at_axis(shape: &[usize], axis: usize) -> (usize, usize, usize) {
     (outer, shape[axis], inner)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// What [`matmul_shapes`] gives: `(batch_shape, m, k, n, out_shape)`.
+pub type MatmulShapes = (Vec<usize>, usize, usize, usize, Vec<usize>);
 
-    #[test]
-    fn broadcasting_follows_numpy() {
-        assert_eq!(broadcast_shapes("t", &[3, 1], &[4]).unwrap(), vec![3, 4]);
-        assert_eq!(broadcast_shapes("t", &[], &[2, 2]).unwrap(), vec![2, 2]);
-        assert_eq!(broadcast_shapes("t", &[0, 1], &[1, 5]).unwrap(), vec![0, 5]);
-        assert!(broadcast_shapes("t", &[3], &[4]).is_err());
-        assert_eq!(broadcast_strides(&[3, 1], &[2, 3, 4]), vec![0, 1, 0]);
-    }
-
-    #[test]
-    fn overflow_is_an_error() {
-        assert!(checked_numel(&[usize::MAX, 2], 4).is_err());
-        assert!(checked_numel(&[1 << 40, 1 << 30], 4).is_err());
-        assert_eq!(checked_numel(&[], 4).unwrap(), 1);
-        assert_eq!(checked_numel(&[0, usize::MAX], 4).unwrap(), 0);
-    }
-
-    #[test]
-    fn axes() {
-        assert_eq!(normalize_axis(-1, 3).unwrap(), 2);
-        assert!(normalize_axis(3, 3).is_err());
-        assert!(normalize_axis(-4, 3).is_err());
-        assert!(normalize_axis(0, 0).is_err());
-    }
-}
-
-/// Shapes of a (batched) matmul: `(batch_shape, m, k, n, out_shape)`.
+/// Shapes of a (batched) matmul ([`MatmulShapes`]).
 /// 1-d operands follow NumPy: `[k]` on the left is `[1, k]` and on the right
 /// `[k, 1]`, and that axis is dropped from the result.
 pub fn matmul_shapes(
     a: &[usize],
     b: &[usize],
-) -> Result<(Vec<usize>, usize, usize, usize, Vec<usize>)> {
+) -> Result<MatmulShapes> {
     let err = |reason: String| Error::InvalidShape {
         op: "matmul",
         shape: a.to_vec(),
@@ -166,4 +139,34 @@ pub fn matmul_shapes(
         out.push(n);
     }
     Ok((batch, m, k, n, out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broadcasting_follows_numpy() {
+        assert_eq!(broadcast_shapes("t", &[3, 1], &[4]).unwrap(), vec![3, 4]);
+        assert_eq!(broadcast_shapes("t", &[], &[2, 2]).unwrap(), vec![2, 2]);
+        assert_eq!(broadcast_shapes("t", &[0, 1], &[1, 5]).unwrap(), vec![0, 5]);
+        assert!(broadcast_shapes("t", &[3], &[4]).is_err());
+        assert_eq!(broadcast_strides(&[3, 1], &[2, 3, 4]), vec![0, 1, 0]);
+    }
+
+    #[test]
+    fn overflow_is_an_error() {
+        assert!(checked_numel(&[usize::MAX, 2], 4).is_err());
+        assert!(checked_numel(&[1 << 40, 1 << 30], 4).is_err());
+        assert_eq!(checked_numel(&[], 4).unwrap(), 1);
+        assert_eq!(checked_numel(&[0, usize::MAX], 4).unwrap(), 0);
+    }
+
+    #[test]
+    fn axes() {
+        assert_eq!(normalize_axis(-1, 3).unwrap(), 2);
+        assert!(normalize_axis(3, 3).is_err());
+        assert!(normalize_axis(-4, 3).is_err());
+        assert!(normalize_axis(0, 0).is_err());
+    }
 }

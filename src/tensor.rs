@@ -46,6 +46,8 @@ impl<T: Element> Clone for Tensor<T> {
     }
 }
 
+// The handle is shown as what it holds: the elements, or `<donated>`.
+#[allow(clippy::missing_fields_in_debug)]
 impl<T: Element> std::fmt::Debug for Tensor<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut d = f.debug_struct("Tensor");
@@ -105,6 +107,9 @@ impl<T: Element> Tensor<T> {
     }
 
     /// Take a `Vec` (copied into an aligned, tracked buffer).
+    // By value: the caller hands its data over (`from_slice` is the
+    // borrowing form), so a `Vec` literal needs no `&`.
+    #[allow(clippy::needless_pass_by_value)]
     pub fn from_vec(data: Vec<T>, shape: &[usize]) -> Result<Self> {
         Self::from_slice(&data, shape)
     }
@@ -175,7 +180,7 @@ impl<T: Element> Tensor<T> {
     /// Address of the buffer (`None` once donated): equal addresses mean the
     /// same memory, which is how tests observe reuse.
     pub fn buffer_ptr(&self) -> Option<*const u8> {
-        self.handle.storage().buffer().map(|b| b.as_ptr())
+        self.handle.storage().buffer().map(OwnedBuffer::as_ptr)
     }
 
     /// Whether two tensors are handles on the same buffer.

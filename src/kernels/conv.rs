@@ -229,6 +229,62 @@ pub(crate) fn channel_affine_inplace<T: ConvElement>(
     }
 }
 
+/// Check the shapes of a 2-d convolution of `x` (`[N, C, H, W]`) with `w`
+/// (`[O, C, kh, kw]`) and return its geometry.
+pub fn conv2d_geometry(
+    x: &[usize],
+    w: &[usize],
+    stride: usize,
+    padding: usize,
+) -> crate::error::Result<ConvGeometry> {
+    let invalid = |shape: &[usize], reason: String| crate::error::Error::InvalidShape {
+        op: "conv2d",
+        shape: shape.to_vec(),
+        reason,
+    };
+    let [n, c, h, wd] = *x else {
+        return Err(invalid(x, "the input must be 4-d [N, C, H, W]".into()));
+    };
+    let [o, wc, kh, kw] = *w else {
+        return Err(invalid(w, "the weight must be 4-d [O, C, kh, kw]".into()));
+    };
+    if wc != c {
+        return Err(crate::error::Error::ShapeMismatch {
+            op: "conv2d",
+            lhs: x.to_vec(),
+            rhs: w.to_vec(),
+        });
+    }
+    if stride == 0 {
+        return Err(invalid(x, "stride must be at least 1".into()));
+    }
+    if kh == 0 || kw == 0 {
+        return Err(invalid(w, "the kernel must be at least 1x1".into()));
+    }
+    let fits = |len: usize, k: usize| {
+        len.checked_add(padding.checked_mul(2)?)
+            .is_some_and(|p| p >= k)
+            .then_some(())
+    };
+    if fits(h, kh).is_none() || fits(wd, kw).is_none() {
+        return Err(invalid(
+            x,
+            format!("a {kh}x{kw} kernel does not fit the image padded by {padding}"),
+        ));
+    }
+    Ok(ConvGeometry {
+        batch: n,
+        in_channels: c,
+        height: h,
+        width: wd,
+        out_channels: o,
+        kernel_h: kh,
+        kernel_w: kw,
+        stride,
+        padding,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,60 +389,4 @@ mod tests {
             assert_eq!(*v, want);
         }
     }
-}
-
-/// Check the shapes of a 2-d convolution of `x` (`[N, C, H, W]`) with `w`
-/// (`[O, C, kh, kw]`) and return its geometry.
-pub fn conv2d_geometry(
-    x: &[usize],
-    w: &[usize],
-    stride: usize,
-    padding: usize,
-) -> crate::error::Result<ConvGeometry> {
-    let invalid = |shape: &[usize], reason: String| crate::error::Error::InvalidShape {
-        op: "conv2d",
-        shape: shape.to_vec(),
-        reason,
-    };
-    let [n, c, h, wd] = *x else {
-        return Err(invalid(x, "the input must be 4-d [N, C, H, W]".into()));
-    };
-    let [o, wc, kh, kw] = *w else {
-        return Err(invalid(w, "the weight must be 4-d [O, C, kh, kw]".into()));
-    };
-    if wc != c {
-        return Err(crate::error::Error::ShapeMismatch {
-            op: "conv2d",
-            lhs: x.to_vec(),
-            rhs: w.to_vec(),
-        });
-    }
-    if stride == 0 {
-        return Err(invalid(x, "stride must be at least 1".into()));
-    }
-    if kh == 0 || kw == 0 {
-        return Err(invalid(w, "the kernel must be at least 1x1".into()));
-    }
-    let fits = |len: usize, k: usize| {
-        len.checked_add(padding.checked_mul(2)?)
-            .is_some_and(|p| p >= k)
-            .then_some(())
-    };
-    if fits(h, kh).is_none() || fits(wd, kw).is_none() {
-        return Err(invalid(
-            x,
-            format!("a {kh}x{kw} kernel does not fit the image padded by {padding}"),
-        ));
-    }
-    Ok(ConvGeometry {
-        batch: n,
-        in_channels: c,
-        height: h,
-        width: wd,
-        out_channels: o,
-        kernel_h: kh,
-        kernel_w: kw,
-        stride,
-        padding,
-    })
 }

@@ -46,27 +46,24 @@ pub(crate) fn run<'x, T: KernelElement>(
     let (a_shape, b_shape) = (a.shape().to_vec(), b.shape().to_vec());
     let (sa, sb) = (a.scalar(), b.scalar());
     let out = &plan.shape;
-    match claim_target(plan, &mut [&mut a, &mut b], &mut outcome) {
-        Some((idx, mut buf)) => {
-            let bytes = buf.len();
-            {
-                // The claimed operand is read from the claimed buffer.
-                let io = buf.as_mut_slice::<T>();
-                if idx == 0 {
-                    let bv = b.data(&sb)?;
-                    kernels::binary(op, &[], &a_shape, bv, &b_shape, out, BinaryDst::Lhs, Some(io))?;
-                } else {
-                    let av = a.data(&sa)?;
-                    kernels::binary(op, av, &a_shape, &[], &b_shape, out, BinaryDst::Rhs, Some(io))?;
-                }
+    if let Some((idx, mut buf)) = claim_target(plan, &mut [&mut a, &mut b], &mut outcome) {
+        let bytes = buf.len();
+        {
+            // The claimed operand is read from the claimed buffer.
+            let io = buf.as_mut_slice::<T>();
+            if idx == 0 {
+                let bv = b.data(&sb)?;
+                kernels::binary(op, &[], &a_shape, bv, &b_shape, out, BinaryDst::Lhs, Some(io))?;
+            } else {
+                let av = a.data(&sa)?;
+                kernels::binary(op, av, &a_shape, &[], &b_shape, out, BinaryDst::Rhs, Some(io))?;
             }
-            reused(&mut outcome, plan, idx, bytes);
-            Ok(finish(plan, Tensor::from_buffer(buf, out)?, outcome))
         }
-        None => {
-            let buf = fresh::binary(op, a.data(&sa)?, &a_shape, b.data(&sb)?, &b_shape, out)?;
-            Ok(finish(plan, Tensor::from_buffer(buf, out)?, outcome))
-        }
+        reused(&mut outcome, plan, idx, bytes);
+        Ok(finish(plan, Tensor::from_buffer(buf, out)?, outcome))
+    } else {
+        let buf = fresh::binary(op, a.data(&sa)?, &a_shape, b.data(&sb)?, &b_shape, out)?;
+        Ok(finish(plan, Tensor::from_buffer(buf, out)?, outcome))
     }
 }
 
@@ -74,6 +71,9 @@ impl<T: KernelElement> Tensor<T> {
     /// `self = op(self, rhs)` in place; `rhs` broadcasts to `self`'s shape
     /// (a result of another shape is a `ShapeMismatch`, as in NumPy).
     /// Copy-on-write when the buffer is shared.
+    // `rhs` by value as every op's operands: an offered one is only read
+    // (it cannot receive the result of an in-place op).
+    #[allow(clippy::needless_pass_by_value)]
     pub fn binary_inplace(&mut self, op: BinaryOp, rhs: Operand<'_, T>) -> Result<()> {
         check::<T>(op)?;
         let plan = plan_in_place(

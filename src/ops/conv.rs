@@ -29,6 +29,9 @@ pub use crate::kernels::conv2d_geometry;
 /// "same" geometry, as in a ResNet block), its buffer is claimed and the
 /// result written over it one image at a time; otherwise the result is a
 /// new `[N, O, oh, ow]` buffer. The weight is never claimed.
+// `w` by value as every op's operands (an offer is answered with a
+// refusal), though only read.
+#[allow(clippy::needless_pass_by_value)]
 pub fn conv2d<T: ConvElement>(
     x: Operand<'_, T>,
     w: Operand<'_, T>,
@@ -45,7 +48,7 @@ pub fn conv2d<T: ConvElement>(
     let mut ops = vec![&x, &w];
     ops.extend(b.iter());
     let plan = typed_plan(&op, &ops)?;
-    run_conv2d(&plan, x, w, bias)
+    run_conv2d(&plan, x, &w, bias)
 }
 
 /// Run a convolution plan. Every allocation (the scratch of writing over
@@ -53,7 +56,7 @@ pub fn conv2d<T: ConvElement>(
 pub(crate) fn run_conv2d<T: ConvElement>(
     plan: &Plan,
     mut x: Operand<'_, T>,
-    w: Operand<'_, T>,
+    w: &Operand<'_, T>,
     bias: Option<&Tensor<T>>,
 ) -> Result<Applied<T>> {
     let Op::Conv2d {
@@ -121,7 +124,7 @@ impl<T: ConvElement> BatchNorm<'_, T> {
                 "the input needs at least 2 axes [N, C, ...]".into(),
             ));
         }
-        if !(self.eps >= 0.0) {
+        if self.eps.is_nan() || self.eps < 0.0 {
             return Err(invalid(format!("eps must be >= 0, got {}", self.eps)));
         }
         let c = x[1];
@@ -318,6 +321,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::float_cmp)] // sums of a few ones: exact in f32
     fn conv2d_counts_its_scratch_and_returns_nchw() {
         let x = Tensor::<f32>::ones(&[2, 3, 8, 8]).unwrap();
         let w = Tensor::<f32>::ones(&[4, 3, 3, 3]).unwrap();

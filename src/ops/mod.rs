@@ -127,14 +127,17 @@ pub(crate) fn claim<T: Element>(
             result: out.to_vec(),
         });
     }
-    t.take_buffer_for(op).map_err(Refusal::of_claim)
+    t.take_buffer_for(op).map_err(|e| Refusal::of_claim(&e))
 }
 
 impl Refusal {
     /// The refusal for a failed claim (`take_buffer_for`).
-    pub(crate) fn of_claim(e: Error) -> Refusal {
+    pub(crate) fn of_claim(e: &Error) -> Refusal {
         match e {
-            Error::NotDonatable { handles, exports } => Refusal::Shared { handles, exports },
+            Error::NotDonatable { handles, exports } => Refusal::Shared {
+                handles: *handles,
+                exports: *exports,
+            },
             Error::AlreadyDonated { .. } => Refusal::Donated,
             _ => Refusal::Busy,
         }
@@ -259,7 +262,7 @@ pub(crate) fn same_shape_apply<T: Element>(
     let f = std::cell::Cell::new(Some(f));
     let run = |b: &mut [T]| {
         if let Some(f) = f.take() {
-            f(b)
+            f(b);
         }
     };
     same_shape(

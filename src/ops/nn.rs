@@ -103,16 +103,19 @@ fn batch_offsets(shape: &[usize], batch: &[usize], mat: usize) -> Vec<usize> {
 
 /// Matrix product with NumPy's `matmul` rules (batch dims broadcast). Always
 /// a new buffer; offered operands are refused.
+// Operands by value as every op's (an offer is answered with a refusal),
+// though only read.
+#[allow(clippy::needless_pass_by_value)]
 pub fn matmul<T: MatmulElement>(a: Operand<'_, T>, b: Operand<'_, T>) -> Result<Applied<T>> {
     let plan = typed_plan(&Op::Matmul, &[&a, &b])?;
-    run_matmul(&plan, a, b)
+    run_matmul(&plan, &a, &b)
 }
 
 /// Run a matmul plan.
 pub(crate) fn run_matmul<T: MatmulElement>(
     plan: &Plan,
-    a: Operand<'_, T>,
-    b: Operand<'_, T>,
+    a: &Operand<'_, T>,
+    b: &Operand<'_, T>,
 ) -> Result<Applied<T>> {
     let (Some(ta), Some(tb)) = (a.tensor(), b.tensor()) else {
         return Err(Error::InvalidShape {

@@ -59,7 +59,6 @@ macro_rules! unary_methods {
 
 unary_methods! {
     relu, relu_ref, relu_inplace, Relu;
-    neg, neg_ref, neg_inplace, Neg;
     abs, abs_ref, abs_inplace, Abs;
     exp, exp_ref, exp_inplace, Exp;
     log, log_ref, log_inplace, Log;
@@ -67,6 +66,19 @@ unary_methods! {
     tanh, tanh_ref, tanh_inplace, Tanh;
     sigmoid, sigmoid_ref, sigmoid_inplace, Sigmoid;
     gelu, gelu_ref, gelu_inplace, Gelu;
+}
+
+// Negation by value is `-t`: the `Neg` operator (semantics.rs), which
+// reuses an exclusive buffer as the by-value methods above do.
+impl<T: KernelElement> Tensor<T> {
+    /// `neg` into a new buffer; `self` is unchanged.
+    pub fn neg_ref(&self) -> Result<Tensor<T>> {
+        Ok(unary(UnaryOp::Neg, Operand::Ref(self))?.0)
+    }
+    /// `neg` in place (copy-on-write if the buffer is shared).
+    pub fn neg_inplace(&mut self) -> Result<()> {
+        self.unary_inplace(UnaryOp::Neg)
+    }
 }
 
 impl<T: KernelElement> Tensor<T> {

@@ -155,6 +155,7 @@ impl<'a> OperandDesc<'a> {
     }
 
     /// Offered with `offer`; `holders` as seen now.
+    #[must_use]
     pub fn offered(mut self, offer: Offer, holders: Holders) -> Self {
         self.offer = offer;
         self.holders = holders;
@@ -162,6 +163,7 @@ impl<'a> OperandDesc<'a> {
     }
 
     /// With an identity (see [`id`](Self::id)).
+    #[must_use]
     pub fn with_id(mut self, id: usize) -> Self {
         self.id = Some(id);
         self

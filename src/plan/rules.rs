@@ -192,7 +192,7 @@ pub(crate) fn reshape_target(numel: usize, dims: &[i64]) -> Result<Vec<usize>> {
     }
     let mut out: Vec<usize> = dims.iter().map(|&d| usize::try_from(d).unwrap_or(0)).collect();
     if let Some(i) = infer {
-        if known == 0 || numel % known != 0 {
+        if known == 0 || !numel.is_multiple_of(known) {
             return Err(Error::InvalidArgument {
                 op,
                 reason: format!("cannot reshape a tensor of size {numel} into shape {dims:?}"),
@@ -236,6 +236,99 @@ pub(crate) fn permute_axes(shape: &[usize], axes: Option<&[isize]>) -> Result<Ve
     permutation(&Op::Permute { axes: None }, shape, axes)
 }
 
+fn binary_signature(op: &Op, b: BinaryOp, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature> {
+    let mut dtype = common_dtype(op, o)?;
+    if b == BinaryOp::Div {
+        dtype = float_result(dtype);
+    }
+    check_scalars(op, o, dtype)?;
+    // In place, the dtype is checked before the shape (NumPy's order).
+    if let (true, Some(d)) = (in_place, o[0].held()) {
+        if dtype != d {
+            return Err(invalid_operand(
+                op,
+                format!("the {dtype} result cannot be written into a {d} tensor in place"),
+            ));
+        }
+    }
+    let shape = broadcast_shapes(b.name(), o[0].shape, o[1].shape)?;
+    Ok(Signature {
+        dtype,
+        shape,
+        receives: Receives::Any,
+        scratch_over_input: 0,
+    })
+}
+
+fn reduce_signature(
+    op: &Op,
+    kind: Reduction,
+    axis: Option<isize>,
+    keepdims: bool,
+    x: &OperandDesc<'_>,
+) -> Result<Signature> {
+    let d = tensor_dtype(op, x, "the input")?;
+    let dtype = match kind {
+        Reduction::Sum if !d.is_float() => DType::I64,
+        Reduction::Mean => float_result(d),
+        _ => d,
+    };
+    let ax = axis.map(|a| normalize_axis(a, x.shape.len())).transpose()?;
+    let len = ax.map_or_else(|| x.shape.iter().product(), |a| x.shape[a]);
+    // As NumPy: an empty reduced axis is an error even when the
+    // result has no elements either.
+    if kind == Reduction::Max && len == 0 {
+        return Err(Error::EmptyReduction {
+            op: op.name(),
+            shape: x.shape.to_vec(),
+        });
+    }
+    Ok(Signature {
+        dtype,
+        shape: reduce_shape(x.shape, ax, keepdims),
+        receives: Receives::Never,
+        scratch_over_input: 0,
+    })
+}
+
+fn conv2d_signature(op: &Op, o: &[OperandDesc<'_>], stride: usize, padding: usize) -> Result<Signature> {
+    let x = &o[0];
+    let dx = float_only(op, tensor_dtype(op, x, "the input")?)?;
+    let dw = float_only(op, tensor_dtype(op, &o[1], "the weight")?)?;
+    let dtype = DType::promote(dx, dw);
+    let g = crate::kernels::conv2d_geometry(x.shape, o[1].shape, stride, padding)?;
+    params(op, o, 2, g.out_channels)?;
+    let (oh, ow) = g.out_hw();
+    Ok(Signature {
+        dtype,
+        shape: vec![g.batch, g.out_channels, oh, ow],
+        receives: Receives::Input,
+        // One image's column matrix and one image's result.
+        scratch_over_input: (g.scratch_len() + g.in_channels * g.height * g.width)
+            .saturating_mul(dtype.size()),
+    })
+}
+
+fn reshape_signature(op: &Op, shape: &[i64], x: &OperandDesc<'_>) -> Result<Signature> {
+    let d = tensor_dtype(op, x, "the input")?;
+    let numel = x.shape.iter().product();
+    let target = reshape_target(numel, shape)?;
+    let n = checked_numel(&target, d.size())?;
+    if n != numel {
+        return Err(Error::InvalidShape {
+            op: "reshape",
+            shape: target,
+            reason: format!("cannot reshape {numel} elements of shape {:?}", x.shape),
+        });
+    }
+    Ok(Signature {
+        dtype: d,
+        shape: target,
+        receives: Receives::Input,
+        scratch_over_input: 0,
+    })
+}
+
 fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature> {
     let x = &o[0];
     let same = |dtype: DType, receives: Receives| Signature {
@@ -256,29 +349,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
             }
             same(dtype, Receives::Any)
         }
-        Op::Binary(b) => {
-            let mut dtype = common_dtype(op, o)?;
-            if *b == BinaryOp::Div {
-                dtype = float_result(dtype);
-            }
-            check_scalars(op, o, dtype)?;
-            // In place, the dtype is checked before the shape (NumPy's order).
-            if let (true, Some(d)) = (in_place, x.held()) {
-                if dtype != d {
-                    return Err(invalid_operand(
-                        op,
-                        format!("the {dtype} result cannot be written into a {d} tensor in place"),
-                    ));
-                }
-            }
-            let shape = broadcast_shapes(b.name(), o[0].shape, o[1].shape)?;
-            Signature {
-                dtype,
-                shape,
-                receives: Receives::Any,
-                scratch_over_input: 0,
-            }
-        }
+        Op::Binary(b) => binary_signature(op, *b, o, in_place)?,
         Op::Matmul => {
             for (i, d) in o.iter().enumerate() {
                 tensor_dtype(op, d, op.label(i))?;
@@ -296,30 +367,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
             kind,
             axis,
             keepdims,
-        } => {
-            let d = tensor_dtype(op, x, "the input")?;
-            let dtype = match kind {
-                Reduction::Sum if !d.is_float() => DType::I64,
-                Reduction::Mean => float_result(d),
-                _ => d,
-            };
-            let ax = axis.map(|a| normalize_axis(a, x.shape.len())).transpose()?;
-            let len = ax.map_or_else(|| x.shape.iter().product(), |a| x.shape[a]);
-            // As NumPy: an empty reduced axis is an error even when the
-            // result has no elements either.
-            if *kind == Reduction::Max && len == 0 {
-                return Err(Error::EmptyReduction {
-                    op: op.name(),
-                    shape: x.shape.to_vec(),
-                });
-            }
-            Signature {
-                dtype,
-                shape: reduce_shape(x.shape, ax, *keepdims),
-                receives: Receives::Never,
-                scratch_over_input: 0,
-            }
-        }
+        } => reduce_signature(op, *kind, *axis, *keepdims, x)?,
         Op::Softmax { axis } => {
             let d = float_only(op, tensor_dtype(op, x, "the input")?)?;
             let nd = x.shape.len().max(1);
@@ -345,22 +393,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
         }
         Op::Conv2d {
             stride, padding, ..
-        } => {
-            let dx = float_only(op, tensor_dtype(op, x, "the input")?)?;
-            let dw = float_only(op, tensor_dtype(op, &o[1], "the weight")?)?;
-            let dtype = DType::promote(dx, dw);
-            let g = crate::kernels::conv2d_geometry(x.shape, o[1].shape, *stride, *padding)?;
-            params(op, o, 2, g.out_channels)?;
-            let (oh, ow) = g.out_hw();
-            Signature {
-                dtype,
-                shape: vec![g.batch, g.out_channels, oh, ow],
-                receives: Receives::Input,
-                // One image's column matrix and one image's result.
-                scratch_over_input: (g.scratch_len() + g.in_channels * g.height * g.width)
-                    .saturating_mul(dtype.size()),
-            }
-        }
+        } => conv2d_signature(op, o, *stride, *padding)?,
         Op::BatchNorm { eps, .. } => {
             let d = float_only(op, tensor_dtype(op, x, "the input")?)?;
             if x.shape.len() < 2 {
@@ -373,25 +406,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
             params(op, o, 1, x.shape[1])?;
             same(d, Receives::Input)
         }
-        Op::Reshape { shape } => {
-            let d = tensor_dtype(op, x, "the input")?;
-            let numel = x.shape.iter().product();
-            let target = reshape_target(numel, shape)?;
-            let n = checked_numel(&target, d.size())?;
-            if n != numel {
-                return Err(Error::InvalidShape {
-                    op: "reshape",
-                    shape: target,
-                    reason: format!("cannot reshape {numel} elements of shape {:?}", x.shape),
-                });
-            }
-            Signature {
-                dtype: d,
-                shape: target,
-                receives: Receives::Input,
-                scratch_over_input: 0,
-            }
-        }
+        Op::Reshape { shape } => reshape_signature(op, shape, x)?,
         Op::Permute { axes } => {
             let d = tensor_dtype(op, x, "the input")?;
             let perm = permutation(op, x.shape, axes.as_deref())?;
