@@ -174,7 +174,7 @@ mod small {
     }
 
     fn slot(cap: usize) -> Option<usize> {
-        (cap <= MAX && cap % STEP == 0).then(|| cap / STEP - 1)
+        (cap <= MAX && cap.is_multiple_of(STEP)).then(|| cap / STEP - 1)
     }
 
     /// A cached block of exactly `cap` bytes (uninitialised).

@@ -71,22 +71,36 @@ fn prepare(plan: &Plan, args: &mut [Arg<'_>]) -> Result<()> {
 /// The typed operands: the target (when there is one) as the claimable
 /// `Operand::Owned`, the other tensors read, scalars converted.
 fn typed<'s, T: DynElement>(plan: &Plan, args: &'s mut [Arg<'_>]) -> Result<Vec<Operand<'s, T>>> {
-    let name = plan.op.name();
     args.iter_mut()
         .enumerate()
-        .map(|(i, a)| {
-            let t: &'s mut DynTensor = match a {
-                Arg::Scalar(s) => return Ok(Operand::Scalar(T::from_scalar(*s))),
-                Arg::Tensor(t) => t,
-                Arg::Held(t) => t,
-            };
-            Ok(if plan.target == Some(i) {
-                Operand::Owned(t.typed_mut::<T>(name)?, plan.offers[i])
-            } else {
-                Operand::Ref(t.typed::<T>(name)?)
-            })
-        })
+        .map(|(i, a)| typed_one(plan, i, a))
         .collect()
+}
+
+/// Operand `i` typed (see [`typed`]).
+fn typed_one<'s, T: DynElement>(plan: &Plan, i: usize, a: &'s mut Arg<'_>) -> Result<Operand<'s, T>> {
+    let name = plan.op.name();
+    let t: &'s mut DynTensor = match a {
+        Arg::Scalar(s) => return Ok(Operand::Scalar(T::from_scalar(*s))),
+        Arg::Tensor(t) => t,
+        Arg::Held(t) => t,
+    };
+    Ok(if plan.target == Some(i) {
+        Operand::Owned(t.typed_mut::<T>(name)?, plan.offers[i])
+    } else {
+        Operand::Ref(t.typed::<T>(name)?)
+    })
+}
+
+/// The two operands of a binary op, typed (without a collection).
+fn typed_two<'s, T: DynElement>(
+    plan: &Plan,
+    args: &'s mut [Arg<'_>],
+) -> Result<(Operand<'s, T>, Operand<'s, T>)> {
+    let [a, b] = args else {
+        return Err(internal(plan, "two operands"));
+    };
+    Ok((typed_one(plan, 0, a)?, typed_one(plan, 1, b)?))
 }
 
 /// A parameter operand as a tensor.
@@ -119,17 +133,15 @@ pub fn execute(plan: &Plan, mut args: Vec<Arg<'_>>) -> Result<(DynTensor, Outcom
     };
     match &plan.op {
         Op::Unary(u) => for_dtype!(plan.dtype, T => {
-            let x = typed::<T>(plan, &mut args)?.remove(0);
+            let x = typed_one::<T>(plan, 0, args.first_mut().ok_or_else(|| internal(plan, "an input"))?)?;
             unary::run::<T>(plan, *u, x).map(wrap::<T>)
         }),
         Op::Binary(b) => for_dtype!(plan.dtype, T => {
-            let mut it = typed::<T>(plan, &mut args)?.into_iter();
-            let (x, y) = it.next().zip(it.next()).ok_or_else(|| internal(plan, "two operands"))?;
+            let (x, y) = typed_two::<T>(plan, &mut args)?;
             binary::run::<T>(plan, *b, x, y).map(wrap::<T>)
         }),
         Op::Matmul => for_dtype!(plan.dtype, T => {
-            let mut it = typed::<T>(plan, &mut args)?.into_iter();
-            let (x, y) = it.next().zip(it.next()).ok_or_else(|| internal(plan, "two operands"))?;
+            let (x, y) = typed_two::<T>(plan, &mut args)?;
             nn::run_matmul::<T>(plan, &x, &y).map(wrap::<T>)
         }),
         Op::Softmax { .. } => for_float!(plan.dtype, T => {

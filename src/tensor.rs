@@ -27,10 +27,13 @@ use crate::kernels;
 use crate::ownership::{OwnershipSnapshot, StateError};
 use crate::shape::checked_numel;
 
+/// A shape, inline up to 4 dimensions (no allocation of its own).
+pub(crate) type Dims = smallvec::SmallVec<[usize; 4]>;
+
 /// An n-dimensional, C-contiguous tensor of `T`. See the [module docs](self).
 pub struct Tensor<T: Element> {
     handle: Handle,
-    shape: Vec<usize>,
+    shape: Dims,
     _t: PhantomData<T>,
 }
 
@@ -84,7 +87,7 @@ impl<T: Element> Tensor<T> {
         }
         Ok(Tensor {
             handle: Handle::new(buf),
-            shape: shape.to_vec(),
+            shape: Dims::from_slice(shape),
             _t: PhantomData,
         })
     }
@@ -154,7 +157,7 @@ impl<T: Element> Tensor<T> {
 
     pub(crate) fn donated_error(&self) -> Error {
         Error::AlreadyDonated {
-            shape: self.shape.clone(),
+            shape: self.shape.to_vec(),
             dtype: T::DTYPE,
             consumed_by: self.handle.storage().consumed_by(),
         }
@@ -233,14 +236,14 @@ impl<T: Element> Tensor<T> {
     pub fn reshape(&self, shape: &[usize]) -> Result<Self> {
         self.check_reshape(shape)?;
         let mut t = self.clone();
-        t.shape = shape.to_vec();
+        t.shape = Dims::from_slice(shape);
         Ok(t)
     }
 
     /// Reshape this handle itself (no new handle, so it stays exclusive).
     pub fn into_reshape(mut self, shape: &[usize]) -> Result<Self> {
         self.check_reshape(shape)?;
-        self.shape = shape.to_vec();
+        self.shape = Dims::from_slice(shape);
         Ok(self)
     }
 

@@ -260,7 +260,41 @@ struct Plan {
     b_off: Vec<usize>,
 }
 
+impl Plan {
+    /// Offset of run `row` in the left operand.
+    fn a_at(&self, row: usize) -> usize {
+        self.a_off.get(row).copied().unwrap_or(0)
+    }
+    /// Offset of run `row` in the right operand.
+    fn b_at(&self, row: usize) -> usize {
+        self.b_off.get(row).copied().unwrap_or(0)
+    }
+}
+
 fn plan(a_shape: &[usize], b_shape: &[usize], out: &[usize]) -> Plan {
+    // The common cases, without a pass over the dimensions: each operand
+    // has the output's shape (one contiguous run) or one element (a
+    // broadcast scalar). Empty offsets mean offset 0 for the one run.
+    let n: usize = out.iter().product();
+    let whole = |s: &[usize]| -> Option<bool> {
+        if s == out {
+            Some(true)
+        } else if s.iter().product::<usize>() == 1 {
+            Some(n == 1)
+        } else {
+            None
+        }
+    };
+    if let (Some(a_slice), Some(b_slice)) = (whole(a_shape), whole(b_shape)) {
+        return Plan {
+            run: n,
+            rows: 1,
+            a_slice,
+            b_slice,
+            a_off: Vec::new(),
+            b_off: Vec::new(),
+        };
+    }
     let sa = broadcast_strides(a_shape, out);
     let sb = broadcast_strides(b_shape, out);
     let cs = c_strides(out);
@@ -371,8 +405,8 @@ pub fn binary<T: KernelElement>(
             let work = |(ci, chunk): (usize, &mut [MaybeUninit<T>])| {
                 for (r, drow) in chunk.chunks_mut(run).enumerate() {
                     let row = ci * rows_per_task + r;
-                    let sa = side(a, p.a_off[row], run, p.a_slice);
-                    let sb = side(b, p.b_off[row], run, p.b_slice);
+                    let sa = side(a, p.a_at(row), run, p.a_slice);
+                    let sb = side(b, p.b_at(row), run, p.b_slice);
                     T::zip_run(isa, op, sa, sb, drow);
                 }
             };
@@ -398,9 +432,9 @@ pub fn binary<T: KernelElement>(
                 for (r, drow) in chunk.chunks_mut(run).enumerate() {
                     let row = ci * rows_per_task + r;
                     if lhs {
-                        T::zip_lhs_run(isa, op, drow, side(b, p.b_off[row], run, p.b_slice));
+                        T::zip_lhs_run(isa, op, drow, side(b, p.b_at(row), run, p.b_slice));
                     } else {
-                        T::zip_rhs_run(isa, op, side(a, p.a_off[row], run, p.a_slice), drow);
+                        T::zip_rhs_run(isa, op, side(a, p.a_at(row), run, p.a_slice), drow);
                     }
                 }
             };

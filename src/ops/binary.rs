@@ -43,9 +43,14 @@ pub(crate) fn run<'x, T: KernelElement>(
         t.as_slice()?;
     }
     let mut outcome = outcome_of(plan);
-    let (a_shape, b_shape) = (a.shape().to_vec(), b.shape().to_vec());
     let (sa, sb) = (a.scalar(), b.scalar());
     let out = &plan.shape;
+    if plan.target.is_none() {
+        let buf = fresh::binary(op, a.data(&sa)?, a.shape(), b.data(&sb)?, b.shape(), out)?;
+        return Ok(finish(plan, Tensor::from_buffer(buf, out)?, outcome));
+    }
+    // The shapes outlive the claim, which moves one operand's buffer out.
+    let (a_shape, b_shape) = (a.shape().to_vec(), b.shape().to_vec());
     if let Some((idx, mut buf)) = claim_target(plan, &mut [&mut a, &mut b], &mut outcome) {
         let bytes = buf.len();
         {

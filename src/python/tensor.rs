@@ -35,7 +35,7 @@ use crate::{BinaryOp, DType, DynTensor, UnaryOp};
 #[pyclass(module = "donate", name = "Tensor", frozen)]
 pub(crate) struct PyTensor {
     pub(crate) slot: TensorLock,
-    pub(crate) shape: Vec<usize>,
+    pub(crate) shape: crate::tensor::Dims,
     pub(crate) dtype: DType,
     /// The thread that is explicitly donating this tensor right now (0 for
     /// none), see [`super::operands::DonorGate`].
@@ -45,7 +45,7 @@ pub(crate) struct PyTensor {
 impl PyTensor {
     pub(crate) fn new(t: DynTensor) -> Self {
         PyTensor {
-            shape: t.shape().to_vec(),
+            shape: crate::tensor::Dims::from_slice(t.shape()),
             dtype: t.dtype(),
             slot: TensorLock::new(t),
             donor: AtomicUsize::new(0),
