@@ -4,9 +4,9 @@
 //!
 //! Front ends that learn dtypes at run time (the Python bindings, a
 //! tracer) hold tensors as `DynTensor`; the typed core operations are
-//! reached through [`crate::plan::execute`], which casts the operands to
+//! reached through [`crate::execute::execute`], which casts the operands to
 //! the planned dtype and dispatches once. Adding a dtype means a variant
-//! here, an arm in [`each!`] and [`for_dtype!`], and an [`Element`]
+//! here, an arm in `each!` and `for_dtype!`, and an [`Element`]
 //! implementation.
 
 use crate::buffer::{ExportGuard, OwnedBuffer};

@@ -39,7 +39,7 @@ enum Input<'a, T: KernelElement> {
     Borrowed(&'a Tensor<T>),
 }
 
-/// Configures how one operation treats its input. See the [module docs](self).
+/// Configures how one operation treats its input. See [`CopySemantics`] for the choices.
 pub struct OpBuilder<'a, T: KernelElement> {
     input: Input<'a, T>,
     semantics: CopySemantics,

@@ -147,10 +147,9 @@ fn add_channel_bias<T: ConvElement>(out: &mut [T], plane: usize, bias: Option<&[
     }
 }
 
-/// The scratch of a convolution written over its input (see
-/// [`ops::conv::conv2d_with_scratch`](crate::ops::conv::conv2d_with_scratch)):
-/// one image's column matrix and one image's
-/// result, both counted allocations. It is allocated before the input's
+/// The scratch of a convolution written over its input (planned as
+/// [`Purpose::Scratch`](crate::plan::Purpose::Scratch)): one image's column
+/// matrix and one image's result, both counted allocations. It is allocated before the input's
 /// buffer is claimed, so that a failed allocation leaves the input intact
 /// (an operation's allocations all come before its first write).
 #[derive(Debug)]

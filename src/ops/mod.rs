@@ -14,7 +14,7 @@
 //! * [`Operand::Scalar`]: a broadcast scalar.
 //!
 //! Each typed operation here describes its operands, plans, and runs the
-//! plan with its kernels; [`crate::plan::execute`] runs the same kernels
+//! plan with its kernels; [`crate::execute::execute`] runs the same kernels
 //! for dtype-erased front ends. Writing an element-wise result over either
 //! operand is safe because each output element is computed from the
 //! inputs at the same index before that index is written.
