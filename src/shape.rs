@@ -141,6 +141,60 @@ pub fn matmul_shapes(
     Ok((batch, m, k, n, out))
 }
 
+/// The shape of a reduction of `shape` over `axis` (all axes for `None`),
+/// keeping reduced axes as 1 with `keepdims`.
+#[must_use]
+pub fn reduce_shape(shape: &[usize], axis: Option<usize>, keepdims: bool) -> Vec<usize> {
+    match (axis, keepdims) {
+        (None, false) => vec![],
+        (None, true) => vec![1; shape.len()],
+        (Some(a), true) => {
+            let mut s = shape.to_vec();
+            s[a] = 1;
+            s
+        }
+        (Some(a), false) => {
+            let mut s = shape.to_vec();
+            s.remove(a);
+            s
+        }
+    }
+}
+
+/// A permutation of the axes of `shape` (NumPy's `transpose(axes)`):
+/// output axis `i` is input axis `axes[i]`, negative axes counting from
+/// the end; every axis exactly once. `None`: the axes reversed.
+///
+/// # Errors
+/// `InvalidShape` for a wrong count or a repeated axis, `InvalidAxis` for
+/// one out of range.
+pub fn permutation(shape: &[usize], axes: Option<&[isize]>) -> Result<Vec<usize>> {
+    let nd = shape.len();
+    let Some(axes) = axes else {
+        return Ok((0..nd).rev().collect());
+    };
+    let invalid = |reason: String| Error::InvalidShape {
+        op: "transpose",
+        shape: shape.to_vec(),
+        reason,
+    };
+    if axes.len() != nd {
+        return Err(invalid(format!(
+            "axes {axes:?} do not match a tensor of dimension {nd}"
+        )));
+    }
+    let mut seen = vec![false; nd];
+    let mut norm = Vec::with_capacity(nd);
+    for &a in axes {
+        let a = normalize_axis(a, nd)?;
+        if std::mem::replace(&mut seen[a], true) {
+            return Err(invalid(format!("axis {a} is repeated in {axes:?}")));
+        }
+        norm.push(a);
+    }
+    Ok(norm)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,25 +5,8 @@ use crate::element::{Element, Float};
 use crate::error::{Error, Result};
 use crate::kernels::fresh;
 use crate::kernels::reduce::{self, Max, Reduce, Sum};
-use crate::shape::{normalize_axis, split_at_axis};
+use crate::shape::{normalize_axis, reduce_shape, split_at_axis};
 use crate::tensor::Tensor;
-
-fn out_shape(shape: &[usize], axis: Option<usize>, keepdims: bool) -> Vec<usize> {
-    match (axis, keepdims) {
-        (None, false) => vec![],
-        (None, true) => vec![1; shape.len()],
-        (Some(a), true) => {
-            let mut s = shape.to_vec();
-            s[a] = 1;
-            s
-        }
-        (Some(a), false) => {
-            let mut s = shape.to_vec();
-            s.remove(a);
-            s
-        }
-    }
-}
 
 fn reduce_impl<T: Element, R: Reduce<T>>(
     t: &Tensor<T>,
@@ -35,7 +18,7 @@ fn reduce_impl<T: Element, R: Reduce<T>>(
     let x = t.as_slice()?;
     let shape = t.shape();
     let ax = axis.map(|a| normalize_axis(a, shape.len())).transpose()?;
-    let out = out_shape(shape, ax, keepdims);
+    let out = reduce_shape(shape, ax, keepdims);
     let len = match ax {
         Some(a) => shape[a],
         None => x.len(),

@@ -149,23 +149,6 @@ fn check_eps(op: &Op, eps: f64) -> Result<()> {
     }
 }
 
-fn reduce_shape(shape: &[usize], axis: Option<usize>, keepdims: bool) -> Vec<usize> {
-    match (axis, keepdims) {
-        (None, false) => vec![],
-        (None, true) => vec![1; shape.len()],
-        (Some(a), true) => {
-            let mut s = shape.to_vec();
-            s[a] = 1;
-            s
-        }
-        (Some(a), false) => {
-            let mut s = shape.to_vec();
-            s.remove(a);
-            s
-        }
-    }
-}
-
 /// Resolve `-1` in a reshape target of `numel` elements.
 pub(crate) fn reshape_target(numel: usize, dims: &[i64]) -> Result<Vec<usize>> {
     let op = "reshape";
@@ -203,37 +186,9 @@ pub(crate) fn reshape_target(numel: usize, dims: &[i64]) -> Result<Vec<usize>> {
     Ok(out)
 }
 
-/// Validate a permutation of `nd` axes.
-fn permutation(op: &Op, shape: &[usize], axes: Option<&[isize]>) -> Result<Vec<usize>> {
-    let nd = shape.len();
-    let Some(axes) = axes else {
-        return Ok((0..nd).rev().collect());
-    };
-    let invalid = |reason: String| Error::InvalidShape {
-        op: op.name(),
-        shape: shape.to_vec(),
-        reason,
-    };
-    if axes.len() != nd {
-        return Err(invalid(format!(
-            "axes {axes:?} do not match a tensor of dimension {nd}"
-        )));
-    }
-    let mut seen = vec![false; nd];
-    let mut norm = Vec::with_capacity(nd);
-    for &a in axes {
-        let a = normalize_axis(a, nd)?;
-        if std::mem::replace(&mut seen[a], true) {
-            return Err(invalid(format!("axis {a} is repeated in {axes:?}")));
-        }
-        norm.push(a);
-    }
-    Ok(norm)
-}
-
 /// The normalised permutation of a [`Op::Permute`] over `shape`.
 pub(crate) fn permute_axes(shape: &[usize], axes: Option<&[isize]>) -> Result<Vec<usize>> {
-    permutation(&Op::Permute { axes: None }, shape, axes)
+    crate::shape::permutation(shape, axes)
 }
 
 fn binary_signature(op: &Op, b: BinaryOp, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature> {
@@ -285,7 +240,7 @@ fn reduce_signature(
     }
     Ok(Signature {
         dtype,
-        shape: reduce_shape(x.shape, ax, keepdims),
+        shape: crate::shape::reduce_shape(x.shape, ax, keepdims),
         receives: Receives::Never,
         scratch_over_input: 0,
     })
@@ -409,7 +364,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
         Op::Reshape { shape } => reshape_signature(op, shape, x)?,
         Op::Permute { axes } => {
             let d = tensor_dtype(op, x, "the input")?;
-            let perm = permutation(op, x.shape, axes.as_deref())?;
+            let perm = crate::shape::permutation(x.shape, axes.as_deref())?;
             Signature {
                 dtype: d,
                 shape: perm.iter().map(|&a| x.shape[a]).collect(),

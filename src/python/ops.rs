@@ -13,10 +13,10 @@ use crate::{BinaryOp, UnaryOp};
 
 /// An operator: `me op other` (or `other op me` when `reflected`);
 /// `NotImplemented` for operand types we do not handle.
-pub(crate) fn binary_dunder(
+pub(crate) fn dunder(
     me: Input<'_>,
     other: &Bound<'_, PyAny>,
-    op: BinaryOp,
+    op: &Op,
     reflected: bool,
 ) -> PyResult<Py<PyAny>> {
     let py = other.py();
@@ -24,21 +24,7 @@ pub(crate) fn binary_dunder(
         return Ok(py.NotImplemented());
     };
     let (a, b) = if reflected { (o, me) } else { (me, o) };
-    Ok(Py::new(py, call(py, &Op::Binary(op), vec![a, b])?)?.into_any())
-}
-
-/// `x @ other` (or `other @ x`), `NotImplemented` for other types.
-pub(crate) fn matmul_dunder(
-    me: Input<'_>,
-    other: &Bound<'_, PyAny>,
-    reflected: bool,
-) -> PyResult<Py<PyAny>> {
-    let py = other.py();
-    let Some(o) = input_from(other)? else {
-        return Ok(py.NotImplemented());
-    };
-    let (a, b) = if reflected { (o, me) } else { (me, o) };
-    Ok(Py::new(py, call(py, &Op::Matmul, vec![a, b])?)?.into_any())
+    Ok(Py::new(py, call(py, op, vec![a, b])?)?.into_any())
 }
 
 /// `sum`/`mean`/`max` over one axis or all.

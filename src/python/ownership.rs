@@ -153,10 +153,10 @@ macro_rules! donated_methods {
         impl PyDonated {
             $(
             fn $f(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                super::ops::binary_dunder(self.input(other.py())?, other, BinaryOp::$op, false)
+                super::ops::dunder(self.input(other.py())?, other, &Op::Binary(BinaryOp::$op), false)
             }
             fn $r(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                super::ops::binary_dunder(self.input(other.py())?, other, BinaryOp::$op, true)
+                super::ops::dunder(self.input(other.py())?, other, &Op::Binary(BinaryOp::$op), true)
             }
             )*
             $($rest)*
@@ -195,10 +195,10 @@ donated_methods! {
     }
 
     fn __matmul__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        super::ops::matmul_dunder(self.input(other.py())?, other, false)
+        super::ops::dunder(self.input(other.py())?, other, &Op::Matmul, false)
     }
     fn __rmatmul__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        super::ops::matmul_dunder(self.input(other.py())?, other, true)
+        super::ops::dunder(self.input(other.py())?, other, &Op::Matmul, true)
     }
     fn __neg__(&self, py: Python<'_>) -> PyResult<PyTensor> {
         call(py, &Op::Unary(UnaryOp::Neg), vec![self.input(py)?])

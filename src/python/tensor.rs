@@ -159,10 +159,10 @@ macro_rules! tensor_methods {
             )*
             $(
             fn $f(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                ops::binary_dunder(self_input(slf), other, BinaryOp::$fop, false)
+                ops::dunder(self_input(slf), other, &Op::Binary(BinaryOp::$fop), false)
             }
             fn $r(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                ops::binary_dunder(self_input(slf), other, BinaryOp::$fop, true)
+                ops::dunder(self_input(slf), other, &Op::Binary(BinaryOp::$fop), true)
             }
             )*
             $($rest)*
@@ -440,10 +440,10 @@ tensor_methods! {
         call(slf.py(), &Op::Matmul, vec![me, require_input(other, "matmul")?])
     }
     fn __matmul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::matmul_dunder(self_input(slf), other, false)
+        ops::dunder(self_input(slf), other, &Op::Matmul, false)
     }
     fn __rmatmul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::matmul_dunder(self_input(slf), other, true)
+        ops::dunder(self_input(slf), other, &Op::Matmul, true)
     }
     fn __neg__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
         call(slf.py(), &Op::Unary(UnaryOp::Neg), vec![self_input(slf)])
