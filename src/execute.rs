@@ -119,11 +119,11 @@ fn param<T: DynElement>(o: Option<Operand<'_, T>>) -> Option<&Tensor<T>> {
 /// target's buffer is claimed, then the kernel runs. A claim refused now
 /// (another holder appeared since planning) is added to the outcome's
 /// refusals and the result goes to a new buffer.
-pub fn execute(plan: &Plan, mut args: Vec<Arg<'_>>) -> Result<(DynTensor, Outcome)> {
+pub fn execute(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
     if plan.in_place {
         return Err(internal(plan, "an in-place plan given to execute"));
     }
-    prepare(plan, &mut args)?;
+    prepare(plan, args)?;
     let name = plan.op.name();
     let simple = |r: Result<DynTensor>| -> Result<(DynTensor, Outcome)> {
         let outcome = outcome_of(plan);
@@ -137,32 +137,32 @@ pub fn execute(plan: &Plan, mut args: Vec<Arg<'_>>) -> Result<(DynTensor, Outcom
             unary::run::<T>(plan, *u, x).map(wrap::<T>)
         }),
         Op::Binary(b) => for_dtype!(plan.dtype, T => {
-            let (x, y) = typed_two::<T>(plan, &mut args)?;
+            let (x, y) = typed_two::<T>(plan, args)?;
             binary::run::<T>(plan, *b, x, y).map(wrap::<T>)
         }),
         Op::Matmul => for_dtype!(plan.dtype, T => {
-            let (x, y) = typed_two::<T>(plan, &mut args)?;
+            let (x, y) = typed_two::<T>(plan, args)?;
             nn::run_matmul::<T>(plan, &x, &y).map(wrap::<T>)
         }),
         Op::Softmax { .. } => for_float!(plan.dtype, T => {
-            let x = typed::<T>(plan, &mut args)?.remove(0);
+            let x = typed::<T>(plan, args)?.remove(0);
             nn::run_softmax::<T>(plan, x).map(wrap::<T>)
         }, Err(internal(plan, "a float-only op"))),
         Op::LayerNorm { eps, gamma, beta } => for_float!(plan.dtype, T => {
-            let mut it = typed::<T>(plan, &mut args)?.into_iter();
+            let mut it = typed::<T>(plan, args)?.into_iter();
             let x = it.next().ok_or_else(|| internal(plan, "an input"))?;
             let g = if *gamma { param(it.next()) } else { None };
             let b = if *beta { param(it.next()) } else { None };
             nn::run_layer_norm::<T>(plan, x, g, b, *eps).map(wrap::<T>)
         }, Err(internal(plan, "a float-only op"))),
         Op::Conv2d { bias, .. } => for_float!(plan.dtype, T => {
-            let mut it = typed::<T>(plan, &mut args)?.into_iter();
+            let mut it = typed::<T>(plan, args)?.into_iter();
             let (x, w) = it.next().zip(it.next()).ok_or_else(|| internal(plan, "two operands"))?;
             let b = if *bias { param(it.next()) } else { None };
             conv::run_conv2d::<T>(plan, x, &w, b).map(wrap::<T>)
         }, Err(internal(plan, "a float-only op"))),
         Op::BatchNorm { eps, gamma, beta } => for_float!(plan.dtype, T => {
-            let mut it = typed::<T>(plan, &mut args)?.into_iter();
+            let mut it = typed::<T>(plan, args)?.into_iter();
             let x = it.next().ok_or_else(|| internal(plan, "an input"))?;
             let p = batch_norm_params(&mut it, *eps, *gamma, *beta)
                 .ok_or_else(|| internal(plan, "batch-norm parameters"))?;
@@ -194,7 +194,7 @@ pub fn execute(plan: &Plan, mut args: Vec<Arg<'_>>) -> Result<(DynTensor, Outcom
             let t = args[0].tensor().ok_or_else(|| internal(plan, "a tensor"))?;
             simple(t.cast(*dtype))
         }
-        Op::Reshape { .. } => reshape(plan, &mut args),
+        Op::Reshape { .. } => reshape(plan, args),
     }
 }
 
@@ -245,11 +245,11 @@ fn reshape(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
 /// Run an in-place plan: `args[0]` is the target (`Arg::Held`), updated
 /// in place when its buffer is exclusive, else copied on write (other
 /// holders keep the old values); the other operands are read.
-pub fn execute_in_place(plan: &Plan, mut args: Vec<Arg<'_>>) -> Result<Outcome> {
+pub fn execute_in_place(plan: &Plan, args: &mut [Arg<'_>]) -> Result<Outcome> {
     if !plan.in_place {
         return Err(internal(plan, "a plan that is not in place"));
     }
-    prepare(plan, &mut args)?;
+    prepare(plan, args)?;
     let name = plan.op.name();
     let (first, rest) = args.split_at_mut(1);
     let Arg::Held(x) = &mut first[0] else {

@@ -2,6 +2,11 @@
 
 use crate::error::{Error, Result};
 
+/// A shape, inline up to 4 dimensions: a tensor's shape and a plan's
+/// result shape need no heap allocation of their own (a small eager op
+/// pays no malloc/free for them).
+pub type Dims = smallvec::SmallVec<[usize; 4]>;
+
 /// Number of elements of `shape`, or an error if it overflows or the bytes
 /// of `elem_size`-byte elements exceed `isize::MAX`.
 pub fn checked_numel(shape: &[usize], elem_size: usize) -> Result<usize> {
@@ -30,9 +35,12 @@ pub fn c_strides(shape: &[usize]) -> Vec<usize> {
 }
 
 /// The shape two operands broadcast to, as NumPy defines it.
-pub fn broadcast_shapes(op: &'static str, a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
+pub fn broadcast_shapes(op: &'static str, a: &[usize], b: &[usize]) -> Result<Dims> {
+    if a == b {
+        return Ok(Dims::from_slice(a));
+    }
     let n = a.len().max(b.len());
-    let mut out = vec![0usize; n];
+    let mut out = Dims::from_elem(0, n);
     for i in 0..n {
         let da = if i + a.len() >= n {
             a[i + a.len() - n]
@@ -130,7 +138,7 @@ pub fn matmul_shapes(
             rhs: b.to_vec(),
         });
     }
-    let batch = broadcast_shapes("matmul", &a2[..a2.len() - 2], &b2[..b2.len() - 2])?;
+    let batch = broadcast_shapes("matmul", &a2[..a2.len() - 2], &b2[..b2.len() - 2])?.to_vec();
     let mut out = batch.clone();
     if a.len() > 1 {
         out.push(m);
@@ -201,9 +209,9 @@ mod tests {
 
     #[test]
     fn broadcasting_follows_numpy() {
-        assert_eq!(broadcast_shapes("t", &[3, 1], &[4]).unwrap(), vec![3, 4]);
-        assert_eq!(broadcast_shapes("t", &[], &[2, 2]).unwrap(), vec![2, 2]);
-        assert_eq!(broadcast_shapes("t", &[0, 1], &[1, 5]).unwrap(), vec![0, 5]);
+        assert_eq!(broadcast_shapes("t", &[3, 1], &[4]).unwrap()[..], [3, 4]);
+        assert_eq!(broadcast_shapes("t", &[], &[2, 2]).unwrap()[..], [2, 2]);
+        assert_eq!(broadcast_shapes("t", &[0, 1], &[1, 5]).unwrap()[..], [0, 5]);
         assert!(broadcast_shapes("t", &[3], &[4]).is_err());
         assert_eq!(broadcast_strides(&[3, 1], &[2, 3, 4]), vec![0, 1, 0]);
     }

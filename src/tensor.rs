@@ -27,8 +27,7 @@ use crate::kernels;
 use crate::ownership::{OwnershipSnapshot, StateError};
 use crate::shape::checked_numel;
 
-/// A shape, inline up to 4 dimensions (no allocation of its own).
-pub(crate) type Dims = smallvec::SmallVec<[usize; 4]>;
+pub(crate) use crate::shape::Dims;
 
 /// An n-dimensional, C-contiguous tensor of `T`. See the [module docs](self).
 pub struct Tensor<T: Element> {
@@ -43,7 +42,7 @@ impl<T: Element> Clone for Tensor<T> {
     fn clone(&self) -> Self {
         Tensor {
             handle: self.handle.share(),
-            shape: self.shape.clone(),
+            shape: Dims::from_slice(&self.shape),
             _t: PhantomData,
         }
     }

@@ -42,10 +42,10 @@ fn leftmost_offered_exclusive_operand_is_the_target() {
     let p = ok(&ADD, &[temp(f32t(&[2, 3])), temp(f32t(&[2, 3]))]);
     assert_eq!(p.target, Some(0));
     assert_eq!(p.dtype, DType::F32);
-    assert_eq!(p.shape, [2, 3]);
-    assert_eq!(p.offers, [Offer::Temporary, Offer::Temporary]);
+    assert_eq!(p.shape[..], [2, 3]);
+    assert_eq!(p.offers[..], [Offer::Temporary, Offer::Temporary]);
     assert!(p.casts.is_empty());
-    assert_eq!(p.refusals, [(1, Refusal::OtherOperandUsed)]);
+    assert_eq!(p.refusals[..], [(1, Refusal::OtherOperandUsed)]);
     assert!(p.allocations.is_empty());
     assert!(!p.in_place);
 }
@@ -62,7 +62,7 @@ fn a_temporary_on_the_right_is_used_when_the_left_is_borrowed() {
 fn two_donated_the_left_is_used_the_right_refused() {
     let p = ok(&ADD, &[donated(f32t(&[4])), donated(f32t(&[4]))]);
     assert_eq!(p.target, Some(0));
-    assert_eq!(p.refusals, [(1, Refusal::OtherOperandUsed)]);
+    assert_eq!(p.refusals[..], [(1, Refusal::OtherOperandUsed)]);
     assert!(p.allocations.is_empty());
 }
 
@@ -76,7 +76,7 @@ fn a_shared_donated_operand_is_refused_and_the_result_allocated() {
     let p = ok(&ADD, &[a, f32t(&[2, 3])]);
     assert_eq!(p.target, None);
     assert_eq!(
-        p.refusals,
+        p.refusals[..],
         [(
             0,
             Refusal::Shared {
@@ -85,7 +85,7 @@ fn a_shared_donated_operand_is_refused_and_the_result_allocated() {
             }
         )]
     );
-    assert_eq!(p.allocations, result_alloc(2 * 3 * 4));
+    assert_eq!(p.allocations[..], result_alloc(2 * 3 * 4));
     assert_eq!(p.allocated_bytes(), 24);
 }
 
@@ -99,7 +99,7 @@ fn a_shared_float64_result_allocates_its_byte_size() {
         },
     );
     let p = ok(&Op::Unary(UnaryOp::Relu), &[a]);
-    assert_eq!(p.allocations, result_alloc(5 * 7 * 8));
+    assert_eq!(p.allocations[..], result_alloc(5 * 7 * 8));
 }
 
 #[test]
@@ -108,16 +108,16 @@ fn busy_and_already_donated_operands_are_refused() {
     let b = f32t(&[2]).offered(Offer::Donated, Holders::Donated);
     let p = ok(&ADD, &[a, b]);
     assert_eq!(p.target, None);
-    assert_eq!(p.refusals, [(0, Refusal::Busy), (1, Refusal::Donated)]);
+    assert_eq!(p.refusals[..], [(0, Refusal::Busy), (1, Refusal::Donated)]);
 }
 
 #[test]
 fn a_broadcast_operand_is_refused_for_its_shape() {
     let p = ok(&ADD, &[donated(f32t(&[3])), f32t(&[2, 3])]);
-    assert_eq!(p.shape, [2, 3]);
+    assert_eq!(p.shape[..], [2, 3]);
     assert_eq!(p.target, None);
     assert_eq!(
-        p.refusals,
+        p.refusals[..],
         [(
             0,
             Refusal::Shape {
@@ -126,7 +126,7 @@ fn a_broadcast_operand_is_refused_for_its_shape() {
             }
         )]
     );
-    assert_eq!(p.allocations, result_alloc(24));
+    assert_eq!(p.allocations[..], result_alloc(24));
 }
 
 #[test]
@@ -135,7 +135,7 @@ fn the_same_tensor_twice_is_never_the_target() {
     let b = f32t(&[2, 2]).with_id(7);
     let p = ok(&ADD, &[a, b]);
     assert_eq!(p.target, None);
-    assert_eq!(p.refusals, [(0, Refusal::SameTensor)]);
+    assert_eq!(p.refusals[..], [(0, Refusal::SameTensor)]);
 
     // Different ids: the same shapes are fine.
     let a = donated(f32t(&[2, 2])).with_id(7);
@@ -153,7 +153,7 @@ fn donated_parameters_are_refused() {
     let p = ok(&ln, &[f32t(&[2, 4]), donated(f32t(&[4])), donated(f32t(&[4]))]);
     assert_eq!(p.target, None);
     assert_eq!(
-        p.refusals,
+        p.refusals[..],
         [
             (1, Refusal::Parameter("layer_norm")),
             (2, Refusal::Parameter("layer_norm"))
@@ -171,7 +171,7 @@ fn donated_parameters_are_refused() {
     );
     assert_eq!(p.target, None);
     assert_eq!(
-        p.refusals,
+        p.refusals[..],
         [
             (1, Refusal::Parameter("conv2d")),
             (2, Refusal::Parameter("conv2d"))
@@ -185,7 +185,7 @@ fn donated_parameters_are_refused() {
     };
     let p = ok(&bn, &[f32t(&[2, 3, 4]), donated(f32t(&[3])), f32t(&[3])]);
     assert_eq!(p.target, None);
-    assert_eq!(p.refusals, [(1, Refusal::Parameter("batch_norm"))]);
+    assert_eq!(p.refusals[..], [(1, Refusal::Parameter("batch_norm"))]);
 }
 
 #[test]
@@ -193,14 +193,14 @@ fn matmul_and_reductions_always_write_a_new_buffer() {
     let p = ok(&Op::Matmul, &[donated(f32t(&[2, 2])), temp(f32t(&[2, 2]))]);
     assert_eq!(p.target, None);
     assert_eq!(
-        p.refusals,
+        p.refusals[..],
         [
             (0, Refusal::NewBuffer("matmul")),
             (1, Refusal::NewBuffer("matmul"))
         ]
     );
-    assert_eq!(p.shape, [2, 2]);
-    assert_eq!(p.allocations, result_alloc(16));
+    assert_eq!(p.shape[..], [2, 2]);
+    assert_eq!(p.allocations[..], result_alloc(16));
 
     let sum = Op::Reduce {
         kind: Reduction::Sum,
@@ -209,9 +209,9 @@ fn matmul_and_reductions_always_write_a_new_buffer() {
     };
     let p = ok(&sum, &[donated(f32t(&[3, 1]))]);
     // The result has the input's shape, and still is a new buffer.
-    assert_eq!(p.shape, [3, 1]);
+    assert_eq!(p.shape[..], [3, 1]);
     assert_eq!(p.target, None);
-    assert_eq!(p.refusals, [(0, Refusal::NewBuffer("sum"))]);
+    assert_eq!(p.refusals[..], [(0, Refusal::NewBuffer("sum"))]);
 }
 
 #[test]
@@ -221,11 +221,11 @@ fn a_cast_copy_may_receive_the_result() {
     let a = OperandDesc::tensor(DType::I32, &[2, 3]);
     let p = ok(&ADD, &[a, f32t(&[2, 3])]);
     assert_eq!(p.dtype, DType::F64);
-    assert_eq!(p.casts, [0, 1]);
+    assert_eq!(p.casts[..], [0, 1]);
     assert_eq!(p.target, Some(0));
     assert!(p.refusals.is_empty());
     assert_eq!(
-        p.allocations,
+        p.allocations[..],
         [
             Allocation {
                 purpose: Purpose::Cast(0),
@@ -245,10 +245,10 @@ fn a_donated_operand_of_another_dtype_is_refused_its_copy_used() {
     let b = OperandDesc::tensor(DType::F64, &[2, 3]);
     let p = ok(&ADD, &[a, b]);
     assert_eq!(p.dtype, DType::F64);
-    assert_eq!(p.casts, [0]);
+    assert_eq!(p.casts[..], [0]);
     assert_eq!(p.target, Some(0));
     assert_eq!(
-        p.refusals,
+        p.refusals[..],
         [(
             0,
             Refusal::DType {
@@ -259,7 +259,7 @@ fn a_donated_operand_of_another_dtype_is_refused_its_copy_used() {
     );
     // The cast copy only: no result allocation.
     assert_eq!(
-        p.allocations,
+        p.allocations[..],
         [Allocation {
             purpose: Purpose::Cast(0),
             bytes: 48
@@ -304,7 +304,7 @@ fn an_int8_operand_meets_float32_as_float32() {
     assert_eq!(i8t.kind, Kind::Tensor(OperandDType::I8));
     let p = ok(&ADD, &[f32t(&[2]), i8t]);
     assert_eq!(p.dtype, DType::F32);
-    assert_eq!(p.casts, [1]);
+    assert_eq!(p.casts[..], [1]);
 }
 
 #[test]
@@ -374,7 +374,7 @@ fn conv2d_bias_shape_is_validated() {
     let x = f32t(&[1, 2, 4, 4]);
     let w = f32t(&[3, 2, 1, 1]);
     invalid_argument(plan(&conv, &[x.clone(), w.clone(), f32t(&[2])]), "conv2d");
-    assert_eq!(ok(&conv, &[x, w, f32t(&[3])]).shape, [1, 3, 4, 4]);
+    assert_eq!(ok(&conv, &[x, w, f32t(&[3])]).shape[..], [1, 3, 4, 4]);
 }
 
 #[test]
@@ -398,7 +398,7 @@ fn reshape_is_validated() {
         plan(&reshape(&[4, 2]), &x),
         Err(Error::InvalidShape { op: "reshape", .. })
     ));
-    assert_eq!(ok(&reshape(&[3, -1]), &x).shape, [3, 2]);
+    assert_eq!(ok(&reshape(&[3, -1]), &x).shape[..], [3, 2]);
 }
 
 #[test]
@@ -412,8 +412,8 @@ fn permute_rejects_a_repeated_axis() {
             ..
         })
     ));
-    assert_eq!(ok(&permute(vec![2, 0, 1]), &x).shape, [4, 2, 3]);
-    assert_eq!(ok(&Op::Permute { axes: None }, &x).shape, [4, 3, 2]);
+    assert_eq!(ok(&permute(vec![2, 0, 1]), &x).shape[..], [4, 2, 3]);
+    assert_eq!(ok(&Op::Permute { axes: None }, &x).shape[..], [4, 3, 2]);
 }
 
 #[test]
@@ -443,7 +443,7 @@ fn in_place_plans() {
     let p = plan_in_place(&ADD, &[f32t(&[2, 3]), donated(f32t(&[3]))]).unwrap();
     assert!(p.in_place);
     assert_eq!(p.target, Some(0));
-    assert_eq!(p.refusals, [(1, Refusal::InPlaceTarget("add"))]);
+    assert_eq!(p.refusals[..], [(1, Refusal::InPlaceTarget("add"))]);
     assert!(p.allocations.is_empty());
     // A shared target is copied on write.
     let x = f32t(&[2, 3]).offered(
@@ -454,7 +454,7 @@ fn in_place_plans() {
         },
     );
     let p = plan_in_place(&ADD, &[x, f32t(&[3])]).unwrap();
-    assert_eq!(p.allocations, result_alloc(24));
+    assert_eq!(p.allocations[..], result_alloc(24));
     // Ops without an in-place form.
     invalid_argument(plan_in_place(&Op::Matmul, &[f32t(&[2, 2]), f32t(&[2, 2])]), "matmul");
 }
@@ -469,11 +469,11 @@ fn conv2d_over_its_input_allocates_scratch_only() {
         bias: false,
     };
     let p = ok(&conv, &[temp(f32t(&[1, 2, 4, 4])), f32t(&[2, 2, 3, 3])]);
-    assert_eq!(p.shape, [1, 2, 4, 4]);
+    assert_eq!(p.shape[..], [1, 2, 4, 4]);
     assert_eq!(p.target, Some(0));
     // One image's column matrix (2·3·3 rows × 4·4) and one image (2·4·4).
     assert_eq!(
-        p.allocations,
+        p.allocations[..],
         [Allocation {
             purpose: Purpose::Scratch,
             bytes: (18 * 16 + 32) * 4
@@ -482,7 +482,7 @@ fn conv2d_over_its_input_allocates_scratch_only() {
     // Into a new buffer when the input is borrowed: the result only.
     let p = ok(&conv, &[f32t(&[1, 2, 4, 4]), f32t(&[2, 2, 3, 3])]);
     assert_eq!(p.target, None);
-    assert_eq!(p.allocations, result_alloc(2 * 16 * 4));
+    assert_eq!(p.allocations[..], result_alloc(2 * 16 * 4));
 }
 
 #[test]
@@ -601,6 +601,6 @@ proptest! {
             prop_assert_eq!(n, want, "operand {} in {:?}", i, p);
         }
         let want_alloc = if p.target.is_some() { vec![] } else { result_alloc(p.shape.iter().product::<usize>() * 4) };
-        prop_assert_eq!(&p.allocations, &want_alloc);
+        prop_assert_eq!(&p.allocations[..], &want_alloc);
     }
 }

@@ -276,6 +276,17 @@ fn plan(a_shape: &[usize], b_shape: &[usize], out: &[usize]) -> Plan {
     // has the output's shape (one contiguous run) or one element (a
     // broadcast scalar). Empty offsets mean offset 0 for the one run.
     let n: usize = out.iter().product();
+    if a_shape == out && b_shape == out {
+        // The commonest case first: two operands of the output's shape.
+        return Plan {
+            run: n,
+            rows: 1,
+            a_slice: true,
+            b_slice: true,
+            a_off: Vec::new(),
+            b_off: Vec::new(),
+        };
+    }
     let whole = |s: &[usize]| -> Option<bool> {
         if s == out {
             Some(true)

@@ -26,11 +26,17 @@ pub fn binary<'x, T: KernelElement>(
     b: Operand<'x, T>,
 ) -> Result<Applied<T>> {
     check::<T>(op)?;
+    // Both inputs must be readable before anything is claimed (`execute`
+    // checks its operands the same way before it calls `run`).
+    for t in [a.tensor(), b.tensor()].into_iter().flatten() {
+        t.as_slice()?;
+    }
     let plan = typed_plan(&Op::Binary(op), &[&a, &b])?;
     run(&plan, op, a, b)
 }
 
-/// Run a binary plan.
+/// Run a binary plan. The caller has checked that both operands are
+/// readable (before anything was claimed).
 pub(crate) fn run<'x, T: KernelElement>(
     plan: &Plan,
     op: BinaryOp,
@@ -38,10 +44,6 @@ pub(crate) fn run<'x, T: KernelElement>(
     mut b: Operand<'x, T>,
 ) -> Result<Applied<T>> {
     check::<T>(op)?;
-    // Both inputs must be readable before anything is claimed.
-    for t in [a.tensor(), b.tensor()].into_iter().flatten() {
-        t.as_slice()?;
-    }
     let mut outcome = outcome_of(plan);
     let (sa, sb) = (a.scalar(), b.scalar());
     let out = &plan.shape;

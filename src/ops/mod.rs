@@ -148,7 +148,7 @@ impl Refusal {
 pub(crate) fn outcome_of(plan: &Plan) -> Outcome {
     Outcome {
         reused: None,
-        refused: plan.refusals.clone(),
+        refused: plan.refusals.to_vec(),
     }
 }
 

@@ -46,7 +46,7 @@
 //! let b = OperandDesc::tensor(DType::F32, &[3]);
 //! let p = plan(&Op::Binary(BinaryOp::Add), &[a, b])?;
 //! assert_eq!(p.target, Some(0));
-//! assert_eq!(p.shape, [2, 3]);
+//! assert_eq!(p.shape[..], [2, 3]);
 //! assert!(p.allocations.is_empty());
 //! # Ok::<(), donate::Error>(())
 //! ```
@@ -55,12 +55,15 @@ mod rules;
 
 use std::fmt;
 
+use smallvec::SmallVec;
+
 use crate::dyn_tensor::Scalar;
 use crate::element::DType;
 use crate::error::{Error, Result};
 use crate::kernels::{BinaryOp, UnaryOp};
 use crate::ownership::OwnershipSnapshot;
 use crate::promote::OperandDType;
+use crate::shape::Dims;
 
 pub(crate) use rules::permute_axes;
 pub use rules::check_scalar;
@@ -300,21 +303,25 @@ pub struct Allocation {
 }
 
 /// What an operation will do. See the [module docs](self).
+///
+/// Its lists are inline for the sizes of ordinary operations (up to five
+/// operands, two casts, refusals or allocations), so planning a small
+/// eager op makes no heap allocation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     pub op: Op,
     /// The result's dtype; every tensor operand is read as this dtype.
     pub dtype: DType,
-    pub shape: Vec<usize>,
+    pub shape: Dims,
     /// How each operand was offered.
-    pub offers: Vec<Offer>,
+    pub offers: SmallVec<[Offer; 5]>,
     /// Operands converted to `dtype` first (a new buffer each).
-    pub casts: Vec<usize>,
+    pub casts: SmallVec<[usize; 2]>,
     /// The operand whose buffer receives the result.
     pub target: Option<usize>,
     /// Offered operands that do not receive the result, and why.
-    pub refusals: Vec<(usize, Refusal)>,
-    pub allocations: Vec<Allocation>,
+    pub refusals: SmallVec<[(usize, Refusal); 2]>,
+    pub allocations: SmallVec<[Allocation; 2]>,
     /// An in-place plan: operand 0 is updated (copy-on-write if shared).
     pub in_place: bool,
 }
@@ -329,7 +336,7 @@ impl Plan {
     pub fn planned_outcome(&self) -> Outcome {
         Outcome {
             reused: self.target,
-            refused: self.refusals.clone(),
+            refused: self.refusals.to_vec(),
         }
     }
 }

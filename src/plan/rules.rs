@@ -9,8 +9,9 @@ use crate::element::DType;
 use crate::error::{Error, Result};
 use crate::kernels::BinaryOp;
 use super::Refusal;
+use smallvec::SmallVec;
 use crate::promote::OperandDType;
-use crate::shape::{broadcast_shapes, checked_numel, normalize_axis};
+use crate::shape::{broadcast_shapes, checked_numel, normalize_axis, Dims};
 
 /// Which operands may receive the result.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -26,7 +27,7 @@ enum Receives {
 /// The signature of one op applied to its operands.
 struct Signature {
     dtype: DType,
-    shape: Vec<usize>,
+    shape: Dims,
     receives: Receives,
     /// Bytes of scratch needed when the input receives the result.
     scratch_over_input: usize,
@@ -240,7 +241,7 @@ fn reduce_signature(
     }
     Ok(Signature {
         dtype,
-        shape: crate::shape::reduce_shape(x.shape, ax, keepdims),
+        shape: crate::shape::reduce_shape(x.shape, ax, keepdims).into(),
         receives: Receives::Never,
         scratch_over_input: 0,
     })
@@ -256,7 +257,7 @@ fn conv2d_signature(op: &Op, o: &[OperandDesc<'_>], stride: usize, padding: usiz
     let (oh, ow) = g.out_hw();
     Ok(Signature {
         dtype,
-        shape: vec![g.batch, g.out_channels, oh, ow],
+        shape: Dims::from_slice(&[g.batch, g.out_channels, oh, ow]),
         receives: Receives::Input,
         // One image's column matrix and one image's result.
         scratch_over_input: (g.scratch_len() + g.in_channels * g.height * g.width)
@@ -278,7 +279,7 @@ fn reshape_signature(op: &Op, shape: &[i64], x: &OperandDesc<'_>) -> Result<Sign
     }
     Ok(Signature {
         dtype: d,
-        shape: target,
+        shape: target.into(),
         receives: Receives::Input,
         scratch_over_input: 0,
     })
@@ -288,7 +289,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
     let x = &o[0];
     let same = |dtype: DType, receives: Receives| Signature {
         dtype,
-        shape: x.shape.to_vec(),
+        shape: Dims::from_slice(x.shape),
         receives,
         scratch_over_input: 0,
     };
@@ -313,7 +314,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
             let (.., shape) = crate::shape::matmul_shapes(o[0].shape, o[1].shape)?;
             Signature {
                 dtype,
-                shape,
+                shape: shape.into(),
                 receives: Receives::Never,
                 scratch_over_input: 0,
             }
@@ -396,10 +397,10 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
         dtype: sig.dtype,
         shape: sig.shape,
         offers: o.iter().map(|d| d.offer).collect(),
-        casts: Vec::new(),
+        casts: SmallVec::new(),
         target: None,
-        refusals: Vec::new(),
-        allocations: Vec::new(),
+        refusals: SmallVec::new(),
+        allocations: SmallVec::new(),
         in_place,
     };
     // Every tensor operand is read as the plan's dtype (a cast copy
@@ -419,7 +420,7 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
     }
     if in_place {
         if let Op::Binary(b) = op {
-            if p.shape != o[0].shape {
+            if p.shape[..] != *o[0].shape {
                 return Err(Error::ShapeMismatch {
                     op: b.name(),
                     lhs: o[0].shape.to_vec(),
@@ -499,7 +500,7 @@ fn choose_target(p: &mut Plan, o: &[OperandDesc<'_>], receives: Receives) {
             } else if !shape_fits {
                 Some(Refusal::Shape {
                     operand: d.shape.to_vec(),
-                    result: p.shape.clone(),
+                    result: p.shape.to_vec(),
                 })
             } else {
                 match d.holders {

@@ -77,6 +77,11 @@ pub(crate) fn current(py: Python<'_>) -> Option<TensorArena> {
 /// the interpreter, none otherwise (detached kernels have theirs entered on
 /// the thread by [`detach`]).
 fn provider() -> Option<TensorArena> {
+    // Until an arena is entered no context has one: skip the interpreter
+    // check too (every allocation asks).
+    if !EVER_ENTERED.load(std::sync::atomic::Ordering::Acquire) {
+        return None;
+    }
     // SAFETY: PyGILState_Check only reads the calling thread's state; it
     // may be called with or without an attached thread state.
     if unsafe { pyo3::ffi::PyGILState_Check() } == 0 {

@@ -86,6 +86,9 @@ pub(crate) fn warning(plan: &Plan, i: usize, signature: &str, why: &Refusal) -> 
 
 /// Raise each warning (a warning filter may turn one into an error).
 pub(crate) fn warn_all(py: Python<'_>, messages: Vec<String>) -> PyResult<()> {
+    if messages.is_empty() {
+        return Ok(());
+    }
     for msg in messages {
         PyErr::warn(
             py,

@@ -3,6 +3,7 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use smallvec::smallvec;
 use pyo3::types::PyDict;
 
 use super::errors::IntoPyResult;
@@ -191,7 +192,7 @@ macro_rules! unary_fn {
         #[doc = concat!("`", stringify!($name), "(x)`; `x` may be `t.donate()`.")]
         #[pyfunction]
         pub(crate) fn $name(x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-            call(x.py(), &Op::Unary(UnaryOp::$op), vec![require_tensor(x, stringify!($name))?])
+            call(x.py(), &Op::Unary(UnaryOp::$op), smallvec![require_tensor(x, stringify!($name))?])
         }
     )*};
 }
@@ -240,7 +241,7 @@ pub(crate) fn max(x: &Bound<'_, PyAny>, axis: Option<isize>, keepdims: bool) -> 
 #[pyfunction]
 #[pyo3(signature = (x, axis = -1), text_signature = "(x, axis=-1)")]
 pub(crate) fn softmax(x: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTensor> {
-    call(x.py(), &Op::Softmax { axis }, vec![require_tensor(x, "softmax")?])
+    call(x.py(), &Op::Softmax { axis }, smallvec![require_tensor(x, "softmax")?])
 }
 
 #[pyfunction]
@@ -291,7 +292,7 @@ pub(crate) fn batch_norm<'py>(
 pub(crate) fn matmul(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     let py = a.py();
     let (a, b) = (require_tensor(a, "matmul")?, require_tensor(b, "matmul")?);
-    call(py, &Op::Matmul, vec![a, b])
+    call(py, &Op::Matmul, smallvec![a, b])
 }
 
 /// Process-wide tensor memory counters (bytes and counts).

@@ -46,6 +46,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use pyo3::prelude::*;
+use smallvec::SmallVec;
 
 use super::errors::{warn_all, warning, IntoPyResult};
 use super::tensor::PyTensor;
@@ -62,6 +63,10 @@ pub(crate) enum Source<'py> {
     Temp(DynTensor, OperandDType),
     Scalar(Scalar),
 }
+
+/// An operation's operands, inline for up to three (no heap allocation
+/// for an ordinary operation).
+pub(crate) type Inputs<'py> = SmallVec<[Input<'py>; 3]>;
 
 /// One operand of an operation.
 pub(crate) struct Input<'py> {
@@ -308,6 +313,12 @@ pub(crate) struct DonorGates<'py> {
 
 impl<'py> DonorGates<'py> {
     pub(crate) fn enter(py: Python<'py>, tensors: &[&Bound<'py, PyTensor>]) -> Self {
+        if tensors.is_empty() {
+            return DonorGates {
+                _entered: Vec::new(),
+                busy: Vec::new(),
+            };
+        }
         let me = thread_token();
         let mut order: Vec<&Bound<'py, PyTensor>> = tensors.to_vec();
         order.sort_by_key(|t| t.as_ptr() as usize);
@@ -362,6 +373,9 @@ fn warnings<'a>(
     refusals: impl Iterator<Item = &'a (usize, Refusal)>,
     signatures: &[String],
 ) -> Vec<String> {
+    if signatures.is_empty() {
+        return Vec::new(); // nothing was donated explicitly
+    }
     refusals
         .filter(|(i, _)| plan.offers.get(*i) == Some(&Offer::Donated))
         .map(|(i, r)| warning(plan, *i, &signatures[*i], r))
@@ -378,21 +392,24 @@ fn work<'a>(plan: &Plan, shapes: impl Iterator<Item = &'a [usize]>) -> usize {
 }
 
 /// Run `op` over `inputs` (see the [module docs](self) for the steps).
-pub(crate) fn call<'py>(py: Python<'py>, op: &Op, inputs: Vec<Input<'py>>) -> PyResult<PyTensor> {
-    let donors: Vec<&Bound<'py, PyTensor>> = inputs
-        .iter()
-        .filter_map(|i| match (i.offer, &i.src) {
-            (Offer::Donated, Source::Tensor(t)) => Some(t),
-            _ => None,
-        })
-        .collect();
+pub(crate) fn call<'py>(py: Python<'py>, op: &Op, inputs: Inputs<'py>) -> PyResult<PyTensor> {
     // Released when `gates` drops: once the target is locked (or at an
     // early return).
-    let gates = DonorGates::enter(py, &donors);
+    let gates = {
+        let donors: SmallVec<[&Bound<'py, PyTensor>; 3]> = inputs
+            .iter()
+            .filter_map(|i| match (i.offer, &i.src) {
+                (Offer::Donated, Source::Tensor(t)) => Some(t),
+                _ => None,
+            })
+            .collect();
+        DonorGates::enter(py, &donors)
+    };
 
     // 1., 2.
     let plan = {
-        let descs: Vec<OperandDesc<'_>> = inputs.iter().map(|i| i.describe(py, &gates.busy)).collect();
+        let descs: SmallVec<[OperandDesc<'_>; 3]> =
+            inputs.iter().map(|i| i.describe(py, &gates.busy)).collect();
         plan(op, &descs).py()?
     };
     let work = work(&plan, inputs.iter().map(Input::shape));
@@ -403,10 +420,13 @@ pub(crate) fn call<'py>(py: Python<'py>, op: &Op, inputs: Vec<Input<'py>>) -> Py
     };
 
     // 3. Read all but a tensor target (which is claimed, never cloned).
-    let mut staged: Vec<Arg<'static>> = Vec::with_capacity(inputs.len());
-    let mut target = None;
+    // Declared in this order so that the operands, which borrow the
+    // target's locked slot, are dropped before it.
+    let mut target: Option<(usize, Bound<'py, PyTensor>, Offer)> = None;
+    let mut slot: Option<SlotGuard<'_>> = None;
+    let mut args: SmallVec<[Arg<'_>; 3]> = SmallVec::new();
     for (i, input) in inputs.into_iter().enumerate() {
-        staged.push(match input.src {
+        args.push(match input.src {
             Source::Scalar(s) => Arg::Scalar(s),
             Source::Temp(t, _) => Arg::Tensor(t),
             Source::Tensor(obj) if plan.target == Some(i) && !plan.casts.contains(&i) => {
@@ -422,28 +442,28 @@ pub(crate) fn call<'py>(py: Python<'py>, op: &Op, inputs: Vec<Input<'py>>) -> Py
 
     // 5. The gates are released once the target's slot is locked: from
     // there to the claim no other donor can get in.
-    let (result, outcome) = match target {
+    let (result, outcome) = match &target {
         None => {
             drop(gates);
-            super::arena::detach(py, work, || execute(&plan, staged)).py()?
+            super::arena::detach(py, work, || execute(&plan, &mut args)).py()?
         }
         Some((i, obj, offer)) => {
-            let mut g = lock(py, &obj.get().slot);
+            let g = slot.insert(lock(py, &obj.get().slot));
             drop(gates);
-            let mut args: Vec<Arg<'_>> = staged;
             // A temporary was decided before the other operands were read
             // and before the warnings (Python code that could have
             // obtained a reference to it): it must still be one.
-            args[i] = if offer == Offer::Donated || super::temporary::still_temporary(obj.as_any()) {
-                Arg::Held(&mut g)
+            args[*i] = if *offer == Offer::Donated || super::temporary::still_temporary(obj.as_any()) {
+                Arg::Held(g)
             } else {
                 // Read like a named tensor: the core's claim of another
                 // handle is refused, and the result goes to a new buffer.
                 g.check_readable().py()?;
                 Arg::Tensor(g.clone())
             };
-            let r = super::arena::detach(py, work, || execute(&plan, args));
-            drop(g);
+            let r = super::arena::detach(py, work, || execute(&plan, &mut args));
+            drop(args);
+            drop(slot.take()); // unlocked before any warning runs Python code
             r.py()?
         }
     };
@@ -463,25 +483,33 @@ pub(crate) fn call_in_place<'py>(
     py: Python<'py>,
     op: &Op,
     target: &Bound<'py, PyTensor>,
-    others: Vec<Input<'py>>,
+    others: Inputs<'py>,
 ) -> PyResult<Outcome> {
     let me = target.get();
     let plan = {
-        let mut descs = vec![OperandDesc::tensor(me.dtype, &me.shape)];
+        let mut descs: SmallVec<[OperandDesc<'_>; 3]> = SmallVec::new();
+        descs.push(OperandDesc::tensor(me.dtype, &me.shape));
         descs.extend(others.iter().map(|i| i.describe(py, &[])));
         plan_in_place(op, &descs).py()?
     };
     let work = work(&plan, std::iter::once(&me.shape[..]).chain(others.iter().map(Input::shape)));
-    let signatures: Vec<String> = std::iter::once(String::new())
-        .chain(others.iter().map(Input::signature))
-        .collect();
+    let signatures: Vec<String> = if plan.offers.contains(&Offer::Donated) {
+        std::iter::once(String::new())
+            .chain(others.iter().map(Input::signature))
+            .collect()
+    } else {
+        Vec::new()
+    };
     // `x op= x` reads its own target: read it under the same lock as the
     // write (one critical section), so that another thread's in-place op
     // cannot land between the read and the write.
-    let mut staged: Vec<Arg<'static>> = vec![Arg::Scalar(Scalar::Int(0))];
-    let mut same = Vec::new();
+    // Declared before the operands, which borrow it (see `call`).
+    let mut slot: Option<SlotGuard<'_>> = None;
+    let mut args: SmallVec<[Arg<'_>; 3]> = SmallVec::new();
+    args.push(Arg::Scalar(Scalar::Int(0))); // the target, below
+    let mut same: SmallVec<[usize; 2]> = SmallVec::new();
     for (i, input) in others.into_iter().enumerate() {
-        staged.push(match input.src {
+        args.push(match input.src {
             Source::Scalar(s) => Arg::Scalar(s),
             Source::Temp(t, _) => Arg::Tensor(t),
             Source::Tensor(obj) if obj.is(target) => {
@@ -492,12 +520,11 @@ pub(crate) fn call_in_place<'py>(
         });
     }
     warn_all(py, warnings(&plan, plan.refusals.iter(), &signatures))?;
-    let mut g = lock(py, &me.slot);
-    let mut args: Vec<Arg<'_>> = staged;
+    let g = slot.insert(lock(py, &me.slot));
     for i in same {
         g.check_readable().py()?;
         args[i] = Arg::Tensor(g.clone());
     }
-    args[0] = Arg::Held(&mut g);
-    super::arena::detach(py, work, || execute_in_place(&plan, args)).py()
+    args[0] = Arg::Held(g);
+    super::arena::detach(py, work, || execute_in_place(&plan, &mut args)).py()
 }

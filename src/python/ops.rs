@@ -4,6 +4,7 @@
 //! dtype and donation rule is the core's ([`crate::plan`]).
 
 use pyo3::prelude::*;
+use smallvec::smallvec;
 
 use super::operands::{call, call_in_place, Input};
 use super::ownership::{input_from, require_input};
@@ -24,7 +25,7 @@ pub(crate) fn dunder(
         return Ok(py.NotImplemented());
     };
     let (a, b) = if reflected { (o, me) } else { (me, o) };
-    Ok(Py::new(py, call(py, op, vec![a, b])?)?.into_any())
+    Ok(Py::new(py, call(py, op, smallvec![a, b])?)?.into_any())
 }
 
 /// `sum`/`mean`/`max` over one axis or all.
@@ -40,7 +41,7 @@ pub(crate) fn reduce(
         axis,
         keepdims,
     };
-    call(py, &op, vec![x])
+    call(py, &op, smallvec![x])
 }
 
 /// Optional tensor arguments (`None` and a missing argument mean the
@@ -69,7 +70,7 @@ pub(crate) fn layer_norm<'py>(
     eps: f64,
 ) -> PyResult<PyTensor> {
     let (params, [gamma, beta]) = optional([gamma, beta], "layer_norm")?;
-    let mut inputs = vec![x];
+    let mut inputs = smallvec![x];
     inputs.extend(params);
     call(py, &Op::LayerNorm { eps, gamma, beta }, inputs)
 }
@@ -85,7 +86,7 @@ pub(crate) fn conv2d<'py>(
 ) -> PyResult<PyTensor> {
     let w = require_input(weight, "conv2d")?;
     let (b, [bias]) = optional([bias], "conv2d")?;
-    let mut inputs = vec![x, w];
+    let mut inputs = smallvec![x, w];
     inputs.extend(b);
     let op = Op::Conv2d {
         stride,
@@ -112,7 +113,7 @@ pub(crate) fn batch_norm<'py>(
     eps: f64,
 ) -> PyResult<PyTensor> {
     let (op, params) = batch_norm_op(args, eps)?;
-    let mut inputs = vec![x];
+    let mut inputs = smallvec![x];
     inputs.extend(params);
     call(py, &op, inputs)
 }
@@ -124,7 +125,7 @@ pub(crate) fn batch_norm_inplace<'py>(
     eps: f64,
 ) -> PyResult<()> {
     let (op, params) = batch_norm_op(args, eps)?;
-    call_in_place(x.py(), &op, x, params).map(drop)
+    call_in_place(x.py(), &op, x, params.into_iter().collect()).map(drop)
 }
 
 /// `x op= other`: in place (copy-on-write if shared); the result must keep
@@ -134,10 +135,10 @@ pub(crate) fn binary_inplace<'py>(
     op: BinaryOp,
     other: Input<'py>,
 ) -> PyResult<()> {
-    call_in_place(x.py(), &Op::Binary(op), x, vec![other]).map(drop)
+    call_in_place(x.py(), &Op::Binary(op), x, smallvec![other]).map(drop)
 }
 
 /// `x.<op>_()`: in place, copy-on-write if the buffer is shared.
 pub(crate) fn unary_inplace(x: &Bound<'_, PyTensor>, op: UnaryOp) -> PyResult<()> {
-    call_in_place(x.py(), &Op::Unary(op), x, Vec::new()).map(drop)
+    call_in_place(x.py(), &Op::Unary(op), x, smallvec![]).map(drop)
 }

@@ -18,6 +18,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use pyo3::prelude::*;
+use smallvec::smallvec;
 
 use super::errors::{DonatedError, IntoPyResult};
 use super::temporary::offer_of;
@@ -201,9 +202,9 @@ donated_methods! {
         super::ops::dunder(self.input(other.py())?, other, &Op::Matmul, true)
     }
     fn __neg__(&self, py: Python<'_>) -> PyResult<PyTensor> {
-        call(py, &Op::Unary(UnaryOp::Neg), vec![self.input(py)?])
+        call(py, &Op::Unary(UnaryOp::Neg), smallvec![self.input(py)?])
     }
     fn __abs__(&self, py: Python<'_>) -> PyResult<PyTensor> {
-        call(py, &Op::Unary(UnaryOp::Abs), vec![self.input(py)?])
+        call(py, &Op::Unary(UnaryOp::Abs), smallvec![self.input(py)?])
     }
 }

@@ -20,6 +20,7 @@ use numpy::PyArrayDescr;
 use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
+use smallvec::smallvec;
 use pyo3::types::{PyDict, PyTuple};
 
 use super::errors::{DonatedError, IntoPyResult};
@@ -32,7 +33,10 @@ use crate::plan::{Op, Reduction};
 use crate::{BinaryOp, DType, DynTensor, UnaryOp};
 
 /// A tensor whose buffer knows who owns it.
-#[pyclass(module = "donate", name = "Tensor", frozen)]
+// A free list of tensor objects, as NumPy keeps for its scalars: an eager
+// loop of small operations reuses the objects it frees instead of asking
+// the interpreter's allocator each time.
+#[pyclass(module = "donate", name = "Tensor", frozen, freelist = 64)]
 pub(crate) struct PyTensor {
     pub(crate) slot: TensorLock,
     pub(crate) shape: crate::tensor::Dims,
@@ -127,7 +131,7 @@ macro_rules! tensor_methods {
             $(
             #[doc = $udoc]
             fn $u(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-                call(slf.py(), &Op::Unary(UnaryOp::$uop), vec![self_input(slf)])
+                call(slf.py(), &Op::Unary(UnaryOp::$uop), smallvec![self_input(slf)])
             }
             )*
             $(
@@ -136,7 +140,7 @@ macro_rules! tensor_methods {
             /// the buffer is shared or exported, a copy is made, `self`
             /// stays intact, and a `DonationWarning` says why.
             fn $d(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-                call(slf.py(), &Op::Unary(UnaryOp::$dop), vec![donated_self(slf)])
+                call(slf.py(), &Op::Unary(UnaryOp::$dop), smallvec![donated_self(slf)])
             }
             )*
             $(
@@ -431,13 +435,13 @@ tensor_methods! {
     fn astype(slf: &Bound<'_, Self>, dtype: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
         let dtype = interop::dtype_arg(slf.py(), Some(dtype))?
             .ok_or_else(|| PyTypeError::new_err("astype needs a dtype"))?;
-        call(slf.py(), &Op::Cast { dtype }, vec![Input::kept(slf)])
+        call(slf.py(), &Op::Cast { dtype }, smallvec![Input::kept(slf)])
     }
 
     /// Matrix product (NumPy's `matmul`: batched, broadcast, 1-d operands).
     fn matmul(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
         let me = self_input(slf);
-        call(slf.py(), &Op::Matmul, vec![me, require_input(other, "matmul")?])
+        call(slf.py(), &Op::Matmul, smallvec![me, require_input(other, "matmul")?])
     }
     fn __matmul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         ops::dunder(self_input(slf), other, &Op::Matmul, false)
@@ -446,10 +450,10 @@ tensor_methods! {
         ops::dunder(self_input(slf), other, &Op::Matmul, true)
     }
     fn __neg__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        call(slf.py(), &Op::Unary(UnaryOp::Neg), vec![self_input(slf)])
+        call(slf.py(), &Op::Unary(UnaryOp::Neg), smallvec![self_input(slf)])
     }
     fn __abs__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        call(slf.py(), &Op::Unary(UnaryOp::Abs), vec![self_input(slf)])
+        call(slf.py(), &Op::Unary(UnaryOp::Abs), smallvec![self_input(slf)])
     }
     fn __pos__<'py>(slf: &Bound<'py, Self>) -> Bound<'py, Self> {
         slf.clone()
@@ -470,7 +474,7 @@ tensor_methods! {
     }
     #[pyo3(signature = (axis = -1), text_signature = "(self, /, axis=-1)")]
     fn softmax(slf: &Bound<'_, Self>, axis: isize) -> PyResult<PyTensor> {
-        call(slf.py(), &Op::Softmax { axis }, vec![self_input(slf)])
+        call(slf.py(), &Op::Softmax { axis }, smallvec![self_input(slf)])
     }
     #[pyo3(signature = (gamma = None, beta = None, eps = 1e-5))]
     fn layer_norm(
@@ -528,7 +532,7 @@ tensor_methods! {
     fn reshape(slf: &Bound<'_, Self>, shape: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
         let me = self_input(slf);
         let shape = axes_arg(shape)?;
-        call(slf.py(), &Op::Reshape { shape }, vec![me])
+        call(slf.py(), &Op::Reshape { shape }, smallvec![me])
     }
 
     /// A copy with the axes permuted (all reversed without arguments).
@@ -539,13 +543,13 @@ tensor_methods! {
         } else {
             Some(axes_arg(axes)?.into_iter().map(|a| a as isize).collect())
         };
-        call(slf.py(), &Op::Permute { axes }, vec![Input::kept(slf)])
+        call(slf.py(), &Op::Permute { axes }, smallvec![Input::kept(slf)])
     }
 
     /// The transpose (axes reversed), a copy.
     #[getter(T)]
     fn t(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        call(slf.py(), &Op::Permute { axes: None }, vec![Input::kept(slf)])
+        call(slf.py(), &Op::Permute { axes: None }, smallvec![Input::kept(slf)])
     }
 
     // ---- buffer protocol ----
