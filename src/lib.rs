@@ -67,6 +67,10 @@ mod buffer;
 pub mod kernels;
 pub mod tensor;
 pub mod dyn_tensor;
+// A tensor shared between a front end's threads: its fair lock and donor
+// gate; `unsafe` for taking over a lock held at a fork.
+#[allow(unsafe_code)]
+pub mod slot;
 pub mod plan;
 pub mod ops;
 pub mod execute;

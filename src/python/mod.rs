@@ -51,7 +51,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     temporary::init_from_env();
     arena::install();
-    operands::fork::install();
     m.add_class::<tensor::PyTensor>()?;
     m.add_class::<ownership::PyDonated>()?;
     m.add_class::<arena::PyArena>()?;

@@ -25,25 +25,12 @@
 //!    holder appeared, the core computes into a new buffer and the late
 //!    refusal is warned about afterwards.
 //!
-//! Racing donations: explicit donations of one tensor from several threads
-//! at once would otherwise all read it, each see the others' handles, and
-//! all fall back to copies, leaving no winner. So an explicit donor first
-//! enters the tensor's gate ([`DonorGates`]); a donor that finds it taken
-//! by another thread waits (detached, holding no gate of its own) until the
-//! first donor has claimed or refused, and then reads the tensor: donated
-//! (`DonatedError`, which is then true) or intact (it goes on, and copies
-//! with a warning if the buffer is shared). Exactly one of them claims the
-//! buffer when nothing else shares it.
-//!
-//! Locks: each tensor's slot has a fair lock ([`TensorLock`]), held either
-//! for a moment (clone, metadata) or across a claim and its kernel, or an
-//! in-place kernel. It is never waited for while attached to the
-//! interpreter ([`lock`]), is handed to waiters in arrival order, and is
-//! never held two at once, so threads cannot deadlock or starve on it. An
-//! in-place op that reads its own target (`t.sub_(t)`) reads it under the
-//! same lock as it writes.
-
-use std::sync::atomic::{AtomicU64, Ordering};
+//! Threads: each tensor's slot ([`crate::slot::Slot`]) has a fair lock,
+//! held for a moment (a clone, metadata) or across a claim and its kernel,
+//! and a donor gate that gives racing explicit donations of one tensor
+//! exactly one winner ([`DonorGates`]). The interpreter is released while a
+//! thread waits for either. An in-place op that reads its own target
+//! (`t.sub_(t)`) reads it under the same lock as it writes.
 
 use pyo3::prelude::*;
 use smallvec::SmallVec;
@@ -52,6 +39,7 @@ use super::errors::{warn_all, warning, IntoPyResult};
 use super::tensor::PyTensor;
 use crate::execute::{execute, execute_in_place, Arg};
 use crate::plan::{plan, plan_in_place, Holders, Offer, Op, OperandDesc, Plan};
+use crate::slot::{DonorGates, Slot, SlotGuard, Waiter};
 use crate::{DynTensor, OperandDType, Outcome, Refusal, Scalar};
 
 /// Where an operand comes from.
@@ -95,7 +83,7 @@ impl<'py> Input<'py> {
 
     /// Step 1: this operand as planning sees it. `busy`: tensors another
     /// thread is donating (for an op nested in a warning handler).
-    fn describe(&self, py: Python<'_>, busy: &[Bound<'py, PyTensor>]) -> OperandDesc<'_> {
+    fn describe(&self, py: Python<'_>, gates: Option<&DonorGates<'_>>) -> OperandDesc<'_> {
         match &self.src {
             Source::Scalar(s) => OperandDesc::scalar(*s),
             Source::Temp(t, had) => {
@@ -106,10 +94,10 @@ impl<'py> Input<'py> {
                 let d = OperandDesc::tensor(me.dtype, &me.shape).with_id(obj.as_ptr() as usize);
                 if self.offer == Offer::Borrowed {
                     d
-                } else if busy.iter().any(|b| b.is(obj)) {
+                } else if gates.is_some_and(|g| g.is_busy(&me.slot)) {
                     d.offered(self.offer, Holders::Busy)
                 } else {
-                    let holders = Holders::from(lock(py, &me.slot).ownership());
+                    let holders = Holders::from(me.slot.lock(&py).ownership());
                     d.offered(self.offer, holders)
                 }
             }
@@ -128,243 +116,17 @@ impl<'py> Input<'py> {
     }
 }
 
-/// A Python tensor's slot: its dtype-erased tensor behind a fair lock,
-/// with a record of which process generation holds it (see [`lock`]).
-pub(crate) struct TensorLock {
-    mutex: parking_lot::FairMutex<DynTensor>,
-    /// `fork generation + 1` of the holder while the lock is held (set
-    /// right after acquiring, cleared right before releasing), else 0.
-    owner: AtomicU64,
-}
-
-impl TensorLock {
-    pub(crate) fn new(t: DynTensor) -> Self {
-        TensorLock {
-            mutex: parking_lot::FairMutex::new(t),
-            owner: AtomicU64::new(0),
-        }
-    }
-}
-
-/// A locked slot; unlocking hands the lock to the longest waiter.
-pub(crate) struct SlotGuard<'a> {
-    guard: parking_lot::FairMutexGuard<'a, DynTensor>,
-    owner: &'a AtomicU64,
-}
-
-impl<'a> SlotGuard<'a> {
-    fn new(guard: parking_lot::FairMutexGuard<'a, DynTensor>, owner: &'a AtomicU64) -> Self {
-        owner.store(fork::generation() + 1, Ordering::Release);
-        SlotGuard { guard, owner }
-    }
-}
-
-impl Drop for SlotGuard<'_> {
-    fn drop(&mut self) {
-        // Before `guard` (a field) unlocks.
-        self.owner.store(0, Ordering::Release);
-    }
-}
-
-impl std::ops::Deref for SlotGuard<'_> {
-    type Target = DynTensor;
-    fn deref(&self) -> &DynTensor {
-        &self.guard
-    }
-}
-
-impl std::ops::DerefMut for SlotGuard<'_> {
-    fn deref_mut(&mut self) -> &mut DynTensor {
-        &mut self.guard
-    }
-}
-
-/// Lock a tensor's slot. When another thread holds it (an in-place kernel
-/// running with the interpreter released), wait for it detached from the
-/// interpreter, in line: the lock is fair (handed over in arrival order),
-/// so writers looping on a tensor cannot starve a reader, and the waiting
-/// thread sleeps instead of spinning. Callers never run Python code (which
-/// could reach the same tensor) while holding it.
-///
-/// After `fork()`: a lock that a thread of the parent held at the fork
-/// will never be released (that thread does not exist in the child). A
-/// holder records its process generation ([`fork::generation`], bumped in
-/// the child), and clears it before releasing, so a held lock whose record
-/// is of an older generation is held by such a thread: the child takes it
-/// over. The tensor then holds whatever that thread had written by the
-/// fork (a partly written in-place result), as for any data a thread was
-/// writing at a fork.
-pub(crate) fn lock<'a>(py: Python<'_>, m: &'a TensorLock) -> SlotGuard<'a> {
-    if let Some(g) = m.mutex.try_lock() {
-        return SlotGuard::new(g, &m.owner);
-    }
-    let holder = m.owner.load(Ordering::Acquire);
-    // One thread takes over (the exchange), so two cannot both unlock.
-    if holder != 0
-        && holder != fork::generation() + 1
-        && m.owner
-            .compare_exchange(holder, 0, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
-    {
-        // SAFETY: the lock is held by a thread of the parent process (see
-        // above): its guard can never be dropped in this process, so
-        // nothing else will ever unlock it, and this thread won the
-        // exchange, so no other thread unlocks it here either.
-        unsafe { m.mutex.force_unlock_fair() };
-    }
-    let g = py.detach(|| m.mutex.lock());
-    SlotGuard::new(g, &m.owner)
-}
-
-/// The process generation: 0 in the process that imported donate, bumped
-/// in the child of each `fork()`.
-pub(crate) mod fork {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    use std::sync::Once;
-
-    static GENERATION: AtomicU64 = AtomicU64::new(0);
-
-    extern "C" fn in_child() {
-        GENERATION.fetch_add(1, Ordering::AcqRel);
-    }
-
-    /// Register the child handler (at import; once per process).
-    pub(crate) fn install() {
-        static ONCE: Once = Once::new();
-        ONCE.call_once(|| {
-            // SAFETY: `in_child` is an `extern "C" fn()` that only touches
-            // an atomic, which is async-signal-safe as a child handler
-            // must be.
-            unsafe { libc::pthread_atfork(None, None, Some(in_child)) };
-        });
-    }
-
-    pub(crate) fn generation() -> u64 {
-        GENERATION.load(Ordering::Acquire)
+/// The interpreter is released while a thread waits for a slot or a
+/// donor gate (see [`crate::slot`]).
+impl Waiter for Python<'_> {
+    fn wait(&self, f: &mut (dyn FnMut() + Send)) {
+        self.detach(f);
     }
 }
 
 /// Another handle on a tensor's buffer (`DonatedError` if it was donated).
 pub(crate) fn read(py: Python<'_>, t: &PyTensor) -> PyResult<DynTensor> {
-    let g = lock(py, &t.slot);
-    g.check_readable().py()?;
-    Ok(g.clone())
-}
-
-/// Bits of a thread token that hold the process generation.
-const GENERATION_SHIFT: u32 = 48;
-
-/// A token for the current thread in this process: the address of a
-/// thread-local (non-zero and unique among live threads; user-space
-/// addresses fit in 47 bits) with the low bits of the process generation
-/// ([`fork::generation`]) above it, so that a gate a thread of the parent
-/// held at a `fork()` is told apart from this process's holders.
-fn thread_token() -> usize {
-    thread_local!(static TOKEN: u8 = const { 0 });
-    let addr = TOKEN.with(|t| std::ptr::from_ref(t) as usize) & ((1 << GENERATION_SHIFT) - 1);
-    addr | (generation_bits() << GENERATION_SHIFT)
-}
-
-fn generation_bits() -> usize {
-    (fork::generation() & 0xFFFF) as usize
-}
-
-/// Whether a gate holder's token is of an older process generation: a
-/// thread of the parent that held the gate at a `fork()` and does not exist
-/// here, so it will never release it.
-fn stale(holder: usize) -> bool {
-    holder != 0 && holder >> GENERATION_SHIFT != generation_bits()
-}
-
-thread_local! {
-    /// How many donor gates this thread holds (for operations nested in
-    /// an outer operation's warning handler).
-    static GATES_HELD: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// Held by the one thread that is explicitly donating a tensor, from before
-/// it reads the tensor until it has claimed its buffer or refused; released
-/// on drop. The same thread may enter again (the same tensor twice in one
-/// expression, or a warning handler that donates it), which the first entry
-/// covers.
-pub(crate) struct DonorGate<'py>(Bound<'py, PyTensor>);
-
-impl Drop for DonorGate<'_> {
-    fn drop(&mut self) {
-        self.0.get().donor.store(0, Ordering::Release);
-        GATES_HELD.with(|h| h.set(h.get().saturating_sub(1)));
-    }
-}
-
-/// The gates of an operation's explicitly donated tensors, entered all
-/// together. A donor that finds a gate taken by another thread waits,
-/// detached and holding none of its own gates, until it is free, then
-/// tries again: the other donor either took the buffer (this one then
-/// finds the tensor donated and says so) or refused (this one then reads
-/// an intact tensor). Waiting holding nothing means two donors can never
-/// wait for each other. A thread that already holds gates (an operation
-/// in an outer operation's warning handler) does not wait: it reports the
-/// busy tensors, which are then read and copied with a warning.
-pub(crate) struct DonorGates<'py> {
-    _entered: Vec<DonorGate<'py>>,
-    /// Tensors another thread was donating (only for nested operations).
-    pub(crate) busy: Vec<Bound<'py, PyTensor>>,
-}
-
-impl<'py> DonorGates<'py> {
-    pub(crate) fn enter(py: Python<'py>, tensors: &[&Bound<'py, PyTensor>]) -> Self {
-        if tensors.is_empty() {
-            return DonorGates {
-                _entered: Vec::new(),
-                busy: Vec::new(),
-            };
-        }
-        let me = thread_token();
-        let mut order: Vec<&Bound<'py, PyTensor>> = tensors.to_vec();
-        order.sort_by_key(|t| t.as_ptr() as usize);
-        order.dedup_by(|a, b| a.is(*b));
-        let nested = GATES_HELD.with(std::cell::Cell::get) > 0;
-        loop {
-            let mut entered = Vec::new();
-            let mut busy = Vec::new();
-            let mut wait_for = None;
-            for t in &order {
-                let donor = &t.get().donor;
-                match donor.compare_exchange(0, me, Ordering::AcqRel, Ordering::Acquire) {
-                    Ok(_) => {
-                        GATES_HELD.with(|h| h.set(h.get() + 1));
-                        entered.push(DonorGate((*t).clone()));
-                    }
-                    Err(holder) if holder == me => {}
-                    Err(_) if nested => busy.push((*t).clone()),
-                    Err(_) => {
-                        wait_for = Some((*t).clone());
-                        break;
-                    }
-                }
-            }
-            let Some(t) = wait_for else {
-                return DonorGates {
-                    _entered: entered,
-                    busy,
-                };
-            };
-            drop(entered); // hold nothing while waiting
-            let donor = &t.get().donor;
-            py.detach(|| loop {
-                let holder = donor.load(Ordering::Acquire);
-                if holder == 0 {
-                    break;
-                }
-                if stale(holder) {
-                    // Taken over from a thread lost at a fork.
-                    let _ = donor.compare_exchange(holder, 0, Ordering::AcqRel, Ordering::Acquire);
-                    continue;
-                }
-                std::thread::sleep(std::time::Duration::from_micros(50));
-            });
-        }
-    }
+    t.slot.read(&py).py()
 }
 
 /// The warnings for the refusals of explicitly donated operands.
@@ -395,21 +157,24 @@ fn work<'a>(plan: &Plan, shapes: impl Iterator<Item = &'a [usize]>) -> usize {
 pub(crate) fn call<'py>(py: Python<'py>, op: &Op, inputs: Inputs<'py>) -> PyResult<PyTensor> {
     // Released when `gates` drops: once the target is locked (or at an
     // early return).
+    // The explicitly donated tensors (their own references: the operands
+    // are consumed below, the gates live until the target is locked).
+    let donors: SmallVec<[Bound<'py, PyTensor>; 2]> = inputs
+        .iter()
+        .filter_map(|i| match (i.offer, &i.src) {
+            (Offer::Donated, Source::Tensor(t)) => Some(t.clone()),
+            _ => None,
+        })
+        .collect();
     let gates = {
-        let donors: SmallVec<[&Bound<'py, PyTensor>; 3]> = inputs
-            .iter()
-            .filter_map(|i| match (i.offer, &i.src) {
-                (Offer::Donated, Source::Tensor(t)) => Some(t),
-                _ => None,
-            })
-            .collect();
-        DonorGates::enter(py, &donors)
+        let slots: SmallVec<[&Slot; 2]> = donors.iter().map(|t| &t.get().slot).collect();
+        DonorGates::enter(&py, &slots)
     };
 
     // 1., 2.
     let plan = {
         let descs: SmallVec<[OperandDesc<'_>; 3]> =
-            inputs.iter().map(|i| i.describe(py, &gates.busy)).collect();
+            inputs.iter().map(|i| i.describe(py, Some(&gates))).collect();
         plan(op, &descs).py()?
     };
     let work = work(&plan, inputs.iter().map(Input::shape));
@@ -448,7 +213,7 @@ pub(crate) fn call<'py>(py: Python<'py>, op: &Op, inputs: Inputs<'py>) -> PyResu
             super::arena::detach(py, work, || execute(&plan, &mut args)).py()?
         }
         Some((i, obj, offer)) => {
-            let g = slot.insert(lock(py, &obj.get().slot));
+            let g = slot.insert(obj.get().slot.lock(&py));
             drop(gates);
             // A temporary was decided before the other operands were read
             // and before the warnings (Python code that could have
@@ -489,7 +254,7 @@ pub(crate) fn call_in_place<'py>(
     let plan = {
         let mut descs: SmallVec<[OperandDesc<'_>; 3]> = SmallVec::new();
         descs.push(OperandDesc::tensor(me.dtype, &me.shape));
-        descs.extend(others.iter().map(|i| i.describe(py, &[])));
+        descs.extend(others.iter().map(|i| i.describe(py, None)));
         plan_in_place(op, &descs).py()?
     };
     let work = work(&plan, std::iter::once(&me.shape[..]).chain(others.iter().map(Input::shape)));
@@ -520,7 +285,7 @@ pub(crate) fn call_in_place<'py>(
         });
     }
     warn_all(py, warnings(&plan, plan.refusals.iter(), &signatures))?;
-    let g = slot.insert(lock(py, &me.slot));
+    let g = slot.insert(me.slot.lock(&py));
     for i in same {
         g.check_readable().py()?;
         args[i] = Arg::Tensor(g.clone());

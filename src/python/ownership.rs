@@ -23,7 +23,7 @@ use smallvec::smallvec;
 use super::errors::{DonatedError, IntoPyResult};
 use super::temporary::offer_of;
 use super::interop;
-use super::operands::{call, lock, Input, Source};
+use super::operands::{call, Input, Source};
 use super::tensor::PyTensor;
 use crate::plan::{Offer, Op};
 use crate::{BinaryOp, DType, DynTensor, Scalar, UnaryOp};
@@ -184,7 +184,7 @@ donated_methods! {
 
     fn __repr__(&self, py: Python<'_>) -> String {
         let t = self.tensor.bind(py).get();
-        let g = lock(py, &t.slot);
+        let g = t.slot.lock(&py);
         let state = if self.used.load(Ordering::Acquire) {
             "used"
         } else if g.is_donated() {

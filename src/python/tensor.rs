@@ -14,7 +14,6 @@
 #![allow(unsafe_op_in_unsafe_fn)]
 
 use std::ffi::{c_int, CStr};
-use std::sync::atomic::AtomicUsize;
 
 use numpy::PyArrayDescr;
 use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
@@ -26,10 +25,11 @@ use pyo3::types::{PyDict, PyTuple};
 use super::errors::{DonatedError, IntoPyResult};
 use super::buffer_view;
 use super::interop::{self, np_dtype};
-use super::operands::{call, lock, read, Input, TensorLock};
+use super::operands::{call, read, Input};
 use super::ops::{self, BnArgs};
 use super::ownership::{donated_self, input_from, require_input, self_input, PyDonated};
 use crate::plan::{Op, Reduction};
+use crate::slot::Slot;
 use crate::{BinaryOp, DType, DynTensor, UnaryOp};
 
 /// A tensor whose buffer knows who owns it.
@@ -38,12 +38,10 @@ use crate::{BinaryOp, DType, DynTensor, UnaryOp};
 // the interpreter's allocator each time.
 #[pyclass(module = "donate", name = "Tensor", frozen, freelist = 64)]
 pub(crate) struct PyTensor {
-    pub(crate) slot: TensorLock,
+    /// The core tensor behind its lock and donor gate.
+    pub(crate) slot: Slot,
     pub(crate) shape: crate::tensor::Dims,
     pub(crate) dtype: DType,
-    /// The thread that is explicitly donating this tensor right now (0 for
-    /// none), see [`super::operands::DonorGate`].
-    pub(crate) donor: AtomicUsize,
 }
 
 impl PyTensor {
@@ -51,8 +49,7 @@ impl PyTensor {
         PyTensor {
             shape: crate::tensor::Dims::from_slice(t.shape()),
             dtype: t.dtype(),
-            slot: TensorLock::new(t),
-            donor: AtomicUsize::new(0),
+            slot: Slot::new(t),
         }
     }
 
@@ -74,7 +71,7 @@ impl PyTensor {
 
     /// `DonatedError` naming `what` if the data is gone.
     fn check_live(&self, py: Python<'_>, what: &str) -> PyResult<()> {
-        let g = lock(py, &self.slot);
+        let g = self.slot.lock(&py);
         if g.is_donated() {
             let by = g
                 .consumed_by()
@@ -253,14 +250,14 @@ tensor_methods! {
     /// True once the buffer was donated (moved into another tensor).
     #[getter]
     fn is_donated(&self, py: Python<'_>) -> bool {
-        lock(py, &self.slot).is_donated()
+        self.slot.lock(&py).is_donated()
     }
 
     /// True if this tensor is the only holder of its buffer (no other
     /// tensor, no exported view): an explicit donation would be honoured.
     #[getter]
     fn is_exclusive(&self, py: Python<'_>) -> bool {
-        lock(py, &self.slot).is_exclusive()
+        self.slot.lock(&py).is_exclusive()
     }
 
     /// `{"handles", "exports", "donated", "writer", "consumed_by"}`: tensors
@@ -272,7 +269,7 @@ tensor_methods! {
         // Never call into Python (which may run arbitrary code) with the
         // slot locked.
         let (s, consumed_by) = {
-            let g = lock(py, &self.slot);
+            let g = self.slot.lock(&py);
             (g.ownership(), g.consumed_by())
         };
         let d = PyDict::new(py);
@@ -287,7 +284,7 @@ tensor_methods! {
     /// The address of the first element (to check buffer reuse).
     fn data_ptr(&self, py: Python<'_>) -> PyResult<usize> {
         self.check_live(py, "data_ptr")?;
-        Ok(lock(py, &self.slot).buffer_ptr().map_or(0, |p| p as usize))
+        Ok(self.slot.lock(&py).buffer_ptr().map_or(0, |p| p as usize))
     }
 
     fn __len__(&self) -> PyResult<usize> {
@@ -301,7 +298,7 @@ tensor_methods! {
         let py = slf.py();
         let me = slf.get();
         let dtype = me.dtype;
-        let g = lock(py, &me.slot);
+        let g = me.slot.lock(&py);
         if g.is_donated() {
             let by = g.consumed_by().unwrap_or("an operation");
             return Ok(format!(
@@ -566,7 +563,7 @@ tensor_methods! {
         }
         let me = slf.get();
         me.check_live(slf.py(), "buffer export")?;
-        let guard = lock(slf.py(), &me.slot).export().py()?;
+        let guard = me.slot.lock(&slf.py()).export().py()?;
         // SAFETY: CPython passes a valid, writable view to bf_getbuffer, and
         // writable requests were refused above.
         unsafe {
