@@ -17,6 +17,8 @@
 //! is confined to the submodules marked `allow(unsafe_code)` below and to
 //! the per-ISA calls of `isa`'s `dispatch!`.
 
+#[allow(unsafe_code)] // `gemm`'s raw-pointer interface
+pub(crate) mod attention;
 #[allow(unsafe_code)] // writes im2col and over-input results through raw slices
 pub(crate) mod conv;
 mod elementwise;
@@ -42,6 +44,10 @@ use crate::shape::{broadcast_strides, c_strides};
 use elementwise::Side;
 use isa::dispatch;
 
+pub use attention::{
+    attention_into, attention_over_q, AttentionElement, AttentionSpec, FullyMasked, Mask,
+    ATTENTION_KEY_TILE, ATTENTION_QUERY_BLOCK,
+};
 pub use conv::{conv2d_geometry, ConvElement, ConvGeometry};
 pub use elementwise::{BinaryOp, UnaryOp};
 pub use fresh::OverInputScratch;
