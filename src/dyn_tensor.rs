@@ -129,7 +129,10 @@ pub trait DynElement: KernelElement + MatmulElement {
 }
 
 /// [`DynElement`] for floats, with the float-only kernels.
-pub trait DynFloat: DynElement + RowElement + ConvElement + crate::Float {}
+pub trait DynFloat:
+    DynElement + RowElement + ConvElement + crate::kernels::AttentionElement + crate::Float
+{
+}
 impl DynFloat for f32 {}
 impl DynFloat for f64 {}
 

@@ -6,7 +6,7 @@ use crate::plan::{permute_axes, Op, Plan, Reduction};
 use crate::dyn_tensor::{each, for_dtype, for_float, DynElement, DynTensor, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::conv::{self, BatchNorm};
-use crate::ops::{binary, count_fallbacks, nn, outcome_of, reused, unary, Operand, Outcome, Refusal};
+use crate::ops::{attention, binary, count_fallbacks, nn, outcome_of, reused, unary, Operand, Outcome, Refusal};
 use crate::tensor::Tensor;
 
 /// One operand of [`execute`], in the plan's operand order.
@@ -195,6 +195,14 @@ pub fn execute(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)
             simple(t.cast(*dtype))
         }
         Op::Reshape { .. } => reshape(plan, args),
+        Op::Attention { mask, .. } => for_float!(plan.dtype, T => {
+            let mut it = typed::<T>(plan, args)?.into_iter();
+            let q = it.next().ok_or_else(|| internal(plan, "a query"))?;
+            let (k, v) = param(it.next()).zip(param(it.next()))
+                .ok_or_else(|| internal(plan, "a key and a value"))?;
+            let m = if *mask { Some(param(it.next()).ok_or_else(|| internal(plan, "a mask"))?) } else { None };
+            attention::run_attention::<T>(plan, q, k, v, m).map(wrap::<T>)
+        }, Err(internal(plan, "a float-only op"))),
     }
 }
 

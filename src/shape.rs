@@ -203,6 +203,101 @@ pub fn permutation(shape: &[usize], axes: Option<&[isize]>) -> Result<Vec<usize>
     Ok(norm)
 }
 
+/// The sizes of a scaled dot-product attention (see [`attention_shapes`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttentionShapes {
+    /// Batch entries: the product of the leading dimensions.
+    pub batch: usize,
+    /// Query rows, keys, query/key width, value width.
+    pub l: usize,
+    pub s: usize,
+    pub e: usize,
+    pub ev: usize,
+    /// The result's shape: `[..., L, Ev]`.
+    pub out: Vec<usize>,
+    /// How the mask is laid out: `Some(1)` one `[L, S]` for every batch
+    /// entry, `Some(batch)` one per entry, `None` another shape that must
+    /// be broadcast to `[..., L, S]` first (or no mask).
+    pub mask_batch: Option<usize>,
+}
+
+/// Shapes of `scaled_dot_product_attention(q, k, v, mask)`: `q` is
+/// `[..., L, E]`, `k` `[..., S, E]`, `v` `[..., S, Ev]`, all with the same
+/// leading dimensions; the result is `[..., L, Ev]`. A mask broadcasts to
+/// `[..., L, S]` (NumPy's rules, without growing that shape).
+pub fn attention_shapes(
+    q: &[usize],
+    k: &[usize],
+    v: &[usize],
+    mask: Option<&[usize]>,
+) -> Result<AttentionShapes> {
+    const OP: &str = "scaled_dot_product_attention";
+    let n = q.len();
+    if n < 2 || k.len() != n || v.len() != n {
+        return Err(Error::InvalidShape {
+            op: OP,
+            shape: q.to_vec(),
+            reason: format!(
+                "q, k and v need the same number (at least 2) of dimensions, got {q:?}, {k:?} and {v:?}"
+            ),
+        });
+    }
+    let lead = &q[..n - 2];
+    let (l, e) = (q[n - 2], q[n - 1]);
+    let (s, ek) = (k[n - 2], k[n - 1]);
+    let (sv, ev) = (v[n - 2], v[n - 1]);
+    let mismatch = |what: &str| Error::InvalidShape {
+        op: OP,
+        shape: q.to_vec(),
+        reason: format!("{what}: q {q:?}, k {k:?}, v {v:?}"),
+    };
+    if &k[..n - 2] != lead || &v[..n - 2] != lead {
+        return Err(mismatch("q, k and v must have the same leading dimensions"));
+    }
+    if ek != e {
+        return Err(mismatch("q and k must have the same last dimension"));
+    }
+    if sv != s {
+        return Err(mismatch("k and v must have as many rows"));
+    }
+    let batch: usize = lead.iter().product();
+    let mut full = lead.to_vec();
+    full.extend([l, s]);
+    checked_numel(&full, 1)?;
+    let mask_batch = match mask {
+        None => None,
+        Some(m) => {
+            if m.len() > full.len() || broadcast_shapes(OP, m, &full)?[..] != full[..] {
+                return Err(Error::InvalidShape {
+                    op: OP,
+                    shape: m.to_vec(),
+                    reason: format!("the mask does not broadcast to the scores' shape {full:?}"),
+                });
+            }
+            let pad = full.len() - m.len();
+            let leading_ones = m.iter().take(m.len().saturating_sub(2)).all(|&d| d == 1);
+            if m.len() >= 2 && m[m.len() - 2..] == [l, s] && leading_ones {
+                Some(1)
+            } else if pad == 0 && m == full.as_slice() {
+                Some(batch)
+            } else {
+                None
+            }
+        }
+    };
+    let mut out = lead.to_vec();
+    out.extend([l, ev]);
+    Ok(AttentionShapes {
+        batch,
+        l,
+        s,
+        e,
+        ev,
+        out,
+        mask_batch,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,5 +325,29 @@ mod tests {
         assert!(normalize_axis(3, 3).is_err());
         assert!(normalize_axis(-4, 3).is_err());
         assert!(normalize_axis(0, 0).is_err());
+    }
+
+    #[test]
+    fn attention_shapes_and_mask_layouts() {
+        let g = attention_shapes(&[2, 3, 4, 8], &[2, 3, 5, 8], &[2, 3, 5, 6], None).unwrap();
+        assert_eq!((g.batch, g.l, g.s, g.e, g.ev), (6, 4, 5, 8, 6));
+        assert_eq!(g.out, [2, 3, 4, 6]);
+        let m = |mask: &[usize]| {
+            attention_shapes(&[2, 3, 4, 8], &[2, 3, 5, 8], &[2, 3, 5, 8], Some(mask)).map(|g| g.mask_batch)
+        };
+        assert_eq!(m(&[4, 5]).unwrap(), Some(1));
+        assert_eq!(m(&[1, 1, 4, 5]).unwrap(), Some(1));
+        assert_eq!(m(&[2, 3, 4, 5]).unwrap(), Some(6));
+        assert_eq!(m(&[2, 1, 4, 5]).unwrap(), None); // broadcast first
+        assert_eq!(m(&[5]).unwrap(), None);
+        assert_eq!(m(&[]).unwrap(), None);
+        assert!(m(&[4, 6]).is_err());
+        assert!(m(&[1, 2, 3, 4, 5]).is_err());
+        // Mismatched operands.
+        assert!(attention_shapes(&[4, 8], &[5, 7], &[5, 8], None).is_err());
+        assert!(attention_shapes(&[4, 8], &[5, 8], &[6, 8], None).is_err());
+        assert!(attention_shapes(&[2, 4, 8], &[3, 5, 8], &[3, 5, 8], None).is_err());
+        assert!(attention_shapes(&[8], &[8], &[8], None).is_err());
+        assert!(attention_shapes(&[4, 8], &[1, 5, 8], &[1, 5, 8], None).is_err());
     }
 }

@@ -44,6 +44,12 @@ CASES: list[tuple[str, Callable[[], list[Any]], Callable[[list[Any]], Any]]] = [
     ("batch_norm_", lambda: [x4(), m(3), m(3), m(3), m(3)], lambda o: o[0].batch_norm_(o[1], o[2], o[3], o[4])),
     ("conv2d", lambda: [x4(), m(3, 3, 3, 3), m(3)], lambda o: donate.conv2d(o[0], o[1], o[2], 1, 1)),
     ("conv2d other shape", lambda: [x4(), m(5, 3, 3, 3), m(5)], lambda o: donate.conv2d(o[0], o[1], o[2])),
+    ("attention", lambda: [m(2, 5, 4), m(2, 6, 4), m(2, 6, 4)], lambda o: donate.scaled_dot_product_attention(*o)),
+    (
+        "attention other width, mask",
+        lambda: [m(2, 5, 4), m(2, 6, 4), m(2, 6, 3), m(5, 6)],
+        lambda o: donate.scaled_dot_product_attention(o[0], o[1], o[2], o[3]),
+    ),
     ("iadd", lambda: [m(4), m(4)], lambda o: o[0].__iadd__(o[1])),
     ("isub", lambda: [m(4), m(4)], lambda o: o[0].__isub__(o[1])),
     ("imul", lambda: [m(4), m(4)], lambda o: o[0].__imul__(o[1])),

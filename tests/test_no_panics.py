@@ -86,6 +86,21 @@ def test_functions_of_two_operands(name: str) -> None:
         call(fn, a, b)
 
 
+def test_attention_shapes_and_arguments() -> None:
+    fn = donate.scaled_dot_product_attention
+    for q, k, v in itertools.product(operands(), operands(), operands()):
+        call(fn, q, k, v)
+    shapes = [(0, 3), (3, 0), (1, 1), (2, 3, 4), (2, 0, 4), (0, 2, 3), (2, 5, 4)]
+    for qs, ks in itertools.product(shapes, shapes):
+        q, k = donate.ones(qs), donate.ones(ks)
+        call(fn, q, k, k)
+        call(fn, q, k, k, is_causal=True)
+        call(fn, q, k, k, donate.zeros(qs[-2:-1] + ks[-2:-1]))
+        call(fn, q, k, k, None, 0.0, False, float("nan"))
+        call(fn, q, k, k, None, 0.5)
+        call(fn, q, k, k, donate.ones(ks), 0.0, True)
+
+
 def test_conv2d_geometry() -> None:
     shapes = [(1, 1, 1, 1), (1, 1, 5, 5), (2, 3, 4, 4), (1, 2, 0, 3), (0, 1, 3, 3)]
     kernels = [(1, 1, 1, 1), (1, 1, 5, 5), (2, 3, 3, 3), (1, 2, 7, 1), (3, 1, 2, 2)]

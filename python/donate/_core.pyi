@@ -42,6 +42,7 @@ __all__ = [
     "ones",
     "relu",
     "reset_peak_memory",
+    "scaled_dot_product_attention",
     "set_implicit_donation",
     "sigmoid",
     "softmax",
@@ -225,6 +226,15 @@ def batch_norm(
     x: _Operand, mean: _Operand, var: _Operand, gamma: _Operand | None = None, beta: _Operand | None = None, eps: float = 1e-05
 ) -> Tensor: ...
 def matmul(a: _Operand, b: _Operand) -> Tensor: ...
+def scaled_dot_product_attention(
+    query: _Operand,
+    key: _Operand,
+    value: _Operand,
+    attn_mask: _Operand | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+) -> Tensor: ...
 def memory_stats() -> dict[str, int]: ...
 def reset_peak_memory() -> None: ...
 def arena(max_bytes: int | None = None) -> Arena: ...

@@ -46,6 +46,21 @@ pub(crate) fn permuted<T: Element>(src: &[T], shape: &[usize], axes: &[usize]) -
     Ok(unsafe { out.assume_init() })
 }
 
+/// Scaled dot-product attention into a fresh `[batch, L, Ev]` buffer.
+pub(crate) fn attention<T: super::AttentionElement>(
+    q: &[T],
+    k: &[T],
+    v: &[T],
+    spec: &super::AttentionSpec<'_, T>,
+) -> Result<OwnedBuffer> {
+    let n = spec.batch.saturating_mul(spec.l).saturating_mul(spec.ev);
+    let mut out = UninitBuffer::<T>::new(n)?;
+    super::attention_into(q, k, v, spec, out.as_uninit_mut())?;
+    // SAFETY: `attention_into` returned Ok, so it wrote every one of the
+    // batch·L·Ev elements.
+    Ok(unsafe { out.assume_init() })
+}
+
 /// `op(src)`.
 pub(crate) fn unary<T: KernelElement>(op: UnaryOp, src: &[T]) -> Result<OwnedBuffer> {
     let mut out = UninitBuffer::<T>::new(src.len())?;

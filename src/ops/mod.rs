@@ -22,6 +22,7 @@
 //! Claims are single atomic transitions of the buffer's ownership state
 //! (`take_for_donation`), so two threads can never both claim one buffer.
 
+pub mod attention;
 pub mod binary;
 pub mod conv;
 mod layout;

@@ -224,6 +224,15 @@ pub enum Op {
     Permute { axes: Option<Vec<isize>> },
     /// `[x]` converted to `dtype` (always a new buffer).
     Cast { dtype: DType },
+    /// `[q, k, v, mask?]`: `softmax(q·kᵀ·scale + mask)·v` over the last two
+    /// axes (`q` `[..., L, E]`, `k` `[..., S, E]`, `v` `[..., S, Ev]`),
+    /// fused: the `L×S` scores are never held. `scale` `None`: `1/sqrt(E)`.
+    /// The result may be written over `q` (when `Ev == E`).
+    Attention {
+        causal: bool,
+        scale: Option<f64>,
+        mask: bool,
+    },
 }
 
 impl Op {
@@ -245,6 +254,7 @@ impl Op {
             Op::Reshape { .. } => "reshape",
             Op::Permute { .. } => "transpose",
             Op::Cast { .. } => "astype",
+            Op::Attention { .. } => "scaled_dot_product_attention",
         }
     }
 
@@ -255,6 +265,7 @@ impl Op {
             Op::LayerNorm { gamma, beta, .. } => 1 + usize::from(*gamma) + usize::from(*beta),
             Op::Conv2d { bias, .. } => 2 + usize::from(*bias),
             Op::BatchNorm { gamma, beta, .. } => 3 + usize::from(*gamma) + usize::from(*beta),
+            Op::Attention { mask, .. } => 3 + usize::from(*mask),
             _ => 1,
         }
     }
@@ -263,6 +274,7 @@ impl Op {
     pub fn label(&self, i: usize) -> &'static str {
         let params: &[&'static str] = match self {
             Op::Binary(_) | Op::Matmul => return ["the left operand", "the right operand"][i.min(1)],
+            Op::Attention { .. } => return ["the query", "the key", "the value", "the mask"][i.min(3)],
             Op::LayerNorm { gamma, beta, .. } => match (gamma, beta) {
                 (true, true) => &["gamma", "beta"],
                 (true, false) => &["gamma"],

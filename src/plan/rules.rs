@@ -31,6 +31,9 @@ struct Signature {
     receives: Receives,
     /// Bytes of scratch needed when the input receives the result.
     scratch_over_input: usize,
+    /// Bytes of scratch needed in any case (an attention mask broadcast
+    /// to the scores' shape).
+    scratch: usize,
 }
 
 fn invalid_arg(op: &Op, reason: String) -> Error {
@@ -213,6 +216,7 @@ fn binary_signature(op: &Op, b: BinaryOp, o: &[OperandDesc<'_>], in_place: bool)
         shape,
         receives: Receives::Any,
         scratch_over_input: 0,
+        scratch: 0,
     })
 }
 
@@ -244,6 +248,7 @@ fn reduce_signature(
         shape: crate::shape::reduce_shape(x.shape, ax, keepdims).into(),
         receives: Receives::Never,
         scratch_over_input: 0,
+        scratch: 0,
     })
 }
 
@@ -262,6 +267,7 @@ fn conv2d_signature(op: &Op, o: &[OperandDesc<'_>], stride: usize, padding: usiz
         // One image's column matrix and one image's result.
         scratch_over_input: (g.scratch_len() + g.in_channels * g.height * g.width)
             .saturating_mul(dtype.size()),
+        scratch: 0,
     })
 }
 
@@ -282,6 +288,40 @@ fn reshape_signature(op: &Op, shape: &[i64], x: &OperandDesc<'_>) -> Result<Sign
         shape: target.into(),
         receives: Receives::Input,
         scratch_over_input: 0,
+        scratch: 0,
+    })
+}
+
+fn attention_signature(
+    op: &Op,
+    o: &[OperandDesc<'_>],
+    causal: bool,
+    scale: Option<f64>,
+    mask: bool,
+) -> Result<Signature> {
+    if causal && mask {
+        // PyTorch's rule: an explicit mask and `is_causal` are exclusive.
+        return Err(invalid_arg(op, "an explicit mask cannot be combined with is_causal".into()));
+    }
+    for (i, d) in o.iter().enumerate() {
+        tensor_dtype(op, d, op.label(i))?;
+    }
+    let dtype = float_only(op, common_dtype(op, o)?)?;
+    if let Some(s) = scale.filter(|s| !s.is_finite()) {
+        return Err(invalid_arg(op, format!("scale must be finite, got {s}")));
+    }
+    let g = crate::shape::attention_shapes(o[0].shape, o[1].shape, o[2].shape, mask.then(|| o[3].shape))?;
+    let broadcast_mask = mask && g.mask_batch.is_none();
+    Ok(Signature {
+        dtype,
+        shape: g.out.into(),
+        receives: Receives::Input,
+        scratch_over_input: 0,
+        scratch: if broadcast_mask {
+            (g.batch * g.l * g.s).saturating_mul(dtype.size())
+        } else {
+            0
+        },
     })
 }
 
@@ -292,6 +332,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
         shape: Dims::from_slice(x.shape),
         receives,
         scratch_over_input: 0,
+        scratch: 0,
     };
     Ok(match op {
         Op::Unary(u) => {
@@ -317,6 +358,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
                 shape: shape.into(),
                 receives: Receives::Never,
                 scratch_over_input: 0,
+                scratch: 0,
             }
         }
         Op::Reduce {
@@ -371,12 +413,18 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
                 shape: perm.iter().map(|&a| x.shape[a]).collect(),
                 receives: Receives::Never,
                 scratch_over_input: 0,
+                scratch: 0,
             }
         }
         Op::Cast { dtype } => {
             tensor_dtype(op, x, "the input")?;
             same(*dtype, Receives::Never)
         }
+        Op::Attention {
+            causal,
+            scale,
+            mask,
+        } => attention_signature(op, o, *causal, *scale, *mask)?,
     })
 }
 
@@ -446,6 +494,12 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
     if matches!(op, Op::Reshape { .. }) {
         // A reshape shares its input's buffer: it allocates nothing.
         return Ok(p);
+    }
+    if sig.scratch > 0 {
+        p.allocations.push(Allocation {
+            purpose: Purpose::Scratch,
+            bytes: sig.scratch,
+        });
     }
     match p.target {
         Some(_) if sig.scratch_over_input > 0 => p.allocations.push(Allocation {

@@ -288,6 +288,47 @@ pub(crate) fn batch_norm<'py>(
     ops::batch_norm(x.py(), input, [Some(mean), Some(var), gamma, beta], eps)
 }
 
+/// Scaled dot-product attention, as PyTorch's
+/// `torch.nn.functional.scaled_dot_product_attention`: `query`
+/// `[..., L, E]`, `key` `[..., S, E]`, `value` `[..., S, Ev]` →
+/// `[..., L, Ev]`, computed fused (the `L×S` scores are never held). A
+/// float `attn_mask` broadcasting to `[..., L, S]` is added to the scores;
+/// `is_causal` lets query `i` see keys `j <= i`; `scale` defaults to
+/// `1/sqrt(E)`. Written over a temporary or donated `query` when the
+/// result has its shape (`Ev == E`). Inference only: `dropout_p` must be 0.
+#[pyfunction]
+#[pyo3(signature = (query, key, value, attn_mask = None, dropout_p = 0.0, is_causal = false, scale = None))]
+pub(crate) fn scaled_dot_product_attention<'py>(
+    query: &Bound<'py, PyAny>,
+    key: &Bound<'py, PyAny>,
+    value: &Bound<'py, PyAny>,
+    attn_mask: Option<&Bound<'py, PyAny>>,
+    dropout_p: f64,
+    is_causal: bool,
+    scale: Option<f64>,
+) -> PyResult<PyTensor> {
+    const NAME: &str = "scaled_dot_product_attention";
+    let mut inputs = smallvec![
+        require_tensor(query, NAME)?,
+        require_tensor(key, NAME)?,
+        require_tensor(value, NAME)?
+    ];
+    if let Some(m) = attn_mask {
+        inputs.push(require_tensor(m, NAME)?);
+    }
+    if dropout_p != 0.0 {
+        return Err(PyValueError::new_err(format!(
+            "{NAME}: dropout is not supported (inference only), got dropout_p={dropout_p}"
+        )));
+    }
+    let op = Op::Attention {
+        causal: is_causal,
+        scale,
+        mask: attn_mask.is_some(),
+    };
+    call(query.py(), &op, inputs)
+}
+
 #[pyfunction]
 pub(crate) fn matmul(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     let py = a.py();
