@@ -53,8 +53,12 @@ pub(super) fn exp<const FMA: bool>(x: f32) -> f32 {
     p = madd::<FMA>(p, r, 1.666_666_5e-1);
     p = madd::<FMA>(p, r, 0.5);
     let y = madd::<FMA>(p, r * r, r) + 1.0;
-    // 2^n split in two factors so neither exponent field overflows.
-    let ni = n as i32;
+    // 2^n split in two factors so neither exponent field overflows. `n`
+    // is a whole number with |n| <= 128 (or NaN, fixed up below), so
+    // adding 1.5 * 2^23 puts it in the mantissa's low bits: read it from
+    // there. (A saturating `n as i32` has no vector instruction and would
+    // leave this loop scalar.)
+    let ni = ((n + 12_582_912.0).to_bits() as i32).wrapping_sub(0x4B40_0000);
     let h = ni >> 1;
     let s1 = f32::from_bits(((h + 127) as u32) << 23);
     let s2 = f32::from_bits(((ni - h + 127) as u32) << 23);
@@ -72,7 +76,7 @@ pub(super) fn ln<const FMA: bool>(x: f32) -> f32 {
     let xs = select(tiny, x * 8_388_608.0, x); // 2^23
     let bits = xs.to_bits();
     let mut e = ((bits >> 23) & 0xff) as i32 - 126;
-    e -= select(tiny, 23.0, 0.0) as i32;
+    e -= i32::from(tiny) * 23;
     let m = f32::from_bits((bits & 0x007f_ffff) | 0x3f00_0000); // [0.5, 1)
     let small = m < std::f32::consts::FRAC_1_SQRT_2;
     let e = (e - i32::from(small)) as f32;
