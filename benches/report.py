@@ -201,6 +201,22 @@ def table(res: Results) -> list[str]:
             f"| {fmt_ms(get(w, 'donate', 'time_ms'))} | {fmt_ms(get(w, 'numpy', 'time_ms'))} "
             f"| {fmt_ms(get(w, 'jax', 'time_ms'))} |"
         )
+    fused = [w for w in res if get(w, "donate-unfused", "time_ms") is not None]
+    if fused:
+        lines += [
+            "",
+            "Attention fused (`donate.scaled_dot_product_attention`, the donation column above) against the "
+            "unfused composition (`softmax(q @ k * scale) @ v`, donation on):",
+            "",
+            "| workload | fused time | unfused time | fused RSS peak | unfused RSS peak | fused tensor peak | unfused tensor peak |",
+            "|---|--:|--:|--:|--:|--:|--:|",
+        ]
+        for w in fused:
+            lines.append(
+                f"| {LABELS[w]} | {fmt_ms(get(w, 'donate', 'time_ms'))} | {fmt_ms(get(w, 'donate-unfused', 'time_ms'))} "
+                f"| {fmt_mb(get(w, 'donate', 'rss_peak'))} | {fmt_mb(get(w, 'donate-unfused', 'rss_peak'))} "
+                f"| {fmt_mb(get(w, 'donate', 'tensor_peak'))} | {fmt_mb(get(w, 'donate-unfused', 'tensor_peak'))} |"
+            )
     lines += [
         "",
         "Peak live tensor bytes of donate (exact, from `memory_stats()`; the input counts, the weights do not):",

@@ -82,7 +82,9 @@ SMALL = Sizes(
 )
 
 WORKLOADS = ["relu_4mb", "relu_64mb", "resnet_block", "transformer_layer", "forward_pass"]
-IMPLS = ["donate-off", "donate", "numpy", "numpy-alloc", "jax"]
+# "donate-unfused": donation on, attention as the unfused composition
+# (scores materialised), to show what the fused op saves.
+IMPLS = ["donate-off", "donate", "donate-unfused", "numpy", "numpy-alloc", "jax"]
 
 Params = dict[str, Any]
 
@@ -188,26 +190,38 @@ def resnet_block_donate(x: donate.Tensor, p: Params, donating: bool) -> donate.T
     return (mv(y) + x).relu()
 
 
-def encoder_layer_donate(x: donate.Tensor, p: Params, heads: int) -> donate.Tensor:
+def encoder_layer_donate(
+    x: donate.Tensor, p: Params, heads: int, donating: bool = True, fused: bool = True
+) -> donate.Tensor:
     b, s, d = x.shape
     dh = d // heads
     h = x.layer_norm(p["ln1_g"], p["ln1_b"], LN_EPS)
     q = (h @ p["wq"] + p["bq"]).reshape(b, s, heads, dh).transpose(0, 2, 1, 3)
-    k = (h @ p["wk"] + p["bk"]).reshape(b, s, heads, dh).transpose(0, 2, 3, 1)
     v = (h @ p["wv"] + p["bv"]).reshape(b, s, heads, dh).transpose(0, 2, 1, 3)
-    del h
-    a = ((q @ k) * (1.0 / math.sqrt(dh))).softmax()
-    del q, k
-    ctx = (a @ v).transpose(0, 2, 1, 3).reshape(b, s, d)
-    del a, v
+    if fused:
+        # Fused attention: the B*H*S*S scores are never held, and with
+        # donation the result is written over q.
+        k = (h @ p["wk"] + p["bk"]).reshape(b, s, heads, dh).transpose(0, 2, 1, 3)
+        del h
+        ctx = donate.scaled_dot_product_attention(q.donate() if donating else q, k, v)
+        del k, v
+    else:
+        # The unfused composition (the scores materialised).
+        k = (h @ p["wk"] + p["bk"]).reshape(b, s, heads, dh).transpose(0, 2, 3, 1)
+        del h
+        a = ((q @ k) * (1.0 / math.sqrt(dh))).softmax()
+        del q, k
+        ctx = a @ v
+        del a, v
+    ctx = ctx.transpose(0, 2, 1, 3).reshape(b, s, d)
     x = x + (ctx @ p["wo"] + p["bo"])
     del ctx
     return x + ((x.layer_norm(p["ln2_g"], p["ln2_b"], LN_EPS) @ p["w1"] + p["b1"]).gelu() @ p["w2"] + p["b2"])
 
 
-def encoder_stack_donate(x: donate.Tensor, p: Params, donating: bool) -> donate.Tensor:
+def encoder_stack_donate(x: donate.Tensor, p: Params, donating: bool, fused: bool = True) -> donate.Tensor:
     for layer in p["layers"]:
-        x = encoder_layer_donate(x, layer, p["heads"])
+        x = encoder_layer_donate(x, layer, p["heads"], donating, fused)
     return x
 
 
@@ -379,13 +393,15 @@ def jax_functions(heads: int) -> dict[str, Callable[..., Any]]:
 # ------------------------------------------------------------- the table ---
 
 
-def donate_impl(workload: str, donating: bool) -> Callable[[donate.Tensor, Params], donate.Tensor]:
+def donate_impl(workload: str, donating: bool, fused: bool = True) -> Callable[[donate.Tensor, Params], donate.Tensor]:
     fn = {"relu": relu_chain_donate, "resnet_block": resnet_block_donate, "encoder": encoder_stack_donate}[
         kind(workload)
     ]
 
     def run(x: donate.Tensor, p: Params) -> donate.Tensor:
         with donate.implicit_donation(donating):
+            if not fused:
+                return encoder_stack_donate(x, p, donating, fused=False)
             return fn(x, p, donating)
 
     return run
@@ -406,7 +422,11 @@ def kind(workload: str) -> str:
 
 
 def applies(workload: str, impl: str) -> bool:
-    return impl != "numpy-alloc" or kind(workload) == "relu"
+    if impl == "numpy-alloc":
+        return kind(workload) == "relu"
+    if impl == "donate-unfused":
+        return kind(workload) == "encoder"
+    return True
 
 
 @dataclass
@@ -425,7 +445,7 @@ def prepare(workload: str, impl: str, sizes: Sizes) -> Prepared:
     x_np = make_input(workload, sizes)
     params_np = make_params(workload, sizes)
     if impl.startswith("donate"):
-        fn = donate_impl(workload, impl == "donate")
+        fn = donate_impl(workload, impl != "donate-off", fused=impl != "donate-unfused")
         params = convert(params_np, donate.tensor)
         return Prepared(x_np, lambda: donate.tensor(x_np), lambda x: fn(x, params), lambda y: y.numpy())
     if impl.startswith("numpy"):
