@@ -140,6 +140,13 @@ pub fn execute(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)
             let (x, y) = typed_two::<T>(plan, args)?;
             binary::run::<T>(plan, *b, x, y).map(wrap::<T>)
         }),
+        Op::Addmm => for_dtype!(plan.dtype, T => {
+            let mut it = typed::<T>(plan, args)?.into_iter();
+            let x = it.next().ok_or_else(|| internal(plan, "an input"))?;
+            let (a, b) = param(it.next()).zip(param(it.next()))
+                .ok_or_else(|| internal(plan, "two factors"))?;
+            nn::run_addmm::<T>(plan, x, a, b).map(wrap::<T>)
+        }),
         Op::Matmul => for_dtype!(plan.dtype, T => {
             let (x, y) = typed_two::<T>(plan, args)?;
             nn::run_matmul::<T>(plan, &x, &y).map(wrap::<T>)

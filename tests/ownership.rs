@@ -401,3 +401,29 @@ fn permute_matches_index_arithmetic_and_leaves_input() {
     assert!(t.permute(&[0, 2]).is_err());
     assert_eq!(t.permute(&[-1, 0]).unwrap().shape(), &[3, 2]);
 }
+
+#[test]
+fn addmm_accumulates_into_an_offered_input_and_only_then() {
+    use donate::ops::nn::addmm;
+    let a = Tensor::<f32>::from_slice(&[1.0, 2.0, 3.0, 4.0], &[2, 2]).unwrap();
+    let b = Tensor::<f32>::from_slice(&[1.0, 0.0, 0.0, 1.0], &[2, 2]).unwrap();
+    // Offered and of the result's shape: the product goes into its buffer.
+    let mut x = Tensor::<f32>::full(&[2, 2], 10.0).unwrap();
+    let p = x.buffer_ptr();
+    let (y, outcome) = addmm(Operand::Owned(&mut x, Offer::Temporary), &a, &b).unwrap();
+    assert_eq!(y.buffer_ptr(), p);
+    assert_eq!(outcome.reused, Some(0));
+    assert_eq!(y.as_slice().unwrap(), &[11.0, 12.0, 13.0, 14.0]);
+    // Borrowed: a new buffer, the input unchanged.
+    let x = Tensor::<f32>::full(&[2, 2], 10.0).unwrap();
+    let (z, _) = addmm(Operand::Ref(&x), &a, &b).unwrap();
+    assert_ne!(z.buffer_ptr(), x.buffer_ptr());
+    assert_eq!(x.as_slice().unwrap(), &[10.0; 4]);
+    assert_eq!(z.as_slice().unwrap(), &[11.0, 12.0, 13.0, 14.0]);
+    // A broadcast input cannot receive the result: refused, a new buffer.
+    let mut bias = Tensor::<f32>::full(&[2], 1.0).unwrap();
+    let (w, outcome) = addmm(Operand::Owned(&mut bias, Offer::Donated), &a, &b).unwrap();
+    assert!(matches!(outcome.refused[..], [(0, Refusal::Shape { .. })]));
+    assert_eq!(bias.as_slice().unwrap(), &[1.0, 1.0]);
+    assert_eq!(w.as_slice().unwrap(), &[2.0, 3.0, 4.0, 5.0]);
+}

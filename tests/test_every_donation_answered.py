@@ -50,6 +50,8 @@ CASES: list[tuple[str, Callable[[], list[Any]], Callable[[list[Any]], Any]]] = [
         lambda: [m(2, 5, 4), m(2, 6, 4), m(2, 6, 3), m(5, 6)],
         lambda o: donate.scaled_dot_product_attention(o[0], o[1], o[2], o[3]),
     ),
+    ("addmm", lambda: [m(3, 3), m(3, 3), m(3, 3)], lambda o: donate.addmm(o[0], o[1], o[2])),
+    ("addmm broadcast", lambda: [m(3), m(2, 3), m(3, 3)], lambda o: donate.addmm(o[0], o[1], o[2])),
     ("iadd", lambda: [m(4), m(4)], lambda o: o[0].__iadd__(o[1])),
     ("isub", lambda: [m(4), m(4)], lambda o: o[0].__isub__(o[1])),
     ("imul", lambda: [m(4), m(4)], lambda o: o[0].__imul__(o[1])),

@@ -41,6 +41,8 @@ CASES: list[tuple[str, Callable[[], list[donate.Tensor]], Callable[[list[Any]], 
     ("conv2d same", lambda: [t(2, 3, 8, 8), t(3, 3, 3, 3), t(3)], lambda o: donate.conv2d(o[0], o[1], o[2], 1, 1)),
     ("conv2d other", lambda: [t(2, 3, 8, 8), t(4, 3, 3, 3)], lambda o: donate.conv2d(o[0], o[1], None, 2, 0)),
     ("attention", lambda: [t(2, 5, 4), t(2, 6, 4), t(2, 6, 4)], lambda o: donate.scaled_dot_product_attention(*o)),
+    ("addmm", lambda: [t(8, 8), t(8, 8), t(8, 8)], lambda o: donate.addmm(o[0], o[1], o[2])),
+    ("addmm broadcast cast", lambda: [t(8, dtype="float64"), t(8, 8), t(8, 8)], lambda o: donate.addmm(o[0], o[1], o[2])),
     (
         "attention broadcast mask",
         lambda: [t(2, 5, 4), t(2, 6, 4), t(2, 6, 4), t(1, 6)],

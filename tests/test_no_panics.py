@@ -101,6 +101,11 @@ def test_attention_shapes_and_arguments() -> None:
         call(fn, q, k, k, donate.ones(ks), 0.0, True)
 
 
+def test_addmm_operands() -> None:
+    for x, a, b in itertools.product(operands(), operands(), operands()):
+        call(donate.addmm, x, a, b)
+
+
 def test_conv2d_geometry() -> None:
     shapes = [(1, 1, 1, 1), (1, 1, 5, 5), (2, 3, 4, 4), (1, 2, 0, 3), (0, 1, 3, 3)]
     kernels = [(1, 1, 1, 1), (1, 1, 5, 5), (2, 3, 3, 3), (1, 2, 7, 1), (3, 1, 2, 2)]

@@ -20,6 +20,7 @@ __all__ = [
     "ISA",
     "Tensor",
     "abs",
+    "addmm",
     "arange",
     "arena",
     "asarray",
@@ -226,6 +227,7 @@ def batch_norm(
     x: _Operand, mean: _Operand, var: _Operand, gamma: _Operand | None = None, beta: _Operand | None = None, eps: float = 1e-05
 ) -> Tensor: ...
 def matmul(a: _Operand, b: _Operand) -> Tensor: ...
+def addmm(input: _Operand, mat1: _Operand, mat2: _Operand) -> Tensor: ...
 def scaled_dot_product_attention(
     query: _Operand,
     key: _Operand,

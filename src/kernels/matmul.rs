@@ -34,6 +34,51 @@ pub trait MatmulElement: Element {
         n: usize,
         threads: bool,
     );
+    /// `dst[m×n] += a[m×k] · b[k×n]`, all row-major and contiguous.
+    fn gemm_acc(a: &[Self], b: &[Self], dst: &mut [Self], m: usize, k: usize, n: usize, threads: bool);
+}
+
+/// `dst = read_dst·dst + a·b` through `gemm` (row-major strides).
+///
+/// # Safety
+/// `dst` is valid for writes of `m*n` elements, and for reads of them when
+/// `read_dst`; `a` covers `m*k` and `b` `k*n` elements; `m, n, k > 0`.
+unsafe fn float_gemm<T: 'static + Copy + Send + Sync>(
+    dst: *mut T,
+    read_dst: bool,
+    a: &[T],
+    b: &[T],
+    (m, k, n): (usize, usize, usize),
+    (zero, one): (T, T),
+    threads: bool,
+) {
+    let par = if threads {
+        gemm::Parallelism::Rayon(0)
+    } else {
+        gemm::Parallelism::None
+    };
+    // The closure may run on the pool's thread: carry the address, not
+    // the (non-`Send`) pointer.
+    let addr = dst.expose_provenance();
+    let run = || {
+        let dst: *mut T = std::ptr::with_exposed_provenance_mut(addr);
+        // gemm computes dst = alpha*dst + beta*lhs*rhs (alpha and beta
+        // swapped against BLAS): beta = 1 is the plain product; alpha = 1
+        // with read_dst accumulates; without read_dst gemm ignores alpha
+        // and never reads dst, so uninitialised memory is fine there.
+        // SAFETY: the caller's contract (above) covers every pointer.
+        unsafe {
+            gemm::gemm(
+                m, n, k, dst, 1, n as isize, read_dst, a.as_ptr(), 1, k as isize, b.as_ptr(), 1,
+                n as isize, if read_dst { one } else { zero }, one, false, false, false, par,
+            );
+        }
+    };
+    if threads {
+        install(run);
+    } else {
+        run();
+    }
 }
 
 macro_rules! float_gemm {
@@ -58,47 +103,19 @@ macro_rules! float_gemm {
                     }
                     return;
                 }
-                let par = if threads {
-                    gemm::Parallelism::Rayon(0)
-                } else {
-                    gemm::Parallelism::None
-                };
-                let mut run = || {
-                    // gemm computes dst = alpha*dst + beta*lhs*rhs: beta = 1
-                    // is the plain product; read_dst = false ignores alpha
-                    // and never reads dst, so uninitialised memory is fine.
-                    // Strides: row-major.
-                    // SAFETY: pointers cover m*k, k*n, m*n elements
-                    // (asserted above).
-                    unsafe {
-                        gemm::gemm(
-                            m,
-                            n,
-                            k,
-                            dst.as_mut_ptr().cast::<$t>(),
-                            1,
-                            n as isize,
-                            false,
-                            a.as_ptr(),
-                            1,
-                            k as isize,
-                            b.as_ptr(),
-                            1,
-                            n as isize,
-                            0.0,
-                            1.0,
-                            false,
-                            false,
-                            false,
-                            par,
-                        );
-                    }
-                };
-                if threads {
-                    install(run);
-                } else {
-                    run();
+                // SAFETY: asserted above: dst covers m*n writable elements
+                // (not read: read_dst is false), a and b their products.
+                unsafe { float_gemm(dst.as_mut_ptr().cast::<$t>(), false, a, b, (m, k, n), (0.0, 1.0), threads) };
+            }
+
+            fn gemm_acc(a: &[$t], b: &[$t], dst: &mut [$t], m: usize, k: usize, n: usize, threads: bool) {
+                assert!(a.len() >= m * k && b.len() >= m.min(1) * k * n && dst.len() >= m * n);
+                if m == 0 || n == 0 || k == 0 {
+                    return; // adds nothing
                 }
+                // SAFETY: asserted above; dst is an initialised `&mut [T]`
+                // of at least m*n elements, so it may be read and written.
+                unsafe { float_gemm(dst.as_mut_ptr(), true, a, b, (m, k, n), (0.0, 1.0), threads) };
             }
         }
     };
@@ -139,6 +156,25 @@ macro_rules! int_gemm {
                     dst[..m * n].chunks_mut(n).enumerate().for_each(row);
                 }
             }
+
+            fn gemm_acc(a: &[$t], b: &[$t], dst: &mut [$t], m: usize, k: usize, n: usize, threads: bool) {
+                let row = |(i, drow): (usize, &mut [$t])| {
+                    for p in 0..k {
+                        let av = a[i * k + p];
+                        for (c, bv) in drow.iter_mut().zip(&b[p * n..(p + 1) * n]) {
+                            *c = c.wrapping_add(av.wrapping_mul(*bv));
+                        }
+                    }
+                };
+                if n == 0 {
+                    return;
+                }
+                if threads {
+                    install(|| dst[..m * n].par_chunks_mut(n).enumerate().for_each(row));
+                } else {
+                    dst[..m * n].chunks_mut(n).enumerate().for_each(row);
+                }
+            }
         }
     };
 }
@@ -156,40 +192,58 @@ pub(crate) fn matmul_batched<T: MatmulElement>(
     n: usize,
     offs: &[BatchOffsets],
 ) {
+    batched(dst, (m, k, n), offs, |o, d, threads| {
+        T::gemm_one(&a[o.a..o.a + m * k], &b[o.b..o.b + k * n], d, m, k, n, threads);
+    });
+}
+
+/// As [`matmul_batched`], but `dst[i] += ...`: the products are added to
+/// what `dst` holds.
+pub(crate) fn matmul_batched_acc<T: MatmulElement>(
+    a: &[T],
+    b: &[T],
+    dst: &mut [T],
+    m: usize,
+    k: usize,
+    n: usize,
+    offs: &[BatchOffsets],
+) {
+    batched(dst, (m, k, n), offs, |o, d, threads| {
+        T::gemm_acc(&a[o.a..o.a + m * k], &b[o.b..o.b + k * n], d, m, k, n, threads);
+    });
+}
+
+/// Run `one(offsets, dst block, threads)` for each batch entry: each
+/// product split across the pool when it is large, else the entries
+/// spread across it.
+fn batched<D: Send>(
+    dst: &mut [D],
+    (m, k, n): (usize, usize, usize),
+    offs: &[BatchOffsets],
+    one: impl Fn(BatchOffsets, &mut [D], bool) + Sync,
+) {
     let work = m.saturating_mul(n).saturating_mul(k);
     let mn = m * n;
     if mn == 0 {
         return;
     }
-    let one = |(i, d): (usize, &mut [MaybeUninit<T>]), threads: bool| {
-        let o = offs[i];
-        T::gemm_one(
-            &a[o.a..o.a + m * k],
-            &b[o.b..o.b + k * n],
-            d,
-            m,
-            k,
-            n,
-            threads,
-        );
-    };
     if work >= PAR_WORK {
         // Each product splits across the pool's threads; one hand-off to
         // the pool for the whole batch.
         install(|| {
-            for x in dst.chunks_mut(mn).enumerate() {
-                one(x, true);
+            for (i, d) in dst.chunks_mut(mn).enumerate() {
+                one(offs[i], d, true);
             }
         });
     } else if offs.len() == 1 {
-        for x in dst.chunks_mut(mn).enumerate() {
-            one(x, false);
+        for (i, d) in dst.chunks_mut(mn).enumerate() {
+            one(offs[i], d, false);
         }
     } else {
         install(|| {
             dst.par_chunks_mut(mn)
                 .enumerate()
-                .for_each(|x| one(x, false));
+                .for_each(|(i, d)| one(offs[i], d, false));
         });
     }
 }

@@ -1,9 +1,9 @@
 //! Row operations (softmax, layer norm) and matmul.
 
-use super::{copy_then, finish, outcome_of, same_shape, typed_plan, Applied, Operand};
+use super::{claim_target, copy_then, finish, outcome_of, reused, same_shape, typed_plan, Applied, Operand};
 use crate::error::{Error, Result};
-use crate::kernels::fresh;
-use crate::kernels::matmul::{BatchOffsets, MatmulElement};
+use crate::kernels::matmul::{matmul_batched_acc, BatchOffsets, MatmulElement};
+use crate::kernels::{fresh, BinaryOp, KernelElement};
 use crate::kernels::rows::{self, RowElement};
 use crate::plan::{Offer, Op, Plan};
 use crate::shape::{c_strides, matmul_shapes};
@@ -125,7 +125,59 @@ pub(crate) fn run_matmul<T: MatmulElement>(
         });
     };
     let (xa, xb) = (ta.as_slice()?, tb.as_slice()?);
-    let (batch, m, k, n, out) = matmul_shapes(ta.shape(), tb.shape())?;
+    let p = products(ta.shape(), tb.shape())?;
+    let buf = fresh::matmul(xa, xb, p.m, p.k, p.n, &p.offs)?;
+    Ok(finish(plan, Tensor::from_buffer(buf, &p.out)?, outcome_of(plan)))
+}
+
+/// `input + a @ b` (see [`Op::Addmm`]), accumulating the product into
+/// `input`'s buffer when it is offered and has the result's shape.
+pub fn addmm<T: MatmulElement + KernelElement>(
+    input: Operand<'_, T>,
+    a: &Tensor<T>,
+    b: &Tensor<T>,
+) -> Result<Applied<T>> {
+    let (ra, rb) = (Operand::Ref(a), Operand::Ref(b));
+    let plan = typed_plan(&Op::Addmm, &[&input, &ra, &rb])?;
+    run_addmm(&plan, input, a, b)
+}
+
+/// Run an addmm plan: the target (`input`'s claimed buffer) or a new
+/// buffer holding `input` broadcast, then the products added into it.
+pub(crate) fn run_addmm<T: MatmulElement + KernelElement>(
+    plan: &Plan,
+    mut input: Operand<'_, T>,
+    a: &Tensor<T>,
+    b: &Tensor<T>,
+) -> Result<Applied<T>> {
+    let (xa, xb) = (a.as_slice()?, b.as_slice()?);
+    let p = products(a.shape(), b.shape())?;
+    let mut outcome = outcome_of(plan);
+    let claimed = claim_target(plan, &mut [&mut input], &mut outcome);
+    let mut buf = if let Some((_, buf)) = claimed {
+        reused(&mut outcome, plan, 0, buf.len());
+        buf
+    } else {
+        let one = input.scalar();
+        let held = input.data(&one)?;
+        fresh::binary(BinaryOp::Add, held, input.shape(), &[T::ZERO], &[], &p.out)?
+    };
+    matmul_batched_acc(xa, xb, buf.as_mut_slice::<T>(), p.m, p.k, p.n, &p.offs);
+    Ok(finish(plan, Tensor::from_buffer(buf, &p.out)?, outcome))
+}
+
+/// The products of `a @ b`: each batch entry's operand offsets, `m×k · k×n`
+/// each, and the result's shape.
+struct Products {
+    offs: Vec<BatchOffsets>,
+    m: usize,
+    k: usize,
+    n: usize,
+    out: Vec<usize>,
+}
+
+fn products(a: &[usize], b: &[usize]) -> Result<Products> {
+    let (batch, m, k, n, out) = matmul_shapes(a, b)?;
     let bat = |s: &[usize]| -> Vec<usize> {
         if s.len() <= 2 {
             vec![]
@@ -133,15 +185,14 @@ pub(crate) fn run_matmul<T: MatmulElement>(
             s[..s.len() - 2].to_vec()
         }
     };
-    let oa = batch_offsets(&bat(ta.shape()), &batch, m * k);
-    let ob = batch_offsets(&bat(tb.shape()), &batch, k * n);
+    let oa = batch_offsets(&bat(a), &batch, m * k);
+    let ob = batch_offsets(&bat(b), &batch, k * n);
     let offs: Vec<BatchOffsets> = oa
         .into_iter()
         .zip(ob)
         .map(|(a, b)| BatchOffsets { a, b })
         .collect();
-    let buf = fresh::matmul(xa, xb, m, k, n, &offs)?;
-    Ok(finish(plan, Tensor::from_buffer(buf, &out)?, outcome_of(plan)))
+    Ok(Products { offs, m, k, n, out })
 }
 
 impl<T: RowElement> Tensor<T> {

@@ -199,6 +199,11 @@ pub enum Op {
     Binary(BinaryOp),
     /// `[a, b]`, NumPy's `matmul`.
     Matmul,
+    /// `[input, a, b]`: `input + a @ b` (`a`, `b` by NumPy's `matmul`
+    /// rules, `input` broadcast to the product's shape), one pass: the
+    /// product is accumulated into a buffer that holds `input`, which may
+    /// be `input`'s own (PyTorch's `addmm`, batched).
+    Addmm,
     /// `[x]`.
     Reduce {
         kind: Reduction,
@@ -242,6 +247,7 @@ impl Op {
             Op::Unary(u) => u.name(),
             Op::Binary(b) => b.name(),
             Op::Matmul => "matmul",
+            Op::Addmm => "addmm",
             Op::Reduce { kind, .. } => match kind {
                 Reduction::Sum => "sum",
                 Reduction::Mean => "mean",
@@ -262,6 +268,7 @@ impl Op {
     pub fn arity(&self) -> usize {
         match self {
             Op::Binary(_) | Op::Matmul => 2,
+            Op::Addmm => 3,
             Op::LayerNorm { gamma, beta, .. } => 1 + usize::from(*gamma) + usize::from(*beta),
             Op::Conv2d { bias, .. } => 2 + usize::from(*bias),
             Op::BatchNorm { gamma, beta, .. } => 3 + usize::from(*gamma) + usize::from(*beta),
@@ -281,6 +288,7 @@ impl Op {
                 _ => &["beta"],
             },
             Op::Conv2d { .. } => &["the weight", "the bias"],
+            Op::Addmm => &["the left factor", "the right factor"],
             Op::BatchNorm { gamma, beta, .. } => match (gamma, beta) {
                 (true, true) => &["mean", "var", "gamma", "beta"],
                 (true, false) => &["mean", "var", "gamma"],

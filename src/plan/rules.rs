@@ -325,6 +325,38 @@ fn attention_signature(
     })
 }
 
+/// `matmul` (`[a, b]`: always a new buffer) and `addmm` (`[input, a, b]`:
+/// `input` broadcasts to the product's shape and may receive it).
+fn product_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
+    for (i, d) in o.iter().enumerate() {
+        tensor_dtype(op, d, op.label(i))?;
+    }
+    let dtype = common_dtype(op, o)?;
+    let [.., a, b] = o else {
+        return Err(invalid_arg(op, "needs two factors".into()));
+    };
+    let (.., shape) = crate::shape::matmul_shapes(a.shape, b.shape)?;
+    let receives = if matches!(op, Op::Addmm) {
+        if broadcast_shapes(op.name(), o[0].shape, &shape)?[..] != shape[..] {
+            return Err(Error::InvalidShape {
+                op: op.name(),
+                shape: o[0].shape.to_vec(),
+                reason: format!("the input does not broadcast to the product's shape {shape:?}"),
+            });
+        }
+        Receives::Input
+    } else {
+        Receives::Never
+    };
+    Ok(Signature {
+        dtype,
+        shape: shape.into(),
+        receives,
+        scratch_over_input: 0,
+        scratch: 0,
+    })
+}
+
 fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature> {
     let x = &o[0];
     let same = |dtype: DType, receives: Receives| Signature {
@@ -347,20 +379,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
             same(dtype, Receives::Any)
         }
         Op::Binary(b) => binary_signature(op, *b, o, in_place)?,
-        Op::Matmul => {
-            for (i, d) in o.iter().enumerate() {
-                tensor_dtype(op, d, op.label(i))?;
-            }
-            let dtype = common_dtype(op, o)?;
-            let (.., shape) = crate::shape::matmul_shapes(o[0].shape, o[1].shape)?;
-            Signature {
-                dtype,
-                shape: shape.into(),
-                receives: Receives::Never,
-                scratch_over_input: 0,
-                scratch: 0,
-            }
-        }
+        Op::Matmul | Op::Addmm => product_signature(op, o)?,
         Op::Reduce {
             kind,
             axis,

@@ -329,6 +329,25 @@ pub(crate) fn scaled_dot_product_attention<'py>(
     call(query.py(), &op, inputs)
 }
 
+/// `input + mat1 @ mat2` in one pass (PyTorch's `addmm`, with NumPy's
+/// `matmul` rules for the product, so batched too): the product is added
+/// into a buffer holding `input` broadcast to its shape, which is
+/// `input`'s own when `input` is a temporary or donated and has that
+/// shape (a residual connection `addmm(x.donate(), h, w)` writes into `x`).
+#[pyfunction]
+pub(crate) fn addmm<'py>(
+    input: &Bound<'py, PyAny>,
+    mat1: &Bound<'py, PyAny>,
+    mat2: &Bound<'py, PyAny>,
+) -> PyResult<PyTensor> {
+    let inputs = smallvec![
+        require_tensor(input, "addmm")?,
+        require_tensor(mat1, "addmm")?,
+        require_tensor(mat2, "addmm")?
+    ];
+    call(input.py(), &Op::Addmm, inputs)
+}
+
 #[pyfunction]
 pub(crate) fn matmul(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     let py = a.py();

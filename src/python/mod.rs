@@ -83,6 +83,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::conv2d, m)?)?;
     m.add_function(wrap_pyfunction!(functions::batch_norm, m)?)?;
     m.add_function(wrap_pyfunction!(functions::matmul, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::addmm, m)?)?;
     m.add_function(wrap_pyfunction!(functions::scaled_dot_product_attention, m)?)?;
     m.add_function(wrap_pyfunction!(functions::memory_stats, m)?)?;
     m.add_function(wrap_pyfunction!(functions::reset_peak_memory, m)?)?;
