@@ -323,12 +323,39 @@ pub(super) fn map<T: Copy, F: UnaryFn<T>, const FMA: bool>(src: &[T], dst: &mut 
     }
 }
 
+/// Elements an in-place loop computes at a time into a block on the stack
+/// before copying them back (see [`in_blocks`]).
+const BLOCK: usize = 256;
+
+/// Run an in-place loop block by block: `f(offset, src, out)` computes the
+/// block `src` (starting at element `offset`) into `out`, which is then
+/// copied over `src`. Written element by element in place instead, a loop
+/// whose op leaves some elements unchanged (`relu`, `maximum`) is turned by
+/// the compiler into masked stores of the changed ones, which some CPUs run
+/// far slower than plain stores (AMD's `vmaskmovps`: relu in place on 4 MB
+/// took 0.48 ms against 0.12 ms out of place); a block on the stack is in
+/// L1 and costs a copy.
+#[inline(always)]
+pub(super) fn in_blocks<T: Copy>(buf: &mut [T], mut f: impl FnMut(usize, &[T], &mut [T])) {
+    let Some(&first) = buf.first() else {
+        return;
+    };
+    let mut tmp = [first; BLOCK];
+    for (i, chunk) in buf.chunks_mut(BLOCK).enumerate() {
+        let out = &mut tmp[..chunk.len()];
+        f(i * BLOCK, chunk, out);
+        chunk.copy_from_slice(out);
+    }
+}
+
 /// `buf[i] = f(buf[i])`.
 #[inline(always)]
 pub(super) fn map_inplace<T: Copy, F: UnaryFn<T>, const FMA: bool>(buf: &mut [T]) {
-    for x in buf.iter_mut() {
-        *x = F::call::<FMA>(*x);
-    }
+    in_blocks(buf, |_, src, out| {
+        for (o, s) in out.iter_mut().zip(src) {
+            *o = F::call::<FMA>(*s);
+        }
+    });
 }
 
 /// How each side of a binary loop is read: element by element, or one value
@@ -371,16 +398,16 @@ pub(super) fn zip<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: Side<'_, T>, dst: 
 #[inline(always)]
 pub(super) fn zip_into_lhs<T: Copy, F: BinaryFn<T>>(a: &mut [T], b: Side<'_, T>) {
     match b {
-        Side::Slice(b) => {
-            for (x, y) in a.iter_mut().zip(b) {
-                *x = F::call(*x, *y);
+        Side::Slice(b) => in_blocks(a, |off, src, out| {
+            for ((o, x), y) in out.iter_mut().zip(src).zip(&b[off..]) {
+                *o = F::call(*x, *y);
             }
-        }
-        Side::Scalar(y) => {
-            for x in a.iter_mut() {
-                *x = F::call(*x, y);
+        }),
+        Side::Scalar(y) => in_blocks(a, |_, src, out| {
+            for (o, x) in out.iter_mut().zip(src) {
+                *o = F::call(*x, y);
             }
-        }
+        }),
     }
 }
 
@@ -388,15 +415,15 @@ pub(super) fn zip_into_lhs<T: Copy, F: BinaryFn<T>>(a: &mut [T], b: Side<'_, T>)
 #[inline(always)]
 pub(super) fn zip_into_rhs<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: &mut [T]) {
     match a {
-        Side::Slice(a) => {
-            for (x, y) in a.iter().zip(b.iter_mut()) {
-                *y = F::call(*x, *y);
+        Side::Slice(a) => in_blocks(b, |off, src, out| {
+            for ((o, x), y) in out.iter_mut().zip(&a[off..]).zip(src) {
+                *o = F::call(*x, *y);
             }
-        }
-        Side::Scalar(x) => {
-            for y in b.iter_mut() {
-                *y = F::call(x, *y);
+        }),
+        Side::Scalar(x) => in_blocks(b, |_, src, out| {
+            for (o, y) in out.iter_mut().zip(src) {
+                *o = F::call(x, *y);
             }
-        }
+        }),
     }
 }

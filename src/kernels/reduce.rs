@@ -181,12 +181,15 @@ pub(crate) fn reduce_slice<T: Copy, R: Reduce<T>>(x: &[T]) -> R::Acc {
     acc[0]
 }
 
-/// `acc[j] = step(acc[j], x[j])`: one row of an axis reduction.
+/// `acc[j] = step(acc[j], x[j])`: one row of an axis reduction (block by
+/// block, as every in-place loop: see `elementwise::in_blocks`).
 #[inline(always)]
 pub(crate) fn reduce_rows<T: Copy, R: Reduce<T>>(x: &[T], acc: &mut [R::Acc]) {
-    for (a, v) in acc.iter_mut().zip(x) {
-        *a = R::step(*a, *v);
-    }
+    super::elementwise::in_blocks(acc, |off, src, out| {
+        for ((o, a), v) in out.iter_mut().zip(src).zip(&x[off..]) {
+            *o = R::step(*a, *v);
+        }
+    });
 }
 
 /// Reduce all of `x` (in parallel when large), on the active instruction set.
