@@ -33,6 +33,8 @@ def cases() -> list[Any]:
 def test_workload(benchmark: Any, workload: str, impl: str) -> None:
     if impl == "jax":
         pytest.importorskip("jax")
+    if impl.startswith("torch"):
+        pytest.importorskip("torch")
     w = wl.prepare(workload, impl, SIZES)
 
     def setup() -> tuple[tuple[Any, ...], dict[str, Any]]:

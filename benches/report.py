@@ -9,16 +9,19 @@ kernel's peak-RSS mark (``/proc/self/clear_refs``), makes one cold call and
 records:
 
 * peak RSS growth: ``VmHWM`` after the call minus ``VmRSS`` before it, the
-  same measure for donate, NumPy and JAX;
+  same measure for donate, NumPy, JAX and PyTorch;
 * for donate, peak live tensor bytes from ``donate.memory_stats()``: the
   most bytes alive at once during the call, counting the input but not the
   weights (every implementation holds those the same way);
 
 then times ``--warm`` more calls, each on a fresh input. The table reports
 medians over subprocesses (memory) and over all warm calls (time). JAX is
-measured when it is installed (``pip install ".[bench]"``); otherwise its
-columns say so. The Rust accounting (``cargo run --release --example
-workloads``) is appended when cargo is available.
+measured when it is installed (``pip install ".[bench]"``), PyTorch when it
+is (``pip install ".[torch]"``, a separate extra: the Linux wheel is several
+GB); otherwise their columns say n/a. PyTorch keeps its default thread count
+(all cores, as donate does), printed in the machine line. The Rust accounting
+(``cargo run --release --example workloads``) is appended when cargo is
+available.
 
 The markdown is printed and saved to ``--out``.
 """
@@ -115,6 +118,16 @@ def have_jax() -> str | None:
         return None
 
 
+def have_torch() -> str | None:
+    """PyTorch's version and default thread count, or None."""
+    try:
+        import torch
+
+        return f"{torch.__version__} ({torch.get_num_threads()} threads)"
+    except ImportError:
+        return None
+
+
 def measure(workload: str, impl: str, size: str, runs: int, warm: int) -> dict[str, Any]:
     results = []
     env = dict(os.environ, PYTHONHASHSEED="0")
@@ -162,7 +175,8 @@ def machine() -> str:
         pass
     return (
         f"{cpu}, {os.cpu_count()} cores, Linux {platform.release()}, Python {platform.python_version()}, "
-        f"NumPy {np.__version__}, JAX {have_jax() or 'not installed'}, donate kernels: {donate.ISA}"
+        f"NumPy {np.__version__}, JAX {have_jax() or 'not installed'}, "
+        f"PyTorch {have_torch() or 'not installed'}, donate kernels: {donate.ISA}"
     )
 
 
@@ -219,6 +233,29 @@ def table(res: Results) -> list[str]:
             )
     lines += [
         "",
+        "Against PyTorch (eager, `torch.inference_mode()`, in-place ops where a value dies; \"eager\" computes the "
+        "attention as `softmax(q @ k^T * scale) @ v` with the scores in place, \"SDPA\" with "
+        "`F.scaled_dot_product_attention`; a dash where it does not apply):",
+        "",
+        "| workload | donation peak | PyTorch eager peak | PyTorch SDPA peak | donation time | PyTorch eager time "
+        "| PyTorch SDPA time |",
+        "|---|--:|--:|--:|--:|--:|--:|",
+    ]
+
+    def tc(w: str, impl: str, key: str) -> str:
+        if not wl.applies(w, impl):
+            return "-"
+        v = get(w, impl, key)
+        return fmt_mb(v) if key == "rss_peak" else fmt_ms(v)
+
+    for w in res:
+        lines.append(
+            f"| {LABELS[w]} | {fmt_mb(get(w, 'donate', 'rss_peak'))} | {tc(w, 'torch', 'rss_peak')} "
+            f"| {tc(w, 'torch-sdpa', 'rss_peak')} | {fmt_ms(get(w, 'donate', 'time_ms'))} "
+            f"| {tc(w, 'torch', 'time_ms')} | {tc(w, 'torch-sdpa', 'time_ms')} |"
+        )
+    lines += [
+        "",
         "Peak live tensor bytes of donate (exact, from `memory_stats()`; the input counts, the weights do not):",
         "",
         "| workload | input | donation off | donation | donation / off | allocating NumPy chain |",
@@ -269,6 +306,15 @@ def targets(res: Results) -> list[str]:
         w = "transformer_layer"
         check(f"{w}: donation / JAX time", ratio(get(w, "donate", "time_ms"), get(w, "jax", "time_ms")), 1.2, unit="x")
         check(f"{w}: donation / JAX RSS peak", ratio(get(w, "donate", "rss_peak"), get(w, "jax", "rss_peak")), 1.5, unit="x")
+        check(f"{w}: donation / PyTorch SDPA time", ratio(get(w, "donate", "time_ms"), get(w, "torch-sdpa", "time_ms")), 1.0, unit="x")
+    # (transformer_layer: donation / NumPy RSS peak <= 1 is above.)
+    if "forward_pass" in res:
+        w = "forward_pass"
+        check(f"{w}: donation / JAX time", ratio(get(w, "donate", "time_ms"), get(w, "jax", "time_ms")), 1.0, unit="x")
+        check(f"{w}: donation / PyTorch SDPA RSS peak", ratio(get(w, "donate", "rss_peak"), get(w, "torch-sdpa", "rss_peak")), 1.0, unit="x")
+    if "relu_64mb" in res:
+        w = "relu_64mb"
+        check(f"{w}: donation / PyTorch relu_ time", ratio(get(w, "donate", "time_ms"), get(w, "torch", "time_ms")), 1.0, unit="x")
     return ["| target | measured | goal | |", "|---|--:|--:|---|", *rows]
 
 
@@ -303,12 +349,15 @@ def main() -> None:
         return
 
     jax_version = have_jax()
+    torch_version = have_torch()
     res: Results = {}
     started = time.time()
     for w in a.workloads:
         res[w] = {}
         for impl in wl.IMPLS:
             if not wl.applies(w, impl) or (impl == "jax" and not jax_version):
+                continue
+            if impl.startswith("torch") and not torch_version:
                 continue
             warm = a.warm * 3 if wl.kind(w) == "relu" else a.warm if w != "forward_pass" else max(1, a.warm // 2)
             res[w][impl] = measure(w, impl, a.size, a.runs, warm)
@@ -326,8 +375,12 @@ def main() -> None:
         "",
         *table(res),
         "",
-        "JAX: not installed (`pip install \".[bench]\"`), its columns are n/a." if not jax_version else "",
-        "",
+        *(["JAX: not installed (`pip install \".[bench]\"`), its columns are n/a.", ""] if not jax_version else []),
+        *(
+            ["PyTorch: not installed (`pip install \".[torch]\"`), its columns are n/a.", ""]
+            if not torch_version
+            else []
+        ),
         "Targets:",
         "",
         *targets(res),

@@ -1,6 +1,7 @@
-"""The measured workloads, written the same way in donate, NumPy and JAX.
+"""The measured workloads, written the same way in donate, NumPy, JAX and
+PyTorch.
 
-Every workload exists in four implementations that compute the same f32
+Every workload exists in these implementations, which compute the same f32
 math from the same seeded weights:
 
 * ``donate-off``: donate with implicit donation off and no ``donate()`` /
@@ -10,7 +11,13 @@ math from the same seeded weights:
 * ``numpy``: NumPy as a careful user writes it (``out=`` and in-place
   operators where the value being overwritten is dead);
 * ``jax``: ``jax.jit`` with the activation input donated
-  (``donate_argnums=0``), when jax is installed.
+  (``donate_argnums=0``), when jax is installed;
+* ``torch``: PyTorch eager as a careful user writes CPU inference code
+  (``torch.inference_mode()``, ``torch.addmm`` for matmul + bias, in-place
+  ops where a value dies, the attention as the explicit composition
+  ``softmax(q @ k^T * scale) @ v``), when torch is installed;
+* ``torch-sdpa``: the same with ``F.scaled_dot_product_attention`` (the
+  encoder workloads only).
 
 The ReLU chain also has ``numpy-alloc``: the allocating chain
 ``x = np.maximum(x, 0)``.
@@ -84,7 +91,7 @@ SMALL = Sizes(
 WORKLOADS = ["relu_4mb", "relu_64mb", "resnet_block", "transformer_layer", "forward_pass"]
 # "donate-unfused": donation on, attention as the unfused composition
 # (scores materialised), to show what the fused op saves.
-IMPLS = ["donate-off", "donate", "donate-unfused", "numpy", "numpy-alloc", "jax"]
+IMPLS = ["donate-off", "donate", "donate-unfused", "numpy", "numpy-alloc", "jax", "torch", "torch-sdpa"]
 
 Params = dict[str, Any]
 
@@ -390,6 +397,70 @@ def jax_functions(heads: int) -> dict[str, Callable[..., Any]]:
     return {"relu": relu_chain, "resnet_block": resnet_block, "encoder": stack}
 
 
+# --------------------------------------------------------------- PyTorch ---
+
+
+def torch_functions(sdpa: bool = False) -> dict[str, Callable[..., Any]]:
+    """The PyTorch implementations (eager, float32, CPU); importing torch
+    only here keeps it optional. ``sdpa`` selects
+    ``F.scaled_dot_product_attention`` for the attention instead of the
+    explicit composition. The caller enters ``torch.inference_mode()``.
+    Weights keep the NumPy layout: ``w`` is (in, out), so ``x @ w + b`` is
+    ``torch.addmm(b, x, w)``, with no transposed copy."""
+    import torch
+    import torch.nn.functional as F
+
+    def linear(x: Any, w: Any, b: Any) -> Any:
+        return torch.addmm(b, x.reshape(-1, x.shape[-1]), w).view(*x.shape[:-1], w.shape[1])
+
+    def relu_chain(x: Any, p: Any) -> Any:
+        # In place on the input, which the workload consumes.
+        for _ in range(10):
+            x.relu_()
+        return x
+
+    def resnet_block(x: Any, p: Any) -> Any:
+        m1, v1, g1, b1 = p["bn1"]
+        m2, v2, g2, b2 = p["bn2"]
+        y = F.batch_norm(F.conv2d(x, p["w1"], padding=1), m1, v1, g1, b1, training=False, eps=BN_EPS)
+        y.relu_()
+        z = F.batch_norm(F.conv2d(y, p["w2"], padding=1), m2, v2, g2, b2, training=False, eps=BN_EPS)
+        del y
+        return z.add_(x).relu_()
+
+    def layer(x: Any, p: Any, heads: int) -> Any:
+        b, s, d = x.shape
+        dh = d // heads
+        h = F.layer_norm(x, (d,), p["ln1_g"], p["ln1_b"], LN_EPS)
+        q = linear(h, p["wq"], p["bq"]).view(b, s, heads, dh).transpose(1, 2)
+        k = linear(h, p["wk"], p["bk"]).view(b, s, heads, dh).transpose(1, 2)
+        v = linear(h, p["wv"], p["bv"]).view(b, s, heads, dh).transpose(1, 2)
+        del h
+        if sdpa:
+            ctx = F.scaled_dot_product_attention(q, k, v)
+            del q, k, v
+        else:
+            a = q @ k.transpose(-2, -1)
+            del q, k
+            a.mul_(1.0 / math.sqrt(dh))
+            torch.softmax(a, -1, out=a)  # in place: the scores die here
+            ctx = a @ v
+            del a, v
+        ctx = ctx.transpose(1, 2).reshape(b, s, d)
+        x = x.add_(linear(ctx, p["wo"], p["bo"]))  # the input is consumed
+        del ctx
+        f = linear(F.layer_norm(x, (d,), p["ln2_g"], p["ln2_b"], LN_EPS), p["w1"], p["b1"])
+        f = F.gelu(f, approximate="tanh")
+        return x.add_(linear(f, p["w2"], p["b2"]))
+
+    def stack(x: Any, p: Any) -> Any:
+        for lp in p["layers"]:
+            x = layer(x, lp, p["heads"])
+        return x
+
+    return {"relu": relu_chain, "resnet_block": resnet_block, "encoder": stack}
+
+
 # ------------------------------------------------------------- the table ---
 
 
@@ -424,7 +495,7 @@ def kind(workload: str) -> str:
 def applies(workload: str, impl: str) -> bool:
     if impl == "numpy-alloc":
         return kind(workload) == "relu"
-    if impl == "donate-unfused":
+    if impl in ("donate-unfused", "torch-sdpa"):
         return kind(workload) == "encoder"
     return True
 
@@ -451,6 +522,17 @@ def prepare(workload: str, impl: str, sizes: Sizes) -> Prepared:
     if impl.startswith("numpy"):
         fn_np = numpy_impl(workload, allocating=impl == "numpy-alloc")
         return Prepared(x_np, x_np.copy, lambda x: fn_np(x, params_np), np.asarray)
+    if impl.startswith("torch"):
+        import torch
+
+        fn_t = torch_functions(sdpa=impl == "torch-sdpa")[kind(workload)]
+        tparams = convert(params_np, torch.from_numpy)
+
+        def call_t(x: Any) -> Any:
+            with torch.inference_mode():
+                return fn_t(x, tparams)
+
+        return Prepared(x_np, lambda: torch.from_numpy(x_np.copy()), call_t, lambda y: y.numpy())
     import jax
 
     heads = params_np.pop("heads", 0)

@@ -1,7 +1,7 @@
 """The benchmark workloads (benches/workloads.py) at reduced sizes: every
-donate implementation equals its NumPy implementation (rtol 1e-4), donation
-leaves no donated tensor behind but the consumed input, and donation lowers
-the peak of live tensor bytes."""
+donate implementation (and JAX's and PyTorch's, when installed) equals its
+NumPy implementation (rtol 1e-4), donation leaves no donated tensor behind
+but the consumed input, and donation lowers the peak of live tensor bytes."""
 
 from __future__ import annotations
 
@@ -59,4 +59,15 @@ def test_jax_equals_numpy_when_installed() -> None:
     for workload in wl.WORKLOADS:
         want = wl.numpy_impl(workload)(wl.make_input(workload, wl.SMALL), wl.make_params(workload, wl.SMALL))
         w = wl.prepare(workload, "jax", wl.SMALL)
+        np.testing.assert_allclose(w.to_numpy(w.call(w.fresh())), want, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("impl", ["torch", "torch-sdpa"])
+def test_torch_equals_numpy_when_installed(impl: str) -> None:
+    pytest.importorskip("torch")
+    for workload in wl.WORKLOADS:
+        if not wl.applies(workload, impl):
+            continue
+        want = wl.numpy_impl(workload)(wl.make_input(workload, wl.SMALL), wl.make_params(workload, wl.SMALL))
+        w = wl.prepare(workload, impl, wl.SMALL)
         np.testing.assert_allclose(w.to_numpy(w.call(w.fresh())), want, rtol=1e-4, atol=1e-5)
