@@ -545,6 +545,7 @@ fn invalid_shapes_are_errors() {
         vec![0.0f32; 2 * 5 * 6],
     );
     let mut out = vec![MaybeUninit::<f32>::uninit(); 2 * 3 * 6];
+    let mask = vec![0.0f32; 2 * 3 * 5];
     let spec = AttentionSpec::<f32>::new(2, 3, 5, 4, 6);
     assert!(attention_into(&q, &k, &v, &spec, &mut out).is_ok());
     let shape = |r: Result<(), Error>| matches!(r, Err(Error::InvalidShape { .. }));
@@ -553,8 +554,8 @@ fn invalid_shapes_are_errors() {
     assert!(shape(attention_into(&q, &k, &v[1..], &spec, &mut out)));
     assert!(shape(attention_into(&q, &k, &v, &spec, &mut out[1..])));
     // A mask of the wrong length, and of a batch that is neither 1 nor 2.
-    let m: &'static [f32] = Vec::leak(vec![0.0f32; 2 * 3 * 5]);
-    let with = |values: &'static [f32], batch| spec.with_mask(Mask::Additive { values, batch });
+    let m: &[f32] = &mask;
+    let with = |values, batch| spec.with_mask(Mask::Additive { values, batch });
     assert!(attention_into(&q, &k, &v, &with(m, 2), &mut out).is_ok());
     assert!(attention_into(&q, &k, &v, &with(&m[..15], 1), &mut out).is_ok());
     assert!(shape(attention_into(
