@@ -203,27 +203,32 @@ def encoder_layer_donate(
     b, s, d = x.shape
     dh = d // heads
     h = x.layer_norm(p["ln1_g"], p["ln1_b"], LN_EPS)
-    q = (h @ p["wq"] + p["bq"]).reshape(b, s, heads, dh).transpose(0, 2, 1, 3)
-    v = (h @ p["wv"] + p["bv"]).reshape(b, s, heads, dh).transpose(0, 2, 1, 3)
+    # Matmul + bias in one pass (the product accumulated into the bias),
+    # and the head split as a view: nothing is copied.
+    q = donate.addmm(p["bq"], h, p["wq"]).reshape(b, s, heads, dh).transpose(0, 2, 1, 3)
+    v = donate.addmm(p["bv"], h, p["wv"]).reshape(b, s, heads, dh).transpose(0, 2, 1, 3)
     if fused:
-        # Fused attention: the B*H*S*S scores are never held, and with
-        # donation the result is written over q.
-        k = (h @ p["wk"] + p["bk"]).reshape(b, s, heads, dh).transpose(0, 2, 1, 3)
+        # Fused attention, reading the head-split views where they lie:
+        # the B*H*S*S scores are never held.
+        k = donate.addmm(p["bk"], h, p["wk"]).reshape(b, s, heads, dh).transpose(0, 2, 1, 3)
         del h
-        ctx = donate.scaled_dot_product_attention(q.donate() if donating else q, k, v)
-        del k, v
+        ctx = donate.scaled_dot_product_attention(q, k, v)
+        del q, k, v
     else:
-        # The unfused composition (the scores materialised).
-        k = (h @ p["wk"] + p["bk"]).reshape(b, s, heads, dh).transpose(0, 2, 3, 1)
+        # The unfused composition (the scores materialised); `q @ k` reads
+        # the transposed view of k without a copy.
+        k = donate.addmm(p["bk"], h, p["wk"]).reshape(b, s, heads, dh).transpose(0, 2, 3, 1)
         del h
         a = ((q @ k) * (1.0 / math.sqrt(dh))).softmax()
         del q, k
         ctx = a @ v
         del a, v
+    # Merging the heads copies (the view is not contiguous), as in PyTorch.
     ctx = ctx.transpose(0, 2, 1, 3).reshape(b, s, d)
-    x = x + (ctx @ p["wo"] + p["bo"])
+    x = x + donate.addmm(p["bo"], ctx, p["wo"])
     del ctx
-    return x + ((x.layer_norm(p["ln2_g"], p["ln2_b"], LN_EPS) @ p["w1"] + p["b1"]).gelu() @ p["w2"] + p["b2"])
+    f = donate.addmm(p["b1"], x.layer_norm(p["ln2_g"], p["ln2_b"], LN_EPS), p["w1"]).gelu()
+    return x + donate.addmm(p["b2"], f, p["w2"])
 
 
 def encoder_stack_donate(x: donate.Tensor, p: Params, donating: bool, fused: bool = True) -> donate.Tensor:

@@ -211,7 +211,7 @@ impl DynTensor {
 
     /// `Err(AlreadyDonated)` when the data is gone.
     pub fn check_readable(&self) -> Result<()> {
-        each!(self, t => t.as_slice().map(|_| ()))
+        each!(self, t => t.strided().map(|_| ()))
     }
 
     pub fn export(&self) -> Result<ExportGuard> {
@@ -244,9 +244,40 @@ impl DynTensor {
         each!(self, t => t.deep_copy().map(DynTensor::from))
     }
 
-    /// Another handle with another shape (same element count).
+    /// Another handle with another shape (same element count); a copy
+    /// of a strided view.
     pub fn reshape(&self, shape: &[usize]) -> Result<DynTensor> {
         each!(self, t => t.reshape(shape).map(DynTensor::from))
+    }
+
+    /// Address of the first element.
+    pub fn data_ptr(&self) -> Option<*const u8> {
+        each!(self, t => t.data_ptr())
+    }
+
+    /// Where the elements sit in the buffer.
+    pub fn layout(&self) -> &crate::layout::Layout {
+        each!(self, t => t.layout())
+    }
+
+    /// How it covers its buffer.
+    pub fn coverage(&self) -> crate::layout::Coverage {
+        each!(self, t => t.coverage())
+    }
+
+    /// The view a basic index selects (sharing the buffer).
+    pub fn index(&self, index: &[crate::layout::Index]) -> Result<DynTensor> {
+        each!(self, t => t.index(index).map(DynTensor::from))
+    }
+
+    /// A view with its axes permuted (sharing the buffer).
+    pub fn permuted_view(&self, axes: &[isize]) -> Result<DynTensor> {
+        each!(self, t => t.permuted_view(axes).map(DynTensor::from))
+    }
+
+    /// Itself when contiguous (another handle), else a C-order copy.
+    pub fn contiguous(&self) -> Result<DynTensor> {
+        each!(self, t => t.contiguous().map(DynTensor::from))
     }
 
     /// The typed tensor inside (`DTypeMismatch` naming `op` otherwise).

@@ -86,6 +86,17 @@ pub enum Error {
     /// A Python-style integer operand that does not fit the dtype it
     /// takes (NEP 50).
     ScalarOutOfRange { value: i64, dtype: DType },
+    /// A donation of a view that does not cover its whole buffer in C
+    /// order (a slice, a row, a transpose): its buffer is never taken.
+    PartialView { shape: Vec<usize> },
+    /// An integer index outside its axis.
+    IndexOutOfRange { index: i64, axis: usize, size: usize },
+    /// An index that cannot apply (too many indices, two ellipses, a
+    /// zero slice step).
+    InvalidIndex { reason: String },
+    /// The data of a strided view was asked for as one contiguous slice
+    /// (call `contiguous()` first; the dtype-erased operations do).
+    NotContiguous { op: &'static str },
 }
 
 fn fmt_shape(s: &[usize]) -> String {
@@ -161,6 +172,20 @@ impl fmt::Display for Error {
             Error::ScalarOutOfRange { value, dtype } => {
                 write!(f, "Python integer {value} is out of bounds for {dtype}")
             }
+            Error::IndexOutOfRange { index, axis, size } => write!(
+                f,
+                "index {index} is out of bounds for axis {axis} with size {size}"
+            ),
+            Error::InvalidIndex { reason } => write!(f, "{reason}"),
+            Error::PartialView { shape } => write!(
+                f,
+                "the tensor of shape {} is a view of part of its buffer or a strided view; only a tensor that covers its whole buffer in C order can be donated",
+                fmt_shape(shape)
+            ),
+            Error::NotContiguous { op } => write!(
+                f,
+                "{op}: the tensor is a strided view; its elements are not one contiguous slice (use contiguous())"
+            ),
             Error::EmptyReduction { op, shape } => write!(
                 f,
                 "{op} of a zero-size tensor of shape {} has no identity",

@@ -65,6 +65,10 @@ fn prepare(plan: &Plan, args: &mut [Arg<'_>]) -> Result<()> {
         let t = args[i].tensor().ok_or_else(|| internal(plan, "a scalar to cast"))?;
         args[i] = Arg::Tensor(t.cast(plan.dtype)?);
     }
+    for &i in &plan.gathers {
+        let t = args[i].tensor().ok_or_else(|| internal(plan, "a scalar to gather"))?;
+        args[i] = Arg::Tensor(t.contiguous()?);
+    }
     Ok(())
 }
 
@@ -195,13 +199,15 @@ pub fn execute(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)
                 .into_iter()
                 .map(|a| a as isize)
                 .collect();
-            simple(each!(t, t => t.permute(&axes).map(DynTensor::from)))
+            view_op(plan, args, |t| t.permuted_view(&axes))
         }
+        Op::Index { index } => view_op(plan, args, |t| t.index(index)),
+        Op::SetItem { .. } => Err(internal(plan, "an in-place op given to execute")),
         Op::Cast { dtype } => {
             let t = args[0].tensor().ok_or_else(|| internal(plan, "a tensor"))?;
             simple(t.cast(*dtype))
         }
-        Op::Reshape { .. } => reshape(plan, args),
+        Op::Reshape { .. } => view_op(plan, args, |t| t.reshape(&plan.shape)),
         Op::Attention { mask, .. } => for_float!(plan.dtype, T => {
             let mut it = typed::<T>(plan, args)?.into_iter();
             let q = it.next().ok_or_else(|| internal(plan, "a query"))?;
@@ -237,22 +243,28 @@ fn batch_norm_params<'s, T: crate::dyn_tensor::DynFloat>(
     })
 }
 
-/// A reshape shares its input's buffer; a planned target's buffer moves
-/// into the result instead (so the result is exclusive).
-fn reshape(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
+/// A view op (reshape, permute, index) shares its input's buffer; a
+/// planned target's buffer moves into the result instead (so the result
+/// is its buffer's only holder, and the input is moved-from).
+fn view_op(
+    plan: &Plan,
+    args: &mut [Arg<'_>],
+    make: impl FnOnce(&DynTensor) -> Result<DynTensor>,
+) -> Result<(DynTensor, Outcome)> {
     let mut outcome = outcome_of(plan);
     let t = args[0].tensor_mut().ok_or_else(|| internal(plan, "a tensor"))?;
     if plan.target == Some(0) {
-        match t.take_buffer_for("reshape") {
+        let (dtype, shape) = (t.dtype(), crate::shape::Dims::from_slice(t.shape()));
+        match t.take_buffer_for(plan.op.name()) {
             Ok(buf) => {
                 reused(&mut outcome, plan, 0, buf.len());
-                let r = DynTensor::from_buffer(plan.dtype, buf, &plan.shape)?;
-                return Ok((r, outcome));
+                let base = DynTensor::from_buffer(dtype, buf, &shape)?;
+                return Ok((make(&base)?, outcome));
             }
             Err(e) => outcome.refused.push((0, Refusal::of_claim(&e))),
         }
     }
-    let r = t.reshape(&plan.shape)?;
+    let r = make(t)?;
     count_fallbacks(plan, &outcome);
     Ok((r, outcome))
 }
@@ -280,6 +292,16 @@ pub fn execute_in_place(plan: &Plan, args: &mut [Arg<'_>]) -> Result<Outcome> {
                 a => Operand::Ref(a.tensor().ok_or_else(|| internal(plan, "a tensor"))?.typed::<T>(name)?),
             };
             x.typed_mut::<T>(name)?.binary_inplace(*b, rhs)?;
+        }),
+        Op::SetItem { index } => for_dtype!(plan.dtype, T => {
+            let x = x.typed_mut::<T>(name)?;
+            match read(0)? {
+                Arg::Scalar(s) => x.write_index(index, &[T::from_scalar(*s)], &[])?,
+                a => {
+                    let v = a.tensor().ok_or_else(|| internal(plan, "a tensor"))?.typed::<T>(name)?;
+                    x.write_index(index, v.as_slice()?, v.shape())?;
+                }
+            }
         }),
         Op::BatchNorm { eps, gamma, beta } => for_float!(plan.dtype, T => {
             let mut params = Vec::new();

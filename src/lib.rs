@@ -58,6 +58,7 @@ pub mod ownership;
 #[allow(unsafe_code)]
 mod block;
 pub mod shape;
+pub mod layout;
 pub mod promote;
 pub mod arena;
 // Tensor memory and its shared cell; `unsafe` for uninitialised memory and
@@ -89,6 +90,7 @@ pub use dyn_tensor::{DynTensor, Scalar};
 pub use element::{DType, Element, Float};
 pub use error::{Error, Result};
 pub use kernels::{BinaryOp, Isa, UnaryOp};
+pub use layout::{Index, Layout};
 pub use ops::conv::BatchNorm;
 pub use ops::{Applied, Operand, Outcome, Refusal};
 pub use ownership::{OwnershipSnapshot, OwnershipState, StateError};

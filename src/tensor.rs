@@ -1,10 +1,11 @@
-//! `Tensor<T>`: an n-d, C-contiguous handle on a shared, ownership-tracked
-//! buffer.
+//! `Tensor<T>`: an n-d handle on a shared, ownership-tracked buffer, with a
+//! [`Layout`] (shape, strides, offset) saying where its elements sit.
 //!
 //! # Ownership rules
 //!
-//! * `clone` and `reshape` make another *handle* on the same buffer; nothing
-//!   is copied. A buffer with more than one handle, or with an exported view,
+//! * `clone`, `reshape` of a contiguous tensor, and the views
+//!   ([`index`](Tensor::index), [`permuted_view`](Tensor::permuted_view))
+//!   make another *handle* on the same buffer; nothing is copied. A buffer with more than one handle, or with an exported view,
 //!   is immutable: writes go to a fresh copy first (copy-on-write), so no
 //!   handle and no view ever observes a change made through another.
 //! * An operation may write its result into an input's buffer only when it
@@ -12,8 +13,15 @@
 //!   (`t.relu_inplace()`), or through an explicit [`Donated`](crate::Donated).
 //!   Methods on `&self` (`t.relu_ref()`, `&a + &b`) never change their input.
 //! * Even when owned, the buffer is reused only if it is exclusive (one
-//!   handle, no exports) and the result has its shape and dtype; otherwise a
-//!   new buffer is allocated and the input is left as it was.
+//!   handle, no exports), the tensor covers it whole in C order (not a
+//!   view of part of it, nor a strided one: see [`crate::layout`]), and
+//!   the result has its shape and dtype; otherwise a new buffer is
+//!   allocated and the input is left as it was.
+//! * [`as_slice`](Tensor::as_slice) is the contiguous data; on a strided
+//!   view it is [`Error::NotContiguous`] (the typed operations read
+//!   contiguous tensors; [`contiguous`](Tensor::contiguous) copies a
+//!   strided view into C order, and the dtype-erased
+//!   [`execute`](crate::execute::execute) does so where its plan says).
 //! * [`take_buffer`](Tensor::take_buffer) moves the buffer out and leaves the
 //!   tensor *moved-from*: its shape and dtype still read, every access to its
 //!   data is an [`Error::AlreadyDonated`] naming the op that consumed it.
@@ -24,15 +32,16 @@ use crate::buffer::{ExportGuard, Handle, OwnedBuffer, WriteGuard};
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::kernels;
+use crate::layout::{Index, Layout};
 use crate::ownership::{OwnershipSnapshot, StateError};
 use crate::shape::checked_numel;
 
 pub(crate) use crate::shape::Dims;
 
-/// An n-dimensional, C-contiguous tensor of `T`. See the [module docs](self).
+/// An n-dimensional tensor of `T`. See the [module docs](self).
 pub struct Tensor<T: Element> {
     handle: Handle,
-    shape: Dims,
+    layout: Layout,
     _t: PhantomData<T>,
 }
 
@@ -42,7 +51,7 @@ impl<T: Element> Clone for Tensor<T> {
     fn clone(&self) -> Self {
         Tensor {
             handle: self.handle.share(),
-            shape: Dims::from_slice(&self.shape),
+            layout: self.layout.clone(),
             _t: PhantomData,
         }
     }
@@ -53,8 +62,8 @@ impl<T: Element> Clone for Tensor<T> {
 impl<T: Element> std::fmt::Debug for Tensor<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut d = f.debug_struct("Tensor");
-        d.field("dtype", &T::DTYPE).field("shape", &self.shape);
-        match self.as_slice() {
+        d.field("dtype", &T::DTYPE).field("shape", &self.shape());
+        match self.to_vec() {
             Ok(s) if s.len() <= 16 => d.field("data", &s),
             Ok(_) => d.field("data", &format_args!("[..{} elements]", self.numel())),
             Err(_) => d.field("data", &format_args!("<donated>")),
@@ -86,7 +95,7 @@ impl<T: Element> Tensor<T> {
         }
         Ok(Tensor {
             handle: Handle::new(buf),
-            shape: Dims::from_slice(shape),
+            layout: Layout::contiguous(shape),
             _t: PhantomData,
         })
     }
@@ -131,17 +140,22 @@ impl<T: Element> Tensor<T> {
 
     /// The shape.
     pub fn shape(&self) -> &[usize] {
-        &self.shape
+        self.layout.shape()
+    }
+
+    /// Where the elements sit in the buffer.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
     }
 
     /// Number of dimensions.
     pub fn ndim(&self) -> usize {
-        self.shape.len()
+        self.layout.ndim()
     }
 
     /// Number of elements.
     pub fn numel(&self) -> usize {
-        self.shape.iter().product()
+        self.layout.numel()
     }
 
     /// Bytes of data (`numel * size_of::<T>()`).
@@ -156,7 +170,7 @@ impl<T: Element> Tensor<T> {
 
     pub(crate) fn donated_error(&self) -> Error {
         Error::AlreadyDonated {
-            shape: self.shape.to_vec(),
+            shape: self.shape().to_vec(),
             dtype: T::DTYPE,
             consumed_by: self.handle.storage().consumed_by(),
         }
@@ -169,14 +183,32 @@ impl<T: Element> Tensor<T> {
             .ok_or_else(|| self.donated_error())
     }
 
-    /// The elements, or `AlreadyDonated` for a moved-from tensor.
+    /// The elements in C order, when they are contiguous in the buffer;
+    /// `AlreadyDonated` for a moved-from tensor, `NotContiguous` for a
+    /// strided view.
     pub fn as_slice(&self) -> Result<&[T]> {
-        Ok(self.buffer()?.as_slice::<T>())
+        let all = self.buffer()?.as_slice::<T>();
+        match self.layout.contiguous_range() {
+            Some(r) => Ok(&all[r]),
+            None => Err(Error::NotContiguous { op: "as_slice" }),
+        }
     }
 
-    /// The elements as a `Vec`.
+    /// The whole buffer's elements and this tensor's layout in it (what a
+    /// kernel that reads strides takes).
+    pub fn strided(&self) -> Result<(&[T], &Layout)> {
+        Ok((self.buffer()?.as_slice::<T>(), &self.layout))
+    }
+
+    /// The elements as a `Vec`, in C order (a view's too).
     pub fn to_vec(&self) -> Result<Vec<T>> {
-        Ok(self.as_slice()?.to_vec())
+        if let Ok(s) = self.as_slice() {
+            return Ok(s.to_vec());
+        }
+        let (all, layout) = self.strided()?;
+        let mut out = Vec::with_capacity(self.numel());
+        layout.for_each_index(|_, e| out.push(all[e]));
+        Ok(out)
     }
 
     /// Address of the buffer (`None` once donated): equal addresses mean the
@@ -185,20 +217,53 @@ impl<T: Element> Tensor<T> {
         self.handle.storage().buffer().map(OwnedBuffer::as_ptr)
     }
 
+    /// Address of the first element (the buffer's plus the view's offset).
+    pub fn data_ptr(&self) -> Option<*const u8> {
+        self.buffer_ptr()
+            .map(|p| p.wrapping_add(self.layout.offset() * std::mem::size_of::<T>()))
+    }
+
+    /// Covers its whole buffer in C order (not a view of part of it, not
+    /// strided): the condition, besides exclusivity, for donating it.
+    pub fn covers_buffer(&self) -> bool {
+        let len = self
+            .handle
+            .storage()
+            .buffer()
+            .map_or(0, |b| b.len() / std::mem::size_of::<T>());
+        self.layout.covers(len)
+    }
+
+    /// How this tensor covers its buffer, as planning sees it.
+    pub fn coverage(&self) -> crate::layout::Coverage {
+        if self.covers_buffer() {
+            crate::layout::Coverage::Whole
+        } else if self.layout.is_contiguous() {
+            crate::layout::Coverage::Part
+        } else if self.layout.has_unit_rows() {
+            crate::layout::Coverage::Rows
+        } else {
+            crate::layout::Coverage::Strided
+        }
+    }
+
     /// Whether two tensors are handles on the same buffer.
     pub fn shares_buffer_with<U: Element>(&self, other: &Tensor<U>) -> bool {
         self.handle.same_storage(&other.handle)
     }
 
     /// Mutable elements, only when this handle owns the buffer exclusively
-    /// (one handle, no exported view); `None` otherwise.
+    /// (one handle, no exported view) and its elements are contiguous;
+    /// `None` otherwise.
     pub fn data_mut(&mut self) -> Option<&mut [T]> {
-        self.handle.data_mut::<T>()
+        let r = self.layout.contiguous_range()?;
+        self.handle.data_mut::<T>().map(|s| &mut s[r])
     }
 
-    /// One handle, no exports, not donated?
+    /// One handle, no exports, not donated, and covering the whole buffer
+    /// (so it could be donated)?
     pub fn is_exclusively_owned(&self) -> bool {
-        self.handle.storage().state.snapshot().is_exclusive()
+        self.handle.storage().state.snapshot().is_exclusive() && self.covers_buffer()
     }
 
     /// The ownership state now.
@@ -223,27 +288,79 @@ impl<T: Element> Tensor<T> {
     }
 
     /// [`take_buffer`](Self::take_buffer), recording `op` as the consumer.
+    /// A view that does not cover its whole buffer is never taken
+    /// ([`Error::PartialView`]).
     pub fn take_buffer_for(&mut self, op: &'static str) -> Result<OwnedBuffer> {
+        self.buffer()?;
+        if !self.covers_buffer() {
+            return Err(Error::PartialView {
+                shape: self.shape().to_vec(),
+            });
+        }
         self.handle
             .storage()
             .take(op)
             .map_err(|e| state_error(self, e))
     }
 
-    /// A new handle with another shape of the same element count, sharing
-    /// the buffer.
+    /// Another shape of the same element count: a new handle sharing the
+    /// buffer when the elements are contiguous, else a copy in C order.
     pub fn reshape(&self, shape: &[usize]) -> Result<Self> {
         self.check_reshape(shape)?;
+        match self.layout.reshaped(shape) {
+            Some(l) => {
+                let mut t = self.clone();
+                t.layout = l;
+                Ok(t)
+            }
+            None => self.deep_copy()?.into_reshape(shape),
+        }
+    }
+
+    /// Reshape this handle itself (no new handle, so it stays exclusive);
+    /// a strided view is copied first.
+    pub fn into_reshape(mut self, shape: &[usize]) -> Result<Self> {
+        self.check_reshape(shape)?;
+        match self.layout.reshaped(shape) {
+            Some(l) => {
+                self.layout = l;
+                Ok(self)
+            }
+            None => self.deep_copy()?.into_reshape(shape),
+        }
+    }
+
+    /// A view sharing the buffer with `layout` (checked to lie inside it).
+    fn view(&self, layout: Layout) -> Result<Self> {
+        let len = self.buffer()?.len() / std::mem::size_of::<T>();
+        let layout = layout.within(len)?;
         let mut t = self.clone();
-        t.shape = Dims::from_slice(shape);
+        t.layout = layout;
         Ok(t)
     }
 
-    /// Reshape this handle itself (no new handle, so it stays exclusive).
-    pub fn into_reshape(mut self, shape: &[usize]) -> Result<Self> {
-        self.check_reshape(shape)?;
-        self.shape = Dims::from_slice(shape);
-        Ok(self)
+    /// The view selected by a basic index (ints, slices, new axes, one
+    /// ellipsis; NumPy's rules), sharing the buffer.
+    pub fn index(&self, index: &[Index]) -> Result<Self> {
+        self.buffer()?;
+        self.view(self.layout.indexed(index)?)
+    }
+
+    /// A view with its axes permuted (output axis `i` is axis `axes[i]`;
+    /// negative axes count from the end), sharing the buffer.
+    pub fn permuted_view(&self, axes: &[isize]) -> Result<Self> {
+        let norm = crate::shape::permutation(self.shape(), Some(axes))?;
+        self.view(self.layout.permuted(&norm))
+    }
+
+    /// This tensor when its elements are contiguous (another handle), else
+    /// a copy of them in C order.
+    pub fn contiguous(&self) -> Result<Self> {
+        if self.layout.is_contiguous() {
+            self.buffer()?;
+            return Ok(self.clone());
+        }
+        self.deep_copy()
     }
 
     fn check_reshape(&self, shape: &[usize]) -> Result<()> {
@@ -256,26 +373,33 @@ impl<T: Element> Tensor<T> {
                 reason: format!(
                     "cannot reshape {} elements of shape {:?}",
                     self.numel(),
-                    self.shape
+                    self.shape()
                 ),
             });
         }
         Ok(())
     }
 
-    /// A deep copy in a new, exclusive buffer.
+    /// A deep copy in a new, exclusive buffer (C order).
     pub fn deep_copy(&self) -> Result<Self> {
-        Self::from_buffer(kernels::fresh::copied(self.as_slice()?)?, &self.shape)
+        let buf = if let Ok(s) = self.as_slice() {
+            kernels::fresh::copied(s)?
+        } else {
+            let (all, layout) = self.strided()?;
+            kernels::fresh::gathered(all, layout)?
+        };
+        Self::from_buffer(buf, self.shape())
     }
 
     /// Copy-on-write: make this handle's buffer exclusive, copying it first
-    /// if it is shared or exported. Other handles and views keep the old data.
+    /// if it is shared or exported (or a strided view). Other handles and
+    /// views keep the old data.
     pub fn make_exclusive(&mut self) -> Result<()> {
         let s = self.ownership();
         if s.donated {
             return Err(self.donated_error());
         }
-        if !s.is_exclusive() {
+        if !s.is_exclusive() || !self.layout.is_contiguous() {
             *self = self.deep_copy()?;
         }
         Ok(())
@@ -283,7 +407,8 @@ impl<T: Element> Tensor<T> {
 
     /// Convert to another element type (a new buffer; `as` semantics).
     pub fn cast<U: Element>(&self) -> Result<Tensor<U>> {
-        Tensor::from_buffer(kernels::fresh::cast::<T, U>(self.as_slice()?)?, &self.shape)
+        let src = self.contiguous()?;
+        Tensor::from_buffer(kernels::fresh::cast::<T, U>(src.as_slice()?)?, self.shape())
     }
 
     /// Register an exported read-only view of the data. The guard keeps the
@@ -293,10 +418,31 @@ impl<T: Element> Tensor<T> {
         self.handle.export().map_err(|e| state_error(self, e))
     }
 
-    /// Enter the writer state for an in-place kernel; `None` if the buffer is
-    /// not exclusive (the caller then copies first or allocates).
-    pub(crate) fn write_guard(&mut self) -> Option<WriteGuard<'_>> {
-        self.handle.write_guard()
+    /// Run `f` on the elements in the writer state of an in-place kernel;
+    /// `None` (without running it) if the buffer is not exclusive or the
+    /// elements are not contiguous (the caller then copies first or
+    /// allocates).
+    pub(crate) fn write_with<R>(&mut self, f: impl FnOnce(&mut [T]) -> R) -> Option<R> {
+        let r = self.layout.contiguous_range()?;
+        let mut g: WriteGuard<'_> = self.handle.write_guard()?;
+        Some(f(&mut g.slice::<T>()[r]))
+    }
+
+    /// Write `src` (shape `src_shape`, broadcast) into the view `index` of
+    /// this tensor, copying on write first if the buffer is shared (or
+    /// exported), so other holders keep their values. The caller checked
+    /// that `src_shape` broadcasts to the view's shape.
+    pub(crate) fn write_index(&mut self, index: &[Index], src: &[T], src_shape: &[usize]) -> Result<()> {
+        self.buffer()?;
+        if !self.ownership().is_exclusive() {
+            *self = self.deep_copy()?;
+        }
+        let layout = self.layout.indexed(index)?;
+        let done = {
+            let mut g = self.handle.write_guard();
+            g.as_mut().map(|g| kernels::strided::scatter(g.slice::<T>(), &layout, src, src_shape))
+        };
+        done.ok_or(Error::Busy)
     }
 }
 

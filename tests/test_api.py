@@ -183,7 +183,7 @@ def test_softmax_layer_norm_matmul() -> None:
         donate.tensor(a) @ donate.tensor(a)
 
 
-def test_reshape_shares_and_transpose_copies() -> None:
+def test_reshape_and_transpose_share_the_buffer() -> None:
     t = donate.arange(6)
     r = t.reshape(2, -1)
     assert r.shape == (2, 3) and t.ownership["handles"] == 2
@@ -193,7 +193,8 @@ def test_reshape_shares_and_transpose_copies() -> None:
     with pytest.raises(ValueError):
         t.reshape(-1, -1)
     tt = r.T
-    assert tt.tolist() == [[0, 3], [1, 4], [2, 5]] and tt.ownership["handles"] == 1
+    assert tt.tolist() == [[0, 3], [1, 4], [2, 5]] and tt.ownership["handles"] == 3
+    assert tt.is_view and tt.strides == (1, 3) and not r.is_view
     assert r.transpose(1, 0).tolist() == tt.tolist()
     x = np.arange(24).reshape(2, 3, 4)
     assert donate.tensor(x).transpose(2, 0, 1).tolist() == x.transpose(2, 0, 1).tolist()

@@ -71,7 +71,7 @@ def copy_warned(want: Callable[[Env], Any]) -> Ok:
 
 
 def setitem(e: Env) -> None:
-    e.a[0] = 1  # type: ignore[index]
+    e.a[0] = "x"
 
 
 def twice(e: Env) -> Any:

@@ -212,6 +212,60 @@ impl<'a, T> AttentionSpec<'a, T> {
     }
 }
 
+/// A `[batch, rows, width]` operand inside a slice: row `i` of batch
+/// entry `b` is the `width` contiguous elements from `offsets[b] + i·rs`.
+/// A head split (`x.reshape(b, s, h, d).transpose(0, 2, 1, 3)`) is read
+/// this way where it lies, without a copy.
+#[derive(Debug, Clone)]
+pub struct Rows<'a, T> {
+    pub data: &'a [T],
+    /// The first element of each batch entry.
+    pub offsets: Vec<usize>,
+    /// Elements from one row's start to the next's.
+    pub rs: usize,
+}
+
+impl<'a, T> Rows<'a, T> {
+    /// A contiguous `[batch, rows, width]` slice.
+    pub fn dense(data: &'a [T], batch: usize, rows: usize, width: usize) -> Self {
+        Rows {
+            data,
+            offsets: (0..batch).map(|b| b * rows * width).collect(),
+            rs: width,
+        }
+    }
+
+    /// Checks that `name`, `[batch, rows, width]`, lies inside its slice.
+    fn check(&self, name: &str, [batch, rows, width]: [usize; 3]) -> Result<()> {
+        let bad = |reason: String| Error::InvalidShape {
+            op: OP,
+            shape: vec![batch, rows, width],
+            reason,
+        };
+        if self.offsets.len() != batch {
+            return Err(bad(format!("{name} has {} batch entries", self.offsets.len())));
+        }
+        if rows == 0 || width == 0 {
+            return Ok(());
+        }
+        let reach = (rows - 1)
+            .checked_mul(self.rs)
+            .and_then(|r| r.checked_add(width))
+            .ok_or_else(|| bad(format!("the extent of {name} overflows")))?;
+        for &o in &self.offsets {
+            if o.checked_add(reach).is_none_or(|end| end > self.data.len()) {
+                return Err(bad(format!("{name} reaches past its {} elements", self.data.len())));
+            }
+        }
+        Ok(())
+    }
+
+    /// Batch entry `b` from row `r` on.
+    fn rows_from(&self, b: usize, r: usize) -> &'a [T] {
+        &self.data[self.offsets[b] + r * self.rs..]
+    }
+}
+
 /// A validated call.
 struct Geom<'a, T> {
     batch: usize,
@@ -219,8 +273,8 @@ struct Geom<'a, T> {
     s: usize,
     e: usize,
     ev: usize,
-    k: &'a [T],
-    v: &'a [T],
+    k: Rows<'a, T>,
+    v: Rows<'a, T>,
     /// The mask and its batch stride (0 when shared).
     mask: Option<(&'a [T], usize)>,
     causal: bool,
@@ -245,17 +299,17 @@ fn check_len(name: &str, dims: [usize; 3], found: usize) -> Result<()> {
 
 fn validate<'a, T: AttentionElement>(
     spec: &AttentionSpec<'a, T>,
-    q_len: usize,
-    k: &'a [T],
-    v: &'a [T],
+    q: &Rows<'_, T>,
+    k: Rows<'a, T>,
+    v: Rows<'a, T>,
     out_len: usize,
 ) -> Result<Geom<'a, T>> {
     let AttentionSpec {
         batch, l, s, e, ev, ..
     } = *spec;
-    check_len("q", [batch, l, e], q_len)?;
-    check_len("k", [batch, s, e], k.len())?;
-    check_len("v", [batch, s, ev], v.len())?;
+    q.check("q", [batch, l, e])?;
+    k.check("k", [batch, s, e])?;
+    v.check("v", [batch, s, ev])?;
     check_len("the output", [batch, l, ev], out_len)?;
     let mask = match spec.mask {
         Mask::None => None,
@@ -290,7 +344,8 @@ fn validate<'a, T: AttentionElement>(
 }
 
 /// `out = attention(q, k, v)` into a fresh buffer of `batch·L·Ev` elements,
-/// every one of which it writes when it returns `Ok`.
+/// every one of which it writes when it returns `Ok`; `q`, `k`, `v`
+/// contiguous, of exactly their shapes' lengths.
 pub fn attention_into<T: AttentionElement>(
     q: &[T],
     k: &[T],
@@ -298,12 +353,41 @@ pub fn attention_into<T: AttentionElement>(
     spec: &AttentionSpec<'_, T>,
     out: &mut [MaybeUninit<T>],
 ) -> Result<()> {
-    let g = validate(spec, q.len(), k, v, out.len())?;
-    let (l, e, ev) = (g.l, g.e, g.ev);
-    for_each_block(&g, out, ev, |b, r0, br, chunk, sc| {
-        let start = (b * l + r0) * e;
-        block(&g, b, r0, br, &q[start..start + br * e], sc);
-        for (d, &x) in chunk.iter_mut().zip(&sc.acc[..br * ev]) {
+    let [q, k, v] = dense(spec, q, k, v)?;
+    attention_into_rows(&q, k, v, spec, out)
+}
+
+/// The dense operands of a call, checked to have exactly their lengths.
+fn dense<'a, T>(spec: &AttentionSpec<'_, T>, q: &'a [T], k: &'a [T], v: &'a [T]) -> Result<[Rows<'a, T>; 3]> {
+    let AttentionSpec {
+        batch, l, s, e, ev, ..
+    } = *spec;
+    check_len("q", [batch, l, e], q.len())?;
+    check_len("k", [batch, s, e], k.len())?;
+    check_len("v", [batch, s, ev], v.len())?;
+    Ok([
+        Rows::dense(q, batch, l, e),
+        Rows::dense(k, batch, s, e),
+        Rows::dense(v, batch, s, ev),
+    ])
+}
+
+/// [`attention_into`] with `q`, `k` and `v` read where their rows lie
+/// (see [`Rows`]).
+pub fn attention_into_rows<T: AttentionElement>(
+    q: &Rows<'_, T>,
+    k: Rows<'_, T>,
+    v: Rows<'_, T>,
+    spec: &AttentionSpec<'_, T>,
+    out: &mut [MaybeUninit<T>],
+) -> Result<()> {
+    let g = validate(spec, q, k, v, out.len())?;
+    let e = g.e;
+    for_each_block(&g, out, g.ev, |b, r0, br, chunk, sc| {
+        let rows = q.rows_from(b, r0);
+        let len = if br == 0 { 0 } else { (br - 1) * q.rs + e };
+        block(&g, b, r0, br, &rows[..len], q.rs, sc);
+        for (d, &x) in chunk.iter_mut().zip(&sc.acc[..br * g.ev]) {
             d.write(x);
         }
     });
@@ -319,6 +403,21 @@ pub fn attention_over_q<T: AttentionElement>(
     v: &[T],
     spec: &AttentionSpec<'_, T>,
 ) -> Result<()> {
+    check_len("k", [spec.batch, spec.s, spec.e], k.len())?;
+    check_len("v", [spec.batch, spec.s, spec.ev], v.len())?;
+    let k = Rows::dense(k, spec.batch, spec.s, spec.e);
+    let v = Rows::dense(v, spec.batch, spec.s, spec.ev);
+    attention_over_q_rows(q, k, v, spec)
+}
+
+/// [`attention_over_q`] with `k` and `v` read where their rows lie
+/// (`q`, which receives the result, contiguous).
+pub fn attention_over_q_rows<T: AttentionElement>(
+    q: &mut [T],
+    k: Rows<'_, T>,
+    v: Rows<'_, T>,
+    spec: &AttentionSpec<'_, T>,
+) -> Result<()> {
     if spec.ev != spec.e {
         return Err(Error::InvalidShape {
             op: OP,
@@ -329,9 +428,10 @@ pub fn attention_over_q<T: AttentionElement>(
             ),
         });
     }
-    let g = validate(spec, q.len(), k, v, q.len())?;
+    check_len("q", [spec.batch, spec.l, spec.e], q.len())?;
+    let g = validate(spec, &Rows::dense(&*q, spec.batch, spec.l, spec.e), k, v, q.len())?;
     for_each_block(&g, q, g.e, |b, r0, br, chunk, sc| {
-        block(&g, b, r0, br, chunk, sc);
+        block(&g, b, r0, br, chunk, g.e, sc);
         chunk.copy_from_slice(&sc.acc[..chunk.len()]);
     });
     Ok(())
@@ -449,12 +549,12 @@ fn row_sum<T: AttentionElement>(row: &[T]) -> f64 {
 }
 
 /// `dst[m×n] = beta · a[m×k] · b (+ dst if `add`)` on the calling thread,
-/// `dst` and `a` row-major, `b(p, j) = b[p·down + j·across]` for
-/// `(down, across) = b_strides` (`k` with swapped strides is `kᵀ`).
+/// `dst` row-major, `a`'s rows `a_rs` apart, `b(p, j) = b[p·down + j·across]`
+/// for `(down, across) = b_strides` (`k` with swapped strides is `kᵀ`).
 fn product<T: AttentionElement>(
     dst: &mut [T],
     add: bool,
-    a: &[T],
+    (a, a_rs): (&[T], usize),
     b: &[T],
     (m, n, k): (usize, usize, usize),
     b_strides: (usize, usize),
@@ -470,7 +570,7 @@ fn product<T: AttentionElement>(
         }
         return;
     }
-    assert!(dst.len() == m * n && a.len() == m * k && (k - 1) * down + (n - 1) * across < b.len());
+    assert!(dst.len() == m * n && (m - 1) * a_rs + k <= a.len() && (k - 1) * down + (n - 1) * across < b.len());
     // gemm computes dst = alpha·dst + beta·a·b; read_dst = false ignores
     // alpha and dst's old contents.
     // SAFETY: the pointers cover m·n, m·k elements and every b(p, j) with
@@ -486,7 +586,7 @@ fn product<T: AttentionElement>(
             add,
             a.as_ptr(),
             1,
-            k as isize,
+            a_rs as isize,
             b.as_ptr(),
             across as isize,
             down as isize,
@@ -500,19 +600,21 @@ fn product<T: AttentionElement>(
     }
 }
 
-/// Query rows `r0..r0 + br` of batch entry `b` (`q` holds those rows):
-/// leaves the result rows in `sc.acc[..br·Ev]`.
+/// Query rows `r0..r0 + br` of batch entry `b` (`q` holds those rows,
+/// `qs` apart): leaves the result rows in `sc.acc[..br·Ev]`.
 fn block<T: AttentionElement>(
     g: &Geom<'_, T>,
     b: usize,
     r0: usize,
     br: usize,
     q: &[T],
+    qs: usize,
     sc: &mut Scratch<T>,
 ) {
     let (s, e, ev) = (g.s, g.e, g.ev);
-    let k = &g.k[b * s * e..(b + 1) * s * e];
-    let v = &g.v[b * s * ev..(b + 1) * s * ev];
+    let (ks, vs) = (g.k.rs, g.v.rs);
+    let k = g.k.rows_from(b, 0);
+    let v = g.v.rows_from(b, 0);
     let mask = g
         .mask
         .map(|(m, stride)| &m[b * stride..b * stride + g.l * s]);
@@ -524,7 +626,7 @@ fn block<T: AttentionElement>(
     sum.fill(0.0);
     // Causal rows r0..r0 + br see keys up to their last row, at most.
     let end = if g.causal { (r0 + br).min(s) } else { s };
-    let kend = if end < s && skippable(g, q, &k[end * e..], &v[end * ev..], mask, r0, br, end) {
+    let kend = if end < s && skippable(g, (q, qs), (&k[end * ks..], ks), (&v[end * vs..], vs), mask, r0, br, end) {
         end
     } else {
         s
@@ -533,9 +635,9 @@ fn block<T: AttentionElement>(
     while c0 < kend {
         let w = ATTENTION_KEY_TILE.min(kend - c0);
         let scores = &mut sc.scores[..br * w];
-        // scale · q_blk · k_tileᵀ: kᵀ(p, j) = k[j·e + p].
-        let k_tile = &k[c0 * e..(c0 + w) * e];
-        product(scores, false, q, k_tile, (br, w, e), (1, e), g.scale);
+        // scale · q_blk · k_tileᵀ: kᵀ(p, j) = k[j·ks + p].
+        let k_tile = &k[c0 * ks..];
+        product(scores, false, (q, qs), k_tile, (br, w, e), (1, ks), g.scale);
         for (i, row) in scores.chunks_exact_mut(w).enumerate() {
             let gi = r0 + i;
             if let Some(m) = mask {
@@ -582,8 +684,8 @@ fn block<T: AttentionElement>(
                 }
             }
         }
-        let v_tile = &v[c0 * ev..(c0 + w) * ev];
-        product(acc, true, scores, v_tile, (br, ev, w), (ev, 1), T::ONE);
+        let v_tile = &v[c0 * vs..];
+        product(acc, true, (scores, w), v_tile, (br, ev, w), (vs, 1), T::ONE);
         c0 += w;
     }
     if ev == 0 {
@@ -604,6 +706,11 @@ fn block<T: AttentionElement>(
     }
 }
 
+/// `n` rows of `w` elements, `rs` apart, from the start of `x`.
+fn rows<T>(x: &[T], rs: usize, n: usize, w: usize) -> impl Iterator<Item = &[T]> {
+    (0..n).map(move |i| &x[i * rs..i * rs + w])
+}
+
 /// Can causal rows `r0..r0 + br` skip keys `end..S` (`k` and `v` hold
 /// those keys' rows)? Yes when every skipped score is provably
 /// `finite + finite-or--inf + -inf = -inf` and every skipped `v` element
@@ -612,23 +719,29 @@ fn block<T: AttentionElement>(
 #[allow(clippy::too_many_arguments)]
 fn skippable<T: AttentionElement>(
     g: &Geom<'_, T>,
-    q: &[T],
-    k: &[T],
-    v: &[T],
+    (q, qs): (&[T], usize),
+    (k, ks): (&[T], usize),
+    (v, vs): (&[T], usize),
     mask: Option<&[T]>,
     r0: usize,
     br: usize,
     end: usize,
 ) -> bool {
+    let (nk, e, ev) = (g.s - end, g.e, g.ev);
     let finite = |x: &T| x.to_f64().is_finite();
-    if !(q.iter().all(finite) && k.iter().all(finite) && v.iter().all(finite)) {
+    let all_finite = rows(q, qs, br, e).all(|r| r.iter().all(finite))
+        && rows(k, ks, nk, e).all(|r| r.iter().all(finite))
+        && rows(v, vs, nk, ev).all(|r| r.iter().all(finite));
+    if !all_finite {
         return false;
     }
-    let q_norm = q
-        .chunks(g.e.max(1))
+    let q_norm = rows(q, qs, br, e)
         .map(|r| r.iter().map(|x| x.to_f64().abs()).sum::<f64>())
         .fold(0.0, f64::max);
-    let k_max = k.iter().map(|x| x.to_f64().abs()).fold(0.0, f64::max);
+    let k_max = rows(k, ks, nk, e)
+        .flat_map(|r| r.iter())
+        .map(|x| x.to_f64().abs())
+        .fold(0.0, f64::max);
     let mut mask_max = 0.0f64;
     if let Some(m) = mask {
         for i in r0..r0 + br {

@@ -13,7 +13,7 @@ use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 
-use super::matmul::{MatmulElement, PAR_WORK};
+use super::matmul::{MatRef, MatmulElement, PAR_WORK};
 use super::parallel;
 use crate::element::{Element, Float};
 use crate::parallel::install;
@@ -159,7 +159,7 @@ pub(crate) fn conv2d<T: ConvElement>(
     let threads = o.saturating_mul(plane).saturating_mul(rows) >= PAR_WORK;
     for (n, out) in dst.chunks_mut(o * plane).take(g.batch).enumerate() {
         let cols = columns(g, &x[n * image..(n + 1) * image], col);
-        T::gemm_one(w, cols, out, o, rows, plane, threads);
+        T::gemm_one(MatRef::dense(w, rows), MatRef::dense(cols, plane), out, o, rows, plane, threads);
     }
 }
 
@@ -195,7 +195,15 @@ pub(crate) fn conv2d_over_input<T: ConvElement>(
     for xn in io.chunks_mut(len).take(g.batch) {
         // gemm_one writes all o * oh * ow == len elements of `dst` (read_dst
         // = false overwrites; an empty reduction writes zeros).
-        T::gemm_one(w, columns(g, xn, col), dst, o, rows, oh * ow, threads);
+        T::gemm_one(
+            MatRef::dense(w, rows),
+            MatRef::dense(columns(g, xn, col), oh * ow),
+            dst,
+            o,
+            rows,
+            oh * ow,
+            threads,
+        );
         // SAFETY: see above: `dst` and `image` are the same memory, fully
         // written by gemm_one; this reads it as the `[T]` it is.
         let done = unsafe { std::slice::from_raw_parts(dst.as_ptr().cast::<T>(), len) };

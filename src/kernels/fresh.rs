@@ -28,6 +28,15 @@ pub(crate) fn copied<T: Element>(src: &[T]) -> Result<OwnedBuffer> {
     Ok(unsafe { out.assume_init() })
 }
 
+/// The view `layout` of `src` copied into C order.
+pub(crate) fn gathered<T: Element>(src: &[T], layout: &crate::layout::Layout) -> Result<OwnedBuffer> {
+    let mut out = UninitBuffer::<T>::new(layout.numel())?;
+    super::strided::gather_into(src, layout, out.as_uninit_mut());
+    // SAFETY: `gather_into` writes one element per position of the view,
+    // and the buffer has the view's element count.
+    Ok(unsafe { out.assume_init() })
+}
+
 /// `src` converted to `D`.
 pub(crate) fn cast<S: Element, D: Element>(src: &[S]) -> Result<OwnedBuffer> {
     let mut out = UninitBuffer::<D>::new(src.len())?;
@@ -48,14 +57,14 @@ pub(crate) fn permuted<T: Element>(src: &[T], shape: &[usize], axes: &[usize]) -
 
 /// Scaled dot-product attention into a fresh `[batch, L, Ev]` buffer.
 pub(crate) fn attention<T: super::AttentionElement>(
-    q: &[T],
-    k: &[T],
-    v: &[T],
+    q: &super::attention::Rows<'_, T>,
+    k: super::attention::Rows<'_, T>,
+    v: super::attention::Rows<'_, T>,
     spec: &super::AttentionSpec<'_, T>,
 ) -> Result<OwnedBuffer> {
     let n = spec.batch.saturating_mul(spec.l).saturating_mul(spec.ev);
     let mut out = UninitBuffer::<T>::new(n)?;
-    super::attention_into(q, k, v, spec, out.as_uninit_mut())?;
+    super::attention::attention_into_rows(q, k, v, spec, out.as_uninit_mut())?;
     // SAFETY: `attention_into` returned Ok, so it wrote every one of the
     // batch·L·Ev elements.
     Ok(unsafe { out.assume_init() })
@@ -111,8 +120,8 @@ pub(crate) fn reduce_axis<T: Copy + Send + Sync + Element, R: Reduce<T>>(
 
 /// A batch of `m×k · k×n` products.
 pub(crate) fn matmul<T: MatmulElement>(
-    a: &[T],
-    b: &[T],
+    a: matmul::MatRef<'_, T>,
+    b: matmul::MatRef<'_, T>,
     m: usize,
     k: usize,
     n: usize,

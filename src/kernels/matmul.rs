@@ -15,39 +15,101 @@ use crate::parallel::install;
 /// Work (m·n·k) above which one product is split across threads.
 pub(crate) const PAR_WORK: usize = 1 << 18;
 
-/// One batch entry: element offsets of its operands.
+/// One batch entry: element offsets of its operands' first elements.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct BatchOffsets {
     pub a: usize,
     pub b: usize,
 }
 
+/// A matrix inside a slice: the element index of its `(0, 0)` and its
+/// row and column strides in elements (negative for reversed axes), so a
+/// transposed or sliced view is read where it lies, without a copy.
+#[derive(Debug, Clone, Copy)]
+pub struct MatRef<'a, T> {
+    pub data: &'a [T],
+    pub offset: usize,
+    pub rs: isize,
+    pub cs: isize,
+}
+
+impl<'a, T: Copy> MatRef<'a, T> {
+    /// A row-major, contiguous `rows×cols` matrix at the start of `data`.
+    pub fn dense(data: &'a [T], cols: usize) -> Self {
+        MatRef {
+            data,
+            offset: 0,
+            rs: cols as isize,
+            cs: 1,
+        }
+    }
+
+    /// The same strides at another offset.
+    fn at_offset(self, offset: usize) -> Self {
+        MatRef { offset, ..self }
+    }
+
+    /// Panic unless every element of a `rows×cols` matrix lies in `data`
+    /// (what makes the raw-pointer reads of the GEMM sound).
+    fn check(&self, rows: usize, cols: usize) {
+        if rows == 0 || cols == 0 {
+            return;
+        }
+        let mut lo = self.offset as isize;
+        let mut hi = lo;
+        for (n, s) in [(rows, self.rs), (cols, self.cs)] {
+            let reach = (n as isize - 1) * s;
+            if reach < 0 {
+                lo += reach;
+            } else {
+                hi += reach;
+            }
+        }
+        assert!(lo >= 0 && (hi as usize) < self.data.len(), "matrix outside its slice");
+    }
+
+    /// Element `(i, j)`.
+    fn get(&self, i: usize, j: usize) -> T {
+        self.data[(self.offset as isize + i as isize * self.rs + j as isize * self.cs) as usize]
+    }
+}
+
 /// Element types with a matmul kernel.
 pub trait MatmulElement: Element {
-    /// `dst[m×n] = a[m×k] · b[k×n]`, all row-major and contiguous.
+    /// `dst[m×n] = a[m×k] · b[k×n]`; `dst` row-major and contiguous, `a`
+    /// and `b` anywhere their strides say.
     fn gemm_one(
-        a: &[Self],
-        b: &[Self],
+        a: MatRef<'_, Self>,
+        b: MatRef<'_, Self>,
         dst: &mut [MaybeUninit<Self>],
         m: usize,
         k: usize,
         n: usize,
         threads: bool,
     );
-    /// `dst[m×n] += a[m×k] · b[k×n]`, all row-major and contiguous.
-    fn gemm_acc(a: &[Self], b: &[Self], dst: &mut [Self], m: usize, k: usize, n: usize, threads: bool);
+    /// `dst[m×n] += a[m×k] · b[k×n]` (layouts as [`gemm_one`](Self::gemm_one)).
+    fn gemm_acc(
+        a: MatRef<'_, Self>,
+        b: MatRef<'_, Self>,
+        dst: &mut [Self],
+        m: usize,
+        k: usize,
+        n: usize,
+        threads: bool,
+    );
 }
 
-/// `dst = read_dst·dst + a·b` through `gemm` (row-major strides).
+/// `dst = read_dst·dst + a·b` through `gemm` (`dst` row-major).
 ///
 /// # Safety
 /// `dst` is valid for writes of `m*n` elements, and for reads of them when
-/// `read_dst`; `a` covers `m*k` and `b` `k*n` elements; `m, n, k > 0`.
+/// `read_dst`; `a` was [checked](MatRef::check) for `m×k` and `b` for
+/// `k×n`; `m, n, k > 0`.
 unsafe fn float_gemm<T: 'static + Copy + Send + Sync>(
     dst: *mut T,
     read_dst: bool,
-    a: &[T],
-    b: &[T],
+    a: MatRef<'_, T>,
+    b: MatRef<'_, T>,
     (m, k, n): (usize, usize, usize),
     (zero, one): (T, T),
     threads: bool,
@@ -57,20 +119,26 @@ unsafe fn float_gemm<T: 'static + Copy + Send + Sync>(
     } else {
         gemm::Parallelism::None
     };
-    // The closure may run on the pool's thread: carry the address, not
-    // the (non-`Send`) pointer.
+    // The closure may run on the pool's thread: carry the addresses, not
+    // the (non-`Send`) pointers.
     let addr = dst.expose_provenance();
+    let (pa, pb) = (a.data.as_ptr().expose_provenance(), b.data.as_ptr().expose_provenance());
     let run = || {
         let dst: *mut T = std::ptr::with_exposed_provenance_mut(addr);
+        let pa: *const T = std::ptr::with_exposed_provenance(pa);
+        let pb: *const T = std::ptr::with_exposed_provenance(pb);
         // gemm computes dst = alpha*dst + beta*lhs*rhs (alpha and beta
         // swapped against BLAS): beta = 1 is the plain product; alpha = 1
         // with read_dst accumulates; without read_dst gemm ignores alpha
         // and never reads dst, so uninitialised memory is fine there.
-        // SAFETY: the caller's contract (above) covers every pointer.
+        // SAFETY: the caller's contract (above) covers every pointer: the
+        // offsets are inside the slices, and every element the strides
+        // reach from them was checked to be.
         unsafe {
             gemm::gemm(
-                m, n, k, dst, 1, n as isize, read_dst, a.as_ptr(), 1, k as isize, b.as_ptr(), 1,
-                n as isize, if read_dst { one } else { zero }, one, false, false, false, par,
+                m, n, k, dst, 1, n as isize, read_dst, pa.add(a.offset), a.cs, a.rs,
+                pb.add(b.offset), b.cs, b.rs, if read_dst { one } else { zero }, one, false, false,
+                false, par,
             );
         }
     };
@@ -85,15 +153,17 @@ macro_rules! float_gemm {
     ($t:ty) => {
         impl MatmulElement for $t {
             fn gemm_one(
-                a: &[$t],
-                b: &[$t],
+                a: MatRef<'_, $t>,
+                b: MatRef<'_, $t>,
                 dst: &mut [MaybeUninit<$t>],
                 m: usize,
                 k: usize,
                 n: usize,
                 threads: bool,
             ) {
-                assert!(a.len() >= m * k && b.len() >= m.min(1) * k * n && dst.len() >= m * n);
+                a.check(m, k);
+                b.check(k, n);
+                assert!(dst.len() >= m * n);
                 if m == 0 || n == 0 {
                     return;
                 }
@@ -108,8 +178,18 @@ macro_rules! float_gemm {
                 unsafe { float_gemm(dst.as_mut_ptr().cast::<$t>(), false, a, b, (m, k, n), (0.0, 1.0), threads) };
             }
 
-            fn gemm_acc(a: &[$t], b: &[$t], dst: &mut [$t], m: usize, k: usize, n: usize, threads: bool) {
-                assert!(a.len() >= m * k && b.len() >= m.min(1) * k * n && dst.len() >= m * n);
+            fn gemm_acc(
+                a: MatRef<'_, $t>,
+                b: MatRef<'_, $t>,
+                dst: &mut [$t],
+                m: usize,
+                k: usize,
+                n: usize,
+                threads: bool,
+            ) {
+                a.check(m, k);
+                b.check(k, n);
+                assert!(dst.len() >= m * n);
                 if m == 0 || n == 0 || k == 0 {
                     return; // adds nothing
                 }
@@ -127,8 +207,8 @@ macro_rules! int_gemm {
     ($t:ty) => {
         impl MatmulElement for $t {
             fn gemm_one(
-                a: &[$t],
-                b: &[$t],
+                a: MatRef<'_, $t>,
+                b: MatRef<'_, $t>,
                 dst: &mut [MaybeUninit<$t>],
                 m: usize,
                 k: usize,
@@ -137,12 +217,7 @@ macro_rules! int_gemm {
             ) {
                 let row = |(i, drow): (usize, &mut [MaybeUninit<$t>])| {
                     let mut acc = vec![0 as $t; n];
-                    for p in 0..k {
-                        let av = a[i * k + p];
-                        for (c, bv) in acc.iter_mut().zip(&b[p * n..(p + 1) * n]) {
-                            *c = c.wrapping_add(av.wrapping_mul(*bv));
-                        }
-                    }
+                    int_row(&a, &b, i, k, &mut acc);
                     for (d, v) in drow.iter_mut().zip(acc) {
                         d.write(v);
                     }
@@ -157,15 +232,16 @@ macro_rules! int_gemm {
                 }
             }
 
-            fn gemm_acc(a: &[$t], b: &[$t], dst: &mut [$t], m: usize, k: usize, n: usize, threads: bool) {
-                let row = |(i, drow): (usize, &mut [$t])| {
-                    for p in 0..k {
-                        let av = a[i * k + p];
-                        for (c, bv) in drow.iter_mut().zip(&b[p * n..(p + 1) * n]) {
-                            *c = c.wrapping_add(av.wrapping_mul(*bv));
-                        }
-                    }
-                };
+            fn gemm_acc(
+                a: MatRef<'_, $t>,
+                b: MatRef<'_, $t>,
+                dst: &mut [$t],
+                m: usize,
+                k: usize,
+                n: usize,
+                threads: bool,
+            ) {
+                let row = |(i, drow): (usize, &mut [$t])| int_row(&a, &b, i, k, drow);
                 if n == 0 {
                     return;
                 }
@@ -178,14 +254,54 @@ macro_rules! int_gemm {
         }
     };
 }
+/// `acc[j] += Σ_p a[i,p]·b[p,j]` with wrapping integer arithmetic (a
+/// contiguous row of `b` is read as a slice).
+fn int_row<T: Element + IntOps>(a: &MatRef<'_, T>, b: &MatRef<'_, T>, i: usize, k: usize, acc: &mut [T]) {
+    let n = acc.len();
+    for p in 0..k {
+        let av = a.get(i, p);
+        if b.cs == 1 {
+            let start = (b.offset as isize + p as isize * b.rs) as usize;
+            for (c, bv) in acc.iter_mut().zip(&b.data[start..start + n]) {
+                *c = c.wrapping_add_(av.wrapping_mul_(*bv));
+            }
+        } else {
+            for (j, c) in acc.iter_mut().enumerate() {
+                *c = c.wrapping_add_(av.wrapping_mul_(b.get(p, j)));
+            }
+        }
+    }
+}
+
+/// Wrapping arithmetic of the integer element types.
+trait IntOps: Copy {
+    fn wrapping_add_(self, o: Self) -> Self;
+    fn wrapping_mul_(self, o: Self) -> Self;
+}
+
+macro_rules! int_ops {
+    ($($t:ty),*) => {$(
+        impl IntOps for $t {
+            fn wrapping_add_(self, o: Self) -> Self {
+                self.wrapping_add(o)
+            }
+            fn wrapping_mul_(self, o: Self) -> Self {
+                self.wrapping_mul(o)
+            }
+        }
+    )*};
+}
+int_ops!(i32, i64);
+
 int_gemm!(i32);
 int_gemm!(i64);
 
-/// A batch of products `dst[i] = a[offs[i].a..] · b[offs[i].b..]`, each
-/// `m×k · k×n`; `dst` holds `offs.len()` results of `m×n` back to back.
+/// A batch of products `dst[i] = a(offs[i].a) · b(offs[i].b)`, each
+/// `m×k · k×n` (`a` and `b` give the strides; their offsets are each
+/// entry's); `dst` holds `offs.len()` results of `m×n` back to back.
 pub(crate) fn matmul_batched<T: MatmulElement>(
-    a: &[T],
-    b: &[T],
+    a: MatRef<'_, T>,
+    b: MatRef<'_, T>,
     dst: &mut [MaybeUninit<T>],
     m: usize,
     k: usize,
@@ -193,15 +309,15 @@ pub(crate) fn matmul_batched<T: MatmulElement>(
     offs: &[BatchOffsets],
 ) {
     batched(dst, (m, k, n), offs, |o, d, threads| {
-        T::gemm_one(&a[o.a..o.a + m * k], &b[o.b..o.b + k * n], d, m, k, n, threads);
+        T::gemm_one(a.at_offset(o.a), b.at_offset(o.b), d, m, k, n, threads);
     });
 }
 
 /// As [`matmul_batched`], but `dst[i] += ...`: the products are added to
 /// what `dst` holds.
 pub(crate) fn matmul_batched_acc<T: MatmulElement>(
-    a: &[T],
-    b: &[T],
+    a: MatRef<'_, T>,
+    b: MatRef<'_, T>,
     dst: &mut [T],
     m: usize,
     k: usize,
@@ -209,7 +325,7 @@ pub(crate) fn matmul_batched_acc<T: MatmulElement>(
     offs: &[BatchOffsets],
 ) {
     batched(dst, (m, k, n), offs, |o, d, threads| {
-        T::gemm_acc(&a[o.a..o.a + m * k], &b[o.b..o.b + k * n], d, m, k, n, threads);
+        T::gemm_acc(a.at_offset(o.a), b.at_offset(o.b), d, m, k, n, threads);
     });
 }
 

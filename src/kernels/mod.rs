@@ -32,6 +32,7 @@ pub(crate) mod matmul;
 mod permute;
 pub(crate) mod reduce;
 pub(crate) mod rows;
+pub(crate) mod strided;
 
 use std::mem::MaybeUninit;
 
@@ -45,7 +46,7 @@ use elementwise::Side;
 use isa::dispatch;
 
 pub use attention::{
-    attention_into, attention_over_q, AttentionElement, AttentionSpec, FullyMasked, Mask,
+    attention_into, attention_into_rows, attention_over_q, attention_over_q_rows, AttentionElement, Rows, AttentionSpec, FullyMasked, Mask,
     ATTENTION_KEY_TILE, ATTENTION_QUERY_BLOCK,
 };
 pub use conv::{conv2d_geometry, ConvElement, ConvGeometry};

@@ -5,13 +5,15 @@
 //! The result may be written over `q` (when it is offered, exclusive and
 //! the result has its shape, i.e. `Ev == E`): each block of output rows
 //! depends only on the same rows of `q`, which the kernel reads before it
-//! writes them. `k`, `v` and the mask are only read. A mask that is not
+//! writes them. `k`, `v` and the mask are only read. `q`, `k` and `v` are
+//! read where their rows lie, so a head split
+//! (`x.reshape(b, s, h, d).transpose(0, 2, 1, 3)`) is not copied. A mask that is not
 //! `[L, S]` (for every batch entry) or `[..., L, S]` is first broadcast
 //! into scratch, allocated before anything is claimed.
 
 use super::{claim_target, finish, outcome_of, reused, typed_plan, Applied, Operand};
 use crate::error::{Error, Result};
-use crate::kernels::{self, fresh, AttentionElement, AttentionSpec, BinaryOp, FullyMasked, Mask};
+use crate::kernels::{self, fresh, AttentionElement, AttentionSpec, BinaryOp, FullyMasked, Mask, Rows};
 use crate::plan::{Op, Plan};
 use crate::shape::attention_shapes;
 use crate::tensor::Tensor;
@@ -104,14 +106,53 @@ pub(crate) fn run_attention<T: AttentionElement>(
     if let Some(s) = scale {
         spec = spec.with_scale(s);
     }
-    let (ks, vs) = (k.as_slice()?, v.as_slice()?);
+    let (ks, vs) = (rows_of(k)?, rows_of(v)?);
     let mut outcome = outcome_of(plan);
     if let Some((_, mut buf)) = claim_target(plan, &mut [&mut q], &mut outcome) {
-        kernels::attention_over_q(buf.as_mut_slice::<T>(), ks, vs, &spec)?;
+        kernels::attention_over_q_rows(buf.as_mut_slice::<T>(), ks, vs, &spec)?;
         reused(&mut outcome, plan, 0, buf.len());
         return Ok(finish(plan, Tensor::from_buffer(buf, &plan.shape)?, outcome));
     }
-    let one = q.scalar();
-    let buf = fresh::attention(q.data(&one)?, ks, vs, &spec)?;
+    let qt = q.tensor().ok_or_else(|| Error::InvalidOperand {
+        op: OP,
+        reason: "the query must be a tensor".into(),
+    })?;
+    let buf = fresh::attention(&rows_of(qt)?, ks, vs, &spec)?;
     Ok(finish(plan, Tensor::from_buffer(buf, &plan.shape)?, outcome))
+}
+
+/// A `[..., rows, width]` tensor as the kernel's [`Rows`]: each batch
+/// entry (the leading axes, flattened) at its offset, rows at the
+/// tensor's row stride. Planning gave contiguous tensors or row-strided
+/// views ([`Coverage::Rows`](crate::plan::Coverage::Rows)); anything else is
+/// an internal error.
+fn rows_of<T: AttentionElement>(t: &Tensor<T>) -> Result<Rows<'_, T>> {
+    let (data, l) = t.strided()?;
+    if !l.has_unit_rows() {
+        return Err(Error::NotContiguous { op: OP });
+    }
+    let (shape, strides) = (l.shape(), l.strides());
+    let nd = shape.len();
+    let (rows, width) = match nd {
+        0 => (1, 1),
+        1 => (1, shape[0]),
+        _ => (shape[nd - 2], shape[nd - 1]),
+    };
+    let rs = if nd >= 2 && rows > 1 { strides[nd - 2].unsigned_abs() } else { width };
+    let lead = nd.saturating_sub(2);
+    let batch: usize = shape[..lead].iter().product();
+    let mut offsets = Vec::with_capacity(batch);
+    let mut idx = vec![0usize; lead];
+    for _ in 0..batch {
+        let off: usize = idx.iter().zip(strides).map(|(i, s)| i * s.unsigned_abs()).sum();
+        offsets.push(l.offset() + off);
+        for d in (0..lead).rev() {
+            idx[d] += 1;
+            if idx[d] < shape[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    Ok(Rows { data, offsets, rs })
 }

@@ -1,6 +1,7 @@
-//! Layout operations: axis permutation. (Reshape lives on [`Tensor`] itself
-//! because it shares the buffer; a permutation always writes a new one,
-//! since tensors are C-contiguous.)
+//! Layout operations that copy: axis permutation into a new C-order buffer
+//! (the typed API's `permute`/`transpose`, whose result the typed
+//! operations read as contiguous data). The views (`permuted_view`,
+//! `index`, `reshape`) live on [`Tensor`] itself.
 
 use crate::element::Element;
 use crate::error::Result;
@@ -14,7 +15,8 @@ impl<T: Element> Tensor<T> {
     pub fn permute(&self, axes: &[isize]) -> Result<Tensor<T>> {
         let norm = crate::shape::permutation(self.shape(), Some(axes))?;
         let out_shape: Vec<usize> = norm.iter().map(|&a| self.shape()[a]).collect();
-        let buf = fresh::permuted(self.as_slice()?, self.shape(), &norm)?;
+        let src = self.contiguous()?;
+        let buf = fresh::permuted(src.as_slice()?, self.shape(), &norm)?;
         Tensor::from_buffer(buf, &out_shape)
     }
 

@@ -71,9 +71,10 @@ impl<T: Element> Operand<'_, T> {
     /// This operand as planning sees it.
     pub fn describe(&self) -> OperandDesc<'_> {
         match self {
-            Operand::Ref(t) => OperandDesc::tensor(T::DTYPE, t.shape()),
+            Operand::Ref(t) => OperandDesc::tensor(T::DTYPE, t.shape()).covering(t.coverage()),
             Operand::Owned(t, offer) => OperandDesc::tensor(T::DTYPE, t.shape())
-                .offered(*offer, Holders::from(t.ownership())),
+                .offered(*offer, Holders::from(t.ownership()))
+                .covering(t.coverage()),
             Operand::Scalar(v) => OperandDesc::scalar(crate::dyn_tensor::Scalar::of(*v)),
         }
     }
@@ -238,16 +239,17 @@ fn update<T: Element>(
     in_place: impl FnOnce(&mut [T]) -> Result<()>,
     fresh: impl FnOnce(&[T]) -> Result<OwnedBuffer>,
 ) -> Result<()> {
-    t.as_slice()?; // a moved-from tensor reports AlreadyDonated
-    if let Some(mut g) = t.write_guard() {
-        let s = g.slice::<T>();
+    t.strided()?; // a moved-from tensor reports AlreadyDonated
+    if let Some(r) = t.write_with(|s| {
         let bytes = std::mem::size_of_val(s);
-        in_place(s)?;
-        stats::record_reuse(Reuse::InPlace, bytes);
+        in_place(s).map(|()| bytes)
+    }) {
+        stats::record_reuse(Reuse::InPlace, r?);
         return Ok(());
     }
     let shape = t.shape().to_vec();
-    let new = Tensor::from_buffer(fresh(t.as_slice()?)?, &shape)?;
+    let src = t.contiguous()?;
+    let new = Tensor::from_buffer(fresh(src.as_slice()?)?, &shape)?;
     *t = new;
     Ok(())
 }

@@ -2,11 +2,11 @@
 
 use super::{claim_target, copy_then, finish, outcome_of, reused, same_shape, typed_plan, Applied, Operand};
 use crate::error::{Error, Result};
-use crate::kernels::matmul::{matmul_batched_acc, BatchOffsets, MatmulElement};
+use crate::kernels::matmul::{matmul_batched_acc, BatchOffsets, MatRef, MatmulElement};
 use crate::kernels::{fresh, BinaryOp, KernelElement};
 use crate::kernels::rows::{self, RowElement};
 use crate::plan::{Offer, Op, Plan};
-use crate::shape::{c_strides, matmul_shapes};
+use crate::shape::matmul_shapes;
 use crate::tensor::Tensor;
 
 /// Softmax along `axis` (which must be the last one), claiming `x`'s
@@ -72,35 +72,6 @@ pub(crate) fn run_layer_norm<T: RowElement>(
     )
 }
 
-fn batch_offsets(shape: &[usize], batch: &[usize], mat: usize) -> Vec<usize> {
-    // element offset of each broadcast batch entry in an operand whose batch
-    // dims are `shape` (already without the matrix dims)
-    let full: Vec<usize> = std::iter::repeat_n(1, batch.len() - shape.len())
-        .chain(shape.iter().copied())
-        .collect();
-    let cs = c_strides(&full);
-    let nb: usize = batch.iter().product();
-    let mut idx = vec![0usize; batch.len()];
-    let mut out = Vec::with_capacity(nb);
-    for _ in 0..nb {
-        let off: usize = idx
-            .iter()
-            .zip(&full)
-            .zip(&cs)
-            .map(|((i, d), s)| if *d == 1 { 0 } else { i * s })
-            .sum();
-        out.push(off * mat);
-        for d in (0..batch.len()).rev() {
-            idx[d] += 1;
-            if idx[d] < batch[d] {
-                break;
-            }
-            idx[d] = 0;
-        }
-    }
-    out
-}
-
 /// Matrix product with NumPy's `matmul` rules (batch dims broadcast). Always
 /// a new buffer; offered operands are refused.
 // Operands by value as every op's (an offer is answered with a refusal),
@@ -124,9 +95,8 @@ pub(crate) fn run_matmul<T: MatmulElement>(
             reason: "matmul needs two tensors".into(),
         });
     };
-    let (xa, xb) = (ta.as_slice()?, tb.as_slice()?);
-    let p = products(ta.shape(), tb.shape())?;
-    let buf = fresh::matmul(xa, xb, p.m, p.k, p.n, &p.offs)?;
+    let p = products(ta, tb)?;
+    let buf = fresh::matmul(p.a, p.b, p.m, p.k, p.n, &p.offs)?;
     Ok(finish(plan, Tensor::from_buffer(buf, &p.out)?, outcome_of(plan)))
 }
 
@@ -150,8 +120,7 @@ pub(crate) fn run_addmm<T: MatmulElement + KernelElement>(
     a: &Tensor<T>,
     b: &Tensor<T>,
 ) -> Result<Applied<T>> {
-    let (xa, xb) = (a.as_slice()?, b.as_slice()?);
-    let p = products(a.shape(), b.shape())?;
+    let p = products(a, b)?;
     let mut outcome = outcome_of(plan);
     let claimed = claim_target(plan, &mut [&mut input], &mut outcome);
     let mut buf = if let Some((_, buf)) = claimed {
@@ -162,13 +131,16 @@ pub(crate) fn run_addmm<T: MatmulElement + KernelElement>(
         let held = input.data(&one)?;
         fresh::binary(BinaryOp::Add, held, input.shape(), &[T::ZERO], &[], &p.out)?
     };
-    matmul_batched_acc(xa, xb, buf.as_mut_slice::<T>(), p.m, p.k, p.n, &p.offs);
+    matmul_batched_acc(p.a, p.b, buf.as_mut_slice::<T>(), p.m, p.k, p.n, &p.offs);
     Ok(finish(plan, Tensor::from_buffer(buf, &p.out)?, outcome))
 }
 
-/// The products of `a @ b`: each batch entry's operand offsets, `m×k · k×n`
-/// each, and the result's shape.
-struct Products {
+/// The products of `a @ b`: both factors read where their layouts put
+/// them (a transposed or sliced view is not copied), each batch entry's
+/// offsets, `m×k · k×n` each, and the result's shape.
+struct Products<'a, T> {
+    a: MatRef<'a, T>,
+    b: MatRef<'a, T>,
     offs: Vec<BatchOffsets>,
     m: usize,
     k: usize,
@@ -176,23 +148,69 @@ struct Products {
     out: Vec<usize>,
 }
 
-fn products(a: &[usize], b: &[usize]) -> Result<Products> {
-    let (batch, m, k, n, out) = matmul_shapes(a, b)?;
-    let bat = |s: &[usize]| -> Vec<usize> {
-        if s.len() <= 2 {
-            vec![]
-        } else {
-            s[..s.len() - 2].to_vec()
-        }
+fn products<'a, T: MatmulElement>(ta: &'a Tensor<T>, tb: &'a Tensor<T>) -> Result<Products<'a, T>> {
+    let (batch, m, k, n, out) = matmul_shapes(ta.shape(), tb.shape())?;
+    let (da, la) = ta.strided()?;
+    let (db, lb) = tb.strided()?;
+    // A 1-d left factor is one row, a 1-d right factor one column.
+    let (ra, ba) = matrix_of(la, false);
+    let (rb, bb) = matrix_of(lb, true);
+    let oa = batch_offsets(la, ba, &batch);
+    let ob = batch_offsets(lb, bb, &batch);
+    let offs = oa.into_iter().zip(ob).map(|(a, b)| BatchOffsets { a, b }).collect();
+    let mat = |data, (rs, cs)| MatRef {
+        data,
+        offset: 0,
+        rs,
+        cs,
     };
-    let oa = batch_offsets(&bat(a), &batch, m * k);
-    let ob = batch_offsets(&bat(b), &batch, k * n);
-    let offs: Vec<BatchOffsets> = oa
-        .into_iter()
-        .zip(ob)
-        .map(|(a, b)| BatchOffsets { a, b })
-        .collect();
-    Ok(Products { offs, m, k, n, out })
+    Ok(Products {
+        a: mat(da, ra),
+        b: mat(db, rb),
+        offs,
+        m,
+        k,
+        n,
+        out,
+    })
+}
+
+/// The row and column strides of the matrix a layout ends in, and how
+/// many leading axes are batch axes. A 1-d layout is a row (`column`
+/// false) or a column.
+fn matrix_of(l: &crate::layout::Layout, column: bool) -> ((isize, isize), usize) {
+    let s = l.strides();
+    match s.len() {
+        0 => ((1, 1), 0),
+        1 if column => ((s[0], 1), 0),
+        1 => ((1, s[0]), 0),
+        nd => ((s[nd - 2], s[nd - 1]), nd - 2),
+    }
+}
+
+/// The element offset of each entry of `batch` (broadcast, C order) in a
+/// factor whose first `nb` axes are its batch axes.
+fn batch_offsets(l: &crate::layout::Layout, nb: usize, batch: &[usize]) -> Vec<usize> {
+    let (shape, strides) = (&l.shape()[..nb], &l.strides()[..nb]);
+    let lead = batch.len() - nb;
+    let total: usize = batch.iter().product();
+    let mut idx = vec![0usize; batch.len()];
+    let mut out = Vec::with_capacity(total);
+    for _ in 0..total {
+        let off: isize = (0..nb)
+            .filter(|&d| shape[d] != 1)
+            .map(|d| idx[lead + d] as isize * strides[d])
+            .sum();
+        out.push((l.offset() as isize + off) as usize);
+        for d in (0..batch.len()).rev() {
+            idx[d] += 1;
+            if idx[d] < batch[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    out
 }
 
 impl<T: RowElement> Tensor<T> {

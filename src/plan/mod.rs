@@ -67,6 +67,7 @@ use crate::shape::Dims;
 
 pub(crate) use rules::permute_axes;
 pub use rules::check_scalar;
+pub use crate::layout::Coverage;
 
 /// How an operand is offered to an operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -132,6 +133,8 @@ pub struct OperandDesc<'a> {
     /// Operands with the same `id` are the same tensor (the op reads it
     /// more than once, so none of them may receive the result).
     pub id: Option<usize>,
+    /// How it covers its buffer.
+    pub coverage: Coverage,
 }
 
 impl<'a> OperandDesc<'a> {
@@ -143,6 +146,7 @@ impl<'a> OperandDesc<'a> {
             offer: Offer::Borrowed,
             holders: Holders::Exclusive,
             id: None,
+            coverage: Coverage::Whole,
         }
     }
 
@@ -154,7 +158,15 @@ impl<'a> OperandDesc<'a> {
             offer: Offer::Borrowed,
             holders: Holders::Exclusive,
             id: None,
+            coverage: Coverage::Whole,
         }
+    }
+
+    /// With its coverage of its buffer (a view's).
+    #[must_use]
+    pub fn covering(mut self, coverage: Coverage) -> Self {
+        self.coverage = coverage;
+        self
     }
 
     /// Offered with `offer`; `holders` as seen now.
@@ -226,7 +238,15 @@ pub enum Op {
     /// or donated exclusive input moves into the result instead.
     Reshape { shape: Vec<i64> },
     /// `[x]`; output axis `i` is input axis `axes[i]` (`None`: reversed).
+    /// A view sharing the buffer (as `Reshape`).
     Permute { axes: Option<Vec<isize>> },
+    /// `[x]`: the view a basic index selects (ints, slices, new axes, one
+    /// ellipsis), sharing the buffer (as `Reshape`).
+    Index { index: Vec<crate::layout::Index> },
+    /// `[x, value]`, in place only: `x[index] = value` (`value` broadcast
+    /// to the indexed shape and converted to `x`'s dtype, as NumPy's
+    /// assignment does); copy-on-write when `x`'s buffer is shared.
+    SetItem { index: Vec<crate::layout::Index> },
     /// `[x]` converted to `dtype` (always a new buffer).
     Cast { dtype: DType },
     /// `[q, k, v, mask?]`: `softmax(q·kᵀ·scale + mask)·v` over the last two
@@ -259,6 +279,8 @@ impl Op {
             Op::BatchNorm { .. } => "batch_norm",
             Op::Reshape { .. } => "reshape",
             Op::Permute { .. } => "transpose",
+            Op::Index { .. } => "__getitem__",
+            Op::SetItem { .. } => "__setitem__",
             Op::Cast { .. } => "astype",
             Op::Attention { .. } => "scaled_dot_product_attention",
         }
@@ -267,7 +289,7 @@ impl Op {
     /// How many operands the op takes.
     pub fn arity(&self) -> usize {
         match self {
-            Op::Binary(_) | Op::Matmul => 2,
+            Op::Binary(_) | Op::Matmul | Op::SetItem { .. } => 2,
             Op::Addmm => 3,
             Op::LayerNorm { gamma, beta, .. } => 1 + usize::from(*gamma) + usize::from(*beta),
             Op::Conv2d { bias, .. } => 2 + usize::from(*bias),
@@ -282,6 +304,7 @@ impl Op {
         let params: &[&'static str] = match self {
             Op::Binary(_) | Op::Matmul => return ["the left operand", "the right operand"][i.min(1)],
             Op::Attention { .. } => return ["the query", "the key", "the value", "the mask"][i.min(3)],
+            Op::SetItem { .. } => return ["the target", "the value"][i.min(1)],
             Op::LayerNorm { gamma, beta, .. } => match (gamma, beta) {
                 (true, true) => &["gamma", "beta"],
                 (true, false) => &["gamma"],
@@ -311,6 +334,8 @@ pub enum Purpose {
     Result,
     /// Operand `i` converted to the plan's dtype.
     Cast(usize),
+    /// Operand `i`, a strided view, copied into C order.
+    Gather(usize),
     /// Working memory of the kernel.
     Scratch,
 }
@@ -337,6 +362,9 @@ pub struct Plan {
     pub offers: SmallVec<[Offer; 5]>,
     /// Operands converted to `dtype` first (a new buffer each).
     pub casts: SmallVec<[usize; 2]>,
+    /// Strided operands copied into C order first (a new buffer each),
+    /// for kernels that read contiguous data.
+    pub gathers: SmallVec<[usize; 2]>,
     /// The operand whose buffer receives the result.
     pub target: Option<usize>,
     /// Offered operands that do not receive the result, and why.
@@ -374,6 +402,9 @@ impl fmt::Display for Plan {
             match a.purpose {
                 Purpose::Result => write!(f, "; allocates {} B for the result", a.bytes)?,
                 Purpose::Cast(i) => write!(f, "; casts {} ({} B)", self.op.label(i), a.bytes)?,
+                Purpose::Gather(i) => {
+                    write!(f, "; copies {} into C order ({} B)", self.op.label(i), a.bytes)?;
+                }
                 Purpose::Scratch => write!(f, "; {} B of scratch", a.bytes)?,
             }
         }
@@ -413,6 +444,9 @@ pub enum Refusal {
     /// An in-place operation writes its result into its target, never
     /// into another operand.
     InPlaceTarget(&'static str),
+    /// The operand is a view of part of its buffer, or a strided view:
+    /// only a tensor that covers its whole buffer in C order gives it.
+    View { strided: bool },
 }
 
 impl fmt::Display for Refusal {
@@ -450,6 +484,14 @@ impl fmt::Display for Refusal {
                 f,
                 "the same tensor is also another operand of this operation"
             ),
+            Refusal::View { strided: false } => write!(
+                f,
+                "it is a view of part of its buffer; only a tensor that covers its whole buffer can give it"
+            ),
+            Refusal::View { strided: true } => write!(
+                f,
+                "it is a strided view; only a tensor that covers its whole buffer in C order can give it"
+            ),
             Refusal::InPlaceTarget(op) => write!(
                 f,
                 "{op} writes its result into its target in place, never into this operand"
@@ -474,7 +516,7 @@ pub fn plan(op: &Op, operands: &[OperandDesc<'_>]) -> Result<Plan> {
 
 /// Plan `op` in place over operand 0 (its target): the result must keep
 /// its shape and dtype; the other operands are only read. Supported for
-/// [`Op::Unary`], [`Op::Binary`] and [`Op::BatchNorm`].
+/// [`Op::Unary`], [`Op::Binary`], [`Op::BatchNorm`] and [`Op::SetItem`].
 pub fn plan_in_place(op: &Op, operands: &[OperandDesc<'_>]) -> Result<Plan> {
     rules::plan(op, operands, true)
 }

@@ -3,7 +3,7 @@
 //! parameter, which operands may receive the result, and the choice of
 //! the target among them.
 
-use super::{Allocation, Holders, Kind, Offer, Op, OperandDesc, Plan, Purpose, Reduction};
+use super::{Allocation, Coverage, Holders, Kind, Offer, Op, OperandDesc, Plan, Purpose, Reduction};
 use crate::dyn_tensor::Scalar;
 use crate::element::DType;
 use crate::error::{Error, Result};
@@ -292,6 +292,33 @@ fn reshape_signature(op: &Op, shape: &[i64], x: &OperandDesc<'_>) -> Result<Sign
     })
 }
 
+/// `x[index] = value`: `x`'s dtype and shape; `value` (a tensor or a
+/// number of any dtype, converted as NumPy's assignment converts) must
+/// broadcast to the indexed shape.
+fn setitem_signature(op: &Op, o: &[OperandDesc<'_>], index: &[crate::layout::Index]) -> Result<Signature> {
+    let (x, v) = (&o[0], &o[1]);
+    let d = tensor_dtype(op, x, "the target")?;
+    let view = crate::layout::Layout::contiguous(x.shape).indexed(index)?;
+    if let Kind::Scalar(s) = v.kind {
+        check_scalar(op.name(), s, d)?;
+    }
+    let b = broadcast_shapes(op.name(), v.shape, view.shape())?;
+    if b[..] != *view.shape() {
+        return Err(Error::ShapeMismatch {
+            op: op.name(),
+            lhs: view.shape().to_vec(),
+            rhs: v.shape.to_vec(),
+        });
+    }
+    Ok(Signature {
+        dtype: d,
+        shape: Dims::from_slice(x.shape),
+        receives: Receives::Input,
+        scratch_over_input: 0,
+        scratch: 0,
+    })
+}
+
 fn attention_signature(
     op: &Op,
     o: &[OperandDesc<'_>],
@@ -430,11 +457,23 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
             Signature {
                 dtype: d,
                 shape: perm.iter().map(|&a| x.shape[a]).collect(),
-                receives: Receives::Never,
+                receives: Receives::Input,
                 scratch_over_input: 0,
                 scratch: 0,
             }
         }
+        Op::Index { index } => {
+            let d = tensor_dtype(op, x, "the input")?;
+            let view = crate::layout::Layout::contiguous(x.shape).indexed(index)?;
+            Signature {
+                dtype: d,
+                shape: Dims::from_slice(view.shape()),
+                receives: Receives::Input,
+                scratch_over_input: 0,
+                scratch: 0,
+            }
+        }
+        Op::SetItem { index } => setitem_signature(op, o, index)?,
         Op::Cast { dtype } => {
             tensor_dtype(op, x, "the input")?;
             same(*dtype, Receives::Never)
@@ -454,8 +493,11 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
             format!("takes {} operands, got {}", op.arity(), o.len()),
         ));
     }
-    if in_place && !matches!(op, Op::Unary(_) | Op::Binary(_) | Op::BatchNorm { .. }) {
+    if in_place && !matches!(op, Op::Unary(_) | Op::Binary(_) | Op::BatchNorm { .. } | Op::SetItem { .. }) {
         return Err(invalid_arg(op, "has no in-place form".into()));
+    }
+    if !in_place && matches!(op, Op::SetItem { .. }) {
+        return Err(invalid_arg(op, "has only an in-place form".into()));
     }
     let sig = signature(op, o, in_place)?;
     let numel_bytes = checked_numel(&sig.shape, sig.dtype.size())? * sig.dtype.size();
@@ -465,6 +507,7 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
         shape: sig.shape,
         offers: o.iter().map(|d| d.offer).collect(),
         casts: SmallVec::new(),
+        gathers: SmallVec::new(),
         target: None,
         refusals: SmallVec::new(),
         allocations: SmallVec::new(),
@@ -485,6 +528,7 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
             });
         }
     }
+    plan_gathers(&mut p, o);
     if in_place {
         if let Op::Binary(b) = op {
             if p.shape[..] != *o[0].shape {
@@ -501,7 +545,11 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
                 p.refusals.push((i, Refusal::InPlaceTarget(op_static(op))));
             }
         }
-        if o[0].holders != Holders::Exclusive {
+        // Copy on write: a shared target, or a strided one (the in-place
+        // kernels write contiguous elements; a strided target of
+        // `__setitem__` is written through its strides).
+        let strided = !o[0].coverage.is_contiguous() && !matches!(op, Op::SetItem { .. });
+        if o[0].holders != Holders::Exclusive || strided {
             p.allocations.push(Allocation {
                 purpose: Purpose::Result,
                 bytes: numel_bytes,
@@ -510,8 +558,15 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
         return Ok(p);
     }
     choose_target(&mut p, o, sig.receives);
-    if matches!(op, Op::Reshape { .. }) {
-        // A reshape shares its input's buffer: it allocates nothing.
+    if is_view_op(op) {
+        // A view shares its input's buffer: it allocates nothing, except
+        // a reshape of a strided view, which is a copy.
+        if matches!(op, Op::Reshape { .. }) && !o[0].coverage.is_contiguous() {
+            p.allocations.push(Allocation {
+                purpose: Purpose::Result,
+                bytes: numel_bytes,
+            });
+        }
         return Ok(p);
     }
     if sig.scratch > 0 {
@@ -534,6 +589,43 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
     Ok(p)
 }
 
+/// Ops whose result is a view of their input's buffer (or, when the input
+/// is a temporary or donated and covers its buffer, the buffer itself,
+/// moved into the result).
+fn is_view_op(op: &Op) -> bool {
+    matches!(op, Op::Reshape { .. } | Op::Permute { .. } | Op::Index { .. })
+}
+
+/// Which strided operands are copied into C order first: every one read
+/// by a kernel that needs contiguous data. Matmul's factors are read
+/// through their strides (the GEMM takes row and column strides), the
+/// view ops make views, and a
+/// `__setitem__` target is written through its strides.
+fn plan_gathers(p: &mut Plan, o: &[OperandDesc<'_>]) {
+    for (i, d) in o.iter().enumerate() {
+        if d.coverage.is_contiguous() || p.casts.contains(&i) {
+            continue;
+        }
+        let strided_ok = match p.op {
+            Op::Matmul | Op::Reshape { .. } | Op::Permute { .. } | Op::Index { .. } => true,
+            Op::Addmm => i > 0,
+            Op::SetItem { .. } => i == 0,
+            // The attention kernel reads q, k and v row by row.
+            Op::Attention { .. } => i < 3 && d.coverage == Coverage::Rows,
+            // The in-place target copies on write (its own allocation).
+            _ => p.in_place && i == 0,
+        };
+        if !strided_ok {
+            p.gathers.push(i);
+            let n: usize = d.shape.iter().product();
+            p.allocations.push(Allocation {
+                purpose: Purpose::Gather(i),
+                bytes: n * p.dtype.size(),
+            });
+        }
+    }
+}
+
 /// The op's name as a `'static` string for refusals.
 fn op_static(op: &Op) -> &'static str {
     op.name()
@@ -547,7 +639,10 @@ fn choose_target(p: &mut Plan, o: &[OperandDesc<'_>], receives: Receives) {
     let name = op_static(&p.op);
     for (i, d) in o.iter().enumerate() {
         let Some(held) = d.held() else { continue };
-        let cast = p.casts.contains(&i);
+        // A cast or C-order copy is the op's own buffer: it may receive
+        // the result.
+        let (is_cast, gathered) = (p.casts.contains(&i), p.gathers.contains(&i));
+        let cast = is_cast || gathered;
         let offered = d.offer != Offer::Borrowed;
         if !offered && !cast {
             continue;
@@ -559,15 +654,17 @@ fn choose_target(p: &mut Plan, o: &[OperandDesc<'_>], receives: Receives) {
         };
         // A reshape's result has another shape by definition: its buffer
         // moves into the result.
-        let shape_fits = d.shape == p.shape.as_slice() || matches!(p.op, Op::Reshape { .. });
+        let shape_fits = d.shape == p.shape.as_slice() || is_view_op(&p.op);
         let shared_id =
             d.id.is_some() && o.iter().enumerate().any(|(j, e)| j != i && e.id == d.id);
         let own = role.clone().or_else(|| {
-            if cast {
+            if is_cast {
                 Some(Refusal::DType {
                     operand: held,
                     result: p.dtype,
                 })
+            } else if gathered {
+                Some(Refusal::View { strided: true })
             } else if shared_id {
                 Some(Refusal::SameTensor)
             } else if !shape_fits {
@@ -577,6 +674,9 @@ fn choose_target(p: &mut Plan, o: &[OperandDesc<'_>], receives: Receives) {
                 })
             } else {
                 match d.holders {
+                    Holders::Exclusive if d.coverage != Coverage::Whole => Some(Refusal::View {
+                        strided: !d.coverage.is_contiguous(),
+                    }),
                     Holders::Exclusive => None,
                     Holders::Shared { handles, exports } => {
                         Some(Refusal::Shared { handles, exports })

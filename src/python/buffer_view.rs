@@ -19,34 +19,43 @@ struct ViewState {
     strides: Vec<ffi::Py_ssize_t>,
 }
 
-/// Fill `view` as a read-only, C-contiguous view of the exported buffer.
+/// Fill `view` as a read-only view of the exported buffer laid out as
+/// `layout` (a strided view keeps its strides, in bytes, and its offset).
 ///
 /// # Safety
 /// `view` must be the valid, writable `Py_buffer` CPython passed to
 /// `bf_getbuffer`, and `owner` the exporting object (a strong reference is
-/// taken for `view.obj`). The caller must have rejected `PyBUF_WRITABLE`.
+/// taken for `view.obj`). The caller must have rejected `PyBUF_WRITABLE`,
+/// and a request without `PyBUF_STRIDES` for a layout that is not
+/// contiguous; `layout` must lie inside the exported buffer.
 pub(crate) unsafe fn fill_view(
     view: *mut ffi::Py_buffer,
     owner: &Bound<'_, PyAny>,
     guard: ExportGuard,
-    shape: &[usize],
+    layout: &crate::Layout,
     itemsize: usize,
     format: &'static CStr,
     flags: c_int,
 ) {
-    let mut strides = vec![0 as ffi::Py_ssize_t; shape.len()];
-    let mut acc = itemsize as ffi::Py_ssize_t;
-    for i in (0..shape.len()).rev() {
-        strides[i] = acc;
-        acc *= shape[i] as ffi::Py_ssize_t;
-    }
+    let shape = layout.shape();
+    let strides: Vec<ffi::Py_ssize_t> = layout
+        .strides()
+        .iter()
+        .map(|&s| s * itemsize as ffi::Py_ssize_t)
+        .collect();
     let state = Box::new(ViewState {
         shape: shape.iter().map(|&d| d as ffi::Py_ssize_t).collect(),
         strides,
         guard,
     });
     let len = (state.shape.iter().product::<ffi::Py_ssize_t>()) * itemsize as ffi::Py_ssize_t;
-    let buf = state.guard.as_ptr().cast_mut().cast::<c_void>();
+    // The first element: inside the buffer, since the layout is (caller).
+    let buf = state
+        .guard
+        .as_ptr()
+        .wrapping_add(layout.offset() * itemsize)
+        .cast_mut()
+        .cast::<c_void>();
     let want = |f: c_int| flags & f == f;
     // SAFETY: the caller guarantees `view` is valid and writable; every
     // pointer stored in it stays valid until `release_view` frees `state`.

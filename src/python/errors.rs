@@ -54,11 +54,16 @@ pub(crate) fn to_py(e: &Error) -> PyErr {
         }
         Error::ShapeOverflow { .. } | Error::ScalarOutOfRange { .. } => PyOverflowError::new_err(msg),
         Error::Busy => PyRuntimeError::new_err(msg),
+        Error::IndexOutOfRange { .. } | Error::InvalidIndex { .. } => {
+            pyo3::exceptions::PyIndexError::new_err(msg)
+        }
         Error::ShapeMismatch { .. }
         | Error::InvalidShape { .. }
         | Error::LengthMismatch { .. }
         | Error::EmptyReduction { .. }
         | Error::InvalidArgument { .. }
+        | Error::NotContiguous { .. }
+        | Error::PartialView { .. }
         | Error::NotDonatable { .. } => PyValueError::new_err(msg),
     }
 }

@@ -91,14 +91,17 @@ impl<'py> Input<'py> {
             }
             Source::Tensor(obj) => {
                 let me = obj.get();
-                let d = OperandDesc::tensor(me.dtype, &me.shape).with_id(obj.as_ptr() as usize);
+                let d = OperandDesc::tensor(me.dtype, &me.shape)
+                    .with_id(obj.as_ptr() as usize)
+                    .covering(me.coverage);
                 if self.offer == Offer::Borrowed {
                     d
                 } else if gates.is_some_and(|g| g.is_busy(&me.slot)) {
                     d.offered(self.offer, Holders::Busy)
                 } else {
-                    let holders = Holders::from(me.slot.lock(&py).ownership());
-                    d.offered(self.offer, holders)
+                    let g = me.slot.lock(&py);
+                    d.offered(self.offer, Holders::from(g.ownership()))
+                        .covering(g.coverage())
                 }
             }
         }
@@ -253,7 +256,7 @@ pub(crate) fn call_in_place<'py>(
     let me = target.get();
     let plan = {
         let mut descs: SmallVec<[OperandDesc<'_>; 3]> = SmallVec::new();
-        descs.push(OperandDesc::tensor(me.dtype, &me.shape));
+        descs.push(OperandDesc::tensor(me.dtype, &me.shape).covering(me.coverage));
         descs.extend(others.iter().map(|i| i.describe(py, None)));
         plan_in_place(op, &descs).py()?
     };

@@ -138,6 +138,15 @@ pub(crate) fn binary_inplace<'py>(
     call_in_place(x.py(), &Op::Binary(op), x, smallvec![other]).map(drop)
 }
 
+/// `x[index] = value`: in place, copy-on-write if the buffer is shared.
+pub(crate) fn set_item<'py>(
+    x: &Bound<'py, PyTensor>,
+    index: Vec<crate::Index>,
+    value: Input<'py>,
+) -> PyResult<()> {
+    call_in_place(x.py(), &Op::SetItem { index }, x, smallvec![value]).map(drop)
+}
+
 /// `x.<op>_()`: in place, copy-on-write if the buffer is shared.
 pub(crate) fn unary_inplace(x: &Bound<'_, PyTensor>, op: UnaryOp) -> PyResult<()> {
     call_in_place(x.py(), &Op::Unary(op), x, smallvec![]).map(drop)

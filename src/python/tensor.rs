@@ -28,7 +28,7 @@ use super::interop::{self, np_dtype};
 use super::operands::{call, read, Input};
 use super::ops::{self, BnArgs};
 use super::ownership::{donated_self, input_from, require_input, self_input, PyDonated};
-use crate::plan::{Op, Reduction};
+use crate::plan::{Coverage, Op, Reduction};
 use crate::slot::Slot;
 use crate::{BinaryOp, DType, DynTensor, UnaryOp};
 
@@ -42,6 +42,11 @@ pub(crate) struct PyTensor {
     pub(crate) slot: Slot,
     pub(crate) shape: crate::tensor::Dims,
     pub(crate) dtype: DType,
+    /// How the tensor covered its buffer when it was made. It can only
+    /// improve later (a copy on write makes a view whole), so planning a
+    /// borrowed operand with it is safe: a contiguous tensor is never
+    /// described as anything else.
+    pub(crate) coverage: Coverage,
 }
 
 impl PyTensor {
@@ -49,6 +54,7 @@ impl PyTensor {
         PyTensor {
             shape: crate::tensor::Dims::from_slice(t.shape()),
             dtype: t.dtype(),
+            coverage: t.coverage(),
             slot: Slot::new(t),
         }
     }
@@ -109,6 +115,57 @@ fn axes_arg(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
         }
     }
     args.iter().map(|x| x.extract::<i64>()).collect()
+}
+
+/// A basic index (ints, slices, `...`, `None`, or a tuple of them) in
+/// the core's terms; `None` for anything else (arrays, lists, booleans:
+/// NumPy's advanced indexing).
+fn basic_index(key: &Bound<'_, PyAny>) -> PyResult<Option<Vec<crate::Index>>> {
+    let one = |k: &Bound<'_, PyAny>| -> PyResult<Option<crate::Index>> {
+        use crate::Index;
+        if k.is_none() {
+            return Ok(Some(Index::NewAxis));
+        }
+        if k.is(k.py().Ellipsis()) {
+            return Ok(Some(Index::Ellipsis));
+        }
+        if let Ok(sl) = k.cast::<pyo3::types::PySlice>() {
+            let part = |name: &str| -> PyResult<Option<i64>> {
+                let v = sl.getattr(name)?;
+                if v.is_none() {
+                    Ok(None)
+                } else {
+                    v.call_method0("__index__")?.extract::<i64>().map(Some)
+                }
+            };
+            let step = part("step")?.unwrap_or(1);
+            return Ok(Some(Index::Slice {
+                start: part("start")?,
+                stop: part("stop")?,
+                step,
+            }));
+        }
+        if k.is_instance_of::<pyo3::types::PyBool>() {
+            return Ok(None);
+        }
+        // An integer, a NumPy integer or a 0-d integer array (NumPy's
+        // rule); anything whose `__index__` fails is advanced indexing.
+        match k.call_method0("__index__") {
+            Ok(i) => Ok(Some(Index::Int(i.extract()?))),
+            Err(_) => Ok(None),
+        }
+    };
+    if let Ok(t) = key.cast::<PyTuple>() {
+        let mut out = Vec::with_capacity(t.len());
+        for k in t.iter() {
+            match one(&k)? {
+                Some(i) => out.push(i),
+                None => return Ok(None),
+            }
+        }
+        return Ok(Some(out));
+    }
+    Ok(one(key)?.map(|i| vec![i]))
 }
 
 /// The class's methods: the repeated families (element-wise methods,
@@ -284,7 +341,24 @@ tensor_methods! {
     /// The address of the first element (to check buffer reuse).
     fn data_ptr(&self, py: Python<'_>) -> PyResult<usize> {
         self.check_live(py, "data_ptr")?;
-        Ok(self.slot.lock(&py).buffer_ptr().map_or(0, |p| p as usize))
+        Ok(self.slot.lock(&py).data_ptr().map_or(0, |p| p as usize))
+    }
+
+    /// Whether this tensor is a view: it does not cover its whole buffer
+    /// in C order (a slice, a row, a transpose). A view is never donated:
+    /// a donation of one copies, with a warning.
+    #[getter]
+    fn is_view(&self, py: Python<'_>) -> bool {
+        let g = self.slot.lock(&py);
+        !g.is_donated() && g.coverage() != Coverage::Whole
+    }
+
+    /// Strides in elements (NumPy's are in bytes), of the layout in the
+    /// buffer.
+    #[getter]
+    fn strides<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let strides: Vec<isize> = self.slot.lock(&py).layout().strides().to_vec();
+        PyTuple::new(py, strides)
     }
 
     fn __len__(&self) -> PyResult<usize> {
@@ -377,10 +451,14 @@ tensor_methods! {
         v.py().get_type::<pyo3::types::PyInt>().call1((v,))
     }
 
-    /// Indexing with ints, slices, `...`, `None` and NumPy-style arrays;
-    /// the result is a new tensor (a copy).
+    /// Basic indexing (ints, slices, `...`, `None`) returns a view sharing
+    /// this buffer (value semantics: an in-place op through either copies
+    /// on write); NumPy-style array indices return a copy.
     fn __getitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
         let py = slf.py();
+        if let Some(index) = basic_index(key)? {
+            return call(py, &Op::Index { index }, smallvec![self_input(slf)]);
+        }
         let part = view(slf, "__getitem__")?.get_item(key)?;
         let part = interop::numpy(py)?.call_method1("asarray", (part,))?;
         Ok(PyTensor::new(interop::to_tensor(
@@ -388,6 +466,25 @@ tensor_methods! {
             &part,
             Some(slf.get().dtype),
         )?))
+    }
+
+    /// `t[key] = value` with a basic index (ints, slices, `...`, `None`)
+    /// and a tensor, array or number (broadcast, converted to this
+    /// tensor's dtype). Writes into this tensor; copy-on-write when its
+    /// buffer is shared, so views and other holders keep their values.
+    fn __setitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let Some(index) = basic_index(key)? else {
+            return Err(pyo3::exceptions::PyIndexError::new_err(
+                "only basic indices (ints, slices, ..., None) can be assigned to",
+            ));
+        };
+        let Some(v) = input_from(value)? else {
+            return Err(PyTypeError::new_err(format!(
+                "cannot assign a '{}' to a tensor",
+                value.get_type().name()?
+            )));
+        };
+        ops::set_item(slf, index, v)
     }
 
     fn __iter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
@@ -532,7 +629,8 @@ tensor_methods! {
         call(slf.py(), &Op::Reshape { shape }, smallvec![me])
     }
 
-    /// A copy with the axes permuted (all reversed without arguments).
+    /// A view with the axes permuted (all reversed without arguments),
+    /// sharing this buffer.
     #[pyo3(signature = (*axes))]
     fn transpose(slf: &Bound<'_, Self>, axes: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
         let axes = if axes.is_empty() {
@@ -540,13 +638,21 @@ tensor_methods! {
         } else {
             Some(axes_arg(axes)?.into_iter().map(|a| a as isize).collect())
         };
-        call(slf.py(), &Op::Permute { axes }, smallvec![Input::kept(slf)])
+        call(slf.py(), &Op::Permute { axes }, smallvec![self_input(slf)])
     }
 
-    /// The transpose (axes reversed), a copy.
+    /// The transpose (axes reversed), a view sharing this buffer.
     #[getter(T)]
     fn t(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        call(slf.py(), &Op::Permute { axes: None }, smallvec![Input::kept(slf)])
+        call(slf.py(), &Op::Permute { axes: None }, smallvec![self_input(slf)])
+    }
+
+    /// This tensor when its elements are contiguous, else a C-order copy.
+    fn contiguous(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        let py = slf.py();
+        let t = read(py, slf.get())?;
+        let c = super::arena::detach(py, t.nbytes(), || t.contiguous()).py()?;
+        Ok(PyTensor::new(c))
     }
 
     // ---- buffer protocol ----
@@ -563,7 +669,15 @@ tensor_methods! {
         }
         let me = slf.get();
         me.check_live(slf.py(), "buffer export")?;
-        let guard = me.slot.lock(&slf.py()).export().py()?;
+        let (guard, layout) = {
+            let g = me.slot.lock(&slf.py());
+            (g.export().py()?, g.layout().clone())
+        };
+        if flags & pyffi::PyBUF_STRIDES != pyffi::PyBUF_STRIDES && !layout.is_contiguous() {
+            return Err(PyBufferError::new_err(
+                "the tensor is a strided view: ask for strides, or call contiguous()",
+            ));
+        }
         // SAFETY: CPython passes a valid, writable view to bf_getbuffer, and
         // writable requests were refused above.
         unsafe {
@@ -571,7 +685,7 @@ tensor_methods! {
                 view,
                 slf.as_any(),
                 guard,
-                &me.shape,
+                &layout,
                 me.dtype.size(),
                 format_of(me.dtype),
                 flags,
