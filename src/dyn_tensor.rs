@@ -211,7 +211,7 @@ impl DynTensor {
 
     /// `Err(AlreadyDonated)` when the data is gone.
     pub fn check_readable(&self) -> Result<()> {
-        each!(self, t => t.strided().map(|_| ()))
+        each!(self, t => t.check_readable())
     }
 
     pub fn export(&self) -> Result<ExportGuard> {
@@ -256,7 +256,7 @@ impl DynTensor {
     }
 
     /// Where the elements sit in the buffer.
-    pub fn layout(&self) -> &crate::layout::Layout {
+    pub fn layout(&self) -> std::borrow::Cow<'_, crate::layout::Layout> {
         each!(self, t => t.layout())
     }
 

@@ -65,7 +65,7 @@ fn prepare(plan: &Plan, args: &mut [Arg<'_>]) -> Result<()> {
         let t = args[i].tensor().ok_or_else(|| internal(plan, "a scalar to cast"))?;
         args[i] = Arg::Tensor(t.cast(plan.dtype)?);
     }
-    for &i in &plan.gathers {
+    for i in plan.gathers.iter().map(|&i| usize::from(i)) {
         let t = args[i].tensor().ok_or_else(|| internal(plan, "a scalar to gather"))?;
         args[i] = Arg::Tensor(t.contiguous()?);
     }

@@ -26,7 +26,9 @@
 //!   tensor *moved-from*: its shape and dtype still read, every access to its
 //!   data is an [`Error::AlreadyDonated`] naming the op that consumed it.
 
+use std::borrow::Cow;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use crate::buffer::{ExportGuard, Handle, OwnedBuffer, WriteGuard};
 use crate::element::{DType, Element};
@@ -41,7 +43,11 @@ pub(crate) use crate::shape::Dims;
 /// An n-dimensional tensor of `T`. See the [module docs](self).
 pub struct Tensor<T: Element> {
     handle: Handle,
-    layout: Layout,
+    shape: Dims,
+    /// `None`: the C-order layout of `shape` over the whole buffer (every
+    /// tensor that is not a view, kept as small and as fast to read and
+    /// clone as before views existed); a view's layout otherwise.
+    view: Option<Arc<Layout>>,
     _t: PhantomData<T>,
 }
 
@@ -51,7 +57,10 @@ impl<T: Element> Clone for Tensor<T> {
     fn clone(&self) -> Self {
         Tensor {
             handle: self.handle.share(),
-            layout: self.layout.clone(),
+            // `from_slice` copies the inline dims at once; `clone` would
+            // extend element by element.
+            shape: Dims::from_slice(&self.shape),
+            view: self.view.clone(),
             _t: PhantomData,
         }
     }
@@ -95,7 +104,8 @@ impl<T: Element> Tensor<T> {
         }
         Ok(Tensor {
             handle: Handle::new(buf),
-            layout: Layout::contiguous(shape),
+            shape: Dims::from_slice(shape),
+            view: None,
             _t: PhantomData,
         })
     }
@@ -140,22 +150,30 @@ impl<T: Element> Tensor<T> {
 
     /// The shape.
     pub fn shape(&self) -> &[usize] {
-        self.layout.shape()
+        &self.shape
     }
 
     /// Where the elements sit in the buffer.
-    pub fn layout(&self) -> &Layout {
-        &self.layout
+    pub fn layout(&self) -> Cow<'_, Layout> {
+        match &self.view {
+            Some(l) => Cow::Borrowed(l),
+            None => Cow::Owned(Layout::contiguous(&self.shape)),
+        }
     }
 
     /// Number of dimensions.
     pub fn ndim(&self) -> usize {
-        self.layout.ndim()
+        self.shape.len()
     }
 
     /// Number of elements.
     pub fn numel(&self) -> usize {
-        self.layout.numel()
+        self.shape.iter().product()
+    }
+
+    /// The elements are contiguous (whole, or a contiguous part).
+    fn is_contiguous(&self) -> bool {
+        self.view.as_ref().is_none_or(|l| l.is_contiguous())
     }
 
     /// Bytes of data (`numel * size_of::<T>()`).
@@ -188,16 +206,24 @@ impl<T: Element> Tensor<T> {
     /// strided view.
     pub fn as_slice(&self) -> Result<&[T]> {
         let all = self.buffer()?.as_slice::<T>();
-        match self.layout.contiguous_range() {
-            Some(r) => Ok(&all[r]),
-            None => Err(Error::NotContiguous { op: "as_slice" }),
+        match &self.view {
+            None => Ok(all),
+            Some(l) => match l.contiguous_range() {
+                Some(r) => Ok(&all[r]),
+                None => Err(Error::NotContiguous { op: "as_slice" }),
+            },
         }
+    }
+
+    /// `Ok` unless the tensor is moved-from (`AlreadyDonated`).
+    pub fn check_readable(&self) -> Result<()> {
+        self.buffer().map(|_| ())
     }
 
     /// The whole buffer's elements and this tensor's layout in it (what a
     /// kernel that reads strides takes).
-    pub fn strided(&self) -> Result<(&[T], &Layout)> {
-        Ok((self.buffer()?.as_slice::<T>(), &self.layout))
+    pub fn strided(&self) -> Result<(&[T], Cow<'_, Layout>)> {
+        Ok((self.buffer()?.as_slice::<T>(), self.layout()))
     }
 
     /// The elements as a `Vec`, in C order (a view's too).
@@ -220,27 +246,22 @@ impl<T: Element> Tensor<T> {
     /// Address of the first element (the buffer's plus the view's offset).
     pub fn data_ptr(&self) -> Option<*const u8> {
         self.buffer_ptr()
-            .map(|p| p.wrapping_add(self.layout.offset() * std::mem::size_of::<T>()))
+            .map(|p| p.wrapping_add(self.view.as_ref().map_or(0, |l| l.offset()) * std::mem::size_of::<T>()))
     }
 
     /// Covers its whole buffer in C order (not a view of part of it, not
     /// strided): the condition, besides exclusivity, for donating it.
     pub fn covers_buffer(&self) -> bool {
-        let len = self
-            .handle
-            .storage()
-            .buffer()
-            .map_or(0, |b| b.len() / std::mem::size_of::<T>());
-        self.layout.covers(len)
+        self.view.is_none()
     }
 
     /// How this tensor covers its buffer, as planning sees it.
     pub fn coverage(&self) -> crate::layout::Coverage {
         if self.covers_buffer() {
             crate::layout::Coverage::Whole
-        } else if self.layout.is_contiguous() {
+        } else if self.is_contiguous() {
             crate::layout::Coverage::Part
-        } else if self.layout.has_unit_rows() {
+        } else if self.layout().has_unit_rows() {
             crate::layout::Coverage::Rows
         } else {
             crate::layout::Coverage::Strided
@@ -256,7 +277,7 @@ impl<T: Element> Tensor<T> {
     /// (one handle, no exported view) and its elements are contiguous;
     /// `None` otherwise.
     pub fn data_mut(&mut self) -> Option<&mut [T]> {
-        let r = self.layout.contiguous_range()?;
+        let r = self.layout().contiguous_range()?;
         self.handle.data_mut::<T>().map(|s| &mut s[r])
     }
 
@@ -307,12 +328,13 @@ impl<T: Element> Tensor<T> {
     /// buffer when the elements are contiguous, else a copy in C order.
     pub fn reshape(&self, shape: &[usize]) -> Result<Self> {
         self.check_reshape(shape)?;
-        match self.layout.reshaped(shape) {
-            Some(l) => {
-                let mut t = self.clone();
-                t.layout = l;
-                Ok(t)
-            }
+        if self.view.is_none() {
+            let mut t = self.clone();
+            t.shape = Dims::from_slice(shape);
+            return Ok(t);
+        }
+        match self.layout().reshaped(shape) {
+            Some(l) => self.view(l),
             None => self.deep_copy()?.into_reshape(shape),
         }
     }
@@ -321,9 +343,13 @@ impl<T: Element> Tensor<T> {
     /// a strided view is copied first.
     pub fn into_reshape(mut self, shape: &[usize]) -> Result<Self> {
         self.check_reshape(shape)?;
-        match self.layout.reshaped(shape) {
+        if self.view.is_none() {
+            self.shape = Dims::from_slice(shape);
+            return Ok(self);
+        }
+        match self.layout().reshaped(shape) {
             Some(l) => {
-                self.layout = l;
+                self.set_layout(l);
                 Ok(self)
             }
             None => self.deep_copy()?.into_reshape(shape),
@@ -335,28 +361,44 @@ impl<T: Element> Tensor<T> {
         let len = self.buffer()?.len() / std::mem::size_of::<T>();
         let layout = layout.within(len)?;
         let mut t = self.clone();
-        t.layout = layout;
+        t.set_layout(layout);
         Ok(t)
+    }
+
+    /// Take `layout` (inside the buffer): the plain form when it covers
+    /// the whole buffer in C order.
+    fn set_layout(&mut self, layout: Layout) {
+        let len = self
+            .handle
+            .storage()
+            .buffer()
+            .map_or(0, |b| b.len() / std::mem::size_of::<T>());
+        self.shape = Dims::from_slice(layout.shape());
+        self.view = if layout.covers(len) {
+            None
+        } else {
+            Some(Arc::new(layout))
+        };
     }
 
     /// The view selected by a basic index (ints, slices, new axes, one
     /// ellipsis; NumPy's rules), sharing the buffer.
     pub fn index(&self, index: &[Index]) -> Result<Self> {
         self.buffer()?;
-        self.view(self.layout.indexed(index)?)
+        self.view(self.layout().indexed(index)?)
     }
 
     /// A view with its axes permuted (output axis `i` is axis `axes[i]`;
     /// negative axes count from the end), sharing the buffer.
     pub fn permuted_view(&self, axes: &[isize]) -> Result<Self> {
         let norm = crate::shape::permutation(self.shape(), Some(axes))?;
-        self.view(self.layout.permuted(&norm))
+        self.view(self.layout().permuted(&norm))
     }
 
     /// This tensor when its elements are contiguous (another handle), else
     /// a copy of them in C order.
     pub fn contiguous(&self) -> Result<Self> {
-        if self.layout.is_contiguous() {
+        if self.is_contiguous() {
             self.buffer()?;
             return Ok(self.clone());
         }
@@ -386,7 +428,7 @@ impl<T: Element> Tensor<T> {
             kernels::fresh::copied(s)?
         } else {
             let (all, layout) = self.strided()?;
-            kernels::fresh::gathered(all, layout)?
+            kernels::fresh::gathered(all, &layout)?
         };
         Self::from_buffer(buf, self.shape())
     }
@@ -399,7 +441,7 @@ impl<T: Element> Tensor<T> {
         if s.donated {
             return Err(self.donated_error());
         }
-        if !s.is_exclusive() || !self.layout.is_contiguous() {
+        if !s.is_exclusive() || !self.is_contiguous() {
             *self = self.deep_copy()?;
         }
         Ok(())
@@ -423,7 +465,10 @@ impl<T: Element> Tensor<T> {
     /// elements are not contiguous (the caller then copies first or
     /// allocates).
     pub(crate) fn write_with<R>(&mut self, f: impl FnOnce(&mut [T]) -> R) -> Option<R> {
-        let r = self.layout.contiguous_range()?;
+        let r = match &self.view {
+            None => 0..self.numel(),
+            Some(l) => l.contiguous_range()?,
+        };
         let mut g: WriteGuard<'_> = self.handle.write_guard()?;
         Some(f(&mut g.slice::<T>()[r]))
     }
@@ -437,7 +482,7 @@ impl<T: Element> Tensor<T> {
         if !self.ownership().is_exclusive() {
             *self = self.deep_copy()?;
         }
-        let layout = self.layout.indexed(index)?;
+        let layout = self.layout().indexed(index)?;
         let done = {
             let mut g = self.handle.write_guard();
             g.as_mut().map(|g| kernels::strided::scatter(g.slice::<T>(), &layout, src, src_shape))

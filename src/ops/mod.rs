@@ -239,7 +239,7 @@ fn update<T: Element>(
     in_place: impl FnOnce(&mut [T]) -> Result<()>,
     fresh: impl FnOnce(&[T]) -> Result<OwnedBuffer>,
 ) -> Result<()> {
-    t.strided()?; // a moved-from tensor reports AlreadyDonated
+    t.check_readable()?; // a moved-from tensor reports AlreadyDonated
     if let Some(r) = t.write_with(|s| {
         let bytes = std::mem::size_of_val(s);
         in_place(s).map(|()| bytes)

@@ -153,10 +153,10 @@ fn products<'a, T: MatmulElement>(ta: &'a Tensor<T>, tb: &'a Tensor<T>) -> Resul
     let (da, la) = ta.strided()?;
     let (db, lb) = tb.strided()?;
     // A 1-d left factor is one row, a 1-d right factor one column.
-    let (ra, ba) = matrix_of(la, false);
-    let (rb, bb) = matrix_of(lb, true);
-    let oa = batch_offsets(la, ba, &batch);
-    let ob = batch_offsets(lb, bb, &batch);
+    let (ra, ba) = matrix_of(&la, false);
+    let (rb, bb) = matrix_of(&lb, true);
+    let oa = batch_offsets(&la, ba, &batch);
+    let ob = batch_offsets(&lb, bb, &batch);
     let offs = oa.into_iter().zip(ob).map(|(a, b)| BatchOffsets { a, b }).collect();
     let mat = |data, (rs, cs)| MatRef {
         data,

@@ -363,8 +363,10 @@ pub struct Plan {
     /// Operands converted to `dtype` first (a new buffer each).
     pub casts: SmallVec<[usize; 2]>,
     /// Strided operands copied into C order first (a new buffer each),
-    /// for kernels that read contiguous data.
-    pub gathers: SmallVec<[usize; 2]>,
+    /// for kernels that read contiguous data. (Operand indices as `u8`:
+    /// an op has at most five operands, and the plan of every eager call
+    /// is moved a few times, so it is kept small.)
+    pub gathers: SmallVec<[u8; 6]>,
     /// The operand whose buffer receives the result.
     pub target: Option<usize>,
     /// Offered operands that do not receive the result, and why.

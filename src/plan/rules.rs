@@ -616,7 +616,7 @@ fn plan_gathers(p: &mut Plan, o: &[OperandDesc<'_>]) {
             _ => p.in_place && i == 0,
         };
         if !strided_ok {
-            p.gathers.push(i);
+            p.gathers.push(u8::try_from(i).unwrap_or(u8::MAX));
             let n: usize = d.shape.iter().product();
             p.allocations.push(Allocation {
                 purpose: Purpose::Gather(i),
@@ -641,7 +641,7 @@ fn choose_target(p: &mut Plan, o: &[OperandDesc<'_>], receives: Receives) {
         let Some(held) = d.held() else { continue };
         // A cast or C-order copy is the op's own buffer: it may receive
         // the result.
-        let (is_cast, gathered) = (p.casts.contains(&i), p.gathers.contains(&i));
+        let (is_cast, gathered) = (p.casts.contains(&i), p.gathers.iter().any(|&g| usize::from(g) == i));
         let cast = is_cast || gathered;
         let offered = d.offer != Offer::Borrowed;
         if !offered && !cast {

@@ -671,7 +671,7 @@ tensor_methods! {
         me.check_live(slf.py(), "buffer export")?;
         let (guard, layout) = {
             let g = me.slot.lock(&slf.py());
-            (g.export().py()?, g.layout().clone())
+            (g.export().py()?, g.layout().into_owned())
         };
         if flags & pyffi::PyBUF_STRIDES != pyffi::PyBUF_STRIDES && !layout.is_contiguous() {
             return Err(PyBufferError::new_err(
