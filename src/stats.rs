@@ -120,6 +120,12 @@ pub(crate) fn record_reuse(kind: Reuse, bytes: usize) {
     c.fetch_add(1, Ordering::Relaxed);
 }
 
+/// Record `bytes` written into a buffer the op made itself (a cast copy
+/// that receives the result): reused, but nobody's donation.
+pub(crate) fn record_reused_bytes(bytes: usize) {
+    on_reuse(bytes);
+}
+
 /// Record an explicit donation that fell back to a copy.
 pub(crate) fn record_fallback() {
     DONATION_FALLBACKS.fetch_add(1, Ordering::Relaxed);

@@ -52,6 +52,16 @@ CASES: list[tuple[str, Callable[[], list[Any]], Callable[[list[Any]], Any]]] = [
     ),
     ("addmm", lambda: [m(3, 3), m(3, 3), m(3, 3)], lambda o: donate.addmm(o[0], o[1], o[2])),
     ("addmm broadcast", lambda: [m(3), m(2, 3), m(3, 3)], lambda o: donate.addmm(o[0], o[1], o[2])),
+    # Operands that are views: a row, a transpose, a head split.
+    ("relu of a row", lambda: [m(3, 4)[1]], lambda o: donate.relu(o[0])),
+    ("add transposes", lambda: [m(4, 3).T, m(4, 3).T], lambda o: o[0] + o[1]),
+    ("matmul of a transpose", lambda: [m(3, 3).T, m(3, 3)], lambda o: o[0] @ o[1]),
+    (
+        "attention over head splits",
+        lambda: [m(2, 5, 2, 4).transpose(0, 2, 1, 3), m(2, 6, 2, 4).transpose(0, 2, 1, 3), m(2, 6, 2, 4).transpose(0, 2, 1, 3)],
+        lambda o: donate.scaled_dot_product_attention(*o),
+    ),
+    ("setitem", lambda: [m(3, 4), m(4)], lambda o: o[0].__setitem__(1, o[1])),
     ("iadd", lambda: [m(4), m(4)], lambda o: o[0].__iadd__(o[1])),
     ("isub", lambda: [m(4), m(4)], lambda o: o[0].__isub__(o[1])),
     ("imul", lambda: [m(4), m(4)], lambda o: o[0].__imul__(o[1])),
@@ -81,7 +91,7 @@ def test_every_explicit_donation_is_taken_or_warned(
     t = ops[pos]
     before = t.tolist()
     view = t.numpy() if shared else None
-    is_target = pos == 0 and name.endswith(("_", "iadd", "isub", "imul", "itruediv"))
+    is_target = pos == 0 and name.endswith(("_", "iadd", "isub", "imul", "itruediv", "setitem"))
     if not is_target:  # the target of an in-place op is `self`, not an operand
         ops[pos] = t.donate()
     with warnings.catch_warnings(record=True) as caught:

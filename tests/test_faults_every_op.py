@@ -53,11 +53,17 @@ CASES: list[tuple[str, Callable[[], list[donate.Tensor]], Callable[[list[Any]], 
     ("astype", lambda: [t(8, 8)], lambda o: o[0].astype("float64")),
     ("gelu_donate", lambda: [t(8, 8)], lambda o: o[0].gelu_donate()),
     ("in place cow", lambda: [t(8, 8), t(8, 8)], lambda o: o[0].__iadd__(o[1])),
+    ("setitem cow", lambda: [t(8, 8), t(8)], lambda o: o[0].__setitem__((slice(None), 2), o[1]) or o[0]),
+    ("relu of a transpose", lambda: [t(8, 8)], lambda o: donate.relu(o[0].T)),
+    ("add of a stepped slice", lambda: [t(8, 8), t(4, 8)], lambda o: o[0][::2] + o[1]),
+    ("matmul of transposes", lambda: [t(8, 8), t(8, 8)], lambda o: o[0].T @ o[1].T),
+    ("reshape of a transpose", lambda: [t(8, 8)], lambda o: o[0].T.reshape(64)),
 ]
 
 
 def donated_first(o: list[donate.Tensor], name: str) -> list[Any]:
-    if name.endswith(("donate", "cow")) or name in ("reshape", "transpose", "astype"):
+    views = ("relu of a transpose", "add of a stepped slice", "matmul of transposes", "reshape of a transpose")
+    if name.endswith(("donate", "cow")) or name in ("reshape", "transpose", "astype", *views):
         return list(o)
     return [o[0].donate(), *o[1:]]
 
@@ -70,9 +76,9 @@ def test_a_failed_allocation_leaves_every_operand_intact(
     want = call(donated_first([x.copy() for x in ops], name)).numpy()
     snapshots = [x.numpy().copy() for x in ops]
     outcomes = set()
-    view = ops[0].numpy() if name == "in place cow" else None  # forces a copy
+    view = ops[0].numpy() if name.endswith("cow") else None  # forces a copy
     for budget in range(0, 4 * want.nbytes + 64 * 1024, 256):
-        operands = donated_first(ops, name) if name != "in place cow" else ops
+        operands = donated_first(ops, name) if not name.endswith("cow") else ops
         ar = donate.arena(max_bytes=budget)
         try:
             with warnings.catch_warnings():

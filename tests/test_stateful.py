@@ -36,6 +36,7 @@ import donate
 
 DTYPES = [np.dtype(d) for d in ("float32", "float64", "int32", "int64")]
 SHAPES = [(4,), (2, 3), (3, 2), (6,), (1, 3), (2, 1, 3)]
+INDICES: list[Any] = [0, -1, (slice(None, None, -1),), (Ellipsis, slice(1, None)), (None, 0), (slice(None, None, 2),)]
 
 UNARY = {
     "relu": lambda x: np.maximum(x, x.dtype.type(0)),
@@ -78,6 +79,38 @@ class Entry:
     tensor: donate.Tensor
     model: np.ndarray
     group: int
+    # Where the tensor's elements sit in its group's buffer: a NumPy view
+    # of the element numbers of the buffer (`np.arange(n)`), made by the
+    # same indexing, transposes and reshapes as the tensor.
+    twin: np.ndarray | None = None
+
+    @property
+    def whole(self) -> bool:
+        """Covers its whole buffer in C order: only then donatable."""
+        t = self.twin
+        return t is not None and t.flags.c_contiguous and t.size == t.base_size
+
+    @property
+    def contiguous(self) -> bool:
+        return self.twin is not None and self.twin.flags.c_contiguous
+
+
+class Twin(np.ndarray):
+    """An element-number array that remembers its buffer's size."""
+
+    base_size: int
+
+
+def fresh_twin(shape: tuple[int, ...]) -> np.ndarray:
+    t = np.arange(int(np.prod(shape))).reshape(shape).view(Twin)
+    t.base_size = t.size
+    return t
+
+
+def derive(twin: np.ndarray, view: np.ndarray) -> np.ndarray:
+    v = view.view(Twin)
+    v.base_size = twin.base_size
+    return v
 
 
 @dataclass
@@ -108,8 +141,11 @@ class Programs(RuleBasedStateMachine):
         self.groups = itertools.count()
 
     # -- helpers ---------------------------------------------------------
-    def add(self, t: donate.Tensor, model: np.ndarray, group: int | None = None) -> None:
-        self.live[next(self.ids)] = Entry(t, model, next(self.groups) if group is None else group)
+    def add(
+        self, t: donate.Tensor, model: np.ndarray, group: int | None = None, twin: np.ndarray | None = None
+    ) -> None:
+        twin = fresh_twin(model.shape) if twin is None else twin
+        self.live[next(self.ids)] = Entry(t, model, next(self.groups) if group is None else group, twin)
 
     def members(self, group: int) -> int:
         """Handles on the group's buffer: live tensors, and deleted ones
@@ -124,6 +160,9 @@ class Programs(RuleBasedStateMachine):
 
     def private(self, e: Entry) -> bool:
         return self.members(e.group) == 1 and self.exports(e.group) == 0
+
+    def donatable(self, e: Entry) -> bool:
+        return self.private(e) and e.whole
 
     def pick(self, data: st.DataObject) -> int:
         return data.draw(st.sampled_from(sorted(self.live)))
@@ -143,7 +182,49 @@ class Programs(RuleBasedStateMachine):
             except ValueError:
                 return
             raise AssertionError("reshape to another size must fail")
-        self.add(e.tensor.reshape(*shape), e.model.reshape(shape), e.group)
+        if e.contiguous:  # a view
+            self.add(e.tensor.reshape(*shape), e.model.reshape(shape), e.group, derive(e.twin, e.twin.reshape(shape)))
+        else:  # a strided view's reshape is a copy
+            self.add(e.tensor.reshape(*shape), e.model.reshape(shape))
+
+    @precondition(lambda self: self.live)
+    @rule(data=st.data())
+    def transpose(self, data: st.DataObject) -> None:
+        e = self.live[self.pick(data)]
+        self.add(e.tensor.T, e.model.T, e.group, derive(e.twin, e.twin.T))
+
+    @precondition(lambda self: self.live)
+    @rule(data=st.data(), key=st.sampled_from(INDICES))
+    def index(self, data: st.DataObject, key: Any) -> None:
+        e = self.live[self.pick(data)]
+        try:
+            want = np.asarray(e.model[key])
+        except IndexError:
+            try:
+                e.tensor[key]
+            except IndexError:
+                return
+            raise AssertionError("an index NumPy refuses must fail") from None
+        self.add(e.tensor[key], want.copy(), e.group, derive(e.twin, np.asarray(e.twin[key])))
+
+    @precondition(lambda self: self.live)
+    @rule(data=st.data(), value=st.integers(-5, 5))
+    def setitem(self, data: st.DataObject, value: int) -> None:
+        e = self.live[self.pick(data)]
+        if e.model.ndim == 0:
+            return
+        private = self.private(e)
+        p = e.tensor.data_ptr()
+        e.tensor[..., 0] = value
+        model = e.model.copy()
+        model[..., 0] = value
+        e.model = model
+        # Written in place when private (through its strides), else into
+        # a copy (the tensor leaves its group).
+        assert (e.tensor.data_ptr() == p) == private
+        if not private:
+            e.group = next(self.groups)
+            e.twin = fresh_twin(e.model.shape)
 
     @precondition(lambda self: self.live)
     @rule(data=st.data())
@@ -175,7 +256,7 @@ class Programs(RuleBasedStateMachine):
     def relu_donate(self, data: st.DataObject) -> None:
         k = self.pick(data)
         e = self.live[k]
-        honoured = self.private(e)
+        honoured = self.donatable(e)
         p = e.tensor.data_ptr()
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
@@ -210,7 +291,7 @@ class Programs(RuleBasedStateMachine):
             self.add(f(a.tensor, b.tensor), want)
             return
         honoured = (
-            self.private(a) and ka != kb and shape == a.model.shape and want.dtype == a.model.dtype
+            self.donatable(a) and ka != kb and shape == a.model.shape and want.dtype == a.model.dtype
         )
         p = a.tensor.data_ptr()
         with warnings.catch_warnings(record=True) as w:
@@ -253,13 +334,16 @@ class Programs(RuleBasedStateMachine):
             want = ref(a.model, b.model)
         # `t.add_(t)` reads `t` through a second handle, so it copies on
         # write like any shared buffer (one new buffer, never wrong values).
-        private = self.private(a) and ka != kb
+        # A strided target copies on write too (the in-place kernels write
+        # contiguous elements).
+        private = self.private(a) and ka != kb and a.contiguous
         p = a.tensor.data_ptr()
         assert method(b.tensor) is a.tensor
         assert (a.tensor.data_ptr() == p) == private  # copy on write
         a.model = want
         if not private:
             a.group = next(self.groups)
+            a.twin = fresh_twin(want.shape)
 
     @precondition(lambda self: self.live)
     @rule(data=st.data())

@@ -231,8 +231,11 @@ def test_a_transpose_is_never_donated_but_its_copy_receives_the_result(stats) ->
     s = stats()
     with pytest.warns(donate.DonationWarning, match="strided view"):
         r = donate.relu(tt.donate())
-    # One allocation: the C-order copy, which then receives the result.
+    # One allocation: the C-order copy, which then receives the result;
+    # reused bytes, but nobody's donation.
     assert s["allocations"] == 1
+    assert s["reused_bytes"] == 12 * 4 and s["explicit_donations"] == 0 and s["implicit_donations"] == 0
+    assert s["donation_fallbacks"] == 1
     np.testing.assert_array_equal(np.asarray(r), np.maximum(a.T, 0))
     np.testing.assert_array_equal(np.asarray(tt), a.T)
 

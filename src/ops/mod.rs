@@ -154,13 +154,21 @@ pub(crate) fn outcome_of(plan: &Plan) -> Outcome {
     }
 }
 
-/// Record the reuse of operand `idx`'s buffer (`bytes` long).
+/// Record the reuse of operand `idx`'s buffer (`bytes` long). When that
+/// buffer is the op's own copy of the operand (a cast, or a strided view
+/// copied into C order), no caller's buffer was reused: the bytes count
+/// as reused, but not as a donation.
 pub(crate) fn reused(outcome: &mut Outcome, plan: &Plan, idx: usize, bytes: usize) {
-    let kind = match plan.offers.get(idx) {
-        Some(Offer::Donated) => Reuse::Explicit,
-        _ => Reuse::Implicit,
-    };
-    stats::record_reuse(kind, bytes);
+    let own_copy = plan.casts.contains(&idx) || plan.gathers.iter().any(|&g| usize::from(g) == idx);
+    if own_copy {
+        stats::record_reused_bytes(bytes);
+    } else {
+        let kind = match plan.offers.get(idx) {
+            Some(Offer::Donated) => Reuse::Explicit,
+            _ => Reuse::Implicit,
+        };
+        stats::record_reuse(kind, bytes);
+    }
     outcome.reused = Some(idx);
 }
 
