@@ -225,10 +225,14 @@ def encoder_layer_donate(
         del a, v
     # Merging the heads copies (the view is not contiguous), as in PyTorch.
     ctx = ctx.transpose(0, 2, 1, 3).reshape(b, s, d)
-    x = x + donate.addmm(p["bo"], ctx, p["wo"])
+    # The residual: the input dies here, so with donation `x + bias` is
+    # written into its buffer and the product accumulated into that (the
+    # input is consumed, as by PyTorch's `add_` and JAX's donation).
+    mv = donate.Tensor.donate if donating else _keep
+    x = donate.addmm(mv(x) + p["bo"], ctx, p["wo"])
     del ctx
     f = donate.addmm(p["b1"], x.layer_norm(p["ln2_g"], p["ln2_b"], LN_EPS), p["w1"]).gelu()
-    return x + donate.addmm(p["b2"], f, p["w2"])
+    return donate.addmm(mv(x) + p["b2"], f, p["w2"])
 
 
 def encoder_stack_donate(x: donate.Tensor, p: Params, donating: bool, fused: bool = True) -> donate.Tensor:
