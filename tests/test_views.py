@@ -357,3 +357,16 @@ def test_buffer_protocol_of_views() -> None:
     # An export of a view blocks in-place writes to the shared buffer too.
     t[0] = -5.0
     np.testing.assert_array_equal(np.asarray(m), a[:, ::-1, 1::2])
+
+
+def test_a_view_made_whole_by_copy_on_write_is_donatable() -> None:
+    t, a = base((3, 4))
+    v = t.T
+    v += 1.0  # copy on write: v now owns a whole, C-order buffer
+    assert not v.is_view and v.strides == (3, 1)
+    np.testing.assert_array_equal(np.asarray(v + 1.0), a.T + 2)
+    p = v.data_ptr()
+    with strict():
+        r = donate.relu(v.donate())
+    assert v.is_donated and r.data_ptr() == p
+    np.testing.assert_array_equal(np.asarray(t), a)
