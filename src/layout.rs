@@ -169,36 +169,34 @@ impl Layout {
             .then(|| self.offset..self.offset + self.numel())
     }
 
+    /// The lowest and the highest element index addressed (signed: a
+    /// layout built by hand may reach below 0); meaningless when empty.
+    fn reach(&self) -> (isize, isize) {
+        let (mut lo, mut hi) = (self.offset as isize, self.offset as isize);
+        for (&d, &s) in self.shape.iter().zip(&self.strides) {
+            let r = (d as isize - 1) * s;
+            if r < 0 {
+                lo += r;
+            } else {
+                hi += r;
+            }
+        }
+        (lo, hi)
+    }
+
     /// The lowest and one past the highest element index addressed
     /// (`offset..offset` when empty).
     pub fn span(&self) -> (usize, usize) {
         if self.numel() == 0 {
             return (self.offset, self.offset);
         }
-        let (mut lo, mut hi) = (self.offset as isize, self.offset as isize);
-        for (&d, &s) in self.shape.iter().zip(&self.strides) {
-            let reach = (d as isize - 1) * s;
-            if reach < 0 {
-                lo += reach;
-            } else {
-                hi += reach;
-            }
-        }
+        let (lo, hi) = self.reach();
         (lo.max(0) as usize, hi as usize + 1)
     }
 
     /// This layout, checked to lie inside a buffer of `len` elements.
     pub fn within(self, len: usize) -> Result<Self> {
-        let mut lo = self.offset as isize;
-        let mut hi = lo;
-        for (&d, &s) in self.shape.iter().zip(&self.strides) {
-            let reach = (d as isize - 1) * s;
-            if reach < 0 {
-                lo += reach;
-            } else {
-                hi += reach;
-            }
-        }
+        let (lo, hi) = self.reach();
         if self.numel() != 0 && (lo < 0 || hi >= len as isize) {
             return Err(Error::InvalidShape {
                 op: "view",
