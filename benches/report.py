@@ -2,6 +2,8 @@
 
     python benches/report.py                 # full sizes, 5 runs per cell
     python benches/report.py --size small    # a quick smoke run
+    python benches/report.py --size small --runs 1 --no-rust --impls donate donate-jit jax \
+        --out /tmp/smoke.md                  # a few columns only
 
 For every workload and implementation it starts ``--runs`` fresh
 subprocesses. Each one builds the input and the weights, resets the
@@ -13,6 +15,11 @@ records:
 * for donate, peak live tensor bytes from ``donate.memory_stats()``: the
   most bytes alive at once during the call, counting the input but not the
   weights (every implementation holds those the same way);
+* for ``donate-jit``, also the planned peak,
+  ``f.lower(x, params).memory_analysis().peak_memory_in_bytes`` (it counts
+  the arguments, the weights included), and how many traces the cold and
+  the timed calls made (none: the trace is made in set-up, as JAX's
+  compilation is);
 
 then times ``--warm`` more calls, each on a fresh input. The table reports
 medians over subprocesses (memory) and over all warm calls (time). JAX is
@@ -78,6 +85,10 @@ def child(workload: str, impl: str, size: str, warm: int) -> dict[str, Any]:
     fresh, call = w.fresh, w.call
     out: dict[str, Any] = {"input_bytes": w.x.nbytes}
     counted = impl.startswith("donate")
+    if w.jitted is not None:
+        out["planned_peak"] = w.planned_peak
+        out["weight_bytes"] = w.weight_bytes
+        traces0 = w.jitted.trace_count
 
     # The cold call: memory.
     x = fresh()
@@ -92,6 +103,9 @@ def child(workload: str, impl: str, size: str, warm: int) -> dict[str, Any]:
     out["rss_peak"] = _status("VmHWM") - rss0
     if counted:
         out["tensor_peak"] = donate.memory_stats()["peak_bytes"] - live0 + w.x.nbytes
+    if w.jitted is not None:
+        out["traces_cold"] = w.jitted.trace_count - traces0
+        traces0 = w.jitted.trace_count
     del x, y
 
     # Warm calls: time.
@@ -103,6 +117,8 @@ def child(workload: str, impl: str, size: str, warm: int) -> dict[str, Any]:
         times.append((time.perf_counter() - t0) * 1e3)
         del x, y
     out["warm_ms"] = times
+    if w.jitted is not None:
+        out["traces_warm"] = w.jitted.trace_count - traces0
     return out
 
 
@@ -153,6 +169,11 @@ def measure(workload: str, impl: str, size: str, runs: int, warm: int) -> dict[s
     }
     if "tensor_peak" in results[0]:
         agg["tensor_peak"] = statistics.median(r["tensor_peak"] for r in results)
+    if "planned_peak" in results[0]:
+        agg["planned_peak"] = statistics.median(r["planned_peak"] for r in results)
+        agg["weight_bytes"] = results[0]["weight_bytes"]
+        agg["traces_cold"] = max(r["traces_cold"] for r in results)
+        agg["traces_warm"] = max(r["traces_warm"] for r in results)
     return agg
 
 
@@ -202,18 +223,19 @@ def table(res: Results) -> list[str]:
         return cell(res, w, i, k)
 
     lines = [
-        "| workload | always-copy peak | donation peak | saved | NumPy peak | JAX peak "
-        "| always-copy time | donation time | NumPy time | JAX time |",
-        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+        "| workload | always-copy peak | donation peak | saved | jit peak | NumPy peak | JAX peak "
+        "| always-copy time | donation time | jit time | NumPy time | JAX time |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for w in res:
         off, on = get(w, "donate-off", "rss_peak"), get(w, "donate", "rss_peak")
         saved = f"{100 * (1 - on / off):.0f}%" if off and on is not None else "n/a"
         lines.append(
-            f"| {LABELS[w]} | {fmt_mb(off)} | {fmt_mb(on)} | {saved} | {fmt_mb(get(w, 'numpy', 'rss_peak'))} "
+            f"| {LABELS[w]} | {fmt_mb(off)} | {fmt_mb(on)} | {saved} | {fmt_mb(get(w, 'donate-jit', 'rss_peak'))} "
+            f"| {fmt_mb(get(w, 'numpy', 'rss_peak'))} "
             f"| {fmt_mb(get(w, 'jax', 'rss_peak'))} | {fmt_ms(get(w, 'donate-off', 'time_ms'))} "
-            f"| {fmt_ms(get(w, 'donate', 'time_ms'))} | {fmt_ms(get(w, 'numpy', 'time_ms'))} "
-            f"| {fmt_ms(get(w, 'jax', 'time_ms'))} |"
+            f"| {fmt_ms(get(w, 'donate', 'time_ms'))} | {fmt_ms(get(w, 'donate-jit', 'time_ms'))} "
+            f"| {fmt_ms(get(w, 'numpy', 'time_ms'))} | {fmt_ms(get(w, 'jax', 'time_ms'))} |"
         )
     fused = [w for w in res if get(w, "donate-unfused", "time_ms") is not None]
     if fused:
@@ -233,13 +255,18 @@ def table(res: Results) -> list[str]:
             )
     lines += [
         "",
+        "\"jit\" is `donate.jit` of the donation code (the same function, the input donated with "
+        "`donate_argnums=0`, the weights a dict argument), traced once per process before the measured calls.",
+    ]
+    lines += [
+        "",
         "Against PyTorch (eager, `torch.inference_mode()`, in-place ops where a value dies; \"eager\" computes the "
         "attention as `softmax(q @ k^T * scale) @ v` with the scores in place, \"SDPA\" with "
         "`F.scaled_dot_product_attention`; a dash where it does not apply):",
         "",
-        "| workload | donation peak | PyTorch eager peak | PyTorch SDPA peak | donation time | PyTorch eager time "
-        "| PyTorch SDPA time |",
-        "|---|--:|--:|--:|--:|--:|--:|",
+        "| workload | donation peak | jit peak | PyTorch eager peak | PyTorch SDPA peak | donation time | jit time "
+        "| PyTorch eager time | PyTorch SDPA time |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
 
     def tc(w: str, impl: str, key: str) -> str:
@@ -250,28 +277,59 @@ def table(res: Results) -> list[str]:
 
     for w in res:
         lines.append(
-            f"| {LABELS[w]} | {fmt_mb(get(w, 'donate', 'rss_peak'))} | {tc(w, 'torch', 'rss_peak')} "
+            f"| {LABELS[w]} | {fmt_mb(get(w, 'donate', 'rss_peak'))} | {fmt_mb(get(w, 'donate-jit', 'rss_peak'))} "
+            f"| {tc(w, 'torch', 'rss_peak')} "
             f"| {tc(w, 'torch-sdpa', 'rss_peak')} | {fmt_ms(get(w, 'donate', 'time_ms'))} "
+            f"| {fmt_ms(get(w, 'donate-jit', 'time_ms'))} "
             f"| {tc(w, 'torch', 'time_ms')} | {tc(w, 'torch-sdpa', 'time_ms')} |"
         )
     lines += [
         "",
         "Peak live tensor bytes of donate (exact, from `memory_stats()`; the input counts, the weights do not):",
         "",
-        "| workload | input | donation off | donation | donation / off | allocating NumPy chain |",
-        "|---|--:|--:|--:|--:|--:|",
+        "| workload | input | donation off | donation | donation / off | jit | allocating NumPy chain |",
+        "|---|--:|--:|--:|--:|--:|--:|",
     ]
+
+    def xin(b: Any, inp: Any, digits: int) -> str:
+        return fmt_mb(b) + (f" ({b / inp:.{digits}f}x input)" if b is not None and inp else "")
+
     for w in res:
         off, on = get(w, "donate-off", "tensor_peak"), get(w, "donate", "tensor_peak")
-        inp = get(w, "donate", "input_bytes")
+        jit = get(w, "donate-jit", "tensor_peak")
+        inp = next((v for i in res[w] if (v := get(w, i, "input_bytes")) is not None), None)
         alloc = ""
         if get(w, "numpy-alloc", "time_ms") is not None:
             alloc = f"{fmt_ms(get(w, 'numpy-alloc', 'time_ms'))}, {fmt_mb(get(w, 'numpy-alloc', 'rss_peak'))} RSS"
         ratio = f"{on / off:.2f}" if off and on is not None else "n/a"
         lines.append(
-            f"| {LABELS[w]} | {fmt_mb(inp)} | {fmt_mb(off)} ({off / inp:.1f}x input) "
-            f"| {fmt_mb(on)} ({on / inp:.2f}x input) | {ratio} | {alloc} |"
+            f"| {LABELS[w]} | {fmt_mb(inp)} | {xin(off, inp, 1)} "
+            f"| {xin(on, inp, 2)} | {ratio} | {xin(jit, inp, 2)} | {alloc} |"
         )
+    planned = [w for w in res if get(w, "donate-jit", "planned_peak") is not None]
+    if planned:
+        lines += [
+            "",
+            "`donate.jit`: the planned peak (`f.lower(x, params).memory_analysis().peak_memory_in_bytes`, which "
+            "counts the arguments, the weights included) beside the measured peak of live tensor bytes (the input "
+            "counted, the weights not; so it compares with the planned peak less the weights), and the traces "
+            "made by the cold and the timed calls (0: traced once, in set-up):",
+            "",
+            "| workload | weights | planned peak | planned less weights | measured tensor peak | measured / planned "
+            "| jit RSS peak | traces (cold, timed) |",
+            "|---|--:|--:|--:|--:|--:|--:|--:|",
+        ]
+        for w in planned:
+            plan, wb = get(w, "donate-jit", "planned_peak"), get(w, "donate-jit", "weight_bytes")
+            meas = get(w, "donate-jit", "tensor_peak")
+            inp = get(w, "donate-jit", "input_bytes")
+            plan_x = plan - wb
+            r = f"{meas / plan_x:.2f}" if meas is not None and plan_x else "n/a"
+            lines.append(
+                f"| {LABELS[w]} | {fmt_mb(wb)} | {fmt_mb(plan)} | {xin(plan_x, inp, 2)} | {xin(meas, inp, 2)} | {r} "
+                f"| {fmt_mb(get(w, 'donate-jit', 'rss_peak'))} "
+                f"| {get(w, 'donate-jit', 'traces_cold')}, {get(w, 'donate-jit', 'traces_warm')} |"
+            )
     return lines
 
 
@@ -315,7 +373,38 @@ def targets(res: Results) -> list[str]:
     if "relu_64mb" in res:
         w = "relu_64mb"
         check(f"{w}: donation / PyTorch relu_ time", ratio(get(w, "donate", "time_ms"), get(w, "torch", "time_ms")), 1.0, unit="x")
-    return ["| target | measured | goal | |", "|---|--:|--:|---|", *rows]
+    # donate.jit.
+    first_jit = len(rows)
+    if "relu_64mb" in res:
+        w = "relu_64mb"
+        check(f"{w}: jit tensor peak / input", ratio(get(w, "donate-jit", "tensor_peak"), get(w, "donate-jit", "input_bytes")), 1.0, unit="x")
+        check(f"{w}: jit / JAX time", ratio(get(w, "donate-jit", "time_ms"), get(w, "jax", "time_ms")), 1.0, unit="x")
+    for w in ("transformer_layer", "forward_pass"):
+        if w in res:
+            others = {
+                name: v
+                for name, impl in (("NumPy", "numpy"), ("JAX", "jax"), ("PyTorch eager", "torch"), ("PyTorch SDPA", "torch-sdpa"))
+                if (v := get(w, impl, "rss_peak")) is not None
+            }
+            lowest = min(others, key=lambda k: others[k]) if others else None
+            check(
+                f"{w}: jit / lowest RSS peak of NumPy, JAX, PyTorch ({lowest or 'none measured'})",
+                ratio(get(w, "donate-jit", "rss_peak"), others.get(lowest) if lowest else None),
+                1.0,
+                unit="x",
+            )
+            check(f"{w}: jit / JAX time", ratio(get(w, "donate-jit", "time_ms"), get(w, "jax", "time_ms")), 1.0, unit="x")
+    missed = [r.split(" | ")[0].lstrip("| ") for r in rows[first_jit:] if r.endswith("| MISSED |")]
+    unmeasured = [r.split(" | ")[0].lstrip("| ") for r in rows[first_jit:] if r.endswith("| not measured |")]
+    out = ["| target | measured | goal | |", "|---|--:|--:|---|", *rows]
+    if first_jit < len(rows):
+        out += [
+            "",
+            "donate.jit targets missed: " + ("; ".join(missed) if missed else "none")
+            + (f" (not measured: {'; '.join(unmeasured)})" if unmeasured else "")
+            + ".",
+        ]
+    return out
 
 
 def rust_table() -> list[str]:
@@ -339,6 +428,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5, help="fresh subprocesses per cell (default 5)")
     ap.add_argument("--warm", type=int, default=2, help="timed calls per subprocess (default 2)")
     ap.add_argument("--workloads", nargs="*", default=wl.WORKLOADS, choices=wl.WORKLOADS)
+    ap.add_argument("--impls", nargs="*", default=wl.IMPLS, choices=wl.IMPLS, help="implementations to measure (default all)")
     ap.add_argument("--no-rust", action="store_true", help="skip the Rust accounting")
     ap.add_argument("--out", type=Path, default=HERE / "results.md")
     ap.add_argument("--child", nargs=4, metavar=("WORKLOAD", "IMPL", "SIZE", "WARM"), help=argparse.SUPPRESS)
@@ -350,12 +440,15 @@ def main() -> None:
 
     jax_version = have_jax()
     torch_version = have_torch()
+    have_jit = hasattr(donate, "jit")
     res: Results = {}
     started = time.time()
     for w in a.workloads:
         res[w] = {}
         for impl in wl.IMPLS:
-            if not wl.applies(w, impl) or (impl == "jax" and not jax_version):
+            if impl not in a.impls or not wl.applies(w, impl) or (impl == "jax" and not jax_version):
+                continue
+            if impl == "donate-jit" and not have_jit:
                 continue
             if impl.startswith("torch") and not torch_version:
                 continue
@@ -364,13 +457,20 @@ def main() -> None:
             r = res[w][impl]
             print(
                 f"  {w:18} {impl:11} {fmt_ms(r['time_ms']):>10}  RSS +{fmt_mb(r['rss_peak']):>9}"
-                + (f"  tensors {fmt_mb(r['tensor_peak'])}" if "tensor_peak" in r else ""),
+                + (f"  tensors {fmt_mb(r['tensor_peak'])}" if "tensor_peak" in r else "")
+                + (
+                    f"  planned {fmt_mb(r['planned_peak'])} ({fmt_mb(r['planned_peak'] - r['weight_bytes'])} "
+                    f"less weights)  traces {r['traces_cold']}+{r['traces_warm']}"
+                    if "planned_peak" in r
+                    else ""
+                ),
                 file=sys.stderr,
                 flush=True,
             )
     lines = [
         f"Measured {datetime.date.today().isoformat()} with `python benches/report.py"
         + (f" --size {a.size}" if a.size != "full" else "")
+        + (f" --impls {' '.join(a.impls)}" if a.impls != wl.IMPLS else "")
         + f"` ({a.runs} fresh processes per cell, {time.time() - started:.0f} s in all) on: {machine()}.",
         "",
         *table(res),
@@ -381,6 +481,7 @@ def main() -> None:
             if not torch_version
             else []
         ),
+        *(["donate.jit: not in this build of donate, its columns are n/a.", ""] if not have_jit else []),
         "Targets:",
         "",
         *targets(res),

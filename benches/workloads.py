@@ -8,6 +8,10 @@ math from the same seeded weights:
   ``*_donate`` calls, so every operation allocates its result;
 * ``donate``: the same code with implicit donation on (temporaries are
   reused) and ``relu_donate()`` / ``donate()`` where a named value dies;
+* ``donate-jit``: ``donate.jit`` of that same ``donate`` function, with the
+  activation input donated (``donate_argnums=0``) and the weights passed
+  as the same dict pytree; made once per process and traced (planned)
+  before the measured calls, as the ``jax`` implementation is compiled;
 * ``numpy``: NumPy as a careful user writes it (``out=`` and in-place
   operators where the value being overwritten is dead);
 * ``jax``: ``jax.jit`` with the activation input donated
@@ -91,7 +95,7 @@ SMALL = Sizes(
 WORKLOADS = ["relu_4mb", "relu_64mb", "resnet_block", "transformer_layer", "forward_pass"]
 # "donate-unfused": donation on, attention as the unfused composition
 # (scores materialised), to show what the fused op saves.
-IMPLS = ["donate-off", "donate", "donate-unfused", "numpy", "numpy-alloc", "jax", "torch", "torch-sdpa"]
+IMPLS = ["donate-off", "donate", "donate-jit", "donate-unfused", "numpy", "numpy-alloc", "jax", "torch", "torch-sdpa"]
 
 Params = dict[str, Any]
 
@@ -487,6 +491,42 @@ def donate_impl(workload: str, donating: bool, fused: bool = True) -> Callable[[
     return run
 
 
+# One jitted function per workload and process, made on first use and kept
+# (so its traces are reused by every later prepare() in the process).
+_JITTED: dict[str, Any] = {}
+
+
+def donate_jit_impl(workload: str) -> Any:
+    """``donate.jit`` of the function the ``donate`` implementation runs
+    (the same code: implicit donation on, the same ``donate()`` /
+    ``relu_donate()`` calls), the activation input donated. The weights are
+    the argument ``p``, the same dict pytree (its Python numbers, the
+    encoder's ``heads``, are baked into the program)."""
+    jitted = _JITTED.get(workload)
+    if jitted is None:
+        run = donate_impl(workload, True)
+        # Name the program after the workload's function (error messages
+        # and `as_text()` say `jit(<name>)`).
+        run.__name__ = run.__qualname__ = {
+            "relu": "relu_chain_donate",
+            "resnet_block": "resnet_block_donate",
+            "encoder": "encoder_stack_donate",
+        }[kind(workload)]
+        jitted = _JITTED[workload] = donate.jit(run, donate_argnums=0)
+    return jitted
+
+
+def param_bytes(params: Any) -> int:
+    """Bytes of the weights (the NumPy arrays of a params pytree)."""
+    if isinstance(params, np.ndarray):
+        return int(params.nbytes)
+    if isinstance(params, dict):
+        return sum(param_bytes(v) for v in params.values())
+    if isinstance(params, list):
+        return sum(param_bytes(v) for v in params)
+    return 0
+
+
 def numpy_impl(workload: str, allocating: bool = False) -> Callable[[np.ndarray, Params], np.ndarray]:
     if kind(workload) == "relu":
         return relu_chain_np_alloc if allocating else relu_chain_np
@@ -519,11 +559,41 @@ class Prepared:
     fresh: Callable[[], Any]
     call: Callable[[Any], Any]
     to_numpy: Callable[[Any], np.ndarray]
+    # donate-jit only: the jitted function (for its ``trace_count``), the
+    # planned peak (``lower(...).memory_analysis().peak_memory_in_bytes``,
+    # the arguments, weights included, counted) and the weights' bytes.
+    jitted: Any = None
+    planned_peak: int | None = None
+    weight_bytes: int | None = None
 
 
 def prepare(workload: str, impl: str, sizes: Sizes) -> Prepared:
     x_np = make_input(workload, sizes)
     params_np = make_params(workload, sizes)
+    if impl == "donate-jit":
+        jitted = donate_jit_impl(workload)
+        jparams_d = convert(params_np, donate.tensor)
+
+        def fresh_d() -> donate.Tensor:
+            return donate.tensor(x_np)
+
+        # As the JAX implementation is lowered and compiled here: trace and
+        # plan now, outside the measured calls (lower() does not run the
+        # program, so the input it is given is not consumed). Not worked
+        # around: where lower() does not fill the cache calls use, the first
+        # call traces again (report.py's "traces (cold, timed)" shows it;
+        # the timed calls come after that first call).
+        lowered = jitted.lower(fresh_d(), jparams_d)
+        planned = int(lowered.memory_analysis().peak_memory_in_bytes)
+        return Prepared(
+            x_np,
+            fresh_d,
+            lambda x: jitted(x, jparams_d),
+            lambda y: y.numpy(),
+            jitted=jitted,
+            planned_peak=planned,
+            weight_bytes=param_bytes(params_np),
+        )
     if impl.startswith("donate"):
         fn = donate_impl(workload, impl != "donate-off", fused=impl != "donate-unfused")
         params = convert(params_np, donate.tensor)

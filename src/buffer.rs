@@ -130,10 +130,68 @@ impl Drop for OwnedBuffer {
     }
 }
 
+thread_local! {
+    /// Buffers a planned program set aside for the allocations of its
+    /// current equation ([`serve_planned`]).
+    static PLANNED: std::cell::RefCell<Vec<OwnedBuffer>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl OwnedBuffer {
+    /// Set the bytes in use (at most the capacity): a planned buffer about
+    /// to serve an allocation of `len` bytes.
+    pub(crate) fn with_len(mut self, len: usize) -> Option<Self> {
+        (len <= self.capacity()).then(|| {
+            self.len = len;
+            self
+        })
+    }
+
+    /// The block and where it goes, without freeing or counting anything:
+    /// the memory stays live, passed on to another buffer.
+    fn into_parts(mut self) -> (RawBlock, Origin) {
+        let block = std::mem::replace(&mut self.block, RawBlock::empty());
+        (block, self.origin.clone())
+        // `self` drops with an empty block: nothing freed or counted.
+    }
+}
+
+/// Run `f` with `planned` serving this thread's allocations of exactly
+/// their lengths ([`OwnedBuffer::len`]), each once; returns `f`'s result
+/// and the buffers it did not use. A planned program runs each equation
+/// this way, so a result lands in the buffer the plan chose (a free one,
+/// or one allocated before the program first wrote a donated argument).
+pub(crate) fn serve_planned<R>(planned: Vec<OwnedBuffer>, f: impl FnOnce() -> R) -> (R, Vec<OwnedBuffer>) {
+    if planned.is_empty() {
+        return (f(), planned);
+    }
+    let outer = PLANNED.with(|p| std::mem::replace(&mut *p.borrow_mut(), planned));
+    let r = f();
+    let left = PLANNED.with(|p| std::mem::replace(&mut *p.borrow_mut(), outer));
+    (r, left)
+}
+
+/// A planned buffer of exactly `len` bytes, if one is set aside.
+fn take_planned(len: usize) -> Option<(RawBlock, Origin)> {
+    PLANNED
+        .try_with(|p| {
+            let mut p = p.borrow_mut();
+            let i = p.iter().position(|b| b.len == len)?;
+            Some(p.swap_remove(i).into_parts())
+        })
+        .ok()
+        .flatten()
+}
+
 /// Get a block of at least `len` bytes from the current arena or the system.
 fn obtain(len: usize, zeroed: bool) -> Result<(RawBlock, Origin)> {
     if len == 0 {
         return Ok((RawBlock::empty(), Origin::System));
+    }
+    if let Some((mut block, origin)) = take_planned(len) {
+        if zeroed {
+            block.zero();
+        }
+        return Ok((block, origin));
     }
     if let Some(arena) = arena::current() {
         let (mut block, hit) = arena.take_block(len)?;

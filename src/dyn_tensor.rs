@@ -222,6 +222,10 @@ impl DynTensor {
         each!(self, t => t.take_buffer_for(op))
     }
 
+    pub(crate) fn recycle_buffer(&mut self, op: &'static str) -> Result<OwnedBuffer> {
+        each!(self, t => t.recycle_buffer(op))
+    }
+
     pub fn from_buffer(dtype: DType, buf: OwnedBuffer, shape: &[usize]) -> Result<DynTensor> {
         for_dtype!(dtype, T => Tensor::<T>::from_buffer(buf, shape).map(DynTensor::from))
     }

@@ -97,6 +97,9 @@ pub enum Error {
     /// The data of a strided view was asked for as one contiguous slice
     /// (call `contiguous()` first; the dtype-erased operations do).
     NotContiguous { op: &'static str },
+    /// A traced function asked for something only a value has (`item()`,
+    /// `bool(t)`, a NumPy view), or used a tracer outside its trace.
+    Tracer { op: String, reason: String },
 }
 
 fn fmt_shape(s: &[usize]) -> String {
@@ -186,6 +189,7 @@ impl fmt::Display for Error {
                 f,
                 "{op}: the tensor is a strided view; its elements are not one contiguous slice (use contiguous())"
             ),
+            Error::Tracer { op, reason } => write!(f, "{op}: {reason}"),
             Error::EmptyReduction { op, shape } => write!(
                 f,
                 "{op} of a zero-size tensor of shape {} has no identity",

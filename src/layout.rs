@@ -163,6 +163,20 @@ impl Layout {
         self.offset == 0 && self.numel() == len && self.is_contiguous()
     }
 
+    /// How a tensor of this layout covers its buffer of `len` elements (the
+    /// one definition the tensors and the traced programs share).
+    pub fn coverage(&self, len: usize) -> Coverage {
+        if self.covers(len) {
+            Coverage::Whole
+        } else if self.is_contiguous() {
+            Coverage::Part
+        } else if self.has_unit_rows() {
+            Coverage::Rows
+        } else {
+            Coverage::Strided
+        }
+    }
+
     /// The contiguous range of elements, when [contiguous](Self::is_contiguous).
     pub fn contiguous_range(&self) -> Option<std::ops::Range<usize>> {
         self.is_contiguous()

@@ -75,6 +75,7 @@ pub mod slot;
 pub mod plan;
 pub mod ops;
 pub mod execute;
+pub mod program;
 mod semantics;
 
 // The Python bindings: the temporary checks, the buffer protocol and the

@@ -257,14 +257,16 @@ impl<T: Element> Tensor<T> {
 
     /// How this tensor covers its buffer, as planning sees it.
     pub fn coverage(&self) -> crate::layout::Coverage {
-        if self.covers_buffer() {
-            crate::layout::Coverage::Whole
-        } else if self.is_contiguous() {
-            crate::layout::Coverage::Part
-        } else if self.layout().has_unit_rows() {
-            crate::layout::Coverage::Rows
-        } else {
-            crate::layout::Coverage::Strided
+        match &self.view {
+            None => crate::layout::Coverage::Whole,
+            Some(l) => {
+                let len = self
+                    .handle
+                    .storage()
+                    .buffer()
+                    .map_or(0, |b| b.len() / std::mem::size_of::<T>());
+                l.coverage(len)
+            }
         }
     }
 
@@ -318,6 +320,17 @@ impl<T: Element> Tensor<T> {
                 shape: self.shape().to_vec(),
             });
         }
+        self.handle
+            .storage()
+            .take(op)
+            .map_err(|e| state_error(self, e))
+    }
+
+    /// The buffer of a view whose value is dead, as memory for another
+    /// value (a traced program recycling it): taken whatever part of it
+    /// this handle covers, when the handle is its only holder.
+    pub(crate) fn recycle_buffer(&mut self, op: &'static str) -> Result<OwnedBuffer> {
+        self.buffer()?;
         self.handle
             .storage()
             .take(op)

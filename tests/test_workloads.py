@@ -1,7 +1,8 @@
 """The benchmark workloads (benches/workloads.py) at reduced sizes: every
-donate implementation (and JAX's and PyTorch's, when installed) equals its
-NumPy implementation (rtol 1e-4), donation leaves no donated tensor behind
-but the consumed input, and donation lowers the peak of live tensor bytes."""
+donate implementation (eager and ``donate.jit``, and JAX's and PyTorch's,
+when installed) equals its NumPy implementation (rtol 1e-4), donation
+leaves no donated tensor behind but the consumed input, and donation lowers
+the peak of live tensor bytes."""
 
 from __future__ import annotations
 
@@ -53,6 +54,15 @@ def test_relu_chain_with_relu_donate_holds_one_buffer() -> None:
     _, peak, x = run_donate("relu_4mb", True)
     assert peak == 0  # the input's buffer is the only one, before and after
     assert x.is_donated
+
+
+@pytest.mark.parametrize("workload", wl.WORKLOADS)
+def test_donate_jit_equals_numpy(workload: str) -> None:
+    want = wl.numpy_impl(workload)(wl.make_input(workload, wl.SMALL), wl.make_params(workload, wl.SMALL))
+    w = wl.prepare(workload, "donate-jit", wl.SMALL)
+    # Twice: the first call after the set-up's trace, then a later one.
+    for _ in range(2):
+        np.testing.assert_allclose(w.to_numpy(w.call(w.fresh())), want, rtol=1e-4, atol=1e-5)
 
 
 def test_jax_equals_numpy_when_installed() -> None:

@@ -13,6 +13,8 @@ from collections.abc import Iterator
 
 import numpy as _np
 
+from ._jit import Jitted, jit, make_jaxpr
+
 from ._core import (
     ISA,
     Arena,
@@ -20,7 +22,11 @@ from ._core import (
     Donated,
     DonatedError,
     DonationWarning,
+    Lowered,
+    MemoryAnalysis,
+    Program,
     Tensor,
+    TracerError,
     abs,
     addmm,
     arange,
@@ -83,7 +89,12 @@ __all__ = [
     "Donated",
     "DonatedError",
     "DonationWarning",
+    "Jitted",
+    "Lowered",
+    "MemoryAnalysis",
+    "Program",
     "Tensor",
+    "TracerError",
     "abs",
     "addmm",
     "arange",
@@ -103,8 +114,10 @@ __all__ = [
     "implicit_donation_min_bytes",
     "int32",
     "int64",
+    "jit",
     "layer_norm",
     "log",
+    "make_jaxpr",
     "matmul",
     "max",
     "mean",

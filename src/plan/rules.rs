@@ -31,9 +31,25 @@ struct Signature {
     receives: Receives,
     /// Bytes of scratch needed when the input receives the result.
     scratch_over_input: usize,
+    /// Bytes of scratch needed when the result goes to a new buffer.
+    scratch_fresh: usize,
     /// Bytes of scratch needed in any case (an attention mask broadcast
     /// to the scores' shape).
     scratch: usize,
+}
+
+impl Signature {
+    /// A signature without scratch.
+    fn new(dtype: DType, shape: Dims, receives: Receives) -> Self {
+        Signature {
+            dtype,
+            shape,
+            receives,
+            scratch_over_input: 0,
+            scratch_fresh: 0,
+            scratch: 0,
+        }
+    }
 }
 
 fn invalid_arg(op: &Op, reason: String) -> Error {
@@ -216,6 +232,7 @@ fn binary_signature(op: &Op, b: BinaryOp, o: &[OperandDesc<'_>], in_place: bool)
         shape,
         receives: Receives::Any,
         scratch_over_input: 0,
+        scratch_fresh: 0,
         scratch: 0,
     })
 }
@@ -243,13 +260,7 @@ fn reduce_signature(
             shape: x.shape.to_vec(),
         });
     }
-    Ok(Signature {
-        dtype,
-        shape: crate::shape::reduce_shape(x.shape, ax, keepdims).into(),
-        receives: Receives::Never,
-        scratch_over_input: 0,
-        scratch: 0,
-    })
+    Ok(Signature::new(dtype, crate::shape::reduce_shape(x.shape, ax, keepdims).into(), Receives::Never))
 }
 
 fn conv2d_signature(op: &Op, o: &[OperandDesc<'_>], stride: usize, padding: usize) -> Result<Signature> {
@@ -267,6 +278,8 @@ fn conv2d_signature(op: &Op, o: &[OperandDesc<'_>], stride: usize, padding: usiz
         // One image's column matrix and one image's result.
         scratch_over_input: (g.scratch_len() + g.in_channels * g.height * g.width)
             .saturating_mul(dtype.size()),
+        // One image's column matrix.
+        scratch_fresh: g.scratch_len().saturating_mul(dtype.size()),
         scratch: 0,
     })
 }
@@ -283,13 +296,7 @@ fn reshape_signature(op: &Op, shape: &[i64], x: &OperandDesc<'_>) -> Result<Sign
             reason: format!("cannot reshape {numel} elements of shape {:?}", x.shape),
         });
     }
-    Ok(Signature {
-        dtype: d,
-        shape: target.into(),
-        receives: Receives::Input,
-        scratch_over_input: 0,
-        scratch: 0,
-    })
+    Ok(Signature::new(d, target.into(), Receives::Input))
 }
 
 /// `x[index] = value`: `x`'s dtype and shape; `value` (a tensor or a
@@ -310,13 +317,7 @@ fn setitem_signature(op: &Op, o: &[OperandDesc<'_>], index: &[crate::layout::Ind
             rhs: v.shape.to_vec(),
         });
     }
-    Ok(Signature {
-        dtype: d,
-        shape: Dims::from_slice(x.shape),
-        receives: Receives::Input,
-        scratch_over_input: 0,
-        scratch: 0,
-    })
+    Ok(Signature::new(d, Dims::from_slice(x.shape), Receives::Input))
 }
 
 fn attention_signature(
@@ -344,6 +345,7 @@ fn attention_signature(
         shape: g.out.into(),
         receives: Receives::Input,
         scratch_over_input: 0,
+        scratch_fresh: 0,
         scratch: if broadcast_mask {
             (g.batch * g.l * g.s).saturating_mul(dtype.size())
         } else {
@@ -375,24 +377,12 @@ fn product_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
     } else {
         Receives::Never
     };
-    Ok(Signature {
-        dtype,
-        shape: shape.into(),
-        receives,
-        scratch_over_input: 0,
-        scratch: 0,
-    })
+    Ok(Signature::new(dtype, shape.into(), receives))
 }
 
 fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature> {
     let x = &o[0];
-    let same = |dtype: DType, receives: Receives| Signature {
-        dtype,
-        shape: Dims::from_slice(x.shape),
-        receives,
-        scratch_over_input: 0,
-        scratch: 0,
-    };
+    let same = |dtype: DType, receives: Receives| Signature::new(dtype, Dims::from_slice(x.shape), receives);
     Ok(match op {
         Op::Unary(u) => {
             let d = tensor_dtype(op, x, "the input")?;
@@ -454,24 +444,12 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
         Op::Permute { axes } => {
             let d = tensor_dtype(op, x, "the input")?;
             let perm = crate::shape::permutation(x.shape, axes.as_deref())?;
-            Signature {
-                dtype: d,
-                shape: perm.iter().map(|&a| x.shape[a]).collect(),
-                receives: Receives::Input,
-                scratch_over_input: 0,
-                scratch: 0,
-            }
+            Signature::new(d, perm.iter().map(|&a| x.shape[a]).collect(), Receives::Input)
         }
         Op::Index { index } => {
             let d = tensor_dtype(op, x, "the input")?;
             let view = crate::layout::Layout::contiguous(x.shape).indexed(index)?;
-            Signature {
-                dtype: d,
-                shape: Dims::from_slice(view.shape()),
-                receives: Receives::Input,
-                scratch_over_input: 0,
-                scratch: 0,
-            }
+            Signature::new(d, Dims::from_slice(view.shape()), Receives::Input)
         }
         Op::SetItem { index } => setitem_signature(op, o, index)?,
         Op::Cast { dtype } => {
@@ -581,10 +559,10 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
             bytes: sig.scratch_over_input,
         }),
         Some(_) => {}
-        None => p.allocations.push(Allocation {
-            purpose: Purpose::Result,
-            bytes: numel_bytes,
-        }),
+        None => {
+            let scratch = (sig.scratch_fresh > 0).then_some(Allocation { purpose: Purpose::Scratch, bytes: sig.scratch_fresh });
+            p.allocations.extend([Allocation { purpose: Purpose::Result, bytes: numel_bytes }].into_iter().chain(scratch));
+        }
     }
     Ok(p)
 }

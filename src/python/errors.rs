@@ -11,6 +11,7 @@
 //! | `ArenaExhausted`, `AllocationFailed`             | `MemoryError`              |
 //! | `ShapeOverflow`, `ScalarOutOfRange`              | `OverflowError`            |
 //! | `Busy`                                           | `RuntimeError`             |
+//! | `Tracer`                                         | `donate.TracerError` (a `TypeError`) |
 
 use pyo3::create_exception;
 use pyo3::exceptions::{
@@ -35,6 +36,12 @@ create_exception!(
 );
 create_exception!(
     donate,
+    TracerError,
+    PyTypeError,
+    "A traced function (donate.jit, donate.make_jaxpr) needed a value that is not known while tracing (item(), bool(t), a NumPy view, a data-dependent branch), or a tracer was used outside its trace."
+);
+create_exception!(
+    donate,
     AxisError,
     PyValueError,
     "An axis is out of range for the tensor's dimension."
@@ -45,6 +52,7 @@ pub(crate) fn to_py(e: &Error) -> PyErr {
     let msg = e.to_string();
     match e {
         Error::AlreadyDonated { .. } => DonatedError::new_err(msg),
+        Error::Tracer { .. } => TracerError::new_err(msg),
         Error::InvalidAxis { .. } => AxisError::new_err(msg),
         Error::DTypeMismatch { .. } | Error::UnsupportedDType { .. } | Error::InvalidOperand { .. } => {
             PyTypeError::new_err(msg)
@@ -91,6 +99,11 @@ pub(crate) fn warning(plan: &Plan, i: usize, signature: &str, why: &Refusal) -> 
 
 /// Raise each warning (a warning filter may turn one into an error).
 pub(crate) fn warn_all(py: Python<'_>, messages: Vec<String>) -> PyResult<()> {
+    warn_all_at(py, messages, 1)
+}
+
+/// [`warn_all`] attributed to the Python frame `stacklevel` levels up.
+pub(crate) fn warn_all_at(py: Python<'_>, messages: Vec<String>, stacklevel: i32) -> PyResult<()> {
     if messages.is_empty() {
         return Ok(());
     }
@@ -99,7 +112,7 @@ pub(crate) fn warn_all(py: Python<'_>, messages: Vec<String>) -> PyResult<()> {
             py,
             &py.get_type::<DonationWarning>(),
             &std::ffi::CString::new(msg).unwrap_or_default(),
-            1,
+            stacklevel,
         )?;
     }
     Ok(())

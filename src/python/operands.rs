@@ -72,6 +72,11 @@ impl<'py> Input<'py> {
         Input::new(Source::Tensor(t.clone()), Offer::Borrowed)
     }
 
+    /// A tracer (the operation is recorded, not run).
+    pub(crate) fn is_tracer(&self) -> bool {
+        matches!(&self.src, Source::Tensor(t) if t.get().tracer.is_some())
+    }
+
     /// The shape (`[]` for scalars).
     pub(crate) fn shape(&self) -> &[usize] {
         match &self.src {
@@ -127,8 +132,12 @@ impl Waiter for Python<'_> {
     }
 }
 
-/// Another handle on a tensor's buffer (`DonatedError` if it was donated).
+/// Another handle on a tensor's buffer (`DonatedError` if it was donated,
+/// `TracerError` for a tracer).
 pub(crate) fn read(py: Python<'_>, t: &PyTensor) -> PyResult<DynTensor> {
+    if t.tracer.is_some() {
+        return Err(super::jit::needs_value("reading a traced tensor's data"));
+    }
     t.slot.read(&py).py()
 }
 
@@ -158,6 +167,9 @@ fn work<'a>(plan: &Plan, shapes: impl Iterator<Item = &'a [usize]>) -> usize {
 
 /// Run `op` over `inputs` (see the [module docs](self) for the steps).
 pub(crate) fn call<'py>(py: Python<'py>, op: &Op, inputs: Inputs<'py>) -> PyResult<PyTensor> {
+    if inputs.iter().any(Input::is_tracer) {
+        return super::jit::record(py, op, inputs);
+    }
     // Released when `gates` drops: once the target is locked (or at an
     // early return).
     // The explicitly donated tensors (their own references: the operands
@@ -253,6 +265,9 @@ pub(crate) fn call_in_place<'py>(
     target: &Bound<'py, PyTensor>,
     others: Inputs<'py>,
 ) -> PyResult<Outcome> {
+    if target.get().tracer.is_some() || others.iter().any(Input::is_tracer) {
+        return super::jit::record_update(py, op, target, others);
+    }
     let me = target.get();
     let plan = {
         let mut descs: SmallVec<[OperandDesc<'_>; 3]> = SmallVec::new();

@@ -47,6 +47,9 @@ pub(crate) struct PyTensor {
     /// borrowed operand with it is safe: a contiguous tensor is never
     /// described as anything else.
     pub(crate) coverage: Coverage,
+    /// A tracer: the program variable it stands for (`None` for a
+    /// tensor with data; see [`super::jit`]).
+    pub(crate) tracer: Option<Box<super::jit::Tracer>>,
 }
 
 impl PyTensor {
@@ -56,6 +59,20 @@ impl PyTensor {
             dtype: t.dtype(),
             coverage: t.coverage(),
             slot: Slot::new(t),
+            tracer: None,
+        }
+    }
+
+    /// A tracer of `dtype` and `shape`. Its slot holds an empty tensor
+    /// that nothing reads: every path to a value raises `TracerError`
+    /// first.
+    pub(crate) fn traced(tracer: super::jit::Tracer, dtype: DType, shape: &[usize]) -> Self {
+        PyTensor {
+            shape: crate::tensor::Dims::from_slice(shape),
+            dtype,
+            coverage: Coverage::Whole,
+            slot: Slot::new(DynTensor::zeros(dtype, &[0]).unwrap_or_else(|_| unreachable!("an empty tensor"))),
+            tracer: Some(Box::new(tracer)),
         }
     }
 
@@ -75,8 +92,17 @@ impl PyTensor {
         )
     }
 
+    /// `TracerError` naming `what` for a tracer.
+    fn check_traced(&self, what: &str) -> PyResult<()> {
+        match self.tracer {
+            Some(_) => Err(super::jit::needs_value(what)),
+            None => Ok(()),
+        }
+    }
+
     /// `DonatedError` naming `what` if the data is gone.
     fn check_live(&self, py: Python<'_>, what: &str) -> PyResult<()> {
+        self.check_traced(what)?;
         let g = self.slot.lock(&py);
         if g.is_donated() {
             let by = g
@@ -357,6 +383,7 @@ tensor_methods! {
     /// buffer.
     #[getter]
     fn strides<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        self.check_live(py, "strides")?;
         let strides: Vec<isize> = self.slot.lock(&py).layout().strides().to_vec();
         PyTuple::new(py, strides)
     }
@@ -371,6 +398,9 @@ tensor_methods! {
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         let py = slf.py();
         let me = slf.get();
+        if me.tracer.is_some() {
+            return Ok(format!("Tracer({})", me.shape_str()));
+        }
         let dtype = me.dtype;
         let g = me.slot.lock(&py);
         if g.is_donated() {
@@ -434,6 +464,7 @@ tensor_methods! {
     }
 
     fn __bool__(slf: &Bound<'_, Self>) -> PyResult<bool> {
+        slf.get().check_traced("bool() (a branch on a traced value)")?;
         if slf.get().numel() != 1 {
             return Err(PyValueError::new_err(
                 "the truth value of a tensor with more than one element is ambiguous",
@@ -443,10 +474,12 @@ tensor_methods! {
     }
 
     fn __float__(slf: &Bound<'_, Self>) -> PyResult<f64> {
+        slf.get().check_traced("float()")?;
         Self::item(slf)?.extract::<f64>()
     }
 
     fn __int__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        slf.get().check_traced("int()")?;
         let v = Self::item(slf)?;
         v.py().get_type::<pyo3::types::PyInt>().call1((v,))
     }
@@ -499,6 +532,9 @@ tensor_methods! {
 
     /// A deep copy into a new, exclusive buffer.
     fn copy(&self, py: Python<'_>) -> PyResult<PyTensor> {
+        if let Some(t) = super::jit::same_value(self)? {
+            return Ok(t);
+        }
         let t = read(py, self)?;
         Ok(PyTensor::new(super::arena::detach(py, t.nbytes(), || t.deep_copy()).py()?))
     }
@@ -521,7 +557,9 @@ tensor_methods! {
     /// Mark this tensor for explicit donation to the next operation it is
     /// passed to: `t.donate() + u`, `donate.relu(t.donate())`.
     fn donate(slf: &Bound<'_, Self>) -> PyResult<PyDonated> {
-        slf.get().check_live(slf.py(), "donate")?;
+        if slf.get().tracer.is_none() {
+            slf.get().check_live(slf.py(), "donate")?;
+        }
         Ok(PyDonated::new(slf.clone().unbind()))
     }
 
@@ -650,6 +688,9 @@ tensor_methods! {
     /// This tensor when its elements are contiguous, else a C-order copy.
     fn contiguous(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
         let py = slf.py();
+        if let Some(t) = super::jit::same_value(slf.get())? {
+            return Ok(t);
+        }
         let t = read(py, slf.get())?;
         let c = super::arena::detach(py, t.nbytes(), || t.contiguous()).py()?;
         Ok(PyTensor::new(c))

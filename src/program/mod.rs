@@ -1,0 +1,263 @@
+//! Traced programs: a function recorded as a list of equations over typed
+//! variables (the jaxpr language of JAX), planned as a whole from liveness
+//! ([`lower`]) and run over the planned buffers ([`Lowered::run`]).
+//!
+//! # The model
+//!
+//! A [`Program`] has constant variables (tensors captured while tracing),
+//! input variables, equations `out = op[params] args…` (each argument a
+//! variable or an inline literal), and output variables. Every value is
+//! immutable: an in-place update recorded while tracing (`t += 1`,
+//! `t[0] = v`) is an equation whose output replaces the traced tensor's
+//! variable, exactly as donate's value semantics read it eagerly (a view
+//! and its base are two holders; writing through one never changes the
+//! other).
+//!
+//! The [`Builder`] types every equation with the same planner that decides
+//! eager operations ([`crate::plan::plan`]), so a program is well-typed by
+//! construction and a tracing error is the eager error. It also follows
+//! each view (reshape, transpose, basic index) to the variable whose buffer
+//! it shares, with its layout in that buffer, as the eager tensors do.
+//!
+//! [`lower`] then plans every buffer from liveness (see its docs); the
+//! result prints in XLA's header syntax ([`Lowered::as_text`]) and runs
+//! the existing kernels ([`Lowered::run`]).
+//!
+//! # Examples
+//!
+//! ```
+//! use donate::program::{Atom, Builder};
+//! use donate::plan::Op;
+//! use donate::{BinaryOp, DType, Scalar, UnaryOp};
+//!
+//! let mut b = Builder::new();
+//! let x = b.input(DType::F32, &[4, 8]);
+//! let y = b.push(Op::Binary(BinaryOp::Mul), &[Atom::Var(x), Atom::Lit(Scalar::Float(2.0))])?;
+//! let z = b.push(Op::Unary(UnaryOp::Relu), &[Atom::Var(y)])?;
+//! let p = b.finish(&[z])?;
+//! assert_eq!(
+//!     p.to_string(),
+//!     "{ lambda ; a:f32[4,8]. let\n    b:f32[4,8] = mul a 2.0\n    c:f32[4,8] = relu b\n  in (c,) }"
+//! );
+//! # Ok::<(), donate::Error>(())
+//! ```
+
+mod lower;
+mod print;
+mod run;
+
+use std::sync::Arc;
+
+use smallvec::SmallVec;
+
+use crate::dyn_tensor::Scalar;
+use crate::element::DType;
+use crate::error::{Error, Result};
+use crate::layout::{Coverage, Layout};
+use crate::plan::{plan, plan_in_place, permute_axes, Op, OperandDesc};
+use crate::shape::Dims;
+
+pub use lower::{lower, BufferId, Lowered, MemoryAnalysis, Step, Write};
+pub use run::{plan_mismatches, Donor, RunArg, RunError};
+
+/// A variable: an index into [`Program::vars`].
+pub type Var = u32;
+
+/// An argument of an equation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Atom {
+    Var(Var),
+    /// A Python-style weak scalar, printed inline.
+    Lit(Scalar),
+}
+
+/// A variable's type, and the buffer it lives in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VarInfo {
+    pub dtype: DType,
+    pub shape: Dims,
+    /// A view: the variable whose buffer it shares (itself never a view)
+    /// and its layout in that buffer, in elements.
+    pub view: Option<(Var, Arc<Layout>)>,
+}
+
+impl VarInfo {
+    /// Bytes of its elements.
+    pub fn nbytes(&self) -> usize {
+        self.shape.iter().product::<usize>() * self.dtype.size()
+    }
+}
+
+/// One equation: `out = op args…`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Eqn {
+    pub op: Op,
+    pub args: SmallVec<[Atom; 3]>,
+    pub out: Var,
+}
+
+/// A traced function. See the [module docs](self).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Program {
+    pub vars: Vec<VarInfo>,
+    /// Tensors captured while tracing, in the order the caller supplies
+    /// them when running.
+    pub consts: Vec<Var>,
+    pub inputs: Vec<Var>,
+    pub eqns: Vec<Eqn>,
+    pub outputs: Vec<Var>,
+}
+
+impl Program {
+    /// The variable a view shares its buffer with (itself when not a view).
+    pub fn root(&self, v: Var) -> Var {
+        self.vars[v as usize].view.as_ref().map_or(v, |(r, _)| *r)
+    }
+
+    /// How variable `v` covers the buffer it lives in.
+    pub fn coverage(&self, v: Var) -> Coverage {
+        match &self.vars[v as usize].view {
+            None => Coverage::Whole,
+            Some((r, l)) => {
+                let len: usize = self.vars[*r as usize].shape.iter().product();
+                l.coverage(len)
+            }
+        }
+    }
+
+    /// `v` as planning describes a borrowed operand.
+    fn desc(&self, v: Var) -> OperandDesc<'_> {
+        let info = &self.vars[v as usize];
+        OperandDesc::tensor(info.dtype, &info.shape)
+            .with_id(v as usize)
+            .covering(self.coverage(v))
+    }
+}
+
+/// Records a program equation by equation, typing each with the planner.
+#[derive(Debug, Default)]
+pub struct Builder {
+    program: Program,
+}
+
+impl Builder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn var(&mut self, dtype: DType, shape: &[usize], view: Option<(Var, Arc<Layout>)>) -> Var {
+        let v = Var::try_from(self.program.vars.len()).unwrap_or(Var::MAX);
+        self.program.vars.push(VarInfo {
+            dtype,
+            shape: Dims::from_slice(shape),
+            view,
+        });
+        v
+    }
+
+    /// A new input variable (the next argument of the program).
+    pub fn input(&mut self, dtype: DType, shape: &[usize]) -> Var {
+        let v = self.var(dtype, shape, None);
+        self.program.inputs.push(v);
+        v
+    }
+
+    /// A new constant variable (a tensor captured while tracing).
+    pub fn constant(&mut self, dtype: DType, shape: &[usize]) -> Var {
+        let v = self.var(dtype, shape, None);
+        self.program.consts.push(v);
+        v
+    }
+
+    /// The constant variables so far, in order.
+    pub fn consts(&self) -> &[Var] {
+        &self.program.consts
+    }
+
+    /// The type of `v`.
+    pub fn info(&self, v: Var) -> Result<&VarInfo> {
+        self.program.vars.get(v as usize).ok_or_else(|| Error::InvalidArgument {
+            op: "trace",
+            reason: format!("variable {v} does not exist"),
+        })
+    }
+
+    /// Type `op` over `args` (the eager planner's validation) and append
+    /// it; returns the output variable.
+    pub fn push(&mut self, op: Op, args: &[Atom]) -> Result<Var> {
+        self.record(op, args, false)
+    }
+
+    /// Append an in-place update (`x op= y`, `x[i] = v`, `x.relu_()`)
+    /// as a functional equation: typed as the eager in-place op is (the
+    /// result keeps `args[0]`'s shape and dtype); the caller rebinds the
+    /// traced tensor to the returned variable.
+    pub fn push_update(&mut self, op: Op, args: &[Atom]) -> Result<Var> {
+        self.record(op, args, true)
+    }
+
+    fn record(&mut self, op: Op, args: &[Atom], update: bool) -> Result<Var> {
+        for a in args {
+            if let Atom::Var(v) = a {
+                self.info(*v)?;
+            }
+        }
+        let p = {
+            let descs: SmallVec<[OperandDesc<'_>; 3]> = args
+                .iter()
+                .map(|a| match a {
+                    Atom::Var(v) => self.program.desc(*v),
+                    Atom::Lit(s) => OperandDesc::scalar(*s),
+                })
+                .collect();
+            if update || matches!(op, Op::SetItem { .. }) {
+                plan_in_place(&op, &descs)?
+            } else {
+                plan(&op, &descs)?
+            }
+        };
+        let view = match (&op, args.first()) {
+            (Op::Reshape { .. } | Op::Permute { .. } | Op::Index { .. }, Some(Atom::Var(x))) => {
+                self.view_of(&op, *x, &p.shape)?
+            }
+            _ => None,
+        };
+        let out = self.var(p.dtype, &p.shape, view);
+        self.program.eqns.push(Eqn {
+            op,
+            args: args.iter().copied().collect(),
+            out,
+        });
+        Ok(out)
+    }
+
+    /// Where a view op's result lives: the buffer of `x`'s root, with the
+    /// layout the eager tensor would have (`None`: a reshape of a strided
+    /// view, which copies).
+    fn view_of(&self, op: &Op, x: Var, shape: &[usize]) -> Result<Option<(Var, Arc<Layout>)>> {
+        let info = &self.program.vars[x as usize];
+        let (root, layout) = match &info.view {
+            Some((r, l)) => (*r, (**l).clone()),
+            None => (x, Layout::contiguous(&info.shape)),
+        };
+        let l = match op {
+            Op::Reshape { .. } => match layout.reshaped(shape) {
+                Some(l) => l,
+                None => return Ok(None),
+            },
+            Op::Permute { axes } => layout.permuted(&permute_axes(&info.shape, axes.as_deref())?),
+            Op::Index { index } => layout.indexed(index)?,
+            _ => return Ok(None),
+        };
+        Ok(Some((root, Arc::new(l))))
+    }
+
+    /// The program returning `outputs`.
+    pub fn finish(mut self, outputs: &[Var]) -> Result<Program> {
+        for &v in outputs {
+            self.info(v)?;
+        }
+        self.program.outputs = outputs.to_vec();
+        Ok(self.program)
+    }
+}

@@ -1,0 +1,335 @@
+//! Running a planned program over the existing kernels.
+//!
+//! The runner follows the plan with the eager machinery: each equation is
+//! [`execute`]d with the argument the plan writes over passed as the only
+//! handle on its buffer (so the core's claim takes it), and every other
+//! argument as another handle (so no claim can take it). Variables are
+//! dropped at their last use. A buffer the plan keeps for a later result
+//! is taken out of its last handle into a pool, and handed to that
+//! result's allocation ([`serve_planned`]). Where the run ever differs from
+//! the plan (a claim refused, a kept buffer not used), the result still
+//! goes to a new buffer and [`plan_mismatches`] counts it: the tests hold
+//! it at zero.
+//!
+//! # Failures
+//!
+//! A donated argument's buffer is first written at
+//! [`Lowered::first_donated_write`]. Until then the runner holds the
+//! consumed arguments intact, and when an arena is current it allocates
+//! every buffer the rest of the program needs right there, before that
+//! write, so that the arena's budget fails the call before a donated
+//! argument is touched. A failed run returns the consumed arguments it
+//! still holds intact ([`RunError::returned`]).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use smallvec::SmallVec;
+
+use super::lower::{Lowered, Origin, Write};
+use super::{Atom, BufferId, Var};
+use crate::buffer::{serve_planned, OwnedBuffer};
+use crate::error::{Error, Result};
+use crate::execute::{execute, execute_in_place, Arg};
+use crate::plan::Op;
+use crate::DynTensor;
+
+static MISMATCHES: AtomicU64 = AtomicU64::new(0);
+
+/// How many times a run differed from its plan (a claim refused, a kept
+/// buffer unused): a planner bug when not zero, never a wrong result.
+pub fn plan_mismatches() -> u64 {
+    MISMATCHES.load(Ordering::Relaxed)
+}
+
+fn mismatch() {
+    MISMATCHES.fetch_add(1, Ordering::Relaxed);
+}
+
+/// An argument of [`Lowered::run`].
+#[derive(Debug)]
+pub enum RunArg {
+    /// Read only: the caller keeps it (another handle on its buffer).
+    Read(DynTensor),
+    /// The only handle on a buffer the program may write: a donated
+    /// argument the caller gave up, or its copy.
+    Consumed(DynTensor),
+}
+
+/// A consumed argument handed back after a failed run.
+#[derive(Debug)]
+pub struct Donor {
+    pub input: usize,
+    pub tensor: DynTensor,
+}
+
+/// A failed run: the error, and the consumed arguments returned intact.
+#[derive(Debug)]
+pub struct RunError {
+    pub error: Error,
+    pub returned: Vec<Donor>,
+}
+
+/// The per-call state of a run.
+struct Run<'l> {
+    l: &'l Lowered,
+    env: Vec<Option<DynTensor>>,
+    pool: HashMap<BufferId, OwnedBuffer>,
+    /// Consumed arguments released before the first donated write, held
+    /// until then (so a failure can return them).
+    pending: Vec<(usize, DynTensor)>,
+    /// Per input: consumed.
+    consumed: Vec<bool>,
+}
+
+impl Lowered {
+    /// Run the program: `consts` are the captured constants, `args` one
+    /// per input (a donated input that the plan consumes, claimed from
+    /// its caller, as [`RunArg::Consumed`]). Returns the outputs.
+    pub fn run(&self, consts: &[DynTensor], args: Vec<RunArg>) -> std::result::Result<Vec<DynTensor>, RunError> {
+        let p = &self.program;
+        let mut run = Run {
+            l: self,
+            env: vec![None; p.vars.len()],
+            pool: HashMap::new(),
+            pending: Vec::new(),
+            consumed: vec![false; p.inputs.len()],
+        };
+        if consts.len() != p.consts.len() || args.len() != p.inputs.len() {
+            return Err(RunError {
+                error: Error::InvalidArgument {
+                    op: "jit",
+                    reason: format!(
+                        "{} constants and {} arguments given to a program of {} and {}",
+                        consts.len(),
+                        args.len(),
+                        p.consts.len(),
+                        p.inputs.len()
+                    ),
+                },
+                returned: Vec::new(),
+            });
+        }
+        for (&v, c) in p.consts.iter().zip(consts) {
+            run.env[v as usize] = Some(c.clone());
+        }
+        for (k, (&v, a)) in p.inputs.iter().zip(args).enumerate() {
+            run.env[v as usize] = Some(match a {
+                RunArg::Read(t) => t,
+                RunArg::Consumed(t) => {
+                    run.consumed[k] = true;
+                    t
+                }
+            });
+        }
+        let result = run.all();
+        match result {
+            Ok(out) => Ok(out),
+            Err(error) => Err(RunError {
+                error,
+                returned: run.give_back(),
+            }),
+        }
+    }
+}
+
+impl Run<'_> {
+    fn all(&mut self) -> Result<Vec<DynTensor>> {
+        let l = self.l;
+        for i in 0..l.steps.len() {
+            if l.first_donated_write == Some(i) {
+                self.before_first_write(i)?;
+            }
+            self.step(i)?;
+        }
+        l.program
+            .outputs
+            .iter()
+            .map(|&v| {
+                self.env[v as usize].clone().ok_or_else(|| Error::InvalidArgument {
+                    op: "jit",
+                    reason: "an output was released before the end".into(),
+                })
+            })
+            .collect()
+    }
+
+    /// Before the first write into a donated argument: under an arena,
+    /// allocate every buffer the rest of the program allocates (so the
+    /// budget fails now, with every argument intact); then let go of the
+    /// consumed arguments held so far.
+    fn before_first_write(&mut self, w: usize) -> Result<()> {
+        if crate::arena::current().is_some() {
+            for (b, buf) in self.l.buffers.iter().enumerate() {
+                if matches!(buf.origin, Origin::Alloc(j) if j >= w) {
+                    let id = BufferId::try_from(b).unwrap_or(BufferId::MAX);
+                    self.pool.insert(id, OwnedBuffer::zeroed(buf.bytes)?);
+                }
+            }
+        }
+        self.pending.clear();
+        Ok(())
+    }
+
+    fn handle(&self, v: Var) -> Result<DynTensor> {
+        self.env[v as usize].clone().ok_or_else(|| Error::InvalidArgument {
+            op: "jit",
+            reason: format!("variable {v} read after its release"),
+        })
+    }
+
+    fn step(&mut self, i: usize) -> Result<()> {
+        let l = self.l;
+        let e = &l.program.eqns[i];
+        let st = &l.steps[i];
+        let mut planned = Vec::new();
+        if let Write::Buffer { buffer, .. } = st.write {
+            if let Some(b) = self.pool.remove(&buffer) {
+                let bytes = l.program.vars[e.out as usize].nbytes();
+                planned.extend(b.with_len(bytes));
+            }
+        }
+        let target = match st.write {
+            Write::InPlace { arg } => Some(arg),
+            _ => None,
+        };
+        let mut target_handle: Option<DynTensor> = None;
+        let mut args: SmallVec<[Arg<'_>; 3]> = SmallVec::new();
+        for (j, a) in e.args.iter().enumerate() {
+            args.push(match *a {
+                Atom::Lit(s) => Arg::Scalar(s),
+                Atom::Var(v) if target == Some(j) => Arg::Tensor(self.env[v as usize].take().ok_or_else(|| Error::InvalidArgument {
+                    op: "jit",
+                    reason: format!("variable {v} written after its release"),
+                })?),
+                Atom::Var(v) => Arg::Tensor(self.handle(v)?),
+            });
+        }
+        if let Op::SetItem { .. } = e.op {
+            // The target: its only handle (written in place), or another
+            // handle (copied on write, into the planned buffer).
+            if let Some(Arg::Tensor(t)) = args.first_mut().map(|a| std::mem::replace(a, Arg::Scalar(crate::Scalar::Int(0)))) {
+                target_handle = Some(t);
+            }
+            if let Some(t) = target_handle.as_mut() {
+                args[0] = Arg::Held(t);
+            }
+        }
+        let setitem = matches!(args.first(), Some(Arg::Held(_)));
+        let plan = &st.plan;
+        let (result, left) = serve_planned(planned, || -> Result<Option<DynTensor>> {
+            if setitem {
+                let outcome = execute_in_place(plan, &mut args)?;
+                if target.is_some() && outcome.reused != Some(0) {
+                    mismatch();
+                }
+                Ok(None)
+            } else {
+                let (t, outcome) = execute(plan, &mut args)?;
+                if target.is_some() && outcome.reused != target {
+                    mismatch();
+                }
+                Ok(Some(t))
+            }
+        });
+        drop(args);
+        let result = result.and_then(|r| {
+            r.or_else(|| target_handle.take()).ok_or_else(|| Error::InvalidArgument {
+                op: "jit",
+                reason: "a setitem without a target".into(),
+            })
+        });
+        if !left.is_empty() {
+            mismatch();
+            if let Write::Buffer { buffer, .. } = st.write {
+                for b in left {
+                    self.pool.insert(buffer, b);
+                }
+            }
+        }
+        self.env[e.out as usize] = Some(result?);
+        self.release(i);
+        Ok(())
+    }
+
+    /// Drop the variables that die at equation `i`, keeping the buffers the
+    /// plan reuses later, and holding consumed arguments until the first
+    /// donated write.
+    fn release(&mut self, i: usize) {
+        let l = self.l;
+        let st = &l.steps[i];
+        let before_write = l.first_donated_write.is_none_or(|w| i < w);
+        let mut kept: SmallVec<[(BufferId, DynTensor); 4]> = SmallVec::new();
+        for &v in &st.release {
+            let Some(t) = self.env[v as usize].take() else { continue };
+            let b = l.var_buffer[v as usize];
+            if st.keep.contains(&b) {
+                kept.push((b, t));
+                continue;
+            }
+            if before_write {
+                if let Some(k) = l.program.inputs.iter().position(|&u| u == v).filter(|&k| self.consumed[k]) {
+                    self.pending.push((k, t));
+                    continue;
+                }
+            }
+            drop(t);
+        }
+        // A kept buffer is taken from the last handle released on it.
+        while let Some((b, mut t)) = kept.pop() {
+            let others: SmallVec<[DynTensor; 2]> = {
+                let (same, rest): (SmallVec<[_; 4]>, SmallVec<[_; 4]>) = kept.drain(..).partition(|(c, _)| *c == b);
+                kept = rest;
+                same.into_iter().map(|(_, t)| t).collect()
+            };
+            drop(others);
+            if !t.is_exclusive() {
+                // Held by a consumed argument kept for a failure: take it
+                // from there.
+                let ptr = t.buffer_ptr();
+                drop(t);
+                let Some(k) = self.pending.iter().position(|(_, p)| p.buffer_ptr() == ptr) else {
+                    mismatch();
+                    continue;
+                };
+                t = self.pending.swap_remove(k).1;
+            }
+            match t.recycle_buffer("jit") {
+                Ok(buf) => {
+                    self.pool.insert(b, buf);
+                }
+                Err(_) => mismatch(),
+            }
+        }
+    }
+
+    /// After a failure: the consumed arguments still intact.
+    fn give_back(&mut self) -> Vec<Donor> {
+        let l = self.l;
+        let p = &l.program;
+        let mut out = Vec::new();
+        let pending = std::mem::take(&mut self.pending);
+        let mut env = std::mem::take(&mut self.env);
+        for (k, &v) in p.inputs.iter().enumerate() {
+            if !self.consumed[k] {
+                continue;
+            }
+            let from_env = env[v as usize].take();
+            let from_pending = pending.iter().find(|(j, _)| *j == k).map(|(_, t)| t.clone());
+            let b = l.var_buffer[v as usize];
+            let tensor = from_env.or(from_pending).or_else(|| {
+                let info = &p.vars[v as usize];
+                let buf = self.pool.remove(&b)?.with_len(info.nbytes())?;
+                DynTensor::from_buffer(info.dtype, buf, &info.shape).ok()
+            });
+            if let Some(t) = tensor {
+                out.push(Donor { input: k, tensor: t });
+            }
+        }
+        // The program's other handles (views) go with the environment, so
+        // each returned tensor is the only handle on its buffer again.
+        drop(pending);
+        drop(env);
+        out
+    }
+}

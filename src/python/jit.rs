@@ -1,0 +1,515 @@
+//! Tracing and running programs (`donate.jit`, `donate.make_jaxpr`): the
+//! translation between Python and [`crate::program`].
+//!
+//! A *tracer* is a `Tensor` whose value is a variable of a program being
+//! recorded. Every operation reaches the one call sequence of
+//! [`super::operands`]; when an operand is a tracer, the operation is
+//! recorded ([`record`], [`record_update`]) instead of run. Anything that
+//! needs a value raises `TracerError`. Concrete tensors an operation
+//! meets while tracing (weights captured by a closure, data made inside
+//! the function) become the program's constants.
+//!
+//! Running ([`PyLowered::run`]) decides, per donated argument, what the
+//! caller gives up: an exclusive buffer is taken (the caller's tensor is
+//! moved-from, naming the jitted function); a shared one is copied first,
+//! with a `DonationWarning` (XLA's copy protection). A failed run puts
+//! every argument it still holds back.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+use super::errors::{warn_all_at, IntoPyResult, TracerError};
+use super::operands::{read, Inputs, Source};
+use super::tensor::PyTensor;
+use crate::plan::{Offer, Op};
+use crate::program::{lower, Atom, Builder, Lowered, Program, RunArg, Var};
+use crate::{DType, DynTensor, Error, Outcome};
+
+const MOVED: u32 = u32::MAX;
+
+/// What a tracer `Tensor` refers to.
+#[derive(Debug)]
+pub(crate) struct Tracer {
+    trace: Arc<Trace>,
+    /// Its variable; rebound by in-place updates; `MOVED` once donated.
+    var: AtomicU32,
+}
+
+/// A trace being recorded.
+#[derive(Debug, Default)]
+pub(crate) struct Trace {
+    /// `None` once finished.
+    builder: Mutex<Option<Builder>>,
+    /// The constants, with the address of the Python tensor each came from
+    /// (the same captured tensor is one constant).
+    consts: Mutex<Vec<(usize, DynTensor)>>,
+}
+
+fn tracer_error(op: &str, reason: &str) -> PyErr {
+    TracerError::new_err(Error::Tracer { op: op.into(), reason: reason.into() }.to_string())
+}
+
+/// The error for an operation that needs the value of tracer `t`.
+pub(crate) fn needs_value(what: &str) -> PyErr {
+    tracer_error(
+        what,
+        "the value of a traced tensor is not known while tracing (inside donate.jit or donate.make_jaxpr); \
+         compute it outside the traced function, or pass it as a static argument",
+    )
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Trace {
+    fn with_builder<R>(&self, op: &str, f: impl FnOnce(&mut Builder) -> crate::Result<R>) -> PyResult<R> {
+        let mut g = lock(&self.builder);
+        let b = g
+            .as_mut()
+            .ok_or_else(|| tracer_error(op, "a tracer was used after its trace ended (it escaped the traced function)"))?;
+        f(b).py()
+    }
+
+    fn tracer(self: &Arc<Self>, var: Var, dtype: DType, shape: &[usize]) -> PyTensor {
+        PyTensor::traced(
+            Tracer {
+                trace: Arc::clone(self),
+                var: AtomicU32::new(var),
+            },
+            dtype,
+            shape,
+        )
+    }
+
+    /// A concrete tensor as a constant (one per Python object).
+    fn constant(&self, key: usize, t: DynTensor) -> PyResult<Var> {
+        let mut consts = lock(&self.consts);
+        if key != 0 {
+            if let Some(i) = consts.iter().position(|(k, _)| *k == key) {
+                drop(consts);
+                return self.with_builder("trace", |b| Ok(b.consts()[i]));
+            }
+        }
+        let v = self.with_builder("trace", |b| Ok(b.constant(t.dtype(), t.shape())))?;
+        consts.push((key, t));
+        Ok(v)
+    }
+}
+
+impl Tracer {
+    fn var(&self, op: &str) -> PyResult<Var> {
+        match self.var.load(Ordering::Acquire) {
+            MOVED => Err(super::errors::DonatedError::new_err(format!(
+                "{op}: this traced tensor was donated earlier in the traced function; its value can no longer be used"
+            ))),
+            v => Ok(v),
+        }
+    }
+}
+
+/// The trace of the first tracer among `inputs`.
+fn trace_of(inputs: &[&PyTensor]) -> Option<Arc<Trace>> {
+    inputs.iter().find_map(|t| t.tracer.as_ref().map(|tr| Arc::clone(&tr.trace)))
+}
+
+/// An operand as a program atom (a concrete tensor becomes a constant).
+fn atom(py: Python<'_>, trace: &Arc<Trace>, op: &Op, src: Source<'_>) -> PyResult<Atom> {
+    Ok(match src {
+        Source::Scalar(s) => Atom::Lit(s),
+        Source::Temp(t, _) => Atom::Var(trace.constant(0, t)?),
+        Source::Tensor(obj) => {
+            let me = obj.get();
+            match &me.tracer {
+                Some(tr) if Arc::ptr_eq(&tr.trace, trace) => Atom::Var(tr.var(op.name())?),
+                Some(_) => return Err(tracer_error(op.name(), "a tracer of another trace was used")),
+                None => Atom::Var(trace.constant(obj.as_ptr() as usize, read(py, me)?)?),
+            }
+        }
+    })
+}
+
+/// Record `op` over `inputs` (at least one a tracer): a new tracer.
+pub(crate) fn record(py: Python<'_>, op: &Op, inputs: Inputs<'_>) -> PyResult<PyTensor> {
+    let tensors: Vec<&PyTensor> = inputs
+        .iter()
+        .filter_map(|i| match &i.src {
+            Source::Tensor(t) => Some(t.get()),
+            _ => None,
+        })
+        .collect();
+    let trace = trace_of(&tensors).ok_or_else(|| tracer_error(op.name(), "no tracer among the operands"))?;
+    drop(tensors);
+    let mut atoms = Vec::with_capacity(inputs.len());
+    let mut donated = Vec::new();
+    for input in inputs {
+        if let (Offer::Donated, Source::Tensor(t)) = (input.offer, &input.src) {
+            donated.push(t.clone());
+        }
+        atoms.push(atom(py, &trace, op, input.src)?);
+    }
+    let v = trace.with_builder(op.name(), |b| b.push(op.clone(), &atoms))?;
+    // An explicit donation inside a traced function is a last use.
+    for t in donated {
+        if let Some(tr) = &t.get().tracer {
+            tr.var.store(MOVED, Ordering::Release);
+        }
+    }
+    let info = trace.with_builder(op.name(), |b| b.info(v).cloned())?;
+    Ok(trace.tracer(v, info.dtype, &info.shape))
+}
+
+/// Record an in-place update of `target` (`x op= y`, `x[i] = v`): the
+/// tracer is rebound to the updated value.
+pub(crate) fn record_update(py: Python<'_>, op: &Op, target: &Bound<'_, PyTensor>, others: Inputs<'_>) -> PyResult<Outcome> {
+    let Some(tr) = &target.get().tracer else {
+        return Err(tracer_error(
+            op.name(),
+            "a tensor that is not traced (a constant, or a tensor captured from outside) cannot be updated in place with a \
+             traced value: the program cannot write into it on every call; write `t = t + x` instead of `t += x`, or \
+             make it an argument of the traced function",
+        ));
+    };
+    let trace = Arc::clone(&tr.trace);
+    let mut atoms = vec![Atom::Var(tr.var(op.name())?)];
+    for input in others {
+        atoms.push(atom(py, &trace, op, input.src)?);
+    }
+    let v = trace.with_builder(op.name(), |b| b.push_update(op.clone(), &atoms))?;
+    tr.var.store(v, Ordering::Release);
+    Ok(Outcome::default())
+}
+
+/// A tracer's copy (`copy()`, `contiguous()`): the same value.
+pub(crate) fn same_value(t: &PyTensor) -> PyResult<Option<PyTensor>> {
+    let Some(tr) = &t.tracer else { return Ok(None) };
+    let v = tr.var("copy")?;
+    Ok(Some(tr.trace.tracer(v, t.dtype, &t.shape)))
+}
+
+/// A trace in progress: `_Trace([(dtype, shape), ...])`, its input
+/// tracers, and `finish(outputs)`.
+#[pyclass(module = "donate._core", name = "_Trace", frozen)]
+pub(crate) struct PyTrace {
+    trace: Arc<Trace>,
+    inputs: Vec<(Var, DType, Vec<usize>)>,
+}
+
+#[pymethods]
+impl PyTrace {
+    #[new]
+    fn py_new(py: Python<'_>, types: Vec<(Bound<'_, PyAny>, Vec<usize>)>) -> PyResult<Self> {
+        let mut b = Builder::new();
+        let mut inputs = Vec::with_capacity(types.len());
+        for (d, shape) in types {
+            let d = super::interop::dtype_arg(py, Some(&d))?.unwrap_or(DType::F32);
+            inputs.push((b.input(d, &shape), d, shape));
+        }
+        Ok(PyTrace {
+            trace: Arc::new(Trace {
+                builder: Mutex::new(Some(b)),
+                consts: Mutex::new(Vec::new()),
+            }),
+            inputs,
+        })
+    }
+
+    /// The input tracers, one per type given.
+    fn inputs(&self) -> Vec<PyTensor> {
+        self.inputs.iter().map(|(v, d, s)| self.trace.tracer(*v, *d, s)).collect()
+    }
+
+    /// End the trace with `outputs` (tensors: tracers of this trace, or
+    /// concrete tensors, which become constants) and return the program.
+    /// Tracers used after this raise `TracerError`.
+    #[allow(clippy::needless_pass_by_value)] // PyO3 extracts the list into a Vec
+    fn finish(&self, py: Python<'_>, outputs: Vec<Bound<'_, PyTensor>>) -> PyResult<PyProgram> {
+        let mut outs = Vec::with_capacity(outputs.len());
+        for o in &outputs {
+            let Atom::Var(v) = atom(py, &self.trace, &Op::Reshape { shape: vec![] }, Source::Tensor(o.clone()))? else {
+                unreachable!("a tensor is a variable");
+            };
+            outs.push(v);
+        }
+        let b = lock(&self.trace.builder).take().ok_or_else(|| tracer_error("trace", "the trace was already finished"))?;
+        let program = b.finish(&outs).py()?;
+        let consts = std::mem::take(&mut *lock(&self.trace.consts)).into_iter().map(|(_, t)| t).collect();
+        Ok(PyProgram {
+            program: Arc::new(program),
+            consts: Arc::new(consts),
+        })
+    }
+}
+
+/// A traced program (what `donate.make_jaxpr` returns); `str()` prints it
+/// in the jaxpr grammar.
+#[pyclass(module = "donate", name = "Program", frozen)]
+pub(crate) struct PyProgram {
+    program: Arc<Program>,
+    consts: Arc<Vec<DynTensor>>,
+}
+
+#[pymethods]
+impl PyProgram {
+    fn __str__(&self) -> String {
+        self.program.to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        self.program.to_string()
+    }
+
+    /// Number of equations.
+    #[getter]
+    fn num_eqns(&self) -> usize {
+        self.program.eqns.len()
+    }
+
+    /// Plan every buffer (`donated[k]`: input `k` is donated); warns
+    /// `DonationWarning` for donated inputs nothing can use. `labels[k]`
+    /// names input `k` in messages (`argument 0 'a'`).
+    #[pyo3(signature = (donated, name, labels, stacklevel = 1))]
+    #[allow(clippy::needless_pass_by_value)] // PyO3 extracts the list into a Vec
+    fn lower(&self, py: Python<'_>, donated: Vec<bool>, name: String, labels: Vec<String>, stacklevel: i32) -> PyResult<PyLowered> {
+        let program = (*self.program).clone();
+        let lowered = lower(program, &donated).py()?;
+        let messages: Vec<String> = lowered
+            .unusable
+            .iter()
+            .map(|(k, why)| {
+                let v = lowered.program.inputs[*k];
+                let info = &lowered.program.vars[v as usize];
+                let dims: Vec<String> = info.shape.iter().map(ToString::to_string).collect();
+                let label = labels.get(*k).cloned().unwrap_or_else(|| format!("argument {k}"));
+                format!("Some donated buffers were not usable: {}[{}] ({label}): {why}", info.dtype, dims.join(", "))
+            })
+            .collect();
+        warn_all_at(py, messages, stacklevel)?;
+        let consumer: &'static str = Box::leak(format!("jit({name})").into_boxed_str());
+        Ok(PyLowered {
+            lowered: Arc::new(lowered),
+            consts: Arc::clone(&self.consts),
+            name,
+            consumer,
+            labels,
+            program: Py::new(py, PyProgram { program: Arc::clone(&self.program), consts: Arc::clone(&self.consts) })?,
+        })
+    }
+}
+
+/// `memory_analysis()`'s result, under JAX's field names.
+#[pyclass(module = "donate", name = "MemoryAnalysis", frozen, get_all)]
+#[allow(clippy::struct_field_names)] // JAX's field names
+pub(crate) struct PyMemoryAnalysis {
+    argument_size_in_bytes: usize,
+    output_size_in_bytes: usize,
+    alias_size_in_bytes: usize,
+    temp_size_in_bytes: usize,
+    peak_memory_in_bytes: usize,
+}
+
+#[pymethods]
+impl PyMemoryAnalysis {
+    fn __repr__(&self) -> String {
+        format!(
+            "MemoryAnalysis(argument_size_in_bytes={}, output_size_in_bytes={}, alias_size_in_bytes={}, temp_size_in_bytes={}, peak_memory_in_bytes={})",
+            self.argument_size_in_bytes, self.output_size_in_bytes, self.alias_size_in_bytes, self.temp_size_in_bytes, self.peak_memory_in_bytes
+        )
+    }
+}
+
+/// A program with its buffers planned (what `f.lower(...)` returns).
+#[pyclass(module = "donate", name = "Lowered", frozen)]
+pub(crate) struct PyLowered {
+    lowered: Arc<Lowered>,
+    consts: Arc<Vec<DynTensor>>,
+    name: String,
+    /// `jit(<name>)`, the consumer a moved-from argument names.
+    consumer: &'static str,
+    labels: Vec<String>,
+    program: Py<PyProgram>,
+}
+
+#[pymethods]
+impl PyLowered {
+    /// The plan: XLA's header (`input_output_alias`, `buffer_donor`),
+    /// then each equation with the buffer it writes.
+    fn as_text(&self) -> String {
+        self.lowered.as_text(&self.name)
+    }
+
+    fn memory_analysis(&self) -> PyMemoryAnalysis {
+        let m = self.lowered.memory;
+        PyMemoryAnalysis {
+            argument_size_in_bytes: m.argument_size_in_bytes,
+            output_size_in_bytes: m.output_size_in_bytes,
+            alias_size_in_bytes: m.alias_size_in_bytes,
+            temp_size_in_bytes: m.temp_size_in_bytes,
+            peak_memory_in_bytes: m.peak_memory_in_bytes,
+        }
+    }
+
+    /// `(output, argument)` pairs: the output is written into the donated
+    /// argument's buffer.
+    #[getter]
+    fn aliases(&self) -> Vec<(usize, usize)> {
+        self.lowered.aliases.clone()
+    }
+
+    /// Donated arguments whose buffers only host intermediates.
+    #[getter]
+    fn donors(&self) -> Vec<usize> {
+        self.lowered.donors.clone()
+    }
+
+    /// The traced program.
+    #[getter]
+    fn jaxpr(&self, py: Python<'_>) -> Py<PyProgram> {
+        self.program.clone_ref(py)
+    }
+
+    /// Run over `args` (one tensor per input). Donated arguments the plan
+    /// consumes are taken when exclusive, else copied with a warning.
+    #[allow(clippy::needless_pass_by_value)] // PyO3 extracts the list into a Vec
+    fn run<'py>(&self, py: Python<'py>, args: Vec<Bound<'py, PyTensor>>) -> PyResult<Bound<'py, PyList>> {
+        let l = &*self.lowered;
+        let p = &l.program;
+        if args.len() != p.inputs.len() {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "jit({}): {} arguments for a program of {}",
+                self.name,
+                args.len(),
+                p.inputs.len()
+            )));
+        }
+        self.check_args(&args)?;
+        let consumed = l.consumed();
+        // Every argument is read first: a donated tensor also passed as
+        // another argument is then not exclusive, and is copied.
+        let mut handles: Vec<Option<DynTensor>> = args.iter().map(|a| read(py, a.get()).map(Some)).collect::<PyResult<_>>()?;
+        // Which donated arguments are shared (copy protection), warned
+        // about before anything is taken.
+        let mut take = vec![false; args.len()];
+        let mut messages = Vec::new();
+        for &k in &consumed {
+            drop(handles[k].take());
+            let me = args[k].get();
+            let g = me.slot.lock(&py);
+            let s = g.ownership();
+            let whole = g.coverage() == crate::layout::Coverage::Whole;
+            drop(g);
+            let exclusive = s.handles == 1 && s.exports == 0 && !s.writer && !s.donated && whole;
+            if exclusive {
+                take[k] = true;
+            } else {
+                let twice = args.iter().enumerate().find(|(j, a)| *j != k && a.is(&args[k]));
+                let why = if let Some((j, _)) = twice {
+                    format!("the same tensor is passed twice (also as {})", self.label(j))
+                } else if whole {
+                    Error::NotDonatable { handles: s.handles, exports: s.exports }.to_string()
+                } else {
+                    Error::PartialView { shape: me.shape.to_vec() }.to_string()
+                };
+                messages.push(format!(
+                    "jit({}): {} ({}) was donated but is not exclusive: {why}; it was copied first, and the caller's tensor is unchanged",
+                    self.name,
+                    self.label(k),
+                    me.shape_str()
+                ));
+                handles[k] = Some(read(py, me)?);
+            }
+        }
+        warn_all_at(py, messages, 2)?;
+        let (run_args, taken) = self.claim(py, &args, &consumed, &take, &mut handles)?;
+        drop(handles);
+        let work = l.memory.peak_memory_in_bytes;
+        let consts = &self.consts;
+        let result = super::arena::detach(py, work.max(1 << 20), || l.run(consts, run_args));
+        match result {
+            Ok(outs) => PyList::new(py, outs.into_iter().map(PyTensor::new)),
+            Err(e) => {
+                // Put back every argument the run still held intact.
+                for d in e.returned {
+                    if let Some(a) = args.get(d.input).filter(|_| taken.contains(&d.input)) {
+                        let mut g = a.get().slot.lock(&py);
+                        if g.is_donated() {
+                            *g = d.tensor;
+                        }
+                    }
+                }
+                Err(super::errors::to_py(&e.error))
+            }
+        }
+    }
+}
+
+impl PyLowered {
+    fn label(&self, k: usize) -> String {
+        self.labels.get(k).cloned().unwrap_or_else(|| format!("argument {k}"))
+    }
+
+    /// Each argument has the dtype and shape the program was traced for.
+    fn check_args(&self, args: &[Bound<'_, PyTensor>]) -> PyResult<()> {
+        let p = &self.lowered.program;
+        for (k, (a, &v)) in args.iter().zip(&p.inputs).enumerate() {
+            let info = &p.vars[v as usize];
+            let me = a.get();
+            if me.tracer.is_some() {
+                return Err(tracer_error("jit", "a jitted function was called with a tracer (nested tracing is not supported)"));
+            }
+            if me.dtype != info.dtype || me.shape[..] != info.shape[..] {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "jit({}): {} is {}, the program was traced for {}",
+                    self.name,
+                    self.label(k),
+                    me.shape_str(),
+                    info.dtype
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The run's arguments: a donated argument to take is taken from its
+    /// caller (moved-from, naming this function), one to protect is
+    /// copied, the others are read. Returns them and the taken indices.
+    fn claim(
+        &self,
+        py: Python<'_>,
+        args: &[Bound<'_, PyTensor>],
+        consumed: &[usize],
+        take: &[bool],
+        handles: &mut [Option<DynTensor>],
+    ) -> PyResult<(Vec<RunArg>, Vec<usize>)> {
+        let mut run_args = Vec::with_capacity(args.len());
+        let mut taken: Vec<usize> = Vec::new();
+        for (k, a) in args.iter().enumerate() {
+            let me = a.get();
+            let arg = if take[k] {
+                let mut g = me.slot.lock(&py);
+                let (dtype, shape) = (g.dtype(), g.shape().to_vec());
+                if let Ok(buf) = g.take_buffer_for(self.consumer) {
+                    drop(g);
+                    taken.push(k);
+                    RunArg::Consumed(DynTensor::from_buffer(dtype, buf, &shape).py()?)
+                } else {
+                    // Another holder appeared since: copy.
+                    let h = g.clone();
+                    drop(g);
+                    h.check_readable().py()?;
+                    RunArg::Consumed(super::arena::detach(py, h.nbytes(), || h.deep_copy()).py()?)
+                }
+            } else if consumed.contains(&k) {
+                let h = handles[k].take().ok_or_else(|| tracer_error("jit", "an argument handle"))?;
+                RunArg::Consumed(super::arena::detach(py, h.nbytes(), || h.deep_copy()).py()?)
+            } else {
+                RunArg::Read(handles[k].take().ok_or_else(|| tracer_error("jit", "an argument handle"))?)
+            };
+            run_args.push(arg);
+        }
+        Ok((run_args, taken))
+    }
+}

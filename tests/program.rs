@@ -1,0 +1,204 @@
+//! Traced programs: typing by the eager planner, buffers planned from
+//! liveness, and runs that follow the plan (pointer identity, allocation
+//! counts, arguments intact after a failure).
+
+use donate::plan::Op;
+use donate::program::{lower, plan_mismatches, Atom, Builder, RunArg, Write};
+use donate::{memory_stats, BinaryOp, DType, DynTensor, Index, Scalar, TensorArena, UnaryOp};
+
+/// The allocation counters are process-wide: tests that read them run
+/// one at a time.
+static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn lock() -> std::sync::MutexGuard<'static, ()> {
+    LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn v(x: u32) -> Atom {
+    Atom::Var(x)
+}
+
+fn f32s(t: &DynTensor) -> Vec<f32> {
+    t.typed::<f32>("test").unwrap().to_vec().unwrap()
+}
+
+fn tensor(data: &[f32], shape: &[usize]) -> DynTensor {
+    DynTensor::from(donate::Tensor::<f32>::from_slice(data, shape).unwrap())
+}
+
+/// `relu(x * 2 + 1)`.
+fn chain(shape: &[usize]) -> donate::program::Program {
+    let mut b = Builder::new();
+    let x = b.input(DType::F32, shape);
+    let y = b.push(Op::Binary(BinaryOp::Mul), &[v(x), Atom::Lit(Scalar::Float(2.0))]).unwrap();
+    let z = b.push(Op::Binary(BinaryOp::Add), &[v(y), Atom::Lit(Scalar::Float(1.0))]).unwrap();
+    let r = b.push(Op::Unary(UnaryOp::Relu), &[v(z)]).unwrap();
+    b.finish(&[r]).unwrap()
+}
+
+#[test]
+fn a_chain_over_a_donated_input_needs_no_buffer_at_all() {
+    let _g = lock();
+    let l = lower(chain(&[64, 64]), &[true]).unwrap();
+    assert!(l.steps.iter().all(|s| matches!(s.write, Write::InPlace { arg: 0 })));
+    assert_eq!(l.aliases, vec![(0, 0)]);
+    assert_eq!(l.memory.peak_memory_in_bytes, 64 * 64 * 4);
+    assert_eq!(l.memory.temp_size_in_bytes, 0);
+    assert_eq!(l.first_donated_write, Some(0));
+
+    let x = tensor(&vec![-1.0; 64 * 64], &[64, 64]);
+    let ptr = x.buffer_ptr();
+    let before = memory_stats();
+    let mismatches = plan_mismatches();
+    let out = l.run(&[], vec![RunArg::Consumed(x)]).unwrap();
+    assert_eq!(memory_stats().allocations, before.allocations, "no allocation");
+    assert_eq!(out[0].buffer_ptr(), ptr, "the output is the donated buffer");
+    assert_eq!(f32s(&out[0])[..2], [0.0, 0.0]);
+    assert_eq!(plan_mismatches(), mismatches);
+}
+
+#[test]
+fn a_non_donated_input_is_never_written() {
+    let _g = lock();
+    let l = lower(chain(&[8]), &[false]).unwrap();
+    assert!(matches!(l.steps[0].write, Write::Buffer { reused: false, .. }));
+    assert!(matches!(l.steps[1].write, Write::InPlace { arg: 0 }));
+    assert!(l.aliases.is_empty());
+    let x = tensor(&[1.0, -2.0, 3.0, -4.0, 5.0, -6.0, 7.0, -8.0], &[8]);
+    let out = l.run(&[], vec![RunArg::Read(x.clone())]).unwrap();
+    assert_eq!(f32s(&x), [1.0, -2.0, 3.0, -4.0, 5.0, -6.0, 7.0, -8.0]);
+    assert_ne!(out[0].buffer_ptr(), x.buffer_ptr());
+    assert_eq!(f32s(&out[0]), [3.0, 0.0, 7.0, 0.0, 11.0, 0.0, 15.0, 0.0]);
+}
+
+#[test]
+fn a_dead_buffer_of_the_same_size_serves_a_later_result() {
+    let _g = lock();
+    // y1 = x @ w; y2 = y1 @ w (y1 dies); y3 = y2 @ w takes y1's buffer.
+    let mut b = Builder::new();
+    let x = b.input(DType::F32, &[16, 16]);
+    let w = b.input(DType::F32, &[16, 16]);
+    let y1 = b.push(Op::Matmul, &[v(x), v(w)]).unwrap();
+    let y2 = b.push(Op::Matmul, &[v(y1), v(w)]).unwrap();
+    let y3 = b.push(Op::Matmul, &[v(y2), v(w)]).unwrap();
+    let l = lower(b.finish(&[y3]).unwrap(), &[false, false]).unwrap();
+    let Write::Buffer { buffer: first, reused: false } = l.steps[0].write else { panic!("{:?}", l.steps[0].write) };
+    assert_eq!(l.steps[2].write, Write::Buffer { buffer: first, reused: true });
+    assert_eq!(l.steps[1].keep.as_slice(), &[first]);
+    let eye: Vec<f32> = (0..256).map(|i| if i % 17 == 0 { 1.0 } else { 0.0 }).collect();
+    let xs: Vec<f32> = (0..256).map(|i| i as f32).collect();
+    let before = memory_stats();
+    let mismatches = plan_mismatches();
+    let out = l.run(&[], vec![RunArg::Read(tensor(&xs, &[16, 16])), RunArg::Read(tensor(&eye, &[16, 16]))]).unwrap();
+    assert_eq!(f32s(&out[0]), xs);
+    assert_eq!(memory_stats().allocations - before.allocations, 2 + 2, "two inputs, two buffers for three results");
+    assert_eq!(plan_mismatches(), mismatches);
+}
+
+#[test]
+fn a_donated_input_nothing_can_use_is_reported_with_the_reason() {
+    let mut b = Builder::new();
+    let x = b.input(DType::F32, &[4, 4]);
+    let s = b
+        .push(Op::Reduce { kind: donate::plan::Reduction::Sum, axis: None, keepdims: false }, &[v(x)])
+        .unwrap();
+    let l = lower(b.finish(&[s]).unwrap(), &[true]).unwrap();
+    assert!(l.aliases.is_empty() && l.donors.is_empty());
+    assert_eq!(l.unusable.len(), 1);
+    assert!(l.unusable[0].1.contains("sum always writes a new buffer"), "{}", l.unusable[0].1);
+}
+
+#[test]
+fn setitem_writes_in_place_only_over_a_dying_donated_buffer() {
+    let build = || {
+        let mut b = Builder::new();
+        let x = b.input(DType::F32, &[4, 4]);
+        let y = b
+            .push_update(Op::SetItem { index: vec![Index::Int(0)] }, &[v(x), Atom::Lit(Scalar::Float(9.0))])
+            .unwrap();
+        b.finish(&[y]).unwrap()
+    };
+    let donated = lower(build(), &[true]).unwrap();
+    assert_eq!(donated.steps[0].write, Write::InPlace { arg: 0 });
+    let kept = lower(build(), &[false]).unwrap();
+    assert!(matches!(kept.steps[0].write, Write::Buffer { .. }));
+    let x = tensor(&[1.0; 16], &[4, 4]);
+    let out = kept.run(&[], vec![RunArg::Read(x.clone())]).unwrap();
+    assert_eq!(f32s(&x), [1.0; 16]);
+    assert_eq!(&f32s(&out[0])[..5], [9.0, 9.0, 9.0, 9.0, 1.0]);
+}
+
+#[test]
+fn views_share_their_base_and_a_whole_view_is_written_in_place() {
+    let mut b = Builder::new();
+    let x = b.input(DType::F32, &[4, 6]);
+    let r = b.push(Op::Reshape { shape: vec![2, 12] }, &[v(x)]).unwrap();
+    let t = b.push(Op::Permute { axes: None }, &[v(x)]).unwrap();
+    let y = b.push(Op::Unary(UnaryOp::Neg), &[v(r)]).unwrap();
+    let z = b.push(Op::Unary(UnaryOp::Exp), &[v(t)]).unwrap();
+    let l = lower(b.finish(&[y, z]).unwrap(), &[true]).unwrap();
+    assert_eq!(l.steps[0].write, Write::View);
+    // `r` dies at `neg`, but the transpose `t` of the same buffer is still
+    // live: no writing over it.
+    assert!(matches!(l.steps[2].write, Write::Buffer { .. }), "{:?}", l.steps[2].write);
+    // `t` is strided: exp gets a C-order copy and writes into it.
+    assert!(matches!(l.steps[3].write, Write::Buffer { .. }));
+    assert_eq!(l.donors, Vec::<usize>::new());
+    assert_eq!(l.unusable.len(), 1);
+}
+
+#[test]
+fn an_arena_budget_fails_before_a_donated_argument_is_written() {
+    let _g = lock();
+    // x + 1 is written over x (the first donated write); the matmul after
+    // it needs a new buffer, which the arena cannot give.
+    let mut b = Builder::new();
+    let x = b.input(DType::F32, &[32, 32]);
+    let w = b.input(DType::F32, &[32, 32]);
+    let y = b.push(Op::Binary(BinaryOp::Add), &[v(x), Atom::Lit(Scalar::Float(1.0))]).unwrap();
+    let z = b.push(Op::Matmul, &[v(y), v(w)]).unwrap();
+    let l = lower(b.finish(&[z]).unwrap(), &[true, false]).unwrap();
+    assert_eq!(l.first_donated_write, Some(0));
+    let xs: Vec<f32> = (0..1024).map(|i| i as f32).collect();
+    let x = tensor(&xs, &[32, 32]);
+    let ptr = x.buffer_ptr();
+    let w = tensor(&[0.5; 1024], &[32, 32]);
+    let arena = TensorArena::new(1024);
+    let err = arena.scope(|| l.run(&[], vec![RunArg::Consumed(x), RunArg::Read(w)])).unwrap_err();
+    assert!(matches!(err.error, donate::Error::ArenaExhausted { .. }), "{}", err.error);
+    assert_eq!(err.returned.len(), 1);
+    let back = &err.returned[0].tensor;
+    assert_eq!(back.buffer_ptr(), ptr);
+    assert!(back.is_exclusive());
+    assert_eq!(f32s(back), xs, "the donated argument is intact");
+}
+
+#[test]
+fn a_program_prints_as_a_jaxpr_with_constants_and_parameters() {
+    let mut b = Builder::new();
+    let c = b.constant(DType::F32, &[3]);
+    let x = b.input(DType::F32, &[2, 3]);
+    let y = b.push(Op::Binary(BinaryOp::Add), &[v(x), v(c)]).unwrap();
+    let n = b
+        .push(Op::LayerNorm { eps: 1e-5, gamma: false, beta: false }, &[v(y)])
+        .unwrap();
+    let s = b
+        .push(Op::Reduce { kind: donate::plan::Reduction::Sum, axis: Some(1), keepdims: true }, &[v(n)])
+        .unwrap();
+    let p = b.finish(&[s, n]).unwrap();
+    assert_eq!(
+        p.to_string(),
+        "{ lambda a:f32[3] ; b:f32[2,3]. let\n    c:f32[2,3] = add b a\n    d:f32[2,3] = layer_norm[eps=1e-05] c\n    e:f32[2,1] = sum[axis=1 keepdims=True] d\n  in (e, d) }"
+    );
+}
+
+#[test]
+fn tracing_errors_are_the_eager_errors() {
+    let mut b = Builder::new();
+    let x = b.input(DType::F32, &[2, 3]);
+    let y = b.input(DType::F32, &[4]);
+    let e = b.push(Op::Binary(BinaryOp::Add), &[v(x), v(y)]).unwrap_err();
+    assert!(matches!(e, donate::Error::ShapeMismatch { .. }), "{e}");
+    let e = b.push(Op::Unary(UnaryOp::Relu), &[v(99)]).unwrap_err();
+    assert!(e.to_string().contains("does not exist"));
+}
