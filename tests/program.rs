@@ -202,3 +202,29 @@ fn tracing_errors_are_the_eager_errors() {
     let e = b.push(Op::Unary(UnaryOp::Relu), &[v(99)]).unwrap_err();
     assert!(e.to_string().contains("does not exist"));
 }
+
+#[test]
+fn a_buffer_last_held_by_a_view_is_kept_for_a_later_result() {
+    let _g = lock();
+    // y1 = x @ w; t = y1ᵀ (a view); z = t @ w (y1 and t die: the view is
+    // the last handle); y3 = z @ w takes y1's buffer.
+    let mut b = Builder::new();
+    let x = b.input(DType::F32, &[8, 8]);
+    let w = b.input(DType::F32, &[8, 8]);
+    let y1 = b.push(Op::Matmul, &[v(x), v(w)]).unwrap();
+    let t = b.push(Op::Permute { axes: None }, &[v(y1)]).unwrap();
+    let z = b.push(Op::Matmul, &[v(t), v(w)]).unwrap();
+    let y3 = b.push(Op::Matmul, &[v(z), v(w)]).unwrap();
+    let l = lower(b.finish(&[y3]).unwrap(), &[false, false]).unwrap();
+    let Write::Buffer { buffer, .. } = l.steps[0].write else { panic!() };
+    assert_eq!(l.steps[3].write, Write::Buffer { buffer, reused: true });
+    let eye: Vec<f32> = (0..64).map(|i| if i % 9 == 0 { 1.0 } else { 0.0 }).collect();
+    let xs: Vec<f32> = (0..64).map(|i| i as f32).collect();
+    let mismatches = plan_mismatches();
+    let before = memory_stats();
+    let out = l.run(&[], vec![RunArg::Read(tensor(&xs, &[8, 8])), RunArg::Read(tensor(&eye, &[8, 8]))]).unwrap();
+    assert_eq!(plan_mismatches(), mismatches, "the view's handle gave the buffer back");
+    assert_eq!(memory_stats().allocations - before.allocations, 2 + 2, "two inputs, two buffers for three results");
+    let want: Vec<f32> = (0..64).map(|i| ((i % 8) * 8 + i / 8) as f32).collect();
+    assert_eq!(f32s(&out[0]), want);
+}

@@ -65,6 +65,33 @@ def test_donate_jit_equals_numpy(workload: str) -> None:
         np.testing.assert_allclose(w.to_numpy(w.call(w.fresh())), want, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("workload", wl.WORKLOADS)
+def test_donate_jit_plans_at_most_the_eager_peak_and_runs_as_planned(workload: str) -> None:
+    """The guarantee of the liveness plan: its peak is at or below eager
+    donate's measured peak on the same function, the run's measured peak is
+    the planned one, and the run follows the plan (no claim refused, no
+    kept buffer unused)."""
+    x_np = wl.make_input(workload, wl.SMALL)
+    eager = wl.prepare(workload, "donate", wl.SMALL)
+    x = eager.fresh()
+    base = donate.memory_stats()["live_bytes"] - x.nbytes
+    donate.reset_peak_memory()
+    eager.call(x)
+    eager_peak = donate.memory_stats()["peak_bytes"] - base
+    w = wl.prepare(workload, "donate-jit", wl.SMALL)
+    x = w.fresh()
+    assert w.planned_peak is not None and w.weight_bytes is not None
+    planned = w.planned_peak - w.weight_bytes
+    mismatches = donate.memory_stats()["plan_mismatches"]
+    base = donate.memory_stats()["live_bytes"] - x.nbytes
+    donate.reset_peak_memory()
+    w.call(x)
+    measured = donate.memory_stats()["peak_bytes"] - base
+    assert planned <= eager_peak, (planned, eager_peak)
+    assert measured == planned
+    assert donate.memory_stats()["plan_mismatches"] == mismatches
+
+
 def test_jax_equals_numpy_when_installed() -> None:
     pytest.importorskip("jax")
     for workload in wl.WORKLOADS:

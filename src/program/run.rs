@@ -283,7 +283,9 @@ impl Run<'_> {
                 same.into_iter().map(|(_, t)| t).collect()
             };
             drop(others);
-            if !t.is_exclusive() {
+            // The only handle (a view's handle is one too: the value is
+            // dead, the buffer is recycled as memory).
+            if !t.ownership().is_exclusive() {
                 // Held by a consumed argument kept for a failure: take it
                 // from there.
                 let ptr = t.buffer_ptr();

@@ -368,6 +368,9 @@ pub(crate) fn memory_stats(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("explicit_donations", s.explicit_donations)?;
     d.set_item("donation_fallbacks", s.donation_fallbacks)?;
     d.set_item("in_place_ops", s.in_place_ops)?;
+    // Times a planned program's run differed from its plan (a claim
+    // refused, a kept buffer unused): 0 unless the planner has a bug.
+    d.set_item("plan_mismatches", crate::program::plan_mismatches())?;
     Ok(d)
 }
 
