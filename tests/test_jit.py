@@ -16,6 +16,7 @@ import functools
 import gc
 import re
 import threading
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -1256,7 +1257,7 @@ def test_static_with_donation() -> None:
 def mlp(params, x):
     h = (x @ params["w1"] + params["b1"]).relu()
     out = h @ params["w2"] + params["b2"]
-    return {"out": out, "hidden": h, "meta": 3, "pair": (out.sum(), [h.mean()])}
+    return {"out": out, "hidden": h, "meta": 3, "name": "mlp", "nothing": None, "pair": (out.sum(), [h.mean()])}
 
 
 def make_params() -> dict[str, np.ndarray]:
@@ -1268,6 +1269,7 @@ def test_pytree_dict_of_weights_and_dict_outputs() -> None:
     x = rn(5, 8)
     out = check_jit_equals_eager(mlp, (params, x))
     assert out["meta"] == 3 and type(out["meta"]) is int
+    assert out["name"] == "mlp" and out["nothing"] is None
     assert isinstance(out["pair"], tuple) and isinstance(out["pair"][1], list)
 
 
@@ -1293,6 +1295,28 @@ def test_pytree_nested_tuples_lists_and_keywords() -> None:
     got = jf(*targs, scale=scale)
     assert len(got) == 2
     assert jf.trace_count == 2
+
+
+def test_pytree_dicts_with_int_keys() -> None:
+    def f(d):
+        return {k: v * k for k, v in d.items()}, [d[2] + d[10]]
+
+    args = ({10: X34, 2: X34[::-1].copy(), 5: X34 * 0},)
+    check_jit_equals_eager(f, args)
+    jf = donate.jit(f, donate_argnums=0)
+    d = to_tensors(args[0])
+    with quiet_donation():
+        low = jf.lower(d)
+    # Leaves in sorted key order: 2, 5, 10 (the argument and the output
+    # dict; the list's sum is output 3). d[2] and d[10] are read by the
+    # last sum, so only d[5] * 5 can be written over its input, and the
+    # sum over one of its dying operands.
+    al = sorted(map(tuple, low.aliases))
+    assert al in ([(1, 1), (3, 0)], [(1, 1), (3, 2)]), al
+    with quiet_donation():
+        out, _ = jf(d)
+    for k in (2, 5, 10):
+        np.testing.assert_allclose(out[k].numpy(), args[0][k] * k, rtol=1e-6)
 
 
 def test_pytree_donated_dict_argument() -> None:
@@ -1433,6 +1457,29 @@ def test_four_threads_donating_their_own_inputs_cold_start() -> None:
     run_threads(work, 4)
     # The first call of each thread raced; each key is traced once.
     assert jf.trace_count == 1
+
+
+def test_concurrent_first_calls_trace_once() -> None:
+    # The traced function sleeps (releasing the GIL) so that all four
+    # threads are inside their first call at the same time.
+    entered: list[int] = []
+
+    def slow(x):
+        entered.append(1)
+        time.sleep(0.05)
+        return (x * 2).relu()
+
+    jf = donate.jit(slow, donate_argnums=0)
+    inputs = [rn(16, 16, seed=40 + k) for k in range(4)]
+
+    def work(k: int) -> None:
+        x = donate.tensor(inputs[k])
+        y = jf(x)
+        np.testing.assert_array_equal(y.numpy(), np.maximum(inputs[k] * 2, 0))
+        assert x.is_donated
+
+    run_threads(work, 4)
+    assert jf.trace_count == 1 and len(entered) == 1
 
 
 def test_threads_with_different_shapes() -> None:

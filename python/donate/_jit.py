@@ -77,6 +77,17 @@ def _unflatten(structure: Any, leaves: Iterable[Any]) -> Any:
     return build(structure)
 
 
+def _leaves(*trees: Any) -> Iterable[Any]:
+    """Every leaf of the nested tuples, lists and dicts in ``trees``."""
+    for t in trees:
+        if isinstance(t, (tuple, list)):
+            yield from _leaves(*t)
+        elif isinstance(t, dict):
+            yield from _leaves(*t.values())
+        else:
+            yield t
+
+
 def _name(fun: Callable[..., Any]) -> str:
     while isinstance(fun, functools.partial):
         fun = fun.func
@@ -146,6 +157,7 @@ class Jitted:
             raise ValueError(f"donate.jit: arguments {sorted(map(str, both))} are both donated and static")
         self._positional = positional
         self._cache: dict[Any, _Entry] = {}
+        self._tracing: dict[Any, Any] = {}
         self._lock = threading.Lock()
         self.trace_count = 0
 
@@ -221,16 +233,28 @@ class Jitted:
         key, leaves, donated, labels = self._signature(args, kwargs)
         with self._lock:
             entry = self._cache.get(key)
+            if entry is None:
+                # One trace per key: threads calling first at once wait for
+                # it (re-entrant, for a function that calls itself).
+                tracing = self._tracing.setdefault(key, threading.RLock())
         if entry is None:
-            program, out_structure = self._trace(args, kwargs, leaves)
-            lowered = program.lower(donated, self.__name__, labels, 3)
-            entry = _Entry(program, lowered, out_structure)
-            with self._lock:
-                entry = self._cache.setdefault(key, entry)
+            with tracing:
+                with self._lock:
+                    entry = self._cache.get(key)
+                if entry is None:
+                    program, out_structure = self._trace(args, kwargs, leaves)
+                    lowered = program.lower(donated, self.__name__, labels, 3)
+                    entry = _Entry(program, lowered, out_structure)
+                    with self._lock:
+                        self._cache[key] = entry
+                        self._tracing.pop(key, None)
         return entry, leaves
 
     # ---- the API ----
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if any(isinstance(a, _core.Tensor) and a._traced for a in _leaves(args, kwargs)):
+            # Called while tracing another function: traced through (inlined).
+            return self._fun(*args, **kwargs)
         entry, leaves = self._entry(args, kwargs)
         outs = entry.lowered.run(leaves)
         return _unflatten(entry.out_structure, outs)

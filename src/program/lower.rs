@@ -446,16 +446,28 @@ fn finish(program: Program, donated: &[bool], w: Walked) -> Lowered {
         }
     }
     // A donated argument nothing uses is left to the caller, who keeps it
-    // for the whole call: after its variable dies (where `usage` stopped
-    // counting it) it is still there.
-    let after_death = |i: usize| -> usize {
-        unusable
-            .iter()
-            .map(|&(k, _)| p.inputs[k])
-            .filter(|&v| live.last[v as usize].is_some_and(|l| l < i))
-            .map(nbytes)
-            .sum()
+    // for the whole call: after the last variable on its buffer dies
+    // (where `usage` stopped counting it) it is still there.
+    let buffer_end = |b: BufferId| -> Option<usize> {
+        let mut end = None;
+        for (v, &vb) in var_buffer.iter().enumerate() {
+            if vb == b {
+                if live.output[v] {
+                    return None;
+                }
+                end = end.max(live.last[v]);
+            }
+        }
+        end
     };
+    let left: Vec<(usize, usize)> = unusable
+        .iter()
+        .filter_map(|&(k, _)| {
+            let v = p.inputs[k];
+            buffer_end(var_buffer[v as usize]).map(|end| (end, nbytes(v)))
+        })
+        .collect();
+    let after_death = |i: usize| -> usize { left.iter().filter(|&&(end, _)| end < i).map(|&(_, b)| b).sum() };
     let argument_size: usize = p.inputs.iter().map(|&v| nbytes(v)).sum();
     let consts: usize = p.consts.iter().map(|&v| nbytes(v)).sum();
     let live_bytes: Vec<usize> = (0..steps.len()).map(|i| usage[i] + after_death(i)).collect();

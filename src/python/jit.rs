@@ -432,15 +432,28 @@ impl PyLowered {
             Ok(outs) => PyList::new(py, outs.into_iter().map(PyTensor::new)),
             Err(e) => {
                 // Put back every argument the run still held intact.
+                let mut lost = taken.clone();
                 for d in e.returned {
                     if let Some(a) = args.get(d.input).filter(|_| taken.contains(&d.input)) {
                         let mut g = a.get().slot.lock(&py);
                         if g.is_donated() {
                             *g = d.tensor;
+                            lost.retain(|&k| k != d.input);
                         }
                     }
                 }
-                Err(super::errors::to_py(&e.error))
+                let err = super::errors::to_py(&e.error);
+                if !lost.is_empty() {
+                    let which: Vec<String> = lost.iter().map(|&k| self.label(k)).collect();
+                    let note = format!(
+                        "jit({}): the donated {} had already been written when this failed, and {} moved-from",
+                        self.name,
+                        which.join(", "),
+                        if lost.len() == 1 { "is" } else { "are" }
+                    );
+                    err.value(py).call_method1("add_note", (note,))?;
+                }
+                Err(err)
             }
         }
     }

@@ -336,6 +336,13 @@ tensor_methods! {
         self.slot.lock(&py).is_donated()
     }
 
+    /// True for a tracer (a value being recorded by `donate.jit` or
+    /// `donate.make_jaxpr`).
+    #[getter]
+    fn _traced(&self) -> bool {
+        self.tracer.is_some()
+    }
+
     /// True if this tensor is the only holder of its buffer (no other
     /// tensor, no exported view): an explicit donation would be honoured.
     #[getter]
