@@ -21,6 +21,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -170,3 +171,29 @@ def test_jit_runs_generated_programs_as_eager_code_does(prog: Any, seed: int, da
     for o, k in lowered.aliases:
         if not got[o].is_view:  # a view's first element is elsewhere in the buffer
             assert got[o].data_ptr() == ptrs[k]
+
+
+def test_strided_and_sliced_arguments_are_read_where_they_lie_or_copied() -> None:
+    x = donate.tensor(np.arange(12, dtype=np.float32).reshape(3, 4))
+    xn = x.numpy().copy()
+    f = donate.jit(lambda a: (a + 1).relu())
+    np.testing.assert_array_equal(f(x.T).numpy(), np.maximum(xn.T + 1, 0))
+    np.testing.assert_array_equal(f(x[1:]).numpy(), np.maximum(xn[1:] + 1, 0))
+    g = donate.jit(lambda a, b: a @ b)
+    np.testing.assert_allclose(g(x.T, x).numpy(), xn.T @ xn)
+    # A donated view is copied (it does not cover its buffer), with a warning.
+    with pytest.warns(donate.DonationWarning, match="cannot be taken"):
+        y = donate.jit(lambda a: a * 2, donate_argnums=0)(x.T)
+    np.testing.assert_array_equal(y.numpy(), xn.T * 2)
+    np.testing.assert_array_equal(x.numpy(), xn)
+
+
+def test_an_argument_updated_in_place_inside_is_not_written_back() -> None:
+    def f(x: Any) -> Any:
+        x += 1
+        return x * 2
+
+    x = donate.ones((3,))
+    y = donate.jit(f)(x)
+    np.testing.assert_array_equal(x.numpy(), [1, 1, 1])
+    np.testing.assert_array_equal(y.numpy(), [4, 4, 4])

@@ -414,7 +414,7 @@ impl PyLowered {
                     Error::PartialView { shape: me.shape.to_vec() }.to_string()
                 };
                 messages.push(format!(
-                    "jit({}): {} ({}) was donated but is not exclusive: {why}; it was copied first, and the caller's tensor is unchanged",
+                    "jit({}): {} ({}) was donated but cannot be taken: {why}; it was copied first, and the caller's tensor is unchanged",
                     self.name,
                     self.label(k),
                     me.shape_str()
@@ -519,7 +519,15 @@ impl PyLowered {
                 let h = handles[k].take().ok_or_else(|| tracer_error("jit", "an argument handle"))?;
                 RunArg::Consumed(super::arena::detach(py, h.nbytes(), || h.deep_copy()).py()?)
             } else {
-                RunArg::Read(handles[k].take().ok_or_else(|| tracer_error("jit", "an argument handle"))?)
+                let h = handles[k].take().ok_or_else(|| tracer_error("jit", "an argument handle"))?;
+                // The program was traced for C-order arguments: a strided
+                // view is read through a C-order copy (`contiguous()`
+                // returns the same handle otherwise).
+                RunArg::Read(if h.coverage().is_contiguous() {
+                    h
+                } else {
+                    super::arena::detach(py, h.nbytes(), || h.contiguous()).py()?
+                })
             };
             run_args.push(arg);
         }
