@@ -259,7 +259,9 @@ fn view_op(
             Ok(buf) => {
                 reused(&mut outcome, plan, 0, buf.len());
                 let base = DynTensor::from_buffer(dtype, buf, &shape)?;
-                return Ok((make(&base)?, outcome));
+                let r = make(&base)?;
+                count_fallbacks(plan, &outcome);
+                return Ok((r, outcome));
             }
             Err(e) => outcome.refused.push((0, Refusal::of_claim(&e))),
         }

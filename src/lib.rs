@@ -49,6 +49,7 @@ pub mod element;
 pub mod error;
 mod sync;
 pub mod stats;
+pub mod timeline;
 // The kernels' thread pool; `unsafe` for its published pointers and the
 // fork hook.
 #[allow(unsafe_code)]

@@ -197,3 +197,28 @@ def test_an_argument_updated_in_place_inside_is_not_written_back() -> None:
     y = donate.jit(f)(x)
     np.testing.assert_array_equal(x.numpy(), [1, 1, 1])
     np.testing.assert_array_equal(y.numpy(), [4, 4, 4])
+
+
+def test_a_tensor_made_inside_may_be_updated_with_traced_values_but_not_a_captured_one() -> None:
+    def build(x: Any) -> Any:
+        out = donate.zeros((2, 3))
+        out[0] = x[1]
+        out += x
+        return out
+
+    x = donate.tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    want = build(x).numpy()
+    f = donate.jit(build)
+    np.testing.assert_array_equal(f(x).numpy(), want)
+    np.testing.assert_array_equal(f(x).numpy(), want)  # from the cache
+
+    captured = donate.ones((2, 3))
+
+    def update(x: Any) -> Any:
+        captured.__iadd__(x)
+        return captured
+
+    with pytest.raises(donate.TracerError, match="captured"):
+        donate.jit(update)(x)
+    np.testing.assert_array_equal(captured.numpy(), np.ones((2, 3)))
+    assert not captured._traced

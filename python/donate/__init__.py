@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import numpy as _np
 
 from ._jit import Jitted, jit, make_jaxpr
+from ._timeline import MemoryTimeline, memory_timeline
 
 from ._core import (
     ISA,
@@ -92,6 +93,7 @@ __all__ = [
     "Jitted",
     "Lowered",
     "MemoryAnalysis",
+    "MemoryTimeline",
     "Program",
     "Tensor",
     "TracerError",
@@ -122,6 +124,7 @@ __all__ = [
     "max",
     "mean",
     "memory_stats",
+    "memory_timeline",
     "neg",
     "ones",
     "relu",

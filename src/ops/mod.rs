@@ -33,7 +33,8 @@ pub mod unary;
 use crate::buffer::OwnedBuffer;
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::plan::{Holders, Offer, OperandDesc, Plan};
+use crate::plan::{Holders, Offer, Op, OperandDesc, Plan};
+use crate::timeline::ResultKind;
 use crate::stats::{self, Reuse};
 use crate::tensor::Tensor;
 
@@ -178,13 +179,32 @@ pub(crate) fn finish<T: Element>(plan: &Plan, result: Tensor<T>, outcome: Outcom
     (result, outcome)
 }
 
-/// Every donation that was not honoured (other than because another
-/// operand's buffer was used) is counted as a fallback, in this one place.
+/// The end of every operation, in this one place: each donation that was
+/// not honoured (other than because another operand's buffer was used) is
+/// counted as a fallback, and active memory timelines record the op.
 pub(crate) fn count_fallbacks(plan: &Plan, outcome: &Outcome) {
+    let mut copied = false;
     for (i, r) in &outcome.refused {
         if plan.offers.get(*i) == Some(&Offer::Donated) && *r != Refusal::OtherOperandUsed {
             stats::record_fallback();
+            copied = true;
         }
+    }
+    crate::timeline::record(|| (plan.op.name(), result_kind(plan, outcome, copied)));
+}
+
+/// How an operation's result was made, for the memory timeline.
+fn result_kind(plan: &Plan, outcome: &Outcome, copied: bool) -> ResultKind {
+    let own_copy = |i: usize| plan.casts.contains(&i) || plan.gathers.iter().any(|&g| usize::from(g) == i);
+    let view = matches!(plan.op, Op::Reshape { .. } | Op::Permute { .. } | Op::Index { .. });
+    match outcome.reused {
+        _ if plan.in_place => ResultKind::InPlace,
+        Some(i) if own_copy(i) => ResultKind::Fresh,
+        Some(i) if plan.offers.get(i) == Some(&Offer::Donated) => ResultKind::Donated,
+        _ if view && plan.allocated_bytes() == 0 => ResultKind::View,
+        Some(_) => ResultKind::Reused,
+        None if copied => ResultKind::Copied,
+        None => ResultKind::Fresh,
     }
 }
 

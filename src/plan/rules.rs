@@ -560,8 +560,10 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
         }),
         Some(_) => {}
         None => {
-            let scratch = (sig.scratch_fresh > 0).then_some(Allocation { purpose: Purpose::Scratch, bytes: sig.scratch_fresh });
-            p.allocations.extend([Allocation { purpose: Purpose::Result, bytes: numel_bytes }].into_iter().chain(scratch));
+            p.allocations.push(Allocation { purpose: Purpose::Result, bytes: numel_bytes });
+            if sig.scratch_fresh > 0 {
+                p.allocations.push(Allocation { purpose: Purpose::Scratch, bytes: sig.scratch_fresh });
+            }
         }
     }
     Ok(p)

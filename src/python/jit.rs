@@ -41,11 +41,33 @@ pub(crate) struct Tracer {
 /// A trace being recorded.
 #[derive(Debug, Default)]
 pub(crate) struct Trace {
+    /// Unique per trace (never 0).
+    id: u32,
     /// `None` once finished.
     builder: Mutex<Option<Builder>>,
     /// The constants, with the address of the Python tensor each came from
     /// (the same captured tensor is one constant).
     consts: Mutex<Vec<(usize, DynTensor)>>,
+}
+
+static NEXT_TRACE: AtomicU32 = AtomicU32::new(1);
+
+thread_local! {
+    /// The trace running on this thread (0: none): tensors made while it
+    /// runs may become its tracers.
+    static CURRENT_TRACE: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// How many traces run now, on any thread: while none does, making a
+/// tensor reads no thread-local (a slow access from a shared library).
+static TRACES_RUNNING: AtomicU32 = AtomicU32::new(0);
+
+/// The trace running on this thread (0: none).
+pub(crate) fn current_trace() -> u32 {
+    if TRACES_RUNNING.load(Ordering::Relaxed) == 0 {
+        return 0;
+    }
+    CURRENT_TRACE.with(std::cell::Cell::get)
 }
 
 fn tracer_error(op: &str, reason: &str) -> PyErr {
@@ -113,7 +135,7 @@ impl Tracer {
 
 /// The trace of the first tracer among `inputs`.
 fn trace_of(inputs: &[&PyTensor]) -> Option<Arc<Trace>> {
-    inputs.iter().find_map(|t| t.tracer.as_ref().map(|tr| Arc::clone(&tr.trace)))
+    inputs.iter().find_map(|t| t.tracer().map(|tr| Arc::clone(&tr.trace)))
 }
 
 /// An operand as a program atom (a concrete tensor becomes a constant).
@@ -123,7 +145,7 @@ fn atom(py: Python<'_>, trace: &Arc<Trace>, op: &Op, src: Source<'_>) -> PyResul
         Source::Temp(t, _) => Atom::Var(trace.constant(0, t)?),
         Source::Tensor(obj) => {
             let me = obj.get();
-            match &me.tracer {
+            match me.tracer() {
                 Some(tr) if Arc::ptr_eq(&tr.trace, trace) => Atom::Var(tr.var(op.name())?),
                 Some(_) => return Err(tracer_error(op.name(), "a tracer of another trace was used")),
                 None => Atom::Var(trace.constant(obj.as_ptr() as usize, read(py, me)?)?),
@@ -154,7 +176,7 @@ pub(crate) fn record(py: Python<'_>, op: &Op, inputs: Inputs<'_>) -> PyResult<Py
     let v = trace.with_builder(op.name(), |b| b.push(op.clone(), &atoms))?;
     // An explicit donation inside a traced function is a last use.
     for t in donated {
-        if let Some(tr) = &t.get().tracer {
+        if let Some(tr) = t.get().tracer() {
             tr.var.store(MOVED, Ordering::Release);
         }
     }
@@ -165,13 +187,36 @@ pub(crate) fn record(py: Python<'_>, op: &Op, inputs: Inputs<'_>) -> PyResult<Py
 /// Record an in-place update of `target` (`x op= y`, `x[i] = v`): the
 /// tracer is rebound to the updated value.
 pub(crate) fn record_update(py: Python<'_>, op: &Op, target: &Bound<'_, PyTensor>, others: Inputs<'_>) -> PyResult<Outcome> {
-    let Some(tr) = &target.get().tracer else {
-        return Err(tracer_error(
-            op.name(),
-            "a tensor that is not traced (a constant, or a tensor captured from outside) cannot be updated in place with a \
-             traced value: the program cannot write into it on every call; write `t = t + x` instead of `t += x`, or \
-             make it an argument of the traced function",
-        ));
+    let me = target.get();
+    if me.tracer().is_none() {
+        // A tensor made while this trace runs (`out = donate.zeros(...)`,
+        // then `out[0] = x`) becomes a tracer, starting from its value as
+        // a constant. A tensor from outside cannot: the program would have
+        // to write into it on every call.
+        let tensors: Vec<&PyTensor> = others
+            .iter()
+            .filter_map(|i| match &i.src {
+                Source::Tensor(t) => Some(t.get()),
+                _ => None,
+            })
+            .collect();
+        let trace = trace_of(&tensors).ok_or_else(|| tracer_error(op.name(), "no tracer among the operands"))?;
+        if me.made_in_trace == 0 || me.made_in_trace != trace.id {
+            return Err(tracer_error(
+                op.name(),
+                "a tensor that was not made inside the traced function (a captured tensor) cannot be updated in place \
+                 with a traced value: the program cannot write into it on every call; write `t = t + x` instead of \
+                 `t += x`, or make it an argument of the traced function",
+            ));
+        }
+        let v = trace.constant(target.as_ptr() as usize, read(py, me)?)?;
+        me.become_tracer(Tracer {
+            trace,
+            var: AtomicU32::new(v),
+        });
+    }
+    let Some(tr) = me.tracer() else {
+        return Err(tracer_error(op.name(), "the tensor could not become a tracer"));
     };
     let trace = Arc::clone(&tr.trace);
     let mut atoms = vec![Atom::Var(tr.var(op.name())?)];
@@ -185,7 +230,7 @@ pub(crate) fn record_update(py: Python<'_>, op: &Op, target: &Bound<'_, PyTensor
 
 /// A tracer's copy (`copy()`, `contiguous()`): the same value.
 pub(crate) fn same_value(t: &PyTensor) -> PyResult<Option<PyTensor>> {
-    let Some(tr) = &t.tracer else { return Ok(None) };
+    let Some(tr) = t.tracer() else { return Ok(None) };
     let v = tr.var("copy")?;
     Ok(Some(tr.trace.tracer(v, t.dtype, &t.shape)))
 }
@@ -196,6 +241,29 @@ pub(crate) fn same_value(t: &PyTensor) -> PyResult<Option<PyTensor>> {
 pub(crate) struct PyTrace {
     trace: Arc<Trace>,
     inputs: Vec<(Var, DType, Vec<usize>)>,
+    /// The trace that ran on this thread before this one (restored by
+    /// `finish`).
+    outer: u32,
+    /// Counted in `TRACES_RUNNING` (until `finish` or drop).
+    running: std::sync::atomic::AtomicBool,
+}
+
+impl PyTrace {
+    /// The trace no longer runs on this thread.
+    fn end(&self) {
+        if self.running.swap(false, Ordering::AcqRel) {
+            if CURRENT_TRACE.with(std::cell::Cell::get) == self.trace.id {
+                CURRENT_TRACE.with(|c| c.set(self.outer));
+            }
+            TRACES_RUNNING.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
+impl Drop for PyTrace {
+    fn drop(&mut self) {
+        self.end();
+    }
 }
 
 #[pymethods]
@@ -208,12 +276,18 @@ impl PyTrace {
             let d = super::interop::dtype_arg(py, Some(&d))?.unwrap_or(DType::F32);
             inputs.push((b.input(d, &shape), d, shape));
         }
+        let id = NEXT_TRACE.fetch_add(1, Ordering::Relaxed).max(1);
+        let outer = CURRENT_TRACE.with(|c| c.replace(id));
+        TRACES_RUNNING.fetch_add(1, Ordering::AcqRel);
         Ok(PyTrace {
             trace: Arc::new(Trace {
+                id,
                 builder: Mutex::new(Some(b)),
                 consts: Mutex::new(Vec::new()),
             }),
             inputs,
+            outer,
+            running: std::sync::atomic::AtomicBool::new(true),
         })
     }
 
@@ -227,6 +301,7 @@ impl PyTrace {
     /// Tracers used after this raise `TracerError`.
     #[allow(clippy::needless_pass_by_value)] // PyO3 extracts the list into a Vec
     fn finish(&self, py: Python<'_>, outputs: Vec<Bound<'_, PyTensor>>) -> PyResult<PyProgram> {
+        self.end();
         let mut outs = Vec::with_capacity(outputs.len());
         for o in &outputs {
             let Atom::Var(v) = atom(py, &self.trace, &Op::Reshape { shape: vec![] }, Source::Tensor(o.clone()))? else {
@@ -470,7 +545,7 @@ impl PyLowered {
         for (k, (a, &v)) in args.iter().zip(&p.inputs).enumerate() {
             let info = &p.vars[v as usize];
             let me = a.get();
-            if me.tracer.is_some() {
+            if me.tracer().is_some() {
                 return Err(tracer_error("jit", "a jitted function was called with a tracer (nested tracing is not supported)"));
             }
             if me.dtype != info.dtype || me.shape[..] != info.shape[..] {

@@ -24,7 +24,9 @@
 //! (temporaries, `Donated`), [`arena`], [`interop`] (NumPy and Python
 //! conversions), [`errors`] (the one mapping of core errors to exceptions
 //! and of refusals to warnings), [`temporary`] (which operands are
-//! temporaries, on each CPython), [`buffer_view`] (the buffer protocol). Every shape, dtype and donation rule is the core's
+//! temporaries, on each CPython), [`buffer_view`] (the buffer protocol), [`jit`] (tracers: operations on them are
+//! recorded into a program, not run; running a planned program and what
+//! a donated argument gives up at call time). Every shape, dtype and donation rule is the core's
 //! ([`crate::plan`]).
 
 mod arena;
@@ -37,6 +39,7 @@ mod operands;
 mod ops;
 mod ownership;
 mod temporary;
+mod timeline;
 mod tensor;
 
 use pyo3::prelude::*;
@@ -63,6 +66,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<jit::PyProgram>()?;
     m.add_class::<jit::PyLowered>()?;
     m.add_class::<jit::PyMemoryAnalysis>()?;
+    m.add_class::<timeline::PyTimeline>()?;
     m.add("ISA", crate::Isa::active().name())?;
     m.add_function(wrap_pyfunction!(functions::tensor, m)?)?;
     m.add_function(wrap_pyfunction!(functions::asarray, m)?)?;

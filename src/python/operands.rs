@@ -74,7 +74,7 @@ impl<'py> Input<'py> {
 
     /// A tracer (the operation is recorded, not run).
     pub(crate) fn is_tracer(&self) -> bool {
-        matches!(&self.src, Source::Tensor(t) if t.get().tracer.is_some())
+        matches!(&self.src, Source::Tensor(t) if t.get().tracer().is_some())
     }
 
     /// The shape (`[]` for scalars).
@@ -135,7 +135,7 @@ impl Waiter for Python<'_> {
 /// Another handle on a tensor's buffer (`DonatedError` if it was donated,
 /// `TracerError` for a tracer).
 pub(crate) fn read(py: Python<'_>, t: &PyTensor) -> PyResult<DynTensor> {
-    if t.tracer.is_some() {
+    if t.tracer().is_some() {
         return Err(super::jit::needs_value("reading a traced tensor's data"));
     }
     t.slot.read(&py).py()
@@ -265,7 +265,7 @@ pub(crate) fn call_in_place<'py>(
     target: &Bound<'py, PyTensor>,
     others: Inputs<'py>,
 ) -> PyResult<Outcome> {
-    if target.get().tracer.is_some() || others.iter().any(Input::is_tracer) {
+    if target.get().tracer().is_some() || others.iter().any(Input::is_tracer) {
         return super::jit::record_update(py, op, target, others);
     }
     let me = target.get();

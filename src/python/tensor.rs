@@ -47,9 +47,12 @@ pub(crate) struct PyTensor {
     /// borrowed operand with it is safe: a contiguous tensor is never
     /// described as anything else.
     pub(crate) coverage: Coverage,
-    /// A tracer: the program variable it stands for (`None` for a
-    /// tensor with data; see [`super::jit`]).
-    pub(crate) tracer: Option<Box<super::jit::Tracer>>,
+    /// A tracer: the program variable it stands for (empty for a tensor
+    /// with data; see [`super::jit`]). Set once: a tensor made while
+    /// tracing becomes a tracer when a traced value updates it in place.
+    tracer: std::sync::OnceLock<Box<super::jit::Tracer>>,
+    /// The trace running on this thread when the tensor was made (0: none).
+    pub(crate) made_in_trace: u32,
 }
 
 impl PyTensor {
@@ -59,8 +62,20 @@ impl PyTensor {
             dtype: t.dtype(),
             coverage: t.coverage(),
             slot: Slot::new(t),
-            tracer: None,
+            tracer: std::sync::OnceLock::new(),
+            made_in_trace: super::jit::current_trace(),
         }
+    }
+
+    /// The tracer this tensor is, if it is one.
+    pub(crate) fn tracer(&self) -> Option<&super::jit::Tracer> {
+        self.tracer.get().map(|b| &**b)
+    }
+
+    /// Make this tensor (made while tracing) a tracer; false if it already
+    /// is one.
+    pub(crate) fn become_tracer(&self, tracer: super::jit::Tracer) -> bool {
+        self.tracer.set(Box::new(tracer)).is_ok()
     }
 
     /// A tracer of `dtype` and `shape`. Its slot holds an empty tensor
@@ -72,7 +87,8 @@ impl PyTensor {
             dtype,
             coverage: Coverage::Whole,
             slot: Slot::new(DynTensor::zeros(dtype, &[0]).unwrap_or_else(|_| unreachable!("an empty tensor"))),
-            tracer: Some(Box::new(tracer)),
+            tracer: std::sync::OnceLock::from(Box::new(tracer)),
+            made_in_trace: 0,
         }
     }
 
@@ -94,7 +110,7 @@ impl PyTensor {
 
     /// `TracerError` naming `what` for a tracer.
     fn check_traced(&self, what: &str) -> PyResult<()> {
-        match self.tracer {
+        match self.tracer() {
             Some(_) => Err(super::jit::needs_value(what)),
             None => Ok(()),
         }
@@ -340,7 +356,7 @@ tensor_methods! {
     /// `donate.make_jaxpr`).
     #[getter]
     fn _traced(&self) -> bool {
-        self.tracer.is_some()
+        self.tracer().is_some()
     }
 
     /// True if this tensor is the only holder of its buffer (no other
@@ -405,7 +421,7 @@ tensor_methods! {
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         let py = slf.py();
         let me = slf.get();
-        if me.tracer.is_some() {
+        if me.tracer().is_some() {
             return Ok(format!("Tracer({})", me.shape_str()));
         }
         let dtype = me.dtype;
@@ -564,7 +580,7 @@ tensor_methods! {
     /// Mark this tensor for explicit donation to the next operation it is
     /// passed to: `t.donate() + u`, `donate.relu(t.donate())`.
     fn donate(slf: &Bound<'_, Self>) -> PyResult<PyDonated> {
-        if slf.get().tracer.is_none() {
+        if slf.get().tracer().is_none() {
             slf.get().check_live(slf.py(), "donate")?;
         }
         Ok(PyDonated::new(slf.clone().unbind()))
