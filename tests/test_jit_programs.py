@@ -222,3 +222,21 @@ def test_a_tensor_made_inside_may_be_updated_with_traced_values_but_not_a_captur
         donate.jit(update)(x)
     np.testing.assert_array_equal(captured.numpy(), np.ones((2, 3)))
     assert not captured._traced
+
+
+def test_arguments_and_outputs_are_freed_without_the_garbage_collector() -> None:
+    import gc
+
+    f = donate.jit(lambda a, p: ((a * p["w"]).relu(), [a.sum()]))
+    p = {"w": donate.ones((1000,))}
+    gc.collect()
+    gc.disable()
+    try:
+        base = donate.memory_stats()["live_bytes"]
+        x = donate.ones((1000,))
+        f.lower(x, p)
+        y, (s,) = f(x, p)
+        del x, y, s
+        assert donate.memory_stats()["live_bytes"] == base
+    finally:
+        gc.enable()

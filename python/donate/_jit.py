@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any
 
 from . import _core
@@ -30,51 +30,51 @@ def _flatten(tree: Any, leaves: list[Any], path: str) -> tuple[Any, list[str]]:
     and its tensor leaves appended to ``leaves``; returns the structure and
     the leaves' paths (for messages)."""
     paths: list[str] = []
+    return _walk(tree, path, leaves, paths), paths
 
-    def walk(x: Any, p: str) -> Any:
-        if isinstance(x, _core.Tensor):
-            leaves.append(x)
-            paths.append(p)
-            return _LEAF
-        if type(x).__module__ == "numpy" and hasattr(x, "shape") and hasattr(x, "dtype"):
-            leaves.append(_core.asarray(x))
-            paths.append(p)
-            return _LEAF
-        if isinstance(x, tuple):
-            return ("tuple", tuple(walk(v, f"{p}[{i}]") for i, v in enumerate(x)))
-        if isinstance(x, list):
-            return ("list", tuple(walk(v, f"{p}[{i}]") for i, v in enumerate(x)))
-        if isinstance(x, dict):
-            keys = sorted(x)
-            return ("dict", tuple(keys), tuple(walk(x[k], f"{p}[{k!r}]") for k in keys))
-        if x is None or isinstance(x, (bool, int, float, str)):
-            return ("const", type(x).__name__, x)
-        if isinstance(x, Hashable):
-            return ("const", type(x).__name__, x)
-        raise TypeError(
-            f"donate.jit: {p} is a {type(x).__name__}; arguments must be tensors, NumPy arrays, Python "
-            "numbers, None, or tuples, lists and dicts of them (mark other arguments static)"
-        )
 
-    return walk(tree, path), paths
+# Module-level recursion (not a nested function calling itself: that is a
+# reference cycle, which would keep the leaves alive until the next
+# garbage collection).
+def _walk(x: Any, p: str, leaves: list[Any], paths: list[str]) -> Any:
+    if isinstance(x, _core.Tensor):
+        leaves.append(x)
+        paths.append(p)
+        return _LEAF
+    if type(x).__module__ == "numpy" and hasattr(x, "shape") and hasattr(x, "dtype"):
+        leaves.append(_core.asarray(x))
+        paths.append(p)
+        return _LEAF
+    if isinstance(x, tuple):
+        return ("tuple", tuple(_walk(v, f"{p}[{i}]", leaves, paths) for i, v in enumerate(x)))
+    if isinstance(x, list):
+        return ("list", tuple(_walk(v, f"{p}[{i}]", leaves, paths) for i, v in enumerate(x)))
+    if isinstance(x, dict):
+        keys = sorted(x)
+        return ("dict", tuple(keys), tuple(_walk(x[k], f"{p}[{k!r}]", leaves, paths) for k in keys))
+    if x is None or isinstance(x, (bool, int, float, str)) or isinstance(x, Hashable):
+        return ("const", type(x).__name__, x)
+    raise TypeError(
+        f"donate.jit: {p} is a {type(x).__name__}; arguments must be tensors, NumPy arrays, Python "
+        "numbers, None, or tuples, lists and dicts of them (mark other arguments static)"
+    )
 
 
 def _unflatten(structure: Any, leaves: Iterable[Any]) -> Any:
-    it = iter(leaves)
+    return _build(structure, iter(leaves))
 
-    def build(s: Any) -> Any:
-        if s == _LEAF:
-            return next(it)
-        kind = s[0]
-        if kind == "tuple":
-            return tuple(build(c) for c in s[1])
-        if kind == "list":
-            return [build(c) for c in s[1]]
-        if kind == "dict":
-            return {k: build(c) for k, c in zip(s[1], s[2])}
-        return s[2]
 
-    return build(structure)
+def _build(s: Any, it: Iterator[Any]) -> Any:
+    if s == _LEAF:
+        return next(it)
+    kind = s[0]
+    if kind == "tuple":
+        return tuple(_build(c, it) for c in s[1])
+    if kind == "list":
+        return [_build(c, it) for c in s[1]]
+    if kind == "dict":
+        return {k: _build(c, it) for k, c in zip(s[1], s[2])}
+    return s[2]
 
 
 def _leaves(*trees: Any) -> Iterable[Any]:
