@@ -32,6 +32,7 @@
 mod arena;
 mod errors;
 mod buffer_view;
+mod dlpack;
 mod functions;
 mod interop;
 mod jit;
@@ -71,6 +72,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::tensor, m)?)?;
     m.add_function(wrap_pyfunction!(functions::asarray, m)?)?;
     m.add_function(wrap_pyfunction!(functions::from_numpy, m)?)?;
+    m.add_function(wrap_pyfunction!(dlpack::from_dlpack, m)?)?;
     m.add_function(wrap_pyfunction!(functions::zeros, m)?)?;
     m.add_function(wrap_pyfunction!(functions::ones, m)?)?;
     m.add_function(wrap_pyfunction!(functions::empty, m)?)?;

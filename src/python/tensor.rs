@@ -554,7 +554,7 @@ tensor_methods! {
     }
 
     /// A deep copy into a new, exclusive buffer.
-    fn copy(&self, py: Python<'_>) -> PyResult<PyTensor> {
+    pub(crate) fn copy(&self, py: Python<'_>) -> PyResult<PyTensor> {
         if let Some(t) = super::jit::same_value(self)? {
             return Ok(t);
         }
@@ -717,6 +717,26 @@ tensor_methods! {
         let t = read(py, slf.get())?;
         let c = super::arena::detach(py, t.nbytes(), || t.contiguous()).py()?;
         Ok(PyTensor::new(c))
+    }
+
+    /// A DLPack capsule of this tensor (see `dlpack.rs`): zero-copy and
+    /// read-only for DLPack ≥ 1.0 consumers; while a consumer holds it,
+    /// the buffer is exported (donation copies, in-place ops copy on
+    /// write).
+    #[pyo3(signature = (*, stream = None, max_version = None, dl_device = None, copy = None))]
+    fn __dlpack__<'py>(
+        slf: &Bound<'py, Self>,
+        stream: Option<&Bound<'py, PyAny>>,
+        max_version: Option<(u32, u32)>,
+        dl_device: Option<(i32, i32)>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        super::dlpack::export(slf, stream, max_version, dl_device, copy)
+    }
+
+    /// `(1, 0)`: DLPack's CPU device.
+    fn __dlpack_device__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        super::dlpack::device(py)
     }
 
     // ---- buffer protocol ----
