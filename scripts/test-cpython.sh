@@ -69,7 +69,9 @@ start=$SECONDS
 forky_run PATH="/venv/$VERSION/bin:/root/.cargo/bin:/usr/bin:/bin" \
     VERSION="$VERSION" PYTHON="$PYTHON" bash -euo pipefail -c '
     [ -x "/venv/$VERSION/bin/python" ] || "$PYTHON" -m venv "/venv/$VERSION"
-    pip install -q "maturin>=1.9.4,<2" "numpy>=1.26" "pytest>=8" "pytest-benchmark>=4" "hypothesis>=6.100"
+    # maturin, and the test extra of pyproject.toml (keep in sync; mypy
+    # is only needed for the stub check, run on the host).
+    pip install -q "maturin>=1.9.4,<2" "numpy>=1.26" "pytest>=8" "pytest-benchmark>=4" "hypothesis>=6.100" "matplotlib>=3.8"
     t=$SECONDS
     wheels=/tmp/wheels-$VERSION
     rm -rf "$wheels"
