@@ -133,9 +133,15 @@ impl Tracer {
     }
 }
 
-/// The trace of the first tracer among `inputs`.
-fn trace_of(inputs: &[&PyTensor]) -> Option<Arc<Trace>> {
-    inputs.iter().find_map(|t| t.tracer().map(|tr| Arc::clone(&tr.trace)))
+/// The trace of the first tracer among the operands of `op`.
+fn trace_of(op: &Op, inputs: &Inputs<'_>) -> PyResult<Arc<Trace>> {
+    inputs
+        .iter()
+        .find_map(|i| match &i.src {
+            Source::Tensor(t) => t.get().tracer().map(|tr| Arc::clone(&tr.trace)),
+            _ => None,
+        })
+        .ok_or_else(|| tracer_error(op.name(), "no tracer among the operands"))
 }
 
 /// An operand as a program atom (a concrete tensor becomes a constant).
@@ -156,15 +162,7 @@ fn atom(py: Python<'_>, trace: &Arc<Trace>, op: &Op, src: Source<'_>) -> PyResul
 
 /// Record `op` over `inputs` (at least one a tracer): a new tracer.
 pub(crate) fn record(py: Python<'_>, op: &Op, inputs: Inputs<'_>) -> PyResult<PyTensor> {
-    let tensors: Vec<&PyTensor> = inputs
-        .iter()
-        .filter_map(|i| match &i.src {
-            Source::Tensor(t) => Some(t.get()),
-            _ => None,
-        })
-        .collect();
-    let trace = trace_of(&tensors).ok_or_else(|| tracer_error(op.name(), "no tracer among the operands"))?;
-    drop(tensors);
+    let trace = trace_of(op, &inputs)?;
     let mut atoms = Vec::with_capacity(inputs.len());
     let mut donated = Vec::new();
     for input in inputs {
@@ -193,14 +191,7 @@ pub(crate) fn record_update(py: Python<'_>, op: &Op, target: &Bound<'_, PyTensor
         // then `out[0] = x`) becomes a tracer, starting from its value as
         // a constant. A tensor from outside cannot: the program would have
         // to write into it on every call.
-        let tensors: Vec<&PyTensor> = others
-            .iter()
-            .filter_map(|i| match &i.src {
-                Source::Tensor(t) => Some(t.get()),
-                _ => None,
-            })
-            .collect();
-        let trace = trace_of(&tensors).ok_or_else(|| tracer_error(op.name(), "no tracer among the operands"))?;
+        let trace = trace_of(op, &others)?;
         if me.made_in_trace == 0 || me.made_in_trace != trace.id {
             return Err(tracer_error(
                 op.name(),

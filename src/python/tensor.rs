@@ -735,6 +735,7 @@ tensor_methods! {
     }
 
     /// `(1, 0)`: DLPack's CPU device.
+    #[allow(clippy::unused_self)] // a method of every tensor, by the protocol
     fn __dlpack_device__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         super::dlpack::device(py)
     }
