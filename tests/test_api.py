@@ -225,3 +225,21 @@ def test_hostile_arguments_raise_clear_errors() -> None:
         donate.ones(2) + "x"
     with pytest.raises(TypeError):
         donate.relu("x")
+
+
+def test_maximum_and_minimum_follow_numpy_and_the_donation_rules() -> None:
+    a = np.array([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]], dtype=np.float32)
+    b = np.array([0.0, 1.0, -1.0], dtype=np.float32)
+    ta, tb = donate.tensor(a), donate.tensor(b)
+    np.testing.assert_array_equal(donate.maximum(ta, tb).numpy(), np.maximum(a, b))
+    np.testing.assert_array_equal(donate.minimum(ta, 0).numpy(), np.minimum(a, 0))
+    np.testing.assert_array_equal(donate.maximum(2.5, tb).numpy(), np.maximum(2.5, b))
+    assert donate.maximum(donate.tensor([1, 5], dtype=donate.int32), 3.5).dtype == np.float64
+    # A temporary receives the result; a named tensor never changes.
+    t = ta * 1
+    p = t.data_ptr()
+    assert donate.maximum(t.donate(), tb).data_ptr() == p
+    assert donate.minimum(ta + 0, tb).data_ptr() != ta.data_ptr()
+    np.testing.assert_array_equal(ta.numpy(), a)
+    with pytest.raises(TypeError):
+        donate.maximum(ta, object())

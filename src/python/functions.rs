@@ -198,6 +198,20 @@ macro_rules! unary_fn {
 }
 unary_fn!(relu => Relu, neg => Neg, abs => Abs, exp => Exp, log => Log, sqrt => Sqrt, tanh => Tanh, sigmoid => Sigmoid, gelu => Gelu);
 
+macro_rules! binary_fn {
+    ($($name:ident => $op:ident),* $(,)?) => {$(
+        #[doc = concat!("`", stringify!($name), "(a, b)`, element-wise with broadcasting and NumPy's promotion (as the operators); either may be `t.donate()`, a number or array-like data.")]
+        #[pyfunction]
+        pub(crate) fn $name<'py>(a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>) -> PyResult<PyTensor> {
+            let what = stringify!($name);
+            let py = a.py();
+            let (a, b) = (super::ownership::require_input(a, what)?, super::ownership::require_input(b, what)?);
+            call(py, &Op::Binary(crate::BinaryOp::$op), smallvec![a, b])
+        }
+    )*};
+}
+binary_fn!(maximum => Maximum, minimum => Minimum);
+
 #[pyfunction]
 #[pyo3(signature = (x, axis = None, keepdims = false))]
 pub(crate) fn sum(x: &Bound<'_, PyAny>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {

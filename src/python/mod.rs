@@ -79,6 +79,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::full, m)?)?;
     m.add_function(wrap_pyfunction!(functions::arange, m)?)?;
     m.add_function(wrap_pyfunction!(functions::relu, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::maximum, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::minimum, m)?)?;
     m.add_function(wrap_pyfunction!(functions::neg, m)?)?;
     m.add_function(wrap_pyfunction!(functions::abs, m)?)?;
     m.add_function(wrap_pyfunction!(functions::exp, m)?)?;
