@@ -1,5 +1,5 @@
 """`donate.jit`: tracing a function into a program, planning its buffers
-from liveness and aliasing donated inputs (docs/jit-api.md).
+from liveness and aliasing donated inputs (the README and docs/jit.md).
 
 Every op donate has gives the same result jitted as eagerly; a
 non-donated argument is never written (values and buffer pointers); an
@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import donate
+from helpers import run_threads
 
 sdpa = donate.scaled_dot_product_attention
 
@@ -124,28 +125,6 @@ def assert_moved_from(t: donate.Tensor, fname: str) -> None:
         t.tolist()
     with pytest.raises(donate.DonatedError):
         t + 1
-
-
-def run_threads(work: Callable[[int], None], n: int) -> None:
-    """Run `work(k)` for k in range(n) on n threads started together and
-    re-raise the first failure."""
-    errors: list[BaseException] = []
-    barrier = threading.Barrier(n)
-
-    def body(k: int) -> None:
-        try:
-            barrier.wait()
-            work(k)
-        except BaseException as e:  # pragma: no cover - reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=body, args=(k,)) for k in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
 
 
 def check_jit_equals_eager(fn: Callable[..., Any], args: tuple[Any, ...], rtol: float = 1e-5, atol: float = 1e-5) -> Any:

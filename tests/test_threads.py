@@ -11,28 +11,7 @@ import numpy as np
 import pytest
 
 import donate
-
-
-def run_threads(work: Callable[[int], None], n: int) -> None:
-    """Run `work(k)` for k in range(n) on n threads started together and
-    re-raise the first failure."""
-    errors: list[BaseException] = []
-    barrier = threading.Barrier(n)
-
-    def body(k: int) -> None:
-        try:
-            barrier.wait()
-            work(k)
-        except BaseException as e:  # pragma: no cover - reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=body, args=(k,)) for k in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
+from helpers import run_threads
 
 
 def test_eight_threads_run_thousands_of_mixed_ops_on_shared_tensors() -> None:

@@ -234,3 +234,66 @@ pub(crate) fn numpy_view<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Py
     let mv = PyMemoryView::from(obj)?;
     numpy(py)?.call_method1("asarray", (mv,))
 }
+
+/// Axes or a shape given spread out or as one sequence (`t.transpose(1, 0)`,
+/// `t.transpose((1, 0))`).
+pub(crate) fn axes_arg(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
+    if args.len() == 1 {
+        let a = args.get_item(0)?;
+        if !a.is_instance_of::<pyo3::types::PyInt>() {
+            return a.try_iter()?.map(|x| x?.extract::<i64>()).collect();
+        }
+    }
+    args.iter().map(|x| x.extract::<i64>()).collect()
+}
+
+/// A basic index (ints, slices, `...`, `None`, or a tuple of them) in
+/// the core's terms; `None` for anything else (arrays, lists, booleans:
+/// NumPy's advanced indexing).
+pub(crate) fn basic_index(key: &Bound<'_, PyAny>) -> PyResult<Option<Vec<crate::Index>>> {
+    let one = |k: &Bound<'_, PyAny>| -> PyResult<Option<crate::Index>> {
+        use crate::Index;
+        if k.is_none() {
+            return Ok(Some(Index::NewAxis));
+        }
+        if k.is(k.py().Ellipsis()) {
+            return Ok(Some(Index::Ellipsis));
+        }
+        if let Ok(sl) = k.cast::<pyo3::types::PySlice>() {
+            let part = |name: &str| -> PyResult<Option<i64>> {
+                let v = sl.getattr(name)?;
+                if v.is_none() {
+                    Ok(None)
+                } else {
+                    v.call_method0("__index__")?.extract::<i64>().map(Some)
+                }
+            };
+            let step = part("step")?.unwrap_or(1);
+            return Ok(Some(Index::Slice {
+                start: part("start")?,
+                stop: part("stop")?,
+                step,
+            }));
+        }
+        if k.is_instance_of::<pyo3::types::PyBool>() {
+            return Ok(None);
+        }
+        // An integer, a NumPy integer or a 0-d integer array (NumPy's
+        // rule); anything whose `__index__` fails is advanced indexing.
+        match k.call_method0("__index__") {
+            Ok(i) => Ok(Some(Index::Int(i.extract()?))),
+            Err(_) => Ok(None),
+        }
+    };
+    if let Ok(t) = key.cast::<PyTuple>() {
+        let mut out = Vec::with_capacity(t.len());
+        for k in t.iter() {
+            match one(&k)? {
+                Some(i) => out.push(i),
+                None => return Ok(None),
+            }
+        }
+        return Ok(Some(out));
+    }
+    Ok(one(key)?.map(|i| vec![i]))
+}

@@ -149,67 +149,6 @@ fn format_of(d: DType) -> &'static CStr {
     }
 }
 
-fn axes_arg(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
-    if args.len() == 1 {
-        let a = args.get_item(0)?;
-        if !a.is_instance_of::<pyo3::types::PyInt>() {
-            return a.try_iter()?.map(|x| x?.extract::<i64>()).collect();
-        }
-    }
-    args.iter().map(|x| x.extract::<i64>()).collect()
-}
-
-/// A basic index (ints, slices, `...`, `None`, or a tuple of them) in
-/// the core's terms; `None` for anything else (arrays, lists, booleans:
-/// NumPy's advanced indexing).
-fn basic_index(key: &Bound<'_, PyAny>) -> PyResult<Option<Vec<crate::Index>>> {
-    let one = |k: &Bound<'_, PyAny>| -> PyResult<Option<crate::Index>> {
-        use crate::Index;
-        if k.is_none() {
-            return Ok(Some(Index::NewAxis));
-        }
-        if k.is(k.py().Ellipsis()) {
-            return Ok(Some(Index::Ellipsis));
-        }
-        if let Ok(sl) = k.cast::<pyo3::types::PySlice>() {
-            let part = |name: &str| -> PyResult<Option<i64>> {
-                let v = sl.getattr(name)?;
-                if v.is_none() {
-                    Ok(None)
-                } else {
-                    v.call_method0("__index__")?.extract::<i64>().map(Some)
-                }
-            };
-            let step = part("step")?.unwrap_or(1);
-            return Ok(Some(Index::Slice {
-                start: part("start")?,
-                stop: part("stop")?,
-                step,
-            }));
-        }
-        if k.is_instance_of::<pyo3::types::PyBool>() {
-            return Ok(None);
-        }
-        // An integer, a NumPy integer or a 0-d integer array (NumPy's
-        // rule); anything whose `__index__` fails is advanced indexing.
-        match k.call_method0("__index__") {
-            Ok(i) => Ok(Some(Index::Int(i.extract()?))),
-            Err(_) => Ok(None),
-        }
-    };
-    if let Ok(t) = key.cast::<PyTuple>() {
-        let mut out = Vec::with_capacity(t.len());
-        for k in t.iter() {
-            match one(&k)? {
-                Some(i) => out.push(i),
-                None => return Ok(None),
-            }
-        }
-        return Ok(Some(out));
-    }
-    Ok(one(key)?.map(|i| vec![i]))
-}
-
 /// The class's methods: the repeated families (element-wise methods,
 /// their `*_donate` and in-place forms, in-place binary methods and the
 /// operators) from one table each, then the rest written out.
@@ -512,7 +451,7 @@ tensor_methods! {
     /// on write); NumPy-style array indices return a copy.
     fn __getitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
         let py = slf.py();
-        if let Some(index) = basic_index(key)? {
+        if let Some(index) = interop::basic_index(key)? {
             return call(py, &Op::Index { index }, smallvec![self_input(slf)]);
         }
         let part = view(slf, "__getitem__")?.get_item(key)?;
@@ -529,7 +468,7 @@ tensor_methods! {
     /// tensor's dtype). Writes into this tensor; copy-on-write when its
     /// buffer is shared, so views and other holders keep their values.
     fn __setitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let Some(index) = basic_index(key)? else {
+        let Some(index) = interop::basic_index(key)? else {
             return Err(pyo3::exceptions::PyIndexError::new_err(
                 "only basic indices (ints, slices, ..., None) can be assigned to",
             ));
@@ -686,7 +625,7 @@ tensor_methods! {
     #[pyo3(signature = (*shape))]
     fn reshape(slf: &Bound<'_, Self>, shape: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
         let me = self_input(slf);
-        let shape = axes_arg(shape)?;
+        let shape = interop::axes_arg(shape)?;
         call(slf.py(), &Op::Reshape { shape }, smallvec![me])
     }
 
@@ -697,7 +636,7 @@ tensor_methods! {
         let axes = if axes.is_empty() {
             None
         } else {
-            Some(axes_arg(axes)?.into_iter().map(|a| a as isize).collect())
+            Some(interop::axes_arg(axes)?.into_iter().map(|a| a as isize).collect())
         };
         call(slf.py(), &Op::Permute { axes }, smallvec![self_input(slf)])
     }
