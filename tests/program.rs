@@ -228,3 +228,14 @@ fn a_buffer_last_held_by_a_view_is_kept_for_a_later_result() {
     let want: Vec<f32> = (0..64).map(|i| ((i % 8) * 8 + i / 8) as f32).collect();
     assert_eq!(f32s(&out[0]), want);
 }
+
+#[test]
+fn a_strided_input_is_read_through_a_c_order_copy() {
+    let l = lower(chain(&[3, 2]), &[false]).unwrap();
+    let x = tensor(&[1.0, -2.0, 3.0, -4.0, 5.0, -6.0], &[2, 3]);
+    let xt = x.permuted_view(&[1, 0]).unwrap();
+    let out = l.run(&[], vec![RunArg::Read(xt)]).unwrap();
+    // relu(2 * xᵀ + 1), xᵀ = [[1, -4], [-2, 5], [3, -6]]
+    assert_eq!(f32s(&out[0]), [3.0, 0.0, 0.0, 11.0, 7.0, 0.0]);
+    assert_eq!(f32s(&x), [1.0, -2.0, 3.0, -4.0, 5.0, -6.0]);
+}

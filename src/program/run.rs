@@ -49,7 +49,8 @@ fn mismatch() {
 /// An argument of [`Lowered::run`].
 #[derive(Debug)]
 pub enum RunArg {
-    /// Read only: the caller keeps it (another handle on its buffer).
+    /// Read only: the caller keeps it (another handle on its buffer; a
+    /// strided view is read through a C-order copy).
     Read(DynTensor),
     /// The only handle on a buffer the program may write: a donated
     /// argument the caller gave up, or its copy.
@@ -122,7 +123,7 @@ impl Lowered {
                 }
             });
         }
-        let result = run.all();
+        let result = run.c_order_inputs().and_then(|()| run.all());
         match result {
             Ok(out) => Ok(out),
             Err(error) => Err(RunError {
@@ -134,6 +135,20 @@ impl Lowered {
 }
 
 impl Run<'_> {
+    /// The program was traced for C-order inputs: an input that is a
+    /// strided view is read through a C-order copy (a consumed input
+    /// always covers its buffer).
+    fn c_order_inputs(&mut self) -> Result<()> {
+        for &v in &self.l.program.inputs {
+            if let Some(t) = self.env[v as usize].as_mut() {
+                if !t.coverage().is_contiguous() {
+                    *t = t.contiguous()?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn all(&mut self) -> Result<Vec<DynTensor>> {
         let l = self.l;
         for i in 0..l.steps.len() {

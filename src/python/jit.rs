@@ -585,15 +585,7 @@ impl PyLowered {
                 let h = handles[k].take().ok_or_else(|| tracer_error("jit", "an argument handle"))?;
                 RunArg::Consumed(super::arena::detach(py, h.nbytes(), || h.deep_copy()).py()?)
             } else {
-                let h = handles[k].take().ok_or_else(|| tracer_error("jit", "an argument handle"))?;
-                // The program was traced for C-order arguments: a strided
-                // view is read through a C-order copy (`contiguous()`
-                // returns the same handle otherwise).
-                RunArg::Read(if h.coverage().is_contiguous() {
-                    h
-                } else {
-                    super::arena::detach(py, h.nbytes(), || h.contiguous()).py()?
-                })
+                RunArg::Read(handles[k].take().ok_or_else(|| tracer_error("jit", "an argument handle"))?)
             };
             run_args.push(arg);
         }
