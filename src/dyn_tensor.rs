@@ -22,20 +22,34 @@ use crate::tensor::Tensor;
 /// A tensor of any supported dtype.
 #[derive(Debug, Clone)]
 pub enum DynTensor {
-    F32(Tensor<f32>),
-    F64(Tensor<f64>),
+    Bool(Tensor<bool>),
+    I8(Tensor<i8>),
+    I16(Tensor<i16>),
     I32(Tensor<i32>),
     I64(Tensor<i64>),
+    U8(Tensor<u8>),
+    U16(Tensor<u16>),
+    U32(Tensor<u32>),
+    U64(Tensor<u64>),
+    F32(Tensor<f32>),
+    F64(Tensor<f64>),
 }
 
 /// Run `$body` with `$t` bound to the typed tensor inside `$v`.
 macro_rules! each {
     ($v:expr, $t:ident => $body:expr) => {
         match $v {
-            $crate::dyn_tensor::DynTensor::F32($t) => $body,
-            $crate::dyn_tensor::DynTensor::F64($t) => $body,
+            $crate::dyn_tensor::DynTensor::Bool($t) => $body,
+            $crate::dyn_tensor::DynTensor::I8($t) => $body,
+            $crate::dyn_tensor::DynTensor::I16($t) => $body,
             $crate::dyn_tensor::DynTensor::I32($t) => $body,
             $crate::dyn_tensor::DynTensor::I64($t) => $body,
+            $crate::dyn_tensor::DynTensor::U8($t) => $body,
+            $crate::dyn_tensor::DynTensor::U16($t) => $body,
+            $crate::dyn_tensor::DynTensor::U32($t) => $body,
+            $crate::dyn_tensor::DynTensor::U64($t) => $body,
+            $crate::dyn_tensor::DynTensor::F32($t) => $body,
+            $crate::dyn_tensor::DynTensor::F64($t) => $body,
         }
     };
 }
@@ -45,12 +59,16 @@ pub(crate) use each;
 macro_rules! for_dtype {
     ($d:expr, $T:ident => $body:expr) => {
         match $d {
-            $crate::DType::F32 => {
-                type $T = f32;
+            $crate::DType::Bool => {
+                type $T = bool;
                 $body
             }
-            $crate::DType::F64 => {
-                type $T = f64;
+            $crate::DType::I8 => {
+                type $T = i8;
+                $body
+            }
+            $crate::DType::I16 => {
+                type $T = i16;
                 $body
             }
             $crate::DType::I32 => {
@@ -59,6 +77,30 @@ macro_rules! for_dtype {
             }
             $crate::DType::I64 => {
                 type $T = i64;
+                $body
+            }
+            $crate::DType::U8 => {
+                type $T = u8;
+                $body
+            }
+            $crate::DType::U16 => {
+                type $T = u16;
+                $body
+            }
+            $crate::DType::U32 => {
+                type $T = u32;
+                $body
+            }
+            $crate::DType::U64 => {
+                type $T = u64;
+                $body
+            }
+            $crate::DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::DType::F64 => {
+                type $T = f64;
                 $body
             }
         }
@@ -89,6 +131,7 @@ pub(crate) use for_float;
 /// take the tensor's dtype instead of promoting it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Scalar {
+    Bool(bool),
     Int(i64),
     Float(f64),
 }
@@ -96,6 +139,7 @@ pub enum Scalar {
 impl std::fmt::Display for Scalar {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            Scalar::Bool(v) => write!(f, "{}", if *v { "True" } else { "False" }),
             Scalar::Int(v) => write!(f, "{v}"),
             Scalar::Float(v) => write!(f, "{v:?}"),
         }
@@ -108,9 +152,11 @@ impl Scalar {
     pub fn of<T: Element>(v: T) -> Scalar {
         if T::DTYPE.is_float() {
             Scalar::Float(v.to_f64())
+        } else if T::DTYPE.is_bool() {
+            Scalar::Bool(v.to_i128() != 0)
         } else {
-            #[allow(clippy::cast_possible_truncation)]
-            Scalar::Int(v.to_f64() as i64)
+            // A uint64 beyond i64::MAX saturates (messages only).
+            Scalar::Int(i64::try_from(v.to_i128()).unwrap_or(i64::MAX))
         }
     }
 }
@@ -137,7 +183,7 @@ impl DynFloat for f32 {}
 impl DynFloat for f64 {}
 
 macro_rules! dyn_elem {
-    ($t:ty, $v:ident, $kind:ident, $as:ty) => {
+    ($t:ty, $v:ident) => {
         impl DynElement for $t {
             fn peel(a: &DynTensor) -> Option<&Tensor<Self>> {
                 match a {
@@ -156,12 +202,13 @@ macro_rules! dyn_elem {
             }
             fn from_scalar(s: Scalar) -> Self {
                 match s {
-                    Scalar::Int(i) => i as $t,
-                    Scalar::Float(f) => f as $t,
+                    Scalar::Bool(b) => <$t>::from_i128(i128::from(b)),
+                    Scalar::Int(i) => <$t>::from_i128(i128::from(i)),
+                    Scalar::Float(f) => <$t>::from_f64(f),
                 }
             }
             fn to_scalar(self) -> Scalar {
-                Scalar::$kind(self as $as)
+                Scalar::of(self)
             }
         }
         impl From<Tensor<$t>> for DynTensor {
@@ -171,10 +218,17 @@ macro_rules! dyn_elem {
         }
     };
 }
-dyn_elem!(f32, F32, Float, f64);
-dyn_elem!(f64, F64, Float, f64);
-dyn_elem!(i32, I32, Int, i64);
-dyn_elem!(i64, I64, Int, i64);
+dyn_elem!(bool, Bool);
+dyn_elem!(i8, I8);
+dyn_elem!(i16, I16);
+dyn_elem!(i32, I32);
+dyn_elem!(i64, I64);
+dyn_elem!(u8, U8);
+dyn_elem!(u16, U16);
+dyn_elem!(u32, U32);
+dyn_elem!(u64, U64);
+dyn_elem!(f32, F32);
+dyn_elem!(f64, F64);
 
 impl DynTensor {
     pub fn dtype(&self) -> DType {

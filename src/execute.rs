@@ -63,7 +63,7 @@ fn prepare(plan: &Plan, args: &mut [Arg<'_>]) -> Result<()> {
     }
     for &i in &plan.casts {
         let t = args[i].tensor().ok_or_else(|| internal(plan, "a scalar to cast"))?;
-        args[i] = Arg::Tensor(t.cast(plan.dtype)?);
+        args[i] = Arg::Tensor(t.cast(plan.compute)?);
     }
     for i in plan.gathers.iter().map(|&i| usize::from(i)) {
         let t = args[i].tensor().ok_or_else(|| internal(plan, "a scalar to gather"))?;
@@ -143,6 +143,10 @@ pub fn execute(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)
         Op::Binary(b) => for_dtype!(plan.dtype, T => {
             let (x, y) = typed_two::<T>(plan, args)?;
             binary::run::<T>(plan, *b, x, y).map(wrap::<T>)
+        }),
+        Op::Func(f) => for_dtype!(plan.compute, T => {
+            let ops = typed::<T>(plan, args)?;
+            crate::ops::func::run::<T>(plan, *f, ops)
         }),
         Op::Addmm => for_dtype!(plan.dtype, T => {
             let mut it = typed::<T>(plan, args)?.into_iter();

@@ -19,11 +19,11 @@ def test_creation_and_default_dtypes() -> None:
     assert donate.full((2,), 1.5).dtype == np.float32
     assert donate.tensor([1.5, 2.5]).dtype == donate.float32
     assert donate.tensor([1, 2]).dtype == donate.int64
-    assert donate.tensor([True, False]).dtype == donate.int64
+    assert donate.tensor([True, False]).dtype == np.bool_
     assert donate.tensor(3.0).shape == ()
     assert donate.tensor(np.arange(3, dtype=np.float64)).dtype == donate.float64
     assert donate.tensor(np.arange(3, dtype=np.float16)).dtype == donate.float32
-    assert donate.tensor(np.arange(3, dtype=np.uint8)).dtype == donate.int64
+    assert donate.tensor(np.arange(3, dtype=np.uint8)).dtype == donate.uint8
     assert donate.tensor([1, 2], dtype="float64").dtype == donate.float64
     assert donate.tensor([1, 2], dtype=np.int32).dtype == donate.int32
     assert donate.Tensor([1.0, 2.0]).tolist() == [1.0, 2.0]

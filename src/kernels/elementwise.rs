@@ -272,12 +272,6 @@ macro_rules! int_fns {
                 x.wrapping_neg()
             }
         }
-        impl UnaryFn<$t> for Abs {
-            #[inline(always)]
-            fn call<const FMA: bool>(x: $t) -> $t {
-                x.wrapping_abs()
-            }
-        }
         impl BinaryFn<$t> for Add {
             #[inline(always)]
             fn call(a: $t, b: $t) -> $t {
@@ -310,8 +304,47 @@ macro_rules! int_fns {
         }
     };
 }
+int_fns!(i8);
+int_fns!(i16);
 int_fns!(i32);
 int_fns!(i64);
+int_fns!(u8);
+int_fns!(u16);
+int_fns!(u32);
+int_fns!(u64);
+
+macro_rules! abs_fns {
+    (signed: $($t:ty),*; unsigned: $($u:ty),*) => {
+        $(impl UnaryFn<$t> for Abs {
+            #[inline(always)]
+            fn call<const FMA: bool>(x: $t) -> $t {
+                x.wrapping_abs()
+            }
+        })*
+        $(impl UnaryFn<$u> for Abs {
+            #[inline(always)]
+            fn call<const FMA: bool>(x: $u) -> $u {
+                x
+            }
+        })*
+    };
+}
+abs_fns!(signed: i8, i16, i32, i64; unsigned: u8, u16, u32, u64);
+
+// bool: NumPy's `maximum` and `minimum` of bools are `or` and `and`.
+impl BinaryFn<bool> for Maximum {
+    #[inline(always)]
+    fn call(a: bool, b: bool) -> bool {
+        a | b
+    }
+}
+impl BinaryFn<bool> for Minimum {
+    #[inline(always)]
+    fn call(a: bool, b: bool) -> bool {
+        a & b
+    }
+}
+
 
 // --- loops ----------------------------------------------------------------
 

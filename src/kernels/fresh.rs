@@ -216,3 +216,65 @@ pub(crate) fn conv2d_over_input<T: ConvElement>(
     );
     add_channel_bias(io, oh * ow, bias);
 }
+
+/// `f(src)` into a new buffer: of `T` (`test` false) or of bool (`test`
+/// true). `None` if `T` has no such function (planning rejects that
+/// first).
+pub(crate) fn func_unary<T: super::FuncElement>(f: super::Func, src: &[T], test: bool) -> Result<Option<OwnedBuffer>> {
+    if test {
+        let mut out = UninitBuffer::<bool>::new(src.len())?;
+        if !T::map_test(f, src, out.as_uninit_mut()) {
+            return Ok(None);
+        }
+        // SAFETY: `map_test` returned true, so it ran its loop, which
+        // writes one element per element of `src`, and the buffer has
+        // `src.len()` elements.
+        Ok(Some(unsafe { out.assume_init() }))
+    } else {
+        let mut out = UninitBuffer::<T>::new(src.len())?;
+        if !T::map_same(f, src, out.as_uninit_mut()) {
+            return Ok(None);
+        }
+        // SAFETY: as above, with `map_same`.
+        Ok(Some(unsafe { out.assume_init() }))
+    }
+}
+
+/// `f(a, b)` broadcast to `out` into a new buffer: of `T` (`test` false)
+/// or of bool. `a` and `b` are C-contiguous with the shapes given, which
+/// broadcast to `out` (checked by planning). `None` as [`func_unary`].
+pub(crate) fn func_binary<T: super::FuncElement>(
+    f: super::Func,
+    a: &[T],
+    a_shape: &[usize],
+    b: &[T],
+    b_shape: &[usize],
+    out: &[usize],
+    test: bool,
+) -> Result<Option<OwnedBuffer>> {
+    let n: usize = out.iter().product();
+    let mut ok = true;
+    if test {
+        let mut buf = UninitBuffer::<bool>::new(n)?;
+        super::broadcast_zip(a, a_shape, b, b_shape, out, buf.as_uninit_mut(), |x, y, d| {
+            ok &= T::zip_test(f, x, y, d);
+        });
+        if !ok {
+            return Ok(None);
+        }
+        // SAFETY: `broadcast_zip` hands `zip_test` every run of the `n`
+        // output elements with operand sides of the run's length, and
+        // `zip_test` returned true for each, so it wrote every element.
+        Ok(Some(unsafe { buf.assume_init() }))
+    } else {
+        let mut buf = UninitBuffer::<T>::new(n)?;
+        super::broadcast_zip(a, a_shape, b, b_shape, out, buf.as_uninit_mut(), |x, y, d| {
+            ok &= T::zip_same(f, x, y, d);
+        });
+        if !ok {
+            return Ok(None);
+        }
+        // SAFETY: as above, with `zip_same`.
+        Ok(Some(unsafe { buf.assume_init() }))
+    }
+}

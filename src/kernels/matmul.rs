@@ -216,7 +216,7 @@ macro_rules! int_gemm {
                 threads: bool,
             ) {
                 let row = |(i, drow): (usize, &mut [MaybeUninit<$t>])| {
-                    let mut acc = vec![0 as $t; n];
+                    let mut acc = vec![<$t as Element>::ZERO; n];
                     int_row(&a, &b, i, k, &mut acc);
                     for (d, v) in drow.iter_mut().zip(acc) {
                         d.write(v);
@@ -291,10 +291,27 @@ macro_rules! int_ops {
         }
     )*};
 }
-int_ops!(i32, i64);
+int_ops!(i8, i16, i32, i64, u8, u16, u32, u64);
 
+// NumPy's bool matmul: `or` of `and`s.
+impl IntOps for bool {
+    fn wrapping_add_(self, o: Self) -> Self {
+        self | o
+    }
+    fn wrapping_mul_(self, o: Self) -> Self {
+        self & o
+    }
+}
+
+int_gemm!(bool);
+int_gemm!(i8);
+int_gemm!(i16);
 int_gemm!(i32);
 int_gemm!(i64);
+int_gemm!(u8);
+int_gemm!(u16);
+int_gemm!(u32);
+int_gemm!(u64);
 
 /// A batch of products `dst[i] = a(offs[i].a) · b(offs[i].b)`, each
 /// `m×k · k×n` (`a` and `b` give the strides; their offsets are each

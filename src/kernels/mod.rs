@@ -22,6 +22,7 @@ pub(crate) mod attention;
 #[allow(unsafe_code)] // writes im2col and over-input results through raw slices
 pub(crate) mod conv;
 mod elementwise;
+pub(crate) mod func;
 #[allow(unsafe_code)] // `UninitBuffer::assume_init` once a kernel wrote every element
 pub(crate) mod fresh;
 #[allow(unsafe_code)] // `Isa::new_unchecked`, and the calls into the per-ISA copies
@@ -42,7 +43,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::parallel::install;
 use crate::shape::{broadcast_strides, c_strides};
-use elementwise::Side;
+
 use isa::dispatch;
 
 pub use attention::{
@@ -50,7 +51,8 @@ pub use attention::{
     ATTENTION_KEY_TILE, ATTENTION_QUERY_BLOCK,
 };
 pub use conv::{conv2d_geometry, ConvElement, ConvGeometry};
-pub use elementwise::{BinaryOp, UnaryOp};
+pub use elementwise::{BinaryOp, Side, UnaryOp};
+pub use func::{Func, FuncElement, FuncKind};
 pub use fresh::OverInputScratch;
 pub use isa::{Isa, Level};
 pub use matmul::MatmulElement;
@@ -128,9 +130,12 @@ macro_rules! binary_arms {
 macro_rules! kernel_element {
     ($t:ty, [$($u:ident),*], [$($b:ident),*]) => {
         impl KernelElement for $t {
+            // bool has no unary kernel: its arms are empty.
+            #[allow(unused_variables)]
             fn unary_run(isa: Isa, op: UnaryOp, src: &[$t], dst: &mut [MaybeUninit<$t>]) {
                 unary_arms!(isa, op, map, $t, (src, dst), [$($u),*])
             }
+            #[allow(unused_variables)]
             fn unary_inplace_run(isa: Isa, op: UnaryOp, buf: &mut [$t]) {
                 unary_arms!(isa, op, map_inplace, $t, (buf), [$($u),*])
             }
@@ -144,7 +149,9 @@ macro_rules! kernel_element {
                 binary_arms!(isa, op, zip_into_rhs, $t, (a, b), [$($b),*])
             }
             fn supports_unary(op: UnaryOp) -> bool {
-                matches!(op, $(UnaryOp::$u)|*)
+                #[allow(unused_variables)]
+                let supported = [$(UnaryOp::$u),*].contains(&op);
+                supported
             }
             fn supports_binary(op: BinaryOp) -> bool {
                 matches!(op, $(BinaryOp::$b)|*)
@@ -162,8 +169,15 @@ kernel_element!(
     [Relu, Neg, Abs, Exp, Log, Sqrt, Tanh, Sigmoid, Gelu],
     [Add, Sub, Mul, Div, Maximum, Minimum]
 );
+kernel_element!(i8, [Relu, Neg, Abs], [Add, Sub, Mul, Maximum, Minimum]);
+kernel_element!(i16, [Relu, Neg, Abs], [Add, Sub, Mul, Maximum, Minimum]);
 kernel_element!(i32, [Relu, Neg, Abs], [Add, Sub, Mul, Maximum, Minimum]);
 kernel_element!(i64, [Relu, Neg, Abs], [Add, Sub, Mul, Maximum, Minimum]);
+kernel_element!(u8, [Relu, Neg, Abs], [Add, Sub, Mul, Maximum, Minimum]);
+kernel_element!(u16, [Relu, Neg, Abs], [Add, Sub, Mul, Maximum, Minimum]);
+kernel_element!(u32, [Relu, Neg, Abs], [Add, Sub, Mul, Maximum, Minimum]);
+kernel_element!(u64, [Relu, Neg, Abs], [Add, Sub, Mul, Maximum, Minimum]);
+kernel_element!(bool, [], [Maximum, Minimum]);
 
 fn check_unary<T: KernelElement>(op: UnaryOp) -> Result<()> {
     if T::supports_unary(op) {
@@ -376,6 +390,46 @@ fn plan(a_shape: &[usize], b_shape: &[usize], out: &[usize]) -> Plan {
     }
 }
 
+/// Apply `f` to the runs of `a` and `b` broadcast to `out` (both
+/// C-contiguous), writing `dst` (the output's elements, C order): the
+/// broadcasting loop of element-wise functions whose result type may
+/// differ from the operands'.
+pub(crate) fn broadcast_zip<T: Copy, U>(
+    a: &[T],
+    a_shape: &[usize],
+    b: &[T],
+    b_shape: &[usize],
+    out: &[usize],
+    dst: &mut [MaybeUninit<U>],
+    mut f: impl FnMut(Side<'_, T>, Side<'_, T>, &mut [MaybeUninit<U>]),
+) {
+    if dst.is_empty() {
+        return;
+    }
+    let p = plan(a_shape, b_shape, out);
+    for (row, d) in dst.chunks_mut(p.run).enumerate() {
+        f(side(a, p.a_at(row), p.run, p.a_slice), side(b, p.b_at(row), p.run, p.b_slice), d);
+    }
+}
+
+/// Apply `f` to the runs of `io` (of the output's shape `out`) and of
+/// `other` broadcast to `out`, in place.
+pub(crate) fn broadcast_zip_into<T: Copy>(
+    io: &mut [T],
+    other: &[T],
+    other_shape: &[usize],
+    out: &[usize],
+    mut f: impl FnMut(&mut [T], Side<'_, T>),
+) {
+    if io.is_empty() {
+        return;
+    }
+    let p = plan(out, other_shape, out);
+    for (row, d) in io.chunks_mut(p.run).enumerate() {
+        f(d, side(other, p.b_at(row), p.run, p.b_slice));
+    }
+}
+
 fn side<T: Copy>(x: &[T], off: usize, run: usize, slice: bool) -> Side<'_, T> {
     if slice {
         Side::Slice(&x[off..off + run])
@@ -470,11 +524,12 @@ pub fn binary<T: KernelElement>(
     Ok(())
 }
 
-/// Convert `src` into another element type (`as` semantics: floats to ints
-/// truncate toward zero and saturate; NaN becomes 0).
+/// Convert `src` into another element type ([`crate::element::convert`]:
+/// floats to ints truncate toward zero and saturate, NaN becomes 0;
+/// integers wrap to the narrower width, as NumPy's `astype`).
 pub fn cast<S: Element, D: Element>(src: &[S], dst: &mut [MaybeUninit<D>]) {
     let f = |(d, s): (&mut MaybeUninit<D>, &S)| {
-        d.write(D::from_f64(s.to_f64()));
+        d.write(crate::element::convert::<S, D>(*s));
     };
     if parallel(src.len()) {
         let c = chunk_len(src.len());

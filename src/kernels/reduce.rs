@@ -54,7 +54,7 @@ macro_rules! sum_same {
             type Acc = $t;
             #[inline(always)]
             fn init() -> $t {
-                0 as $t
+                0
             }
             #[inline(always)]
             fn step(acc: $t, x: $t) -> $t {
@@ -90,8 +90,14 @@ impl Reduce<f64> for Sum {
         acc
     }
 }
+sum_same!(i8, wrapping_add);
+sum_same!(i16, wrapping_add);
 sum_same!(i32, wrapping_add);
 sum_same!(i64, wrapping_add);
+sum_same!(u8, wrapping_add);
+sum_same!(u16, wrapping_add);
+sum_same!(u32, wrapping_add);
+sum_same!(u64, wrapping_add);
 
 macro_rules! max_float {
     ($t:ty) => {
@@ -151,8 +157,55 @@ macro_rules! max_int {
         }
     };
 }
+max_int!(i8);
+max_int!(i16);
 max_int!(i32);
 max_int!(i64);
+max_int!(u8);
+max_int!(u16);
+max_int!(u32);
+max_int!(u64);
+
+// bool: the planner sums bools as int64 (NumPy's default integer); the
+// bool sum itself is `or`, as NumPy's `add` of bools. Max is `or` too.
+impl Reduce<bool> for Sum {
+    type Acc = bool;
+    #[inline(always)]
+    fn init() -> bool {
+        false
+    }
+    #[inline(always)]
+    fn step(acc: bool, x: bool) -> bool {
+        acc | x
+    }
+    #[inline(always)]
+    fn combine(a: bool, b: bool) -> bool {
+        a | b
+    }
+    #[inline(always)]
+    fn finish(acc: bool) -> bool {
+        acc
+    }
+}
+impl Reduce<bool> for Max {
+    type Acc = bool;
+    #[inline(always)]
+    fn init() -> bool {
+        false
+    }
+    #[inline(always)]
+    fn step(acc: bool, x: bool) -> bool {
+        acc | x
+    }
+    #[inline(always)]
+    fn combine(a: bool, b: bool) -> bool {
+        a | b
+    }
+    #[inline(always)]
+    fn finish(acc: bool) -> bool {
+        acc
+    }
+}
 
 const LANES: usize = 16;
 

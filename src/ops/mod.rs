@@ -25,6 +25,7 @@
 pub mod attention;
 pub mod binary;
 pub mod conv;
+pub(crate) mod func;
 mod layout;
 pub mod nn;
 mod reduce;

@@ -60,7 +60,7 @@ use smallvec::SmallVec;
 use crate::dyn_tensor::Scalar;
 use crate::element::DType;
 use crate::error::{Error, Result};
-use crate::kernels::{BinaryOp, UnaryOp};
+use crate::kernels::{BinaryOp, Func, UnaryOp};
 use crate::ownership::OwnershipSnapshot;
 use crate::promote::OperandDType;
 use crate::shape::Dims;
@@ -187,7 +187,7 @@ impl<'a> OperandDesc<'a> {
     /// The tensor dtype this operand is held in (`None` for scalars).
     fn held(&self) -> Option<DType> {
         match self.kind {
-            Kind::Tensor(d) => d.tensor_dtype().or_else(|| d.held_as()),
+            Kind::Tensor(d) => Some(d.held_as()),
             Kind::Scalar(_) => None,
         }
     }
@@ -209,6 +209,11 @@ pub enum Op {
     Unary(UnaryOp),
     /// `[a, b]`, broadcasting.
     Binary(BinaryOp),
+    /// `[x]` or `[a, b]` (broadcasting): an element-wise function of the
+    /// array API standard; its [`FuncKind`](crate::kernels::FuncKind)
+    /// decides the dtypes (the result may be bool while the operands are
+    /// read as another dtype, [`Plan::compute`]).
+    Func(Func),
     /// `[a, b]`, NumPy's `matmul`.
     Matmul,
     /// `[input, a, b]`: `input + a @ b` (`a`, `b` by NumPy's `matmul`
@@ -266,6 +271,7 @@ impl Op {
         match self {
             Op::Unary(u) => u.name(),
             Op::Binary(b) => b.name(),
+            Op::Func(f) => f.name(),
             Op::Matmul => "matmul",
             Op::Addmm => "addmm",
             Op::Reduce { kind, .. } => match kind {
@@ -290,6 +296,7 @@ impl Op {
     pub fn arity(&self) -> usize {
         match self {
             Op::Binary(_) | Op::Matmul | Op::SetItem { .. } => 2,
+            Op::Func(f) => f.arity(),
             Op::Addmm => 3,
             Op::LayerNorm { gamma, beta, .. } => 1 + usize::from(*gamma) + usize::from(*beta),
             Op::Conv2d { bias, .. } => 2 + usize::from(*bias),
@@ -303,6 +310,7 @@ impl Op {
     pub fn label(&self, i: usize) -> &'static str {
         let params: &[&'static str] = match self {
             Op::Binary(_) | Op::Matmul => return ["the left operand", "the right operand"][i.min(1)],
+            Op::Func(f) if f.arity() == 2 => return ["the left operand", "the right operand"][i.min(1)],
             Op::Attention { .. } => return ["the query", "the key", "the value", "the mask"][i.min(3)],
             Op::SetItem { .. } => return ["the target", "the value"][i.min(1)],
             Op::LayerNorm { gamma, beta, .. } => match (gamma, beta) {
@@ -355,8 +363,11 @@ pub struct Allocation {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     pub op: Op,
-    /// The result's dtype; every tensor operand is read as this dtype.
+    /// The result's dtype.
     pub dtype: DType,
+    /// The dtype every tensor operand is read as: the result's, except
+    /// for functions with a bool result ([`Op::Func`]).
+    pub compute: DType,
     pub shape: Dims,
     /// How each operand was offered.
     pub offers: SmallVec<[Offer; 5]>,
@@ -514,6 +525,16 @@ pub struct Outcome {
 /// Plan `op` over `operands`. See the [module docs](self).
 pub fn plan(op: &Op, operands: &[OperandDesc<'_>]) -> Result<Plan> {
     rules::plan(op, operands, false)
+}
+
+/// The dtype operands of these dtypes (tensors, or weak Python scalars)
+/// promote to, as an element-wise operation decides it (the array API's
+/// `result_type`).
+pub fn result_type(operands: &[OperandDesc<'_>]) -> Result<DType> {
+    rules::common_dtype(&Op::Binary(BinaryOp::Add), operands).map_err(|e| match e {
+        Error::InvalidOperand { reason, .. } => Error::InvalidArgument { op: "result_type", reason },
+        e => e,
+    })
 }
 
 /// Plan `op` in place over operand 0 (its target): the result must keep

@@ -7,7 +7,7 @@ use super::{Allocation, Coverage, Holders, Kind, Offer, Op, OperandDesc, Plan, P
 use crate::dyn_tensor::Scalar;
 use crate::element::DType;
 use crate::error::{Error, Result};
-use crate::kernels::BinaryOp;
+use crate::kernels::{BinaryOp, Func, FuncKind};
 use super::Refusal;
 use smallvec::SmallVec;
 use crate::promote::OperandDType;
@@ -27,6 +27,8 @@ enum Receives {
 /// The signature of one op applied to its operands.
 struct Signature {
     dtype: DType,
+    /// The dtype the operands are read as, when not `dtype`.
+    compute: Option<DType>,
     shape: Dims,
     receives: Receives,
     /// Bytes of scratch needed when the input receives the result.
@@ -43,6 +45,7 @@ impl Signature {
     fn new(dtype: DType, shape: Dims, receives: Receives) -> Self {
         Signature {
             dtype,
+            compute: None,
             shape,
             receives,
             scratch_over_input: 0,
@@ -73,13 +76,12 @@ fn tensor_dtype(op: &Op, d: &OperandDesc<'_>, what: &str) -> Result<DType> {
     })
 }
 
-/// Integers give float64 for float-only ops, as NumPy's ufuncs do.
+/// The float dtype a float-only op gives for `d`: NumPy's ufunc loops
+/// (`d` with float16, the smallest float: float32 for bool and the 8- and
+/// 16-bit integers, as float16 is held in float32, float64 for the wider
+/// ones).
 fn float_result(d: DType) -> DType {
-    if d.is_float() {
-        d
-    } else {
-        DType::F64
-    }
+    OperandDType::promote(d.into(), OperandDType::F16).held_as()
 }
 
 fn float_only(op: &Op, d: DType) -> Result<DType> {
@@ -93,7 +95,7 @@ fn float_only(op: &Op, d: DType) -> Result<DType> {
 /// NumPy's result dtype of the operands: tensors promote by the table;
 /// a weak scalar takes the tensors' dtype, except that a float meets an
 /// integer result as float64 (NEP 50).
-fn common_dtype(op: &Op, operands: &[OperandDesc<'_>]) -> Result<DType> {
+pub(super) fn common_dtype(op: &Op, operands: &[OperandDesc<'_>]) -> Result<DType> {
     let mut tensors = operands.iter().filter_map(|d| match d.kind {
         Kind::Tensor(t) => Some(t),
         Kind::Scalar(_) => None,
@@ -104,27 +106,26 @@ fn common_dtype(op: &Op, operands: &[OperandDesc<'_>]) -> Result<DType> {
             "at least one operand must be a tensor".into(),
         ));
     };
-    let r = tensors.fold(first, OperandDType::promote);
-    let mut d = r.tensor_dtype().or_else(|| r.held_as()).ok_or_else(|| {
-        invalid_operand(op, format!("the result dtype {r} is not supported"))
-    })?;
-    let float_scalar = operands
-        .iter()
-        .any(|o| matches!(o.kind, Kind::Scalar(Scalar::Float(_))));
-    if float_scalar && !d.is_float() {
+    let mut d = tensors.fold(first, OperandDType::promote).held_as();
+    let scalar = |f: fn(&Scalar) -> bool| {
+        operands.iter().any(|o| matches!(&o.kind, Kind::Scalar(s) if f(s)))
+    };
+    if scalar(|s| matches!(s, Scalar::Float(_))) && !d.is_float() {
         d = DType::F64;
+    } else if scalar(|s| matches!(s, Scalar::Int(_))) && d.is_bool() {
+        d = DType::I64;
     }
     Ok(d)
 }
 
 /// A weak scalar must fit the dtype it is converted to (NumPy raises for
-/// `int32_array + 2**40` and for a non-finite float into an integer).
+/// `int8_array + 300` and for a non-finite float into an integer).
 pub fn check_scalar(op: &'static str, s: Scalar, dtype: DType) -> Result<()> {
-    match (s, dtype) {
-        (Scalar::Int(v), DType::I32) if i32::try_from(v).is_err() => {
+    match (s, dtype.int_range()) {
+        (Scalar::Int(v), Some((lo, hi))) if !(lo..=hi).contains(&i128::from(v)) => {
             Err(Error::ScalarOutOfRange { value: v, dtype })
         }
-        (Scalar::Float(v), DType::I32 | DType::I64) if !v.is_finite() => Err(Error::InvalidArgument {
+        (Scalar::Float(v), Some(_)) if !v.is_finite() => Err(Error::InvalidArgument {
             op,
             reason: format!("cannot convert float {v} to an integer"),
         }),
@@ -229,12 +230,46 @@ fn binary_signature(op: &Op, b: BinaryOp, o: &[OperandDesc<'_>], in_place: bool)
     let shape = broadcast_shapes(b.name(), o[0].shape, o[1].shape)?;
     Ok(Signature {
         dtype,
+        compute: None,
         shape,
         receives: Receives::Any,
         scratch_over_input: 0,
         scratch_fresh: 0,
         scratch: 0,
     })
+}
+
+/// An element-wise function's dtypes, from its [`FuncKind`]: the dtype
+/// its operands are read as (NumPy's promotion of them), and the result's.
+fn func_signature(op: &Op, f: Func, o: &[OperandDesc<'_>]) -> Result<Signature> {
+    let common = common_dtype(op, o)?;
+    let refuse = |what: &str| {
+        Err(invalid_operand(op, format!("is not defined for {common} (only for {what})")))
+    };
+    let (compute, dtype) = match f.kind() {
+        FuncKind::FloatMath => (float_result(common), float_result(common)),
+        FuncKind::Numeric if common.is_bool() => return refuse("numbers"),
+        FuncKind::Test | FuncKind::Compare => (common, DType::Bool),
+        FuncKind::Logical => (DType::Bool, DType::Bool),
+        FuncKind::Bitwise if common.is_float() => return refuse("integers and bool"),
+        FuncKind::Shift if !common.is_int() => return refuse("integers"),
+        FuncKind::Numeric | FuncKind::Bitwise | FuncKind::Shift => (common, common),
+    };
+    // A Python number operand is converted to the compute dtype (a
+    // logical function's, bool: any number converts).
+    if compute != DType::Bool {
+        check_scalars(op, o, compute)?;
+    }
+    let shape = match o {
+        [a, b] => broadcast_shapes(f.name(), a.shape, b.shape)?,
+        _ => Dims::from_slice(o[0].shape),
+    };
+    // A test or comparison of bools has a bool result, but its kernels
+    // write a new buffer: no operand receives it.
+    let tests = matches!(f.kind(), FuncKind::Test | FuncKind::Compare);
+    let mut sig = Signature::new(dtype, shape, if tests { Receives::Never } else { Receives::Any });
+    sig.compute = Some(compute);
+    Ok(sig)
 }
 
 fn reduce_signature(
@@ -246,6 +281,8 @@ fn reduce_signature(
 ) -> Result<Signature> {
     let d = tensor_dtype(op, x, "the input")?;
     let dtype = match kind {
+        // NumPy's default integers: uint64 for unsigned, else int64.
+        Reduction::Sum if d.is_unsigned() => DType::U64,
         Reduction::Sum if !d.is_float() => DType::I64,
         Reduction::Mean => float_result(d),
         _ => d,
@@ -273,6 +310,7 @@ fn conv2d_signature(op: &Op, o: &[OperandDesc<'_>], stride: usize, padding: usiz
     let (oh, ow) = g.out_hw();
     Ok(Signature {
         dtype,
+        compute: None,
         shape: Dims::from_slice(&[g.batch, g.out_channels, oh, ow]),
         receives: Receives::Input,
         // One image's column matrix and one image's result.
@@ -342,6 +380,7 @@ fn attention_signature(
     let broadcast_mask = mask && g.mask_batch.is_none();
     Ok(Signature {
         dtype,
+        compute: None,
         shape: g.out.into(),
         receives: Receives::Input,
         scratch_over_input: 0,
@@ -396,6 +435,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
             same(dtype, Receives::Any)
         }
         Op::Binary(b) => binary_signature(op, *b, o, in_place)?,
+        Op::Func(f) => func_signature(op, *f, o)?,
         Op::Matmul | Op::Addmm => product_signature(op, o)?,
         Op::Reduce {
             kind,
@@ -482,6 +522,7 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
     let mut p = Plan {
         op: op.clone(),
         dtype: sig.dtype,
+        compute: sig.compute.unwrap_or(sig.dtype),
         shape: sig.shape,
         offers: o.iter().map(|d| d.offer).collect(),
         casts: SmallVec::new(),
@@ -497,12 +538,12 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
     for (i, d) in o.iter().enumerate() {
         let Some(held) = d.held() else { continue };
         let exempt = matches!(op, Op::Cast { .. }) || (in_place && i == 0);
-        if held != p.dtype && !exempt {
+        if held != p.compute && !exempt {
             p.casts.push(i);
             let n: usize = d.shape.iter().product();
             p.allocations.push(Allocation {
                 purpose: Purpose::Cast(i),
-                bytes: n * p.dtype.size(),
+                bytes: n * p.compute.size(),
             });
         }
     }
@@ -600,7 +641,7 @@ fn plan_gathers(p: &mut Plan, o: &[OperandDesc<'_>]) {
             let n: usize = d.shape.iter().product();
             p.allocations.push(Allocation {
                 purpose: Purpose::Gather(i),
-                bytes: n * p.dtype.size(),
+                bytes: n * p.compute.size(),
             });
         }
     }
@@ -637,10 +678,13 @@ fn choose_target(p: &mut Plan, o: &[OperandDesc<'_>], receives: Receives) {
         let shape_fits = d.shape == p.shape.as_slice() || is_view_op(&p.op);
         let shared_id =
             d.id.is_some() && o.iter().enumerate().any(|(j, e)| j != i && e.id == d.id);
+        // The operands are read as `compute`; the result may be another
+        // dtype (bool), which no operand of another dtype can hold.
+        let result_fits = p.compute == p.dtype;
         let own = role.clone().or_else(|| {
-            if is_cast {
+            if is_cast || !result_fits {
                 Some(Refusal::DType {
-                    operand: held,
+                    operand: if is_cast { held } else { p.compute },
                     result: p.dtype,
                 })
             } else if gathered {
@@ -666,7 +710,7 @@ fn choose_target(p: &mut Plan, o: &[OperandDesc<'_>], receives: Receives) {
                 }
             }
         });
-        let fits = own.is_none() || (cast && role.is_none() && shape_fits);
+        let fits = own.is_none() || (cast && role.is_none() && shape_fits && result_fits);
         let other_used = fits && p.target.is_some();
         if fits && p.target.is_none() {
             p.target = Some(i);

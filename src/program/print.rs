@@ -13,10 +13,17 @@ use crate::plan::{permute_axes, Op};
 /// JAX's short dtype names.
 pub(super) fn short(d: DType) -> &'static str {
     match d {
-        DType::F32 => "f32",
-        DType::F64 => "f64",
+        DType::Bool => "bool",
+        DType::I8 => "i8",
+        DType::I16 => "i16",
         DType::I32 => "i32",
         DType::I64 => "i64",
+        DType::U8 => "u8",
+        DType::U16 => "u16",
+        DType::U32 => "u32",
+        DType::U64 => "u64",
+        DType::F32 => "f32",
+        DType::F64 => "f64",
     }
 }
 
@@ -41,6 +48,7 @@ pub(super) fn py_float(x: f64) -> String {
 
 fn scalar(s: Scalar) -> String {
     match s {
+        Scalar::Bool(b) => if b { "True" } else { "False" }.into(),
         Scalar::Int(i) => i.to_string(),
         Scalar::Float(f) => py_float(f),
     }
@@ -90,7 +98,7 @@ fn tuple<T: ToString>(xs: &[T]) -> String {
 /// The parameters of `op` in brackets (empty when it has none).
 pub(super) fn params(op: &Op, shape_in: &[usize], shape_out: &[usize]) -> String {
     let ps: Vec<String> = match op {
-        Op::Unary(_) | Op::Binary(_) | Op::Matmul | Op::Addmm => vec![],
+        Op::Unary(_) | Op::Binary(_) | Op::Func(_) | Op::Matmul | Op::Addmm => vec![],
         Op::Reduce { axis, keepdims, .. } => vec![
             format!("axis={}", axis.map_or("None".into(), |a| a.to_string())),
             format!("keepdims={}", if *keepdims { "True" } else { "False" }),

@@ -97,6 +97,16 @@ pub(crate) fn warning(plan: &Plan, i: usize, signature: &str, why: &Refusal) -> 
     )
 }
 
+/// The warning for an input of `op`, an operation whose results are
+/// always new buffers (not planned: sorting, sets, searching, linear
+/// algebra), donated but not used.
+#[allow(dead_code)] // see `operands::read_unplanned`
+pub(crate) fn unplanned_warning(op: &str, signature: &str) -> String {
+    format!(
+        "{op}: an input ({signature}) was donated but not used: {op} always writes new buffers; the input is unchanged"
+    )
+}
+
 /// Raise each warning (a warning filter may turn one into an error).
 pub(crate) fn warn_all(py: Python<'_>, messages: Vec<String>) -> PyResult<()> {
     warn_all_at(py, messages, 1)

@@ -162,7 +162,7 @@ pub(crate) fn arange(
     let mut all_int = true;
     for a in &args {
         match interop::scalar_arg(a)? {
-            Some(Scalar::Int(_)) => {}
+            Some(Scalar::Int(_) | Scalar::Bool(_)) => {}
             Some(Scalar::Float(_)) => all_int = false,
             None => {
                 return Err(PyTypeError::new_err(
@@ -196,21 +196,24 @@ macro_rules! unary_fn {
         }
     )*};
 }
-unary_fn!(relu => Relu, neg => Neg, abs => Abs, exp => Exp, log => Log, sqrt => Sqrt, tanh => Tanh, sigmoid => Sigmoid, gelu => Gelu);
+unary_fn!(relu => Relu, neg => Neg, negative => Neg, abs => Abs, exp => Exp, log => Log, sqrt => Sqrt, tanh => Tanh, sigmoid => Sigmoid, gelu => Gelu);
 
 macro_rules! binary_fn {
     ($($name:ident => $op:ident),* $(,)?) => {$(
         #[doc = concat!("`", stringify!($name), "(a, b)`, element-wise with broadcasting and NumPy's promotion (as the operators); either may be `t.donate()`, a number or array-like data.")]
         #[pyfunction]
-        pub(crate) fn $name<'py>(a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>) -> PyResult<PyTensor> {
+        #[pyo3(signature = (x1, x2, /))]
+        pub(crate) fn $name<'py>(x1: &Bound<'py, PyAny>, x2: &Bound<'py, PyAny>) -> PyResult<PyTensor> {
             let what = stringify!($name);
-            let py = a.py();
-            let (a, b) = (super::ownership::require_input(a, what)?, super::ownership::require_input(b, what)?);
+            let py = x1.py();
+            let (a, b) = (super::ownership::require_input(x1, what)?, super::ownership::require_input(x2, what)?);
             call(py, &Op::Binary(crate::BinaryOp::$op), smallvec![a, b])
         }
     )*};
 }
-binary_fn!(maximum => Maximum, minimum => Minimum);
+binary_fn!(
+    maximum => Maximum, minimum => Minimum, add => Add, subtract => Sub, multiply => Mul, divide => Div,
+);
 
 #[pyfunction]
 #[pyo3(signature = (x, axis = None, keepdims = false))]

@@ -28,30 +28,29 @@ pub(crate) fn np_dtype(py: Python<'_>, d: DType) -> Bound<'_, PyArrayDescr> {
     for_dtype!(d, T => numpy::dtype::<T>(py))
 }
 
-const SUPPORTED: &str = "donate supports float32, float64, int32 and int64";
+const SUPPORTED: &str =
+    "donate supports bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32 and float64";
 
 /// The donate dtype a NumPy dtype converts to. `from_python` marks data
 /// that came from Python numbers (lists, scalars): their float64 becomes
-/// the default float32, as in other tensor libraries.
+/// the default float32, as in other tensor libraries. float16 is held in
+/// float32.
 fn dtype_of_descr(d: &Bound<'_, PyArrayDescr>, from_python: bool) -> PyResult<DType> {
     let kind = d.kind();
     let size = d.itemsize();
-    Ok(match (kind, size) {
-        (b'f', 8) if from_python => DType::F32,
-        (b'f', 2 | 4) => DType::F32,
-        (b'f', 8) => DType::F64,
-        (b'i', 4) => DType::I32,
-        (b'i', 1 | 2 | 8) | (b'b', _) | (b'u', 1 | 2 | 4) => DType::I64,
-        (b'O', _) => return Err(PyTypeError::new_err(
+    if from_python && (kind, size) == (b'f', 8) {
+        return Ok(DType::F32);
+    }
+    if let Some(o) = OperandDType::from_numpy(kind, size) {
+        return Ok(o.held_as());
+    }
+    if kind == b'O' {
+        return Err(PyTypeError::new_err(
             "object arrays are not supported; convert with .astype(...) to a numeric dtype first",
-        )),
-        _ => {
-            let name: String = d.str()?.extract()?;
-            return Err(PyTypeError::new_err(format!(
-                "unsupported dtype {name}; {SUPPORTED}"
-            )));
-        }
-    })
+        ));
+    }
+    let name: String = d.str()?.extract()?;
+    Err(PyTypeError::new_err(format!("unsupported dtype {name}; {SUPPORTED}")))
 }
 
 /// A `dtype=` argument: `None`, a donate/NumPy dtype, a scalar type or a
@@ -71,7 +70,7 @@ pub(crate) fn dtype_arg(py: Python<'_>, obj: Option<&Bound<'_, PyAny>>) -> PyRes
             obj.repr().map(|r| r.to_string()).unwrap_or_default()
         ))
     })?;
-    for d in [DType::F32, DType::F64, DType::I32, DType::I64] {
+    for d in DType::ALL {
         if descr.is_equiv_to(&np_dtype(py, d)) {
             return Ok(Some(d));
         }
@@ -121,7 +120,7 @@ pub(crate) fn shape_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
 /// scalars are not weak: they convert like 0-d arrays.
 pub(crate) fn scalar_arg(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
     if obj.is_instance_of::<PyBool>() {
-        return Ok(Some(Scalar::Int(i64::from(obj.extract::<bool>()?))));
+        return Ok(Some(Scalar::Bool(obj.extract::<bool>()?)));
     }
     if obj.is_instance_of::<PyInt>() {
         return obj
@@ -147,9 +146,8 @@ pub(crate) fn is_numpy(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<bool>
 
 /// A new tensor with a copy of `obj`'s data: a NumPy array or scalar, any
 /// object with the buffer protocol or `__array__`, nested lists or Python
-/// numbers. `dtype` converts; without it NumPy's dtype is kept (float16 →
-/// float32, small and unsigned ints → int64) and Python floats become
-/// float32.
+/// numbers. `dtype` converts; without it NumPy's dtype is kept (float16
+/// becomes float32) and Python floats become float32.
 pub(crate) fn to_tensor(
     py: Python<'_>,
     obj: &Bound<'_, PyAny>,
@@ -206,8 +204,8 @@ pub(crate) fn to_tensor(
 
 /// An operand given as data (a NumPy array or scalar, a list): a new
 /// tensor with its values, and the NumPy dtype it had, which type
-/// promotion uses (`float32_tensor + int8_array` is float32, as in NumPy,
-/// though the int8 values are held in an int64 tensor).
+/// promotion uses (`float32_tensor + float16_array` is float32, as in
+/// NumPy, though the float16 values are held in a float32 tensor).
 /// `numpy_like`: whether `obj` is a NumPy array or scalar (the caller has
 /// asked already).
 pub(crate) fn to_operand(

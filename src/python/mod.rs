@@ -30,9 +30,11 @@
 //! ([`crate::plan`]).
 
 mod arena;
+mod array_api;
 mod errors;
 mod buffer_view;
 mod dlpack;
+mod elementwise;
 mod functions;
 mod interop;
 mod jit;
@@ -82,6 +84,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::maximum, m)?)?;
     m.add_function(wrap_pyfunction!(functions::minimum, m)?)?;
     m.add_function(wrap_pyfunction!(functions::neg, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::negative, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::add, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::subtract, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::multiply, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::divide, m)?)?;
     m.add_function(wrap_pyfunction!(functions::abs, m)?)?;
     m.add_function(wrap_pyfunction!(functions::exp, m)?)?;
     m.add_function(wrap_pyfunction!(functions::log, m)?)?;
@@ -106,6 +113,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(temporary::implicit_donation_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(temporary::implicit_donation_min_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(temporary::temporary_check, m)?)?;
+    elementwise::register(m)?;
+    array_api::register(m)?;
     temporary::learn_temporary_paths(m)?;
     Ok(())
 }

@@ -124,6 +124,39 @@ impl<'py> Input<'py> {
     }
 }
 
+/// The tensors of an operation the planner does not plan, whose results
+/// are always new buffers (sorting, sets, searching, linear algebra):
+/// each input read as it is (another handle on its buffer; the operation
+/// only reads it). An explicitly donated input is not consumed: a
+/// `DonationWarning` says so. A tracer raises `TracerError` (such
+/// operations are not recorded by `donate.jit`).
+#[allow(dead_code)] // the first callers (sorting, sets, linear algebra) come next
+pub(crate) fn read_unplanned(py: Python<'_>, op: &str, inputs: &[Input<'_>]) -> PyResult<Vec<DynTensor>> {
+    let mut out = Vec::with_capacity(inputs.len());
+    let mut warnings = Vec::new();
+    for i in inputs {
+        if i.offer == Offer::Donated {
+            warnings.push(super::errors::unplanned_warning(op, &i.signature()));
+        }
+        out.push(match &i.src {
+            Source::Tensor(t) => read(py, t.get())?,
+            Source::Temp(t, _) => t.clone(),
+            Source::Scalar(s) => DynTensor::full(
+                match s {
+                    Scalar::Bool(_) => crate::DType::Bool,
+                    Scalar::Int(_) => crate::DType::I64,
+                    Scalar::Float(_) => crate::DType::F64,
+                },
+                &[],
+                *s,
+            )
+            .py()?,
+        });
+    }
+    super::errors::warn_all(py, warnings)?;
+    Ok(out)
+}
+
 /// The interpreter is released while a thread waits for a slot or a
 /// donor gate (see [`crate::slot`]).
 impl Waiter for Python<'_> {

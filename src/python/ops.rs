@@ -28,6 +28,16 @@ pub(crate) fn dunder(
     Ok(Py::new(py, call(py, op, smallvec![a, b])?)?.into_any())
 }
 
+/// `__pow__`'s third argument: only its absence is supported.
+pub(crate) fn no_modulo(modulo: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    match modulo {
+        Some(m) if !m.is_none() => Err(pyo3::exceptions::PyTypeError::new_err(
+            "pow() with a modulo is not supported for tensors",
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// `sum`/`mean`/`max` over one axis or all.
 pub(crate) fn reduce(
     py: Python<'_>,

@@ -103,6 +103,7 @@ pub(crate) fn require_tensor<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResu
     match input.src {
         Source::Scalar(s) => {
             let dtype = match s {
+                Scalar::Bool(_) => DType::Bool,
                 Scalar::Int(_) => DType::I64,
                 Scalar::Float(_) => DType::F64,
             };

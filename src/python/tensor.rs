@@ -30,6 +30,7 @@ use super::ops::{self, BnArgs};
 use super::ownership::{donated_self, input_from, require_input, self_input, PyDonated};
 use crate::plan::{Coverage, Op, Reduction};
 use crate::slot::Slot;
+use crate::kernels::Func;
 use crate::{BinaryOp, DType, DynTensor, UnaryOp};
 
 /// A tensor whose buffer knows who owns it.
@@ -142,10 +143,17 @@ fn view<'py>(slf: &Bound<'py, PyTensor>, what: &str) -> PyResult<Bound<'py, PyAn
 
 fn format_of(d: DType) -> &'static CStr {
     match d {
-        DType::F32 => c"f",
-        DType::F64 => c"d",
+        DType::Bool => c"?",
+        DType::I8 => c"b",
+        DType::I16 => c"h",
         DType::I32 => c"i",
         DType::I64 => c"q",
+        DType::U8 => c"B",
+        DType::U16 => c"H",
+        DType::U32 => c"I",
+        DType::U64 => c"Q",
+        DType::F32 => c"f",
+        DType::F64 => c"d",
     }
 }
 
@@ -158,7 +166,7 @@ macro_rules! tensor_methods {
         donate: [$($d:ident => $dop:ident),* $(,)?];
         in_place: [$($i:ident => $iop:ident),* $(,)?];
         binary_in_place: [$($bi:ident, $bd:ident => $bop:ident),* $(,)?];
-        operators: [$($f:ident, $r:ident => $fop:ident),* $(,)?];
+        operators: [$($f:ident, $r:ident => $fop:expr),* $(,)?];
         $($rest:tt)*
     ) => {
         #[pymethods]
@@ -198,10 +206,10 @@ macro_rules! tensor_methods {
             )*
             $(
             fn $f(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                ops::dunder(self_input(slf), other, &Op::Binary(BinaryOp::$fop), false)
+                ops::dunder(self_input(slf), other, &$fop, false)
             }
             fn $r(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                ops::dunder(self_input(slf), other, &Op::Binary(BinaryOp::$fop), true)
+                ops::dunder(self_input(slf), other, &$fop, true)
             }
             )*
             $($rest)*
@@ -234,8 +242,12 @@ tensor_methods! {
         div_, __itruediv__ => Div,
     ];
     operators: [
-        __add__, __radd__ => Add, __sub__, __rsub__ => Sub, __mul__, __rmul__ => Mul,
-        __truediv__, __rtruediv__ => Div,
+        __add__, __radd__ => Op::Binary(BinaryOp::Add), __sub__, __rsub__ => Op::Binary(BinaryOp::Sub),
+        __mul__, __rmul__ => Op::Binary(BinaryOp::Mul), __truediv__, __rtruediv__ => Op::Binary(BinaryOp::Div),
+        __floordiv__, __rfloordiv__ => Op::Func(Func::FloorDivide), __mod__, __rmod__ => Op::Func(Func::Remainder),
+        __and__, __rand__ => Op::Func(Func::BitwiseAnd), __or__, __ror__ => Op::Func(Func::BitwiseOr),
+        __xor__, __rxor__ => Op::Func(Func::BitwiseXor), __lshift__, __rlshift__ => Op::Func(Func::BitwiseLeftShift),
+        __rshift__, __rrshift__ => Op::Func(Func::BitwiseRightShift),
     ];
 
     #[new]
@@ -542,6 +554,37 @@ tensor_methods! {
     }
     fn __rmatmul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         ops::dunder(self_input(slf), other, &Op::Matmul, true)
+    }
+    /// `self ** other` (`modulo` is not supported).
+    fn __pow__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        ops::no_modulo(modulo)?;
+        ops::dunder(self_input(slf), other, &Op::Func(Func::Pow), false)
+    }
+    fn __rpow__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        ops::no_modulo(modulo)?;
+        ops::dunder(self_input(slf), other, &Op::Func(Func::Pow), true)
+    }
+    /// Element-wise comparisons (bool tensors), as NumPy's.
+    fn __eq__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::dunder(self_input(slf), other, &Op::Func(Func::Equal), false)
+    }
+    fn __ne__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::dunder(self_input(slf), other, &Op::Func(Func::NotEqual), false)
+    }
+    fn __lt__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::dunder(self_input(slf), other, &Op::Func(Func::Less), false)
+    }
+    fn __le__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::dunder(self_input(slf), other, &Op::Func(Func::LessEqual), false)
+    }
+    fn __gt__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::dunder(self_input(slf), other, &Op::Func(Func::Greater), false)
+    }
+    fn __ge__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::dunder(self_input(slf), other, &Op::Func(Func::GreaterEqual), false)
+    }
+    fn __invert__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        call(slf.py(), &Op::Func(Func::BitwiseInvert), smallvec![self_input(slf)])
     }
     fn __neg__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
         call(slf.py(), &Op::Unary(UnaryOp::Neg), smallvec![self_input(slf)])

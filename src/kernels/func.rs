@@ -1,0 +1,647 @@
+//! The array API standard's element-wise functions beyond the hot
+//! [`UnaryOp`](super::UnaryOp)s and [`BinaryOp`](super::BinaryOp)s:
+//! trigonometry, rounding, comparisons, logical and bitwise operations,
+//! and the tests (`isnan`, …) whose result is bool.
+//!
+//! Each function is a closure over one element, applied by the generic
+//! loops below; the compiler inlines it and vectorises what it can for
+//! the baseline instruction set. These functions are not multi-versioned
+//! per instruction set as the hot ops are (`super::isa`): one copy each
+//! keeps the build small, and most of them call the C library per element
+//! anyway (`sin`, `atan2`, …).
+//!
+//! Which functions a dtype has, and the dtype of the result, is decided
+//! by the planner from [`Func::kind`]; the kernels here only compute.
+//! Integer arithmetic wraps and an integer division by zero gives 0, as
+//! NumPy's does (it warns).
+
+// The tables below list the enum's variants (a glob keeps them readable),
+// and exact float comparisons are these functions' definitions.
+#![allow(clippy::enum_glob_use, clippy::float_cmp)]
+
+use std::mem::MaybeUninit;
+
+use super::elementwise::Side;
+use crate::element::Element;
+
+/// An element-wise function of the array API standard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Func {
+    // one operand, float math
+    Acos,
+    Acosh,
+    Asin,
+    Asinh,
+    Atan,
+    Atanh,
+    Cos,
+    Cosh,
+    Sin,
+    Sinh,
+    Tan,
+    Expm1,
+    Log1p,
+    Log2,
+    Log10,
+    Reciprocal,
+    // one operand, numeric, same dtype
+    Ceil,
+    Floor,
+    Round,
+    Trunc,
+    Sign,
+    Square,
+    Positive,
+    // one operand, bool result
+    IsNan,
+    IsInf,
+    IsFinite,
+    Signbit,
+    // logical and bitwise
+    LogicalNot,
+    BitwiseInvert,
+    // two operands, float math
+    Atan2,
+    Copysign,
+    Hypot,
+    Logaddexp,
+    Nextafter,
+    // two operands, numeric
+    FloorDivide,
+    Remainder,
+    Pow,
+    // two operands, bool result
+    Equal,
+    NotEqual,
+    Less,
+    LessEqual,
+    Greater,
+    GreaterEqual,
+    LogicalAnd,
+    LogicalOr,
+    LogicalXor,
+    BitwiseAnd,
+    BitwiseOr,
+    BitwiseXor,
+    BitwiseLeftShift,
+    BitwiseRightShift,
+}
+
+/// How a function's dtypes are decided (by the planner).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FuncKind {
+    /// Floating-point math: integers and bool are promoted to a float
+    /// (NumPy's ufunc loops), the result has the operands' float dtype.
+    FloatMath,
+    /// Real numbers, not bool; the result has the operands' dtype.
+    Numeric,
+    /// Any dtype; the result is bool.
+    Test,
+    /// Any dtypes, promoted together; the result is bool.
+    Compare,
+    /// Operands converted to bool; the result is bool.
+    Logical,
+    /// Integers or bool; the result has the operands' dtype.
+    Bitwise,
+    /// Integers only; the result has the operands' dtype.
+    Shift,
+}
+
+impl Func {
+    /// Every function.
+    pub const ALL: [Func; 51] = {
+        use Func::*;
+        [
+            Acos, Acosh, Asin, Asinh, Atan, Atanh, Cos, Cosh, Sin, Sinh, Tan, Expm1, Log1p, Log2, Log10, Reciprocal,
+            Ceil, Floor, Round, Trunc, Sign, Square, Positive, IsNan, IsInf, IsFinite, Signbit, LogicalNot,
+            BitwiseInvert, Atan2, Copysign, Hypot, Logaddexp, Nextafter, FloorDivide, Remainder, Pow, Equal,
+            NotEqual, Less, LessEqual, Greater, GreaterEqual, LogicalAnd, LogicalOr, LogicalXor, BitwiseAnd,
+            BitwiseOr, BitwiseXor, BitwiseLeftShift, BitwiseRightShift,
+        ]
+    };
+
+    /// The number of operands.
+    pub const fn arity(self) -> usize {
+        use Func::*;
+        match self {
+            Atan2 | Copysign | Hypot | Logaddexp | Nextafter | FloorDivide | Remainder | Pow | Equal
+            | NotEqual | Less | LessEqual | Greater | GreaterEqual | LogicalAnd | LogicalOr | LogicalXor
+            | BitwiseAnd | BitwiseOr | BitwiseXor | BitwiseLeftShift | BitwiseRightShift => 2,
+            _ => 1,
+        }
+    }
+
+    /// How the dtypes are decided.
+    pub const fn kind(self) -> FuncKind {
+        use Func::*;
+        match self {
+            Acos | Acosh | Asin | Asinh | Atan | Atanh | Cos | Cosh | Sin | Sinh | Tan | Expm1 | Log1p
+            | Log2 | Log10 | Reciprocal | Atan2 | Copysign | Hypot | Logaddexp | Nextafter => {
+                FuncKind::FloatMath
+            }
+            Ceil | Floor | Round | Trunc | Sign | Square | Positive | FloorDivide | Remainder | Pow => {
+                FuncKind::Numeric
+            }
+            IsNan | IsInf | IsFinite | Signbit => FuncKind::Test,
+            Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual => FuncKind::Compare,
+            LogicalNot | LogicalAnd | LogicalOr | LogicalXor => FuncKind::Logical,
+            BitwiseInvert | BitwiseAnd | BitwiseOr | BitwiseXor => FuncKind::Bitwise,
+            BitwiseLeftShift | BitwiseRightShift => FuncKind::Shift,
+        }
+    }
+
+    /// Is the result bool whatever the operands' dtype?
+    pub const fn bool_result(self) -> bool {
+        matches!(self.kind(), FuncKind::Test | FuncKind::Compare | FuncKind::Logical)
+    }
+
+    /// The array API's name.
+    pub const fn name(self) -> &'static str {
+        use Func::*;
+        match self {
+            Acos => "acos",
+            Acosh => "acosh",
+            Asin => "asin",
+            Asinh => "asinh",
+            Atan => "atan",
+            Atanh => "atanh",
+            Cos => "cos",
+            Cosh => "cosh",
+            Sin => "sin",
+            Sinh => "sinh",
+            Tan => "tan",
+            Expm1 => "expm1",
+            Log1p => "log1p",
+            Log2 => "log2",
+            Log10 => "log10",
+            Reciprocal => "reciprocal",
+            Ceil => "ceil",
+            Floor => "floor",
+            Round => "round",
+            Trunc => "trunc",
+            Sign => "sign",
+            Square => "square",
+            Positive => "positive",
+            IsNan => "isnan",
+            IsInf => "isinf",
+            IsFinite => "isfinite",
+            Signbit => "signbit",
+            LogicalNot => "logical_not",
+            BitwiseInvert => "bitwise_invert",
+            Atan2 => "atan2",
+            Copysign => "copysign",
+            Hypot => "hypot",
+            Logaddexp => "logaddexp",
+            Nextafter => "nextafter",
+            FloorDivide => "floor_divide",
+            Remainder => "remainder",
+            Pow => "pow",
+            Equal => "equal",
+            NotEqual => "not_equal",
+            Less => "less",
+            LessEqual => "less_equal",
+            Greater => "greater",
+            GreaterEqual => "greater_equal",
+            LogicalAnd => "logical_and",
+            LogicalOr => "logical_or",
+            LogicalXor => "logical_xor",
+            BitwiseAnd => "bitwise_and",
+            BitwiseOr => "bitwise_or",
+            BitwiseXor => "bitwise_xor",
+            BitwiseLeftShift => "bitwise_left_shift",
+            BitwiseRightShift => "bitwise_right_shift",
+        }
+    }
+}
+
+/// Element types with the functions of [`Func`]. A function the planner
+/// never gives a type (a float function of an integer, which it promotes
+/// first) leaves `dst` unwritten and returns `false`.
+pub trait FuncElement: Element {
+    /// `dst[i] = f(src[i])`, a result of this type.
+    fn map_same(f: Func, src: &[Self], dst: &mut [MaybeUninit<Self>]) -> bool;
+    /// `buf[i] = f(buf[i])`.
+    fn map_same_inplace(f: Func, buf: &mut [Self]) -> bool;
+    /// `dst[i] = f(a[i], b[i])`, a result of this type.
+    fn zip_same(f: Func, a: Side<'_, Self>, b: Side<'_, Self>, dst: &mut [MaybeUninit<Self>]) -> bool;
+    /// `a[i] = f(a[i], b[i])`.
+    fn zip_same_lhs(f: Func, a: &mut [Self], b: Side<'_, Self>) -> bool;
+    /// `b[i] = f(a[i], b[i])`.
+    fn zip_same_rhs(f: Func, a: Side<'_, Self>, b: &mut [Self]) -> bool;
+    /// `dst[i] = f(src[i])`, a bool result.
+    fn map_test(f: Func, src: &[Self], dst: &mut [MaybeUninit<bool>]) -> bool;
+    /// `dst[i] = f(a[i], b[i])`, a bool result.
+    fn zip_test(f: Func, a: Side<'_, Self>, b: Side<'_, Self>, dst: &mut [MaybeUninit<bool>]) -> bool;
+}
+
+// --- loops ------------------------------------------------------------------
+
+#[inline(always)]
+fn map<T: Copy, U>(src: &[T], dst: &mut [MaybeUninit<U>], f: impl Fn(T) -> U) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        d.write(f(*s));
+    }
+}
+
+#[inline(always)]
+fn map_inplace<T: Copy>(buf: &mut [T], f: impl Fn(T) -> T) {
+    for x in buf {
+        *x = f(*x);
+    }
+}
+
+#[inline(always)]
+fn zip<T: Copy, U>(a: Side<'_, T>, b: Side<'_, T>, dst: &mut [MaybeUninit<U>], f: impl Fn(T, T) -> U) {
+    match (a, b) {
+        (Side::Slice(a), Side::Slice(b)) => {
+            for ((d, x), y) in dst.iter_mut().zip(a).zip(b) {
+                d.write(f(*x, *y));
+            }
+        }
+        (Side::Slice(a), Side::Scalar(y)) => map(a, dst, |x| f(x, y)),
+        (Side::Scalar(x), Side::Slice(b)) => map(b, dst, |y| f(x, y)),
+        (Side::Scalar(x), Side::Scalar(y)) => {
+            for d in dst {
+                d.write(f(x, y));
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn zip_lhs<T: Copy>(a: &mut [T], b: Side<'_, T>, f: impl Fn(T, T) -> T) {
+    match b {
+        Side::Slice(b) => {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x = f(*x, *y);
+            }
+        }
+        Side::Scalar(y) => map_inplace(a, |x| f(x, y)),
+    }
+}
+
+#[inline(always)]
+fn zip_rhs<T: Copy>(a: Side<'_, T>, b: &mut [T], f: impl Fn(T, T) -> T) {
+    match a {
+        Side::Slice(a) => {
+            for (y, x) in b.iter_mut().zip(a) {
+                *y = f(*x, *y);
+            }
+        }
+        Side::Scalar(x) => map_inplace(b, |y| f(x, y)),
+    }
+}
+
+/// The trait's seven methods from tables of closures: `unary` (same
+/// dtype), `binary` (same dtype), `test` (bool result of one operand);
+/// comparisons are written once for every type.
+macro_rules! func_element {
+    ($t:ty, unary: [$($u:ident => $uf:expr),* $(,)?], binary: [$($b:ident => $bf:expr),* $(,)?],
+     test: [$($s:ident => $sf:expr),* $(,)?]) => {
+        impl FuncElement for $t {
+            fn map_same(f: Func, src: &[$t], dst: &mut [MaybeUninit<$t>]) -> bool {
+                match f {
+                    $(Func::$u => map(src, dst, $uf),)*
+                    _ => return false,
+                }
+                true
+            }
+            fn map_same_inplace(f: Func, buf: &mut [$t]) -> bool {
+                match f {
+                    $(Func::$u => map_inplace(buf, $uf),)*
+                    _ => return false,
+                }
+                true
+            }
+            fn zip_same(f: Func, a: Side<'_, $t>, b: Side<'_, $t>, dst: &mut [MaybeUninit<$t>]) -> bool {
+                match f {
+                    $(Func::$b => zip(a, b, dst, $bf),)*
+                    _ => return false,
+                }
+                true
+            }
+            fn zip_same_lhs(f: Func, a: &mut [$t], b: Side<'_, $t>) -> bool {
+                match f {
+                    $(Func::$b => zip_lhs(a, b, $bf),)*
+                    _ => return false,
+                }
+                true
+            }
+            fn zip_same_rhs(f: Func, a: Side<'_, $t>, b: &mut [$t]) -> bool {
+                match f {
+                    $(Func::$b => zip_rhs(a, b, $bf),)*
+                    _ => return false,
+                }
+                true
+            }
+            fn map_test(f: Func, src: &[$t], dst: &mut [MaybeUninit<bool>]) -> bool {
+                match f {
+                    $(Func::$s => map(src, dst, $sf),)*
+                    _ => return false,
+                }
+                true
+            }
+            #[allow(clippy::float_cmp)] // element-wise equality is the function
+            fn zip_test(f: Func, a: Side<'_, $t>, b: Side<'_, $t>, dst: &mut [MaybeUninit<bool>]) -> bool {
+                match f {
+                    Func::Equal => zip(a, b, dst, |x: $t, y: $t| x == y),
+                    Func::NotEqual => zip(a, b, dst, |x: $t, y: $t| x != y),
+                    Func::Less => zip(a, b, dst, |x: $t, y: $t| x < y),
+                    Func::LessEqual => zip(a, b, dst, |x: $t, y: $t| x <= y),
+                    Func::Greater => zip(a, b, dst, |x: $t, y: $t| x > y),
+                    Func::GreaterEqual => zip(a, b, dst, |x: $t, y: $t| x >= y),
+                    _ => return false,
+                }
+                true
+            }
+        }
+    };
+}
+
+// --- floats -----------------------------------------------------------------
+
+/// NumPy's `floor_divide` of floats (`npy_divmod`): the floor of the exact
+/// quotient, not of the rounded one.
+macro_rules! float_divmod {
+    ($t:ty, $div:ident, $rem:ident, $logaddexp:ident) => {
+        #[inline(always)]
+        fn $div(a: $t, b: $t) -> $t {
+            // A zero or infinite operand: the floor of the quotient (the
+            // standard's special cases: `inf // 2` is inf, `1 // -inf`
+            // is -0), which the exact path below would turn into NaN.
+            if b == 0.0 || !a.is_finite() || !b.is_finite() {
+                return (a / b).floor();
+            }
+            let m = a % b;
+            let mut div = (a - m) / b;
+            if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+                div -= 1.0;
+            }
+            if div == 0.0 {
+                return (0.0 as $t).copysign(a / b);
+            }
+            let fl = div.floor();
+            if div - fl > 0.5 {
+                fl + 1.0
+            } else {
+                fl
+            }
+        }
+
+        /// NumPy's `remainder` of floats: the sign of the divisor.
+        #[inline(always)]
+        fn $rem(a: $t, b: $t) -> $t {
+            if b == 0.0 {
+                return <$t>::NAN;
+            }
+            let m = a % b;
+            if m == 0.0 {
+                (0.0 as $t).copysign(b)
+            } else if (b < 0.0) != (m < 0.0) {
+                m + b
+            } else {
+                m
+            }
+        }
+
+        /// `log(exp(a) + exp(b))` without overflow.
+        #[inline(always)]
+        fn $logaddexp(a: $t, b: $t) -> $t {
+            if a == b {
+                // Also the infinities of one sign.
+                return a + std::f64::consts::LN_2 as $t;
+            }
+            let d = a - b;
+            if d > 0.0 {
+                a + (-d).exp().ln_1p()
+            } else if d <= 0.0 {
+                b + d.exp().ln_1p()
+            } else {
+                d // NaN
+            }
+        }
+    };
+}
+float_divmod!(f32, floor_div_f32, rem_f32, logaddexp_f32);
+float_divmod!(f64, floor_div_f64, rem_f64, logaddexp_f64);
+
+macro_rules! float_funcs {
+    ($t:ty, $div:ident, $rem:ident, $logaddexp:ident) => {
+        func_element!($t,
+            unary: [
+                Acos => |x: $t| x.acos(), Acosh => |x: $t| x.acosh(), Asin => |x: $t| x.asin(),
+                Asinh => |x: $t| x.asinh(), Atan => |x: $t| x.atan(), Atanh => |x: $t| x.atanh(),
+                Cos => |x: $t| x.cos(), Cosh => |x: $t| x.cosh(), Sin => |x: $t| x.sin(),
+                Sinh => |x: $t| x.sinh(), Tan => |x: $t| x.tan(), Expm1 => |x: $t| x.exp_m1(),
+                Log1p => |x: $t| x.ln_1p(), Log2 => |x: $t| x.log2(), Log10 => |x: $t| x.log10(),
+                Reciprocal => |x: $t| 1.0 / x,
+                Ceil => |x: $t| x.ceil(), Floor => |x: $t| x.floor(),
+                Round => |x: $t| x.round_ties_even(), Trunc => |x: $t| x.trunc(),
+                Sign => |x: $t| if x > 0.0 { 1.0 } else if x < 0.0 { -1.0 } else if x.is_nan() { x } else { 0.0 },
+                Square => |x: $t| x * x, Positive => |x: $t| x,
+            ],
+            binary: [
+                Atan2 => |a: $t, b: $t| a.atan2(b), Copysign => |a: $t, b: $t| a.copysign(b),
+                Hypot => |a: $t, b: $t| a.hypot(b), Logaddexp => $logaddexp,
+                Nextafter => |a: $t, b: $t| {
+                    if a.is_nan() || b.is_nan() {
+                        <$t>::NAN
+                    } else if a == b {
+                        b
+                    } else if a < b {
+                        a.next_up()
+                    } else {
+                        a.next_down()
+                    }
+                },
+                FloorDivide => $div, Remainder => $rem, Pow => |a: $t, b: $t| a.powf(b),
+            ],
+            test: [
+                IsNan => |x: $t| x.is_nan(), IsInf => |x: $t| x.is_infinite(),
+                IsFinite => |x: $t| x.is_finite(), Signbit => |x: $t| x.is_sign_negative(),
+            ]
+        );
+    };
+}
+float_funcs!(f32, floor_div_f32, rem_f32, logaddexp_f32);
+float_funcs!(f64, floor_div_f64, rem_f64, logaddexp_f64);
+
+// --- integers ---------------------------------------------------------------
+
+/// Integer `pow` by squaring, wrapping; a negative exponent gives the
+/// integer part of the reciprocal (1 for a base of 1, ±1 for -1, else 0;
+/// NumPy raises instead, the array API leaves it unspecified).
+macro_rules! int_pow {
+    ($name:ident, $t:ty) => {
+        #[inline]
+        #[allow(unused_comparisons)] // also instantiated for unsigned types
+        fn $name(base: $t, exp: $t) -> $t {
+            if exp < 0 {
+                return match base.to_i128() {
+                    1 => 1,
+                    -1 if exp.to_i128() % 2 == 0 => 1,
+                    -1 => base,
+                    _ => 0,
+                };
+            }
+            let (mut acc, mut b, mut e): ($t, $t, u128) = (1, base, exp.to_i128() as u128);
+            while e > 0 {
+                if e & 1 == 1 {
+                    acc = acc.wrapping_mul(b);
+                }
+                b = b.wrapping_mul(b);
+                e >>= 1;
+            }
+            acc
+        }
+    };
+}
+
+macro_rules! int_funcs {
+    ($t:ty, $pow:ident, signed: $signed:expr) => {
+        int_pow!($pow, $t);
+        func_element!($t,
+            unary: [
+                Ceil => |x: $t| x, Floor => |x: $t| x, Round => |x: $t| x, Trunc => |x: $t| x,
+                Sign => |x: $t| <$t>::from(x > 0) - <$t>::from($signed && x.to_i128() < 0) ,
+                Square => |x: $t| x.wrapping_mul(x), Positive => |x: $t| x,
+                BitwiseInvert => |x: $t| !x,
+            ],
+            binary: [
+                // Python's floor division and modulo (NumPy's), 0 for a zero divisor.
+                FloorDivide => |a: $t, b: $t| {
+                    if b == 0 {
+                        return 0;
+                    }
+                    let q = a.wrapping_div(b);
+                    if $signed && a.wrapping_rem(b) != 0 && ((a.to_i128() < 0) != (b.to_i128() < 0)) {
+                        q.wrapping_sub(1)
+                    } else {
+                        q
+                    }
+                },
+                Remainder => |a: $t, b: $t| {
+                    if b == 0 {
+                        return 0;
+                    }
+                    let r = a.wrapping_rem(b);
+                    if $signed && r != 0 && ((r.to_i128() < 0) != (b.to_i128() < 0)) {
+                        r.wrapping_add(b)
+                    } else {
+                        r
+                    }
+                },
+                Pow => $pow,
+                BitwiseAnd => |a: $t, b: $t| a & b, BitwiseOr => |a: $t, b: $t| a | b,
+                BitwiseXor => |a: $t, b: $t| a ^ b,
+                // NumPy: a shift by the width or more gives 0 (-1 shifting a
+                // negative number right); so does a negative shift left.
+                BitwiseLeftShift => |a: $t, b: $t| {
+                    let s = b.to_i128();
+                    if (0..i128::from(<$t>::BITS)).contains(&s) { a << s } else { 0 }
+                },
+                BitwiseRightShift => |a: $t, b: $t| {
+                    let s = b.to_i128();
+                    if (0..i128::from(<$t>::BITS)).contains(&s) {
+                        a >> s
+                    } else if a.to_i128() < 0 {
+                        !0
+                    } else {
+                        0
+                    }
+                },
+            ],
+            test: [
+                IsNan => |_: $t| false, IsInf => |_: $t| false, IsFinite => |_: $t| true,
+                Signbit => |x: $t| x.to_i128() < 0,
+            ]
+        );
+    };
+}
+int_funcs!(i8, pow_i8, signed: true);
+int_funcs!(i16, pow_i16, signed: true);
+int_funcs!(i32, pow_i32, signed: true);
+int_funcs!(i64, pow_i64, signed: true);
+int_funcs!(u8, pow_u8, signed: false);
+int_funcs!(u16, pow_u16, signed: false);
+int_funcs!(u32, pow_u32, signed: false);
+int_funcs!(u64, pow_u64, signed: false);
+
+// --- bool -------------------------------------------------------------------
+
+func_element!(bool,
+    unary: [LogicalNot => |x: bool| !x, BitwiseInvert => |x: bool| !x],
+    binary: [
+        LogicalAnd => |a: bool, b: bool| a & b, LogicalOr => |a: bool, b: bool| a | b,
+        LogicalXor => |a: bool, b: bool| a ^ b, BitwiseAnd => |a: bool, b: bool| a & b,
+        BitwiseOr => |a: bool, b: bool| a | b, BitwiseXor => |a: bool, b: bool| a ^ b,
+    ],
+    test: [
+        IsNan => |_: bool| false, IsInf => |_: bool| false, IsFinite => |_: bool| true,
+        Signbit => |_: bool| false,
+    ]
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn un<T: FuncElement>(f: Func, x: T) -> T {
+        let mut d = [MaybeUninit::uninit()];
+        assert!(T::map_same(f, &[x], &mut d));
+        let mut b = [x];
+        assert!(T::map_same_inplace(f, &mut b));
+        b[0]
+    }
+
+    fn bin<T: FuncElement>(f: Func, a: T, b: T) -> T {
+        let mut x = [a];
+        assert!(T::zip_same_lhs(f, &mut x, Side::Scalar(b)));
+        x[0]
+    }
+
+    #[test]
+    fn integer_division_follows_python() {
+        assert_eq!(bin(Func::FloorDivide, -7_i32, 2), -4);
+        assert_eq!(bin(Func::Remainder, -7_i32, 2), 1);
+        assert_eq!(bin(Func::Remainder, 7_i32, -2), -1);
+        assert_eq!(bin(Func::FloorDivide, 7_u8, 0), 0);
+        assert_eq!(bin(Func::FloorDivide, i64::MIN, -1), i64::MIN);
+    }
+
+    #[test]
+    fn float_division_follows_numpy() {
+        assert_eq!(bin(Func::FloorDivide, -7.0_f64, 2.0), -4.0);
+        assert_eq!(bin(Func::Remainder, -7.0_f64, 2.0), 1.0);
+        assert!(bin(Func::Remainder, 1.0_f32, 0.0).is_nan());
+        assert!(bin(Func::FloorDivide, -0.0_f64, 1.0).is_sign_negative());
+    }
+
+    #[test]
+    fn shifts_past_the_width() {
+        assert_eq!(bin(Func::BitwiseLeftShift, 1_u8, 8), 0);
+        assert_eq!(bin(Func::BitwiseRightShift, -8_i16, 20), -1);
+        assert_eq!(bin(Func::BitwiseRightShift, -8_i16, 2), -2);
+    }
+
+    #[test]
+    fn powers_and_signs() {
+        assert_eq!(bin(Func::Pow, 3_i64, 4), 81);
+        assert_eq!(bin(Func::Pow, 2_u8, 9), 0);
+        assert_eq!(bin(Func::Pow, -1_i32, -3), -1);
+        assert_eq!(un(Func::Sign, -5_i8), -1);
+        assert_eq!(un(Func::Sign, 5_u16), 1);
+        assert_eq!(un(Func::Round, 2.5_f32), 2.0);
+        assert!(un(Func::Sign, f64::NAN).is_nan());
+        assert_eq!(bin(Func::Nextafter, 1.0_f32, 2.0), 1.0 + f32::EPSILON);
+        assert_eq!(bin(Func::Logaddexp, f64::NEG_INFINITY, f64::NEG_INFINITY), f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn unsupported_pairs_report_false() {
+        let mut d = [MaybeUninit::uninit()];
+        assert!(!i32::map_same(Func::Sin, &[1], &mut d));
+        let mut b = [MaybeUninit::uninit()];
+        assert!(!bool::map_same(Func::Square, &[true], &mut b));
+    }
+}
