@@ -120,6 +120,29 @@ case "$MODULE" in
         ;;
 esac
 
+# donate has no complex dtypes (docs/array-api.md): the suite's own switch
+# leaves them out of every strategy.
+if [ "$MODULE" = donate ]; then
+    SKIP_DTYPES=${ARRAY_API_TESTS_SKIP_DTYPES-complex64,complex128}
+else
+    SKIP_DTYPES=${ARRAY_API_TESTS_SKIP_DTYPES-}
+fi
+
+# --- the suite, patched ------------------------------------------------------
+# The suite crashes at import for a namespace without complex dtypes (it
+# takes the max over an empty list of them, a regression of
+# data-apis/array-api-tests#430; donate has no complex dtypes, see
+# docs/array-api.md). The run uses a copy with that one line fixed
+# (scripts/array-api-tests.patch), never the checkout itself.
+PATCHED="$OUT_DIR/suite"
+rm -rf "$PATCHED"
+mkdir -p "$PATCHED"
+cp -r "$SUITE/array_api_tests" "$SUITE/array-api" "$SUITE/conftest.py" "$SUITE/reporting.py" \
+    "$SUITE/pytest.ini" "$SUITE/requirements.txt" "$PATCHED/"
+git apply --directory="$(realpath --relative-to="$(git rev-parse --show-toplevel)" "$PATCHED")" \
+    -p1 scripts/array-api-tests.patch || fail "scripts/array-api-tests.patch does not apply to $SUITE"
+SUITE=$PATCHED
+
 # --- the run ---------------------------------------------------------------
 mkdir -p "$OUT_DIR"
 rm -f "$REPORT" "$FAILURES"
@@ -133,7 +156,7 @@ START=$(date +%s)
 set +e
 (
     cd "$SUITE"
-    PYTHONHASHSEED=0 ARRAY_API_TESTS_MODULE=$MODULE \
+    PYTHONHASHSEED=0 ARRAY_API_TESTS_MODULE=$MODULE ARRAY_API_TESTS_SKIP_DTYPES=$SKIP_DTYPES \
         timeout "$TIMEOUT" "$PYTHON" -c "$RUN_PYTEST" array_api_tests \
         --max-examples 5 \
         --hypothesis-derandomize \
