@@ -148,6 +148,7 @@ pub fn execute(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)
             let ops = typed::<T>(plan, args)?;
             crate::ops::func::run::<T>(plan, *f, ops)
         }),
+        Op::Where | Op::Clip { .. } => select(plan, args),
         Op::Addmm => for_dtype!(plan.dtype, T => {
             let mut it = typed::<T>(plan, args)?.into_iter();
             let x = it.next().ok_or_else(|| internal(plan, "an input"))?;
@@ -220,6 +221,27 @@ pub fn execute(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)
             let m = if *mask { Some(param(it.next()).ok_or_else(|| internal(plan, "a mask"))?) } else { None };
             attention::run_attention::<T>(plan, q, k, v, m).map(wrap::<T>)
         }, Err(internal(plan, "a float-only op"))),
+    }
+}
+
+/// `where` and `clip` (`crate::ops::select`).
+fn select(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
+    match &plan.op {
+        Op::Where => for_dtype!(plan.dtype, T => {
+            let [c, a, b] = args else {
+                return Err(internal(plan, "three operands"));
+            };
+            let c = typed_one::<bool>(plan, 0, c)?;
+            crate::ops::select::run_where::<T>(plan, &c, typed_one(plan, 1, a)?, typed_one(plan, 2, b)?)
+        }),
+        Op::Clip { min, max } => for_dtype!(plan.dtype, T => {
+            let mut it = typed::<T>(plan, args)?.into_iter();
+            let x = it.next().ok_or_else(|| internal(plan, "an input"))?;
+            let lo = if *min { it.next() } else { None };
+            let hi = if *max { it.next() } else { None };
+            crate::ops::select::run_clip::<T>(plan, x, lo.as_ref(), hi.as_ref())
+        }),
+        _ => Err(internal(plan, "not a selection")),
     }
 }
 

@@ -221,6 +221,28 @@ impl Layout {
         Ok(self)
     }
 
+    /// The C-order layout of `shape` read as `out` by NumPy's broadcasting:
+    /// stride 0 along the axes it is repeated on (`shape` broadcasts to
+    /// `out`: checked by the caller's shape rules; an incompatible pair
+    /// is an error here too).
+    pub fn broadcast(shape: &[usize], out: &[usize]) -> Result<Layout> {
+        let c = crate::shape::c_strides(shape);
+        if shape.len() > out.len() {
+            return Err(Error::ShapeMismatch { op: "broadcast", lhs: shape.to_vec(), rhs: out.to_vec() });
+        }
+        let lead = out.len() - shape.len();
+        let mut strides = Strides::from_elem(0, out.len());
+        for (i, (&d, &s)) in shape.iter().zip(&c).enumerate() {
+            let o = out[lead + i];
+            if d == o {
+                strides[lead + i] = isize::try_from(s).unwrap_or(isize::MAX);
+            } else if d != 1 {
+                return Err(Error::ShapeMismatch { op: "broadcast", lhs: shape.to_vec(), rhs: out.to_vec() });
+            }
+        }
+        Layout { shape: Dims::from_slice(out), strides, offset: 0 }.within(shape.iter().product())
+    }
+
     /// Axes permuted: output axis `i` is axis `axes[i]` (already
     /// normalised, a permutation).
     #[must_use]

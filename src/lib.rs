@@ -69,6 +69,8 @@ mod buffer;
 pub mod kernels;
 pub mod tensor;
 pub mod dyn_tensor;
+pub mod creation;
+pub mod manipulation;
 // A tensor shared between a front end's threads: its fair lock and donor
 // gate; `unsafe` for taking over a lock held at a fork.
 #[allow(unsafe_code)]

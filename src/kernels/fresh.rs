@@ -20,6 +20,22 @@ pub(crate) fn filled<T: Element>(n: usize, v: T) -> Result<OwnedBuffer> {
     Ok(unsafe { out.assume_init() })
 }
 
+/// `n` elements from `items`, in order: an error (and no buffer) if it
+/// yields fewer.
+pub(crate) fn from_iter<T: Element>(n: usize, items: impl IntoIterator<Item = T>) -> Result<OwnedBuffer> {
+    let mut out = UninitBuffer::<T>::new(n)?;
+    let mut written = 0;
+    for (d, v) in out.as_uninit_mut().iter_mut().zip(items) {
+        d.write(v);
+        written += 1;
+    }
+    if written != n {
+        return Err(crate::error::Error::LengthMismatch { shape: vec![n], expected: n, found: written });
+    }
+    // SAFETY: `written == n`: the loop wrote every one of the `n` elements.
+    Ok(unsafe { out.assume_init() })
+}
+
 /// A copy of `src`.
 pub(crate) fn copied<T: Element>(src: &[T]) -> Result<OwnedBuffer> {
     let mut out = UninitBuffer::<T>::new(src.len())?;

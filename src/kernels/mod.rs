@@ -32,6 +32,7 @@ mod math;
 pub(crate) mod matmul;
 mod permute;
 pub(crate) mod reduce;
+pub(crate) mod select;
 pub(crate) mod rows;
 pub(crate) mod strided;
 

@@ -29,6 +29,7 @@ pub(crate) mod func;
 mod layout;
 pub mod nn;
 mod reduce;
+pub(crate) mod select;
 pub mod unary;
 
 use crate::buffer::OwnedBuffer;

@@ -252,6 +252,14 @@ pub enum Op {
     /// to the indexed shape and converted to `x`'s dtype, as NumPy's
     /// assignment does); copy-on-write when `x`'s buffer is shared.
     SetItem { index: Vec<crate::layout::Index> },
+    /// `[condition, x1, x2]`, broadcasting: `x1` where the condition
+    /// holds, else `x2`. The condition is read as bool, the values in
+    /// their promoted dtype; the result may be written over `x1` or `x2`.
+    Where,
+    /// `[x, min?, max?]`, broadcasting: `x` clamped to the bounds (NaN in
+    /// any operand gives NaN), in `x`'s dtype; the result may be written
+    /// over `x`.
+    Clip { min: bool, max: bool },
     /// `[x]` converted to `dtype` (always a new buffer).
     Cast { dtype: DType },
     /// `[q, k, v, mask?]`: `softmax(q·kᵀ·scale + mask)·v` over the last two
@@ -288,6 +296,8 @@ impl Op {
             Op::Index { .. } => "__getitem__",
             Op::SetItem { .. } => "__setitem__",
             Op::Cast { .. } => "astype",
+            Op::Where => "where",
+            Op::Clip { .. } => "clip",
             Op::Attention { .. } => "scaled_dot_product_attention",
         }
     }
@@ -297,7 +307,8 @@ impl Op {
         match self {
             Op::Binary(_) | Op::Matmul | Op::SetItem { .. } => 2,
             Op::Func(f) => f.arity(),
-            Op::Addmm => 3,
+            Op::Addmm | Op::Where => 3,
+            Op::Clip { min, max } => 1 + usize::from(*min) + usize::from(*max),
             Op::LayerNorm { gamma, beta, .. } => 1 + usize::from(*gamma) + usize::from(*beta),
             Op::Conv2d { bias, .. } => 2 + usize::from(*bias),
             Op::BatchNorm { gamma, beta, .. } => 3 + usize::from(*gamma) + usize::from(*beta),
@@ -313,6 +324,12 @@ impl Op {
             Op::Func(f) if f.arity() == 2 => return ["the left operand", "the right operand"][i.min(1)],
             Op::Attention { .. } => return ["the query", "the key", "the value", "the mask"][i.min(3)],
             Op::SetItem { .. } => return ["the target", "the value"][i.min(1)],
+            Op::Where => return ["the condition", "the first value", "the second value"][i.min(2)],
+            Op::Clip { min, .. } => match (i, min) {
+                (0, _) => return "the input",
+                (1, true) => return "min",
+                _ => return "max",
+            },
             Op::LayerNorm { gamma, beta, .. } => match (gamma, beta) {
                 (true, true) => &["gamma", "beta"],
                 (true, false) => &["gamma"],

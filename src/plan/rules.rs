@@ -20,6 +20,8 @@ enum Receives {
     Any,
     /// Only the input (operand 0); the others are parameters.
     Input,
+    /// Any operand but the first (`where`'s condition).
+    AfterFirst,
     /// None: the op always writes a new buffer.
     Never,
 }
@@ -340,6 +342,45 @@ fn reshape_signature(op: &Op, shape: &[i64], x: &OperandDesc<'_>) -> Result<Sign
 /// `x[index] = value`: `x`'s dtype and shape; `value` (a tensor or a
 /// number of any dtype, converted as NumPy's assignment converts) must
 /// broadcast to the indexed shape.
+/// Bytes the selection kernels copy an operand into when it is neither
+/// one element nor of the output's shape (broadcast to the output's
+/// shape first), for each operand: `sizes[i]` bytes per element.
+fn broadcast_scratch(o: &[OperandDesc<'_>], out: &[usize], sizes: &[usize]) -> usize {
+    let n: usize = out.iter().product();
+    o.iter()
+        .zip(sizes)
+        .filter(|(d, _)| d.shape != out && d.shape.iter().product::<usize>() != 1)
+        .map(|(_, s)| n.saturating_mul(*s))
+        .sum()
+}
+
+/// `where(condition, x1, x2)`: the values promote together (Python
+/// numbers weak), the condition is any dtype read as bool, the shape is
+/// the three operands' broadcast.
+fn where_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
+    let dtype = common_dtype(op, &o[1..])?;
+    check_scalars(op, &o[1..], dtype)?;
+    let shape = broadcast_shapes("where", o[0].shape, o[1].shape)?;
+    let shape = broadcast_shapes("where", &shape, o[2].shape)?;
+    let mut sig = Signature::new(dtype, shape, Receives::AfterFirst);
+    sig.scratch = broadcast_scratch(o, &sig.shape, &[1, dtype.size(), dtype.size()]);
+    Ok(sig)
+}
+
+/// `clip(x, min, max)`: `x`'s dtype (the bounds are converted to it), the
+/// broadcast shape of the three.
+fn clip_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
+    let dtype = tensor_dtype(op, &o[0], "the input")?;
+    check_scalars(op, &o[1..], dtype)?;
+    let mut shape = Dims::from_slice(o[0].shape);
+    for b in &o[1..] {
+        shape = broadcast_shapes("clip", &shape, b.shape)?;
+    }
+    let mut sig = Signature::new(dtype, shape, Receives::Input);
+    sig.scratch = broadcast_scratch(o, &sig.shape, &[dtype.size(); 3]);
+    Ok(sig)
+}
+
 fn setitem_signature(op: &Op, o: &[OperandDesc<'_>], index: &[crate::layout::Index]) -> Result<Signature> {
     let (x, v) = (&o[0], &o[1]);
     let d = tensor_dtype(op, x, "the target")?;
@@ -496,6 +537,8 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
             tensor_dtype(op, x, "the input")?;
             same(*dtype, Receives::Never)
         }
+        Op::Where => where_signature(op, o)?,
+        Op::Clip { .. } => clip_signature(op, o)?,
         Op::Attention {
             causal,
             scale,
@@ -538,12 +581,15 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
     for (i, d) in o.iter().enumerate() {
         let Some(held) = d.held() else { continue };
         let exempt = matches!(op, Op::Cast { .. }) || (in_place && i == 0);
-        if held != p.compute && !exempt {
+        // `where`'s condition is read as bool, every other operand as the
+        // compute dtype.
+        let read_as = if matches!(op, Op::Where) && i == 0 { DType::Bool } else { p.compute };
+        if held != read_as && !exempt {
             p.casts.push(i);
             let n: usize = d.shape.iter().product();
             p.allocations.push(Allocation {
                 purpose: Purpose::Cast(i),
-                bytes: n * p.compute.size(),
+                bytes: n * read_as.size(),
             });
         }
     }
@@ -671,6 +717,7 @@ fn choose_target(p: &mut Plan, o: &[OperandDesc<'_>], receives: Receives) {
         let role = match receives {
             Receives::Never => Some(Refusal::NewBuffer(name)),
             Receives::Input if i > 0 => Some(Refusal::Parameter(name)),
+            Receives::AfterFirst if i == 0 => Some(Refusal::Parameter(name)),
             _ => None,
         };
         // A reshape's result has another shape by definition: its buffer

@@ -98,7 +98,8 @@ fn tuple<T: ToString>(xs: &[T]) -> String {
 /// The parameters of `op` in brackets (empty when it has none).
 pub(super) fn params(op: &Op, shape_in: &[usize], shape_out: &[usize]) -> String {
     let ps: Vec<String> = match op {
-        Op::Unary(_) | Op::Binary(_) | Op::Func(_) | Op::Matmul | Op::Addmm => vec![],
+        Op::Unary(_) | Op::Binary(_) | Op::Func(_) | Op::Matmul | Op::Addmm | Op::Where => vec![],
+        Op::Clip { min, max } => vec![format!("min={}", if *min { "True" } else { "False" }), format!("max={}", if *max { "True" } else { "False" })],
         Op::Reduce { axis, keepdims, .. } => vec![
             format!("axis={}", axis.map_or("None".into(), |a| a.to_string())),
             format!("keepdims={}", if *keepdims { "True" } else { "False" }),

@@ -36,11 +36,50 @@ macro_rules! func_fns {
 
         /// Add every function to the module.
         pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            m.add_function(wrap_pyfunction!(r#where, m)?)?;
+            m.add_function(wrap_pyfunction!(clip, m)?)?;
             $(m.add_function(wrap_pyfunction!($u, m)?)?;)*
             $(m.add_function(wrap_pyfunction!($b, m)?)?;)*
             Ok(())
         }
     };
+}
+
+/// `x1` where `condition` holds, else `x2`, broadcasting the three (the
+/// condition is read as bool; `x1` and `x2` promote together and may be
+/// Python numbers). A temporary or donated `x1`/`x2` of the result's
+/// shape and dtype receives the result.
+#[pyfunction]
+#[pyo3(name = "where", signature = (condition, x1, x2, /))]
+pub(crate) fn r#where<'py>(
+    condition: &Bound<'py, PyAny>,
+    x1: &Bound<'py, PyAny>,
+    x2: &Bound<'py, PyAny>,
+) -> PyResult<PyTensor> {
+    let ins = smallvec![
+        require_input(condition, "where")?,
+        require_input(x1, "where")?,
+        require_input(x2, "where")?
+    ];
+    call(condition.py(), &Op::Where, ins)
+}
+
+/// `x` clamped to `[min, max]` (either may be `None`, a number or a
+/// tensor broadcasting with `x`), in `x`'s dtype; NaN anywhere gives NaN.
+/// A temporary or donated `x` of the result's shape receives the result.
+#[pyfunction]
+#[pyo3(signature = (x, /, min = None, max = None))]
+pub(crate) fn clip<'py>(
+    x: &Bound<'py, PyAny>,
+    min: Option<&Bound<'py, PyAny>>,
+    max: Option<&Bound<'py, PyAny>>,
+) -> PyResult<PyTensor> {
+    let (min, max) = (min.filter(|m| !m.is_none()), max.filter(|m| !m.is_none()));
+    let mut ins: super::operands::Inputs<'py> = smallvec![require_tensor(x, "clip")?];
+    for b in [min, max].into_iter().flatten() {
+        ins.push(require_input(b, "clip")?);
+    }
+    call(x.py(), &Op::Clip { min: min.is_some(), max: max.is_some() }, ins)
 }
 
 func_fns! {

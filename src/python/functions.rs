@@ -32,13 +32,15 @@ pub(crate) fn tensor(
 /// dtype (unless `copy=True`); otherwise a copy. Foreign memory is always
 /// copied (tensors own their buffers), so `copy=False` then raises.
 #[pyfunction]
-#[pyo3(signature = (obj, dtype = None, copy = None))]
+#[pyo3(signature = (obj, dtype = None, copy = None, *, device = None))]
 pub(crate) fn asarray<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
     dtype: Option<&Bound<'py, PyAny>>,
     copy: Option<bool>,
+    device: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    super::array_api::check_device(device)?;
     let d = dtype_arg(py, dtype)?;
     if let Ok(t) = obj.cast::<PyTensor>() {
         let same_dtype = d.is_none_or(|d| d == t.get().dtype);
@@ -73,14 +75,8 @@ fn nbytes(d: DType, shape: &[usize]) -> usize {
     shape.iter().fold(d.size(), |n, &x| n.saturating_mul(x))
 }
 
-fn filled(
-    py: Python<'_>,
-    shape: &Bound<'_, PyAny>,
-    value: Scalar,
-    dtype: Option<&Bound<'_, PyAny>>,
-) -> PyResult<PyTensor> {
+fn filled(py: Python<'_>, shape: &Bound<'_, PyAny>, value: Scalar, d: DType) -> PyResult<PyTensor> {
     let shape = shape_arg(shape)?;
-    let d = dtype_arg(py, dtype)?.unwrap_or(DType::F32);
     crate::plan::check_scalar("full", value, d).py()?;
     let t = super::arena::detach(py, nbytes(d, &shape), || DynTensor::full(d, &shape, value)).py()?;
     Ok(PyTensor::new(t))
@@ -88,12 +84,14 @@ fn filled(
 
 /// Zeros of `shape` (default dtype float32).
 #[pyfunction]
-#[pyo3(signature = (shape, dtype = None))]
+#[pyo3(signature = (shape, dtype = None, *, device = None))]
 pub(crate) fn zeros(
     py: Python<'_>,
     shape: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    super::array_api::check_device(device)?;
     let shape = shape_arg(shape)?;
     let d = dtype_arg(py, dtype)?.unwrap_or(DType::F32);
     Ok(PyTensor::new(
@@ -103,46 +101,57 @@ pub(crate) fn zeros(
 
 /// Ones of `shape` (default dtype float32).
 #[pyfunction]
-#[pyo3(signature = (shape, dtype = None))]
+#[pyo3(signature = (shape, dtype = None, *, device = None))]
 pub(crate) fn ones(
     py: Python<'_>,
     shape: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
-    filled(py, shape, Scalar::Int(1), dtype)
+    super::array_api::check_device(device)?;
+    filled(py, shape, Scalar::Int(1), dtype_arg(py, dtype)?.unwrap_or(DType::F32))
 }
 
 /// A tensor of `shape` whose contents are unspecified. donate zero-fills it
 /// (never exposing another tensor's old data); fresh pages from the system
 /// are zero anyway.
 #[pyfunction]
-#[pyo3(signature = (shape, dtype = None))]
+#[pyo3(signature = (shape, dtype = None, *, device = None))]
 pub(crate) fn empty(
     py: Python<'_>,
     shape: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
-    zeros(py, shape, dtype)
+    zeros(py, shape, dtype, device)
 }
 
-/// `shape` filled with `value` (default dtype float32).
+/// `shape` filled with `fill_value`; without `dtype`, the value's kind
+/// decides it (bool, int64, or the default float32).
 #[pyfunction]
-#[pyo3(signature = (shape, value, dtype = None))]
+#[pyo3(signature = (shape, fill_value, dtype = None, *, device = None))]
 pub(crate) fn full(
     py: Python<'_>,
     shape: &Bound<'_, PyAny>,
-    value: &Bound<'_, PyAny>,
+    fill_value: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
-    let v = interop::scalar_arg(value)?
-        .ok_or_else(|| PyTypeError::new_err("full: value must be a Python number"))?;
-    filled(py, shape, v, dtype)
+    super::array_api::check_device(device)?;
+    let v = interop::scalar_arg(fill_value)?
+        .ok_or_else(|| PyTypeError::new_err("full: fill_value must be a Python number"))?;
+    let d = dtype_arg(py, dtype)?.unwrap_or(match v {
+        Scalar::Bool(_) => DType::Bool,
+        Scalar::Int(_) => DType::I64,
+        Scalar::Float(_) => DType::F32,
+    });
+    filled(py, shape, v, d)
 }
 
 /// Evenly spaced values in `[start, stop)`, like `numpy.arange`; int64 for
 /// integer arguments, else float32 (or `dtype`).
 #[pyfunction]
-#[pyo3(signature = (start, stop = None, step = None, dtype = None))]
+#[pyo3(signature = (start, stop = None, step = None, dtype = None, *, device = None))]
 #[allow(clippy::similar_names)] // NumPy's argument names: start, stop, step
 pub(crate) fn arange(
     py: Python<'_>,
@@ -150,7 +159,9 @@ pub(crate) fn arange(
     stop: Option<&Bound<'_, PyAny>>,
     step: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    super::array_api::check_device(device)?;
     let d = dtype_arg(py, dtype)?;
     let args: Vec<&Bound<'_, PyAny>> = [Some(start), stop, step].into_iter().flatten().collect();
     // NumPy raises ZeroDivisionError here.

@@ -1,0 +1,86 @@
+//! Creation functions whose values follow a rule: `eye`, `linspace`,
+//! `tril`/`triu`. Each decides its result's shape and dtype here and
+//! writes a new buffer; `tril`/`triu` only read their input.
+
+use crate::dyn_tensor::{each, for_dtype, DynElement, DynTensor};
+use crate::element::{DType, Element};
+use crate::error::{Error, Result};
+use crate::kernels::fresh;
+use crate::tensor::Tensor;
+
+fn tensor<T: DynElement>(n: usize, items: impl IntoIterator<Item = T>, shape: &[usize]) -> Result<DynTensor> {
+    Ok(T::wrap(Tensor::from_buffer(fresh::from_iter(n, items)?, shape)?))
+}
+
+/// `eye(n_rows, n_cols)`: ones on the `k`th diagonal, zeros elsewhere.
+pub fn eye(n_rows: usize, n_cols: usize, k: i64, dtype: DType) -> Result<DynTensor> {
+    let n = crate::shape::checked_numel(&[n_rows, n_cols], dtype.size())?;
+    for_dtype!(dtype, T => {
+        let items = (0..n).map(|p| {
+            let (i, j) = ((p / n_cols.max(1)) as i64, (p % n_cols.max(1)) as i64);
+            if j - i == k { T::ONE } else { T::ZERO }
+        });
+        tensor::<T>(n, items, &[n_rows, n_cols])
+    })
+}
+
+/// `linspace(start, stop, num)`: `num` evenly spaced values of a float
+/// `dtype`, `stop` included when `endpoint` (computed in float64, then
+/// rounded once).
+pub fn linspace(start: f64, stop: f64, num: usize, dtype: DType, endpoint: bool) -> Result<DynTensor> {
+    if !dtype.is_float() {
+        return Err(Error::InvalidArgument {
+            op: "linspace",
+            reason: format!("needs a floating-point dtype, got {dtype}"),
+        });
+    }
+    let intervals = if endpoint { num.saturating_sub(1) } else { num };
+    let spacing = if intervals == 0 { 0.0 } else { (stop - start) / intervals as f64 };
+    for_dtype!(dtype, T => {
+        let items = (0..num).map(|i| {
+            let v = if endpoint && i + 1 == num && num > 1 { stop } else { start + spacing * i as f64 };
+            T::from_f64(v)
+        });
+        tensor::<T>(num, items, &[num])
+    })
+}
+
+/// `tril(x, k)` (`upper` false) or `triu(x, k)`: the last two axes' lower
+/// (upper) triangle from the `k`th diagonal, zeros elsewhere.
+pub fn triangle(x: &DynTensor, k: i64, upper: bool) -> Result<DynTensor> {
+    let shape = x.shape().to_vec();
+    let op = if upper { "triu" } else { "tril" };
+    if shape.len() < 2 {
+        return Err(Error::InvalidArgument { op, reason: format!("needs at least 2 dimensions, got {}", shape.len()) });
+    }
+    let (r, c) = (shape[shape.len() - 2], shape[shape.len() - 1]);
+    let n: usize = shape.iter().product();
+    let x = x.contiguous()?;
+    each!(&x, t => {
+        let d = t.as_slice()?;
+        let items = d.iter().enumerate().map(|(p, &v)| {
+            let q = p % (r * c).max(1);
+            let (i, j) = ((q / c.max(1)) as i64, (q % c.max(1)) as i64);
+            let keep = if upper { j - i >= k } else { j - i <= k };
+            if keep { v } else { Element::ZERO }
+        });
+        tensor(n, items, &shape)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eye_linspace_triangles() {
+        let e = eye(2, 3, 1, DType::I32).unwrap();
+        assert_eq!(e.typed::<i32>("t").unwrap().as_slice().unwrap(), [0, 1, 0, 0, 0, 1]);
+        let l = linspace(0.0, 1.0, 5, DType::F64, true).unwrap();
+        assert_eq!(l.typed::<f64>("t").unwrap().as_slice().unwrap(), [0.0, 0.25, 0.5, 0.75, 1.0]);
+        let m = DynTensor::from(Tensor::from_slice(&[1_i8, 2, 3, 4], &[2, 2]).unwrap());
+        assert_eq!(triangle(&m, 0, false).unwrap().typed::<i8>("t").unwrap().as_slice().unwrap(), [1, 0, 3, 4]);
+        assert_eq!(triangle(&m, 1, true).unwrap().typed::<i8>("t").unwrap().as_slice().unwrap(), [0, 2, 0, 0]);
+        assert!(linspace(0.0, 1.0, 3, DType::I32, true).is_err());
+    }
+}

@@ -1,0 +1,459 @@
+//! The array API's manipulation and indexing functions whose result is a
+//! new buffer: `concat`, `stack`, `broadcast_to`, `tile`, `repeat`,
+//! `roll`, `take`, `take_along_axis`, `meshgrid`; and the shape rules of
+//! the ones that are views (`expand_dims`, `squeeze`, `moveaxis`,
+//! `flip`), which the bindings then run as the planned view operations
+//! (`Reshape`, `Permute`, `Index`).
+//!
+//! Every function here decides its result's shape and dtype (several
+//! operands promote together, by NumPy's table) and reads its inputs
+//! only: the inputs are never written and never donated. Strided inputs
+//! are read through a C-order copy.
+
+use crate::dyn_tensor::{each, for_dtype, DynElement, DynTensor};
+use crate::element::{DType, Element};
+use crate::error::{Error, Result};
+use crate::kernels::fresh;
+use crate::layout::{Index, Layout};
+use crate::shape::{broadcast_shapes, normalize_axis};
+use crate::tensor::Tensor;
+
+fn invalid(op: &'static str, reason: String) -> Error {
+    Error::InvalidArgument { op, reason }
+}
+
+fn axis_of(op: &'static str, axis: isize, ndim: usize) -> Result<usize> {
+    normalize_axis(axis, ndim).map_err(|_| {
+        invalid(op, format!("axis {axis} is out of bounds for {ndim} dimensions"))
+    })
+}
+
+/// The dtype several tensors promote to.
+fn common(op: &'static str, xs: &[&DynTensor]) -> Result<DType> {
+    let first = xs.first().ok_or_else(|| invalid(op, "needs at least one tensor".into()))?;
+    Ok(xs.iter().skip(1).fold(first.dtype(), |d, x| DType::promote(d, x.dtype())))
+}
+
+/// `x` as a C-order tensor of `dtype` (itself when it already is one).
+fn prepared(x: &DynTensor, dtype: DType) -> Result<DynTensor> {
+    let x = if x.dtype() == dtype { x.clone() } else { x.cast(dtype)? };
+    x.contiguous()
+}
+
+fn data<'a, T: DynElement>(x: &'a DynTensor, op: &'static str) -> Result<&'a [T]> {
+    x.typed::<T>(op)?.as_slice()
+}
+
+fn tensor<T: DynElement>(n: usize, items: impl IntoIterator<Item = T>, shape: &[usize]) -> Result<DynTensor> {
+    Ok(T::wrap(Tensor::from_buffer(fresh::from_iter(n, items)?, shape)?))
+}
+
+/// Blocks `(outer, block_k)` of each input, interleaved: output block `o`
+/// is input 0's `o`th block, then input 1's, … (`concat` and `stack`).
+fn interleave(op: &'static str, xs: &[DynTensor], outer: usize, blocks: &[usize], shape: &[usize]) -> Result<DynTensor> {
+    let n: usize = shape.iter().product();
+    for_dtype!(xs[0].dtype(), T => {
+        let ds = xs.iter().map(|x| data::<T>(x, op)).collect::<Result<Vec<_>>>()?;
+        let items = (0..outer).flat_map(|o| {
+            ds.iter().zip(blocks).flat_map(move |(d, &b)| d[o * b..(o + 1) * b].iter().copied())
+        });
+        tensor::<T>(n, items, shape)
+    })
+}
+
+/// `concat(xs, axis)`: joined along `axis` (`None`: each flattened first).
+pub fn concat(xs: &[&DynTensor], axis: Option<isize>) -> Result<DynTensor> {
+    let dtype = common("concat", xs)?;
+    let xs = xs.iter().map(|x| prepared(x, dtype)).collect::<Result<Vec<_>>>()?;
+    let Some(axis) = axis else {
+        let total = xs.iter().map(|x| x.shape().iter().product::<usize>()).sum::<usize>();
+        let blocks: Vec<usize> = xs.iter().map(|x| x.shape().iter().product()).collect();
+        return interleave("concat", &xs, 1, &blocks, &[total]);
+    };
+    let first = xs[0].shape().to_vec();
+    if first.is_empty() {
+        return Err(invalid("concat", "zero-dimensional tensors cannot be concatenated".into()));
+    }
+    let ax = axis_of("concat", axis, first.len())?;
+    let mut len = 0;
+    for x in &xs {
+        let s = x.shape();
+        let same = s.len() == first.len() && s.iter().zip(&first).enumerate().all(|(i, (a, b))| i == ax || a == b);
+        if !same {
+            return Err(Error::ShapeMismatch { op: "concat", lhs: first.clone(), rhs: s.to_vec() });
+        }
+        len += s[ax];
+    }
+    let mut shape = first.clone();
+    shape[ax] = len;
+    let outer: usize = first[..ax].iter().product();
+    let inner: usize = first[ax + 1..].iter().product();
+    let blocks: Vec<usize> = xs.iter().map(|x| x.shape()[ax] * inner).collect();
+    interleave("concat", &xs, outer, &blocks, &shape)
+}
+
+/// `stack(xs, axis)`: tensors of one shape joined along a new axis.
+pub fn stack(xs: &[&DynTensor], axis: isize) -> Result<DynTensor> {
+    let dtype = common("stack", xs)?;
+    let xs = xs.iter().map(|x| prepared(x, dtype)).collect::<Result<Vec<_>>>()?;
+    let first = xs[0].shape().to_vec();
+    if let Some(x) = xs.iter().find(|x| x.shape() != first.as_slice()) {
+        return Err(Error::ShapeMismatch { op: "stack", lhs: first, rhs: x.shape().to_vec() });
+    }
+    let ax = axis_of("stack", axis, first.len() + 1)?;
+    let mut shape = first.clone();
+    shape.insert(ax, xs.len());
+    let outer: usize = first[..ax].iter().product();
+    let inner: usize = first[ax..].iter().product();
+    interleave("stack", &xs, outer, &vec![inner; xs.len()], &shape)
+}
+
+/// `x` read through `layout` (of `x`'s C-order data) into a new buffer
+/// of `shape` (the layout's element count).
+fn gather(x: &DynTensor, layout: &Layout, shape: &[usize]) -> Result<DynTensor> {
+    let x = x.contiguous()?;
+    each!(&x, t => {
+        let buf = fresh::gathered(t.as_slice()?, layout)?;
+        like(t, buf, shape).map(DynTensor::from)
+    })
+}
+
+/// A tensor of `t`'s element type over `buf`.
+fn like<T: Element>(_: &Tensor<T>, buf: crate::buffer::OwnedBuffer, shape: &[usize]) -> Result<Tensor<T>> {
+    Tensor::from_buffer(buf, shape)
+}
+
+/// `broadcast_to(x, shape)`: a copy of `x` repeated to `shape`.
+pub fn broadcast_to(x: &DynTensor, shape: &[usize]) -> Result<DynTensor> {
+    let b = broadcast_shapes("broadcast_to", x.shape(), shape)?;
+    if b.as_slice() != shape {
+        return Err(Error::ShapeMismatch { op: "broadcast_to", lhs: x.shape().to_vec(), rhs: shape.to_vec() });
+    }
+    gather(x, &Layout::broadcast(x.shape(), shape)?, shape)
+}
+
+/// The broadcast shape of several shapes.
+pub fn broadcast_all(shapes: &[&[usize]]) -> Result<Vec<usize>> {
+    let mut out: Vec<usize> = Vec::new();
+    for s in shapes {
+        out = broadcast_shapes("broadcast_arrays", &out, s)?.to_vec();
+    }
+    Ok(out)
+}
+
+/// `tile(x, reps)`: `x` repeated `reps[i]` times along axis `i` (the
+/// shorter of the shape and `reps` padded with leading ones).
+pub fn tile(x: &DynTensor, reps: &[usize]) -> Result<DynTensor> {
+    let nd = x.shape().len().max(reps.len());
+    let pad = |v: &[usize]| -> Vec<usize> { std::iter::repeat_n(1, nd - v.len()).chain(v.iter().copied()).collect() };
+    let (s, r) = (pad(x.shape()), pad(reps));
+    // `x` as [1, s0, 1, s1, …] broadcast to [r0, s0, r1, s1, …]: its C
+    // order is the tiled tensor's.
+    let split: Vec<usize> = s.iter().flat_map(|&d| [1, d]).collect();
+    let wide: Vec<usize> = r.iter().zip(&s).flat_map(|(&k, &d)| [k, d]).collect();
+    let shape: Vec<usize> = r.iter().zip(&s).map(|(k, d)| k * d).collect();
+    gather(x, &Layout::broadcast(&split, &wide)?, &shape)
+}
+
+/// `repeat(x, repeats, axis)`: each element repeated (`repeats` one count
+/// for all, or one per element along `axis`; `axis` `None`: flattened).
+pub fn repeat(x: &DynTensor, repeats: &[usize], axis: Option<isize>) -> Result<DynTensor> {
+    let x = x.contiguous()?;
+    let (shape, ax) = match axis {
+        None => (vec![x.shape().iter().product()], 0),
+        Some(a) => (x.shape().to_vec(), axis_of("repeat", a, x.shape().len())?),
+    };
+    let len = shape[ax];
+    let counts: Vec<usize> = match repeats {
+        [r] => vec![*r; len],
+        r if r.len() == len => r.to_vec(),
+        r => return Err(invalid("repeat", format!("{} repeats for an axis of length {len}", r.len()))),
+    };
+    let outer: usize = shape[..ax].iter().product();
+    let inner: usize = shape[ax + 1..].iter().product();
+    let mut out_shape = shape.clone();
+    out_shape[ax] = counts.iter().sum();
+    let n: usize = out_shape.iter().product();
+    each!(&x, t => {
+        let d = t.as_slice()?;
+        let items = (0..outer).flat_map(|o| {
+            counts.iter().enumerate().flat_map(move |(j, &c)| {
+                let row = &d[(o * len + j) * inner..(o * len + j + 1) * inner];
+                std::iter::repeat_n(row, c).flatten().copied()
+            })
+        });
+        tensor(n, items, &out_shape)
+    })
+}
+
+/// `roll(x, shifts, axes)`: elements shifted along each axis, wrapping
+/// (`axes` empty: over the flattened tensor).
+pub fn roll(x: &DynTensor, shifts: &[i64], axes: &[isize]) -> Result<DynTensor> {
+    let shape = x.shape().to_vec();
+    if axes.is_empty() {
+        let [s] = shifts else {
+            return Err(invalid("roll", "one shift is needed without axes".into()));
+        };
+        let flat = x.contiguous()?.reshape(&[shape.iter().product()])?;
+        return roll(&flat, &[*s], &[0])?.reshape(&shape);
+    }
+    if shifts.len() != axes.len() && shifts.len() != 1 {
+        return Err(invalid("roll", format!("{} shifts for {} axes", shifts.len(), axes.len())));
+    }
+    let mut cur = x.contiguous()?;
+    for (i, &a) in axes.iter().enumerate() {
+        let ax = axis_of("roll", a, shape.len())?;
+        let s = shifts[if shifts.len() == 1 { 0 } else { i }];
+        cur = roll_axis(&cur, s, ax)?;
+    }
+    Ok(cur)
+}
+
+fn roll_axis(x: &DynTensor, shift: i64, ax: usize) -> Result<DynTensor> {
+    let shape = x.shape().to_vec();
+    let len = shape[ax];
+    let outer: usize = shape[..ax].iter().product();
+    let inner: usize = shape[ax + 1..].iter().product();
+    let n = outer * len * inner;
+    let k = if len == 0 { 0 } else { usize::try_from(shift.rem_euclid(len as i64)).unwrap_or(0) };
+    each!(x, t => {
+        let d = t.as_slice()?;
+        let items = (0..outer).flat_map(|o| {
+            (0..len).flat_map(move |j| {
+                let src = (j + len - k) % len;
+                d[(o * len + src) * inner..(o * len + src + 1) * inner].iter().copied()
+            })
+        });
+        tensor(n, items, &shape)
+    })
+}
+
+/// Index values as positions on an axis of `len` (negative ones count from
+/// the end); out of range is an `IndexError`.
+fn positions(indices: &DynTensor, len: usize) -> Result<Vec<usize>> {
+    if indices.dtype().is_float() || indices.dtype().is_bool() {
+        return Err(Error::InvalidIndex { reason: format!("indices must be integers, not {}", indices.dtype()) });
+    }
+    let ix = prepared(indices, DType::I64)?;
+    let v = data::<i64>(&ix, "take")?;
+    v.iter()
+        .map(|&i| {
+            let j = if i < 0 { i + len as i64 } else { i };
+            usize::try_from(j).ok().filter(|&j| j < len).ok_or_else(|| Error::InvalidIndex {
+                reason: format!("index {i} is out of bounds for an axis of length {len}"),
+            })
+        })
+        .collect()
+}
+
+/// `take(x, indices, axis)`: the elements at `indices` (1-D) along `axis`
+/// (`None`: `x` must be 1-D).
+pub fn take(x: &DynTensor, indices: &DynTensor, axis: Option<isize>) -> Result<DynTensor> {
+    let shape = x.shape().to_vec();
+    let ax = match axis {
+        Some(a) => axis_of("take", a, shape.len())?,
+        None if shape.len() == 1 => 0,
+        None => return Err(invalid("take", format!("axis is required for a {}-d tensor", shape.len()))),
+    };
+    if indices.shape().len() != 1 {
+        return Err(invalid("take", format!("indices must be 1-d, got shape {:?}", indices.shape())));
+    }
+    let pos = positions(indices, shape[ax])?;
+    let x = x.contiguous()?;
+    let (len, outer, inner) = (shape[ax], shape[..ax].iter().product::<usize>(), shape[ax + 1..].iter().product::<usize>());
+    let mut out_shape = shape.clone();
+    out_shape[ax] = pos.len();
+    let n: usize = out_shape.iter().product();
+    each!(&x, t => {
+        let d = t.as_slice()?;
+        let pos = &pos;
+        let items = (0..outer).flat_map(move |o| {
+            pos.iter().flat_map(move |&j| d[(o * len + j) * inner..(o * len + j + 1) * inner].iter().copied())
+        });
+        tensor(n, items, &out_shape)
+    })
+}
+
+/// `take_along_axis(x, indices, axis)`: `out[..., i, ...] = x[..., indices[..., i, ...], ...]`;
+/// the other axes of `x` and `indices` broadcast.
+pub fn take_along_axis(x: &DynTensor, indices: &DynTensor, axis: isize) -> Result<DynTensor> {
+    let shape = x.shape().to_vec();
+    let is = indices.shape().to_vec();
+    if is.len() != shape.len() {
+        return Err(invalid("take_along_axis", format!("indices have {} dimensions, x has {}", is.len(), shape.len())));
+    }
+    let ax = axis_of("take_along_axis", axis, shape.len())?;
+    let (mut xs, mut js) = (shape.clone(), is.clone());
+    xs[ax] = 1;
+    js[ax] = 1;
+    let mut out = broadcast_shapes("take_along_axis", &xs, &js)?.to_vec();
+    out[ax] = is[ax];
+    let pos = positions(indices, shape[ax])?;
+    let (xc, ic) = (crate::shape::c_strides(&shape), crate::shape::c_strides(&is));
+    let n: usize = out.iter().product();
+    // The offsets in `x` of every output element, in C order (an odometer
+    // over the output's positions; a broadcast axis reads position 0).
+    let mut offsets = Vec::with_capacity(n);
+    let mut idx = vec![0usize; out.len()];
+    for _ in 0..n {
+        let at = |c: &[usize], s: &[usize], d: usize| if s[d] == 1 { 0 } else { idx[d] * c[d] };
+        let i_off: usize = (0..out.len()).map(|d| at(&ic, &is, d)).sum();
+        let x_off: usize = (0..out.len()).filter(|&d| d != ax).map(|d| at(&xc, &shape, d)).sum();
+        offsets.push(x_off + pos[i_off] * xc[ax]);
+        for d in (0..out.len()).rev() {
+            idx[d] += 1;
+            if idx[d] < out[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    let x = x.contiguous()?;
+    each!(&x, t => {
+        let d = t.as_slice()?;
+        tensor(n, offsets.iter().map(|&o| d[o]), &out)
+    })
+}
+
+/// The shape of `expand_dims(x, axis)`.
+pub fn expand_dims_shape(shape: &[usize], axis: isize) -> Result<Vec<usize>> {
+    let ax = axis_of("expand_dims", axis, shape.len() + 1)?;
+    let mut s = shape.to_vec();
+    s.insert(ax, 1);
+    Ok(s)
+}
+
+/// The shape of `squeeze(x, axes)`: each axis must have length 1.
+pub fn squeeze_shape(shape: &[usize], axes: &[isize]) -> Result<Vec<usize>> {
+    let mut drop = Vec::with_capacity(axes.len());
+    for &a in axes {
+        let ax = axis_of("squeeze", a, shape.len())?;
+        if shape[ax] != 1 {
+            return Err(invalid("squeeze", format!("axis {a} has length {}, not 1", shape[ax])));
+        }
+        if drop.contains(&ax) {
+            return Err(invalid("squeeze", format!("axis {a} is given twice")));
+        }
+        drop.push(ax);
+    }
+    Ok(shape.iter().enumerate().filter(|(i, _)| !drop.contains(i)).map(|(_, &d)| d).collect())
+}
+
+/// The permutation of `moveaxis(x, source, destination)`.
+pub fn moveaxis_perm(ndim: usize, source: &[isize], destination: &[isize]) -> Result<Vec<isize>> {
+    if source.len() != destination.len() {
+        return Err(invalid("moveaxis", "source and destination need the same number of axes".into()));
+    }
+    let src = source.iter().map(|&a| axis_of("moveaxis", a, ndim)).collect::<Result<Vec<_>>>()?;
+    let dst = destination.iter().map(|&a| axis_of("moveaxis", a, ndim)).collect::<Result<Vec<_>>>()?;
+    let unique = |v: &[usize]| v.iter().enumerate().all(|(i, a)| !v[..i].contains(a));
+    if !unique(&src) || !unique(&dst) {
+        return Err(invalid("moveaxis", "repeated axis".into()));
+    }
+    let mut rest = (0..ndim).filter(|a| !src.contains(a));
+    let mut perm = vec![usize::MAX; ndim];
+    for (s, d) in src.iter().zip(&dst) {
+        perm[*d] = *s;
+    }
+    for p in &mut perm {
+        if *p == usize::MAX {
+            *p = rest.next().unwrap_or(0);
+        }
+    }
+    Ok(perm.into_iter().map(|a| a as isize).collect())
+}
+
+/// The basic index of `flip(x, axes)` (`None`: every axis): a reversed
+/// slice on each flipped axis.
+pub fn flip_index(ndim: usize, axes: Option<&[isize]>) -> Result<Vec<Index>> {
+    let flipped: Vec<usize> = match axes {
+        None => (0..ndim).collect(),
+        Some(a) => a.iter().map(|&x| axis_of("flip", x, ndim)).collect::<Result<_>>()?,
+    };
+    Ok((0..ndim)
+        .map(|a| {
+            if flipped.contains(&a) {
+                Index::Slice { start: None, stop: None, step: -1 }
+            } else {
+                Index::Slice { start: None, stop: None, step: 1 }
+            }
+        })
+        .collect())
+}
+
+/// `meshgrid(xs, indexing)`: 1-d tensors spread over a grid (`xy`: the
+/// first two axes swapped, as NumPy's default), each a new buffer.
+pub fn meshgrid(xs: &[&DynTensor], xy: bool) -> Result<Vec<DynTensor>> {
+    if let Some(x) = xs.iter().find(|x| x.shape().len() != 1) {
+        return Err(invalid("meshgrid", format!("needs 1-d tensors, got shape {:?}", x.shape())));
+    }
+    let dtype = common("meshgrid", xs)?;
+    let mut lens: Vec<usize> = xs.iter().map(|x| x.shape()[0]).collect();
+    let swap = xy && xs.len() > 1;
+    if swap {
+        lens.swap(0, 1);
+    }
+    xs.iter()
+        .enumerate()
+        .map(|(i, x)| {
+            let pos = if swap && i < 2 { 1 - i } else { i };
+            let mut s = vec![1; lens.len()];
+            s[pos] = lens[pos];
+            let x = prepared(x, dtype)?.reshape(&s)?;
+            broadcast_to(&x, &lens)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(v: &[i32], shape: &[usize]) -> DynTensor {
+        DynTensor::from(Tensor::from_slice(v, shape).unwrap())
+    }
+
+    fn vals(x: &DynTensor) -> Vec<i32> {
+        x.typed::<i32>("test").unwrap().as_slice().unwrap().to_vec()
+    }
+
+    #[test]
+    fn concat_and_stack_follow_numpy() {
+        let (a, b) = (t(&[1, 2, 3, 4], &[2, 2]), t(&[5, 6], &[1, 2]));
+        let c = concat(&[&a, &b], Some(0)).unwrap();
+        assert_eq!((c.shape().to_vec(), vals(&c)), (vec![3, 2], vec![1, 2, 3, 4, 5, 6]));
+        let s = stack(&[&a, &a], 2).unwrap();
+        assert_eq!((s.shape().to_vec(), vals(&s)), (vec![2, 2, 2], vec![1, 1, 2, 2, 3, 3, 4, 4]));
+    }
+
+    #[test]
+    fn tile_repeat_roll() {
+        let a = t(&[1, 2], &[2]);
+        assert_eq!(vals(&tile(&a, &[2, 2]).unwrap()), [1, 2, 1, 2, 1, 2, 1, 2]);
+        assert_eq!(vals(&repeat(&a, &[2], None).unwrap()), [1, 1, 2, 2]);
+        assert_eq!(vals(&repeat(&a, &[0, 3], Some(0)).unwrap()), [2, 2, 2]);
+        let m = t(&[1, 2, 3, 4, 5, 6], &[2, 3]);
+        assert_eq!(vals(&roll(&m, &[1], &[1]).unwrap()), [3, 1, 2, 6, 4, 5]);
+        assert_eq!(vals(&roll(&m, &[-1], &[]).unwrap()), [2, 3, 4, 5, 6, 1]);
+    }
+
+    #[test]
+    fn take_and_take_along_axis() {
+        let m = t(&[1, 2, 3, 4, 5, 6], &[2, 3]);
+        let i = DynTensor::from(Tensor::from_slice(&[2_i64, -3], &[2]).unwrap());
+        assert_eq!(vals(&take(&m, &i, Some(1)).unwrap()), [3, 1, 6, 4]);
+        let j = DynTensor::from(Tensor::from_slice(&[2_i64, 0, 1, 1], &[2, 2]).unwrap());
+        assert_eq!(vals(&take_along_axis(&m, &j, 1).unwrap()), [3, 1, 5, 5]);
+        let k = DynTensor::from(Tensor::from_slice(&[1_i64, 0, 1], &[1, 3]).unwrap());
+        assert_eq!(vals(&take_along_axis(&m, &k, 0).unwrap()), [4, 2, 6]);
+        assert!(take(&m, &i, None).is_err());
+    }
+
+    #[test]
+    fn shape_rules() {
+        assert_eq!(expand_dims_shape(&[2, 3], -1).unwrap(), [2, 3, 1]);
+        assert_eq!(squeeze_shape(&[1, 3, 1], &[0, -1]).unwrap(), [3]);
+        assert!(squeeze_shape(&[2], &[0]).is_err());
+        assert_eq!(moveaxis_perm(3, &[0], &[-1]).unwrap(), [1, 2, 0]);
+    }
+}

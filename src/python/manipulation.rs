@@ -1,0 +1,298 @@
+//! The array API's manipulation, indexing and creation functions: each
+//! translates its arguments and calls the core (`crate::manipulation`,
+//! `crate::creation`). The views (`expand_dims`, `squeeze`, `moveaxis`,
+//! `flip`, `unstack`) run as planned view operations, so a temporary or
+//! donated input moves into the result as `reshape` does; the others
+//! write new buffers and only read their inputs (`read_unplanned`).
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+use smallvec::smallvec;
+
+use super::array_api::check_device;
+use super::errors::IntoPyResult;
+use super::interop::{dtype_arg, scalar_arg, shape_arg};
+use super::operands::{call, read_unplanned, Input};
+use super::ownership::require_tensor;
+use super::tensor::PyTensor;
+use crate::layout::Index;
+use crate::plan::Op;
+use crate::{creation, manipulation, DType, DynTensor};
+
+/// An int or a sequence of ints (`axis=(0, 1)`).
+fn ints(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<i64>> {
+    if let Ok(i) = obj.extract::<i64>() {
+        return Ok(vec![i]);
+    }
+    obj.extract::<Vec<i64>>()
+        .map_err(|_| PyTypeError::new_err(format!("{what} must be an int or a tuple of ints")))
+}
+
+fn axes(v: &[i64]) -> Vec<isize> {
+    v.iter().map(|&a| isize::try_from(a).unwrap_or(isize::MAX)).collect()
+}
+
+/// The tensors of a sequence argument (`concat([a, b])`), read.
+fn read_seq(py: Python<'_>, op: &str, seq: &Bound<'_, PyAny>) -> PyResult<Vec<DynTensor>> {
+    if seq.cast::<PyTensor>().is_ok() {
+        return Err(PyTypeError::new_err(format!("{op} takes a sequence of tensors, not one tensor")));
+    }
+    let inputs = seq
+        .try_iter()?
+        .map(|x| require_tensor(&x?, op))
+        .collect::<PyResult<Vec<Input<'_>>>>()?;
+    read_unplanned(py, op, &inputs)
+}
+
+fn read_one(x: &Bound<'_, PyAny>, op: &str) -> PyResult<DynTensor> {
+    let input = require_tensor(x, op)?;
+    Ok(read_unplanned(x.py(), op, std::slice::from_ref(&input))?.remove(0))
+}
+
+fn wrap(t: DynTensor) -> PyTensor {
+    PyTensor::new(t)
+}
+
+/// `concat(arrays, /, *, axis=0)`: joined along `axis` (`None`:
+/// flattened), promoted together, into a new buffer.
+#[pyfunction]
+#[pyo3(signature = (arrays, /, *, axis = Some(0)), text_signature = "(arrays, /, *, axis=0)")]
+pub(crate) fn concat(py: Python<'_>, arrays: &Bound<'_, PyAny>, axis: Option<isize>) -> PyResult<PyTensor> {
+    let xs = read_seq(py, "concat", arrays)?;
+    Ok(wrap(manipulation::concat(&xs.iter().collect::<Vec<_>>(), axis).py()?))
+}
+
+/// `stack(arrays, /, *, axis=0)`: joined along a new axis.
+#[pyfunction]
+#[pyo3(signature = (arrays, /, *, axis = 0))]
+pub(crate) fn stack(py: Python<'_>, arrays: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTensor> {
+    let xs = read_seq(py, "stack", arrays)?;
+    Ok(wrap(manipulation::stack(&xs.iter().collect::<Vec<_>>(), axis).py()?))
+}
+
+/// `broadcast_to(x, /, shape)`: a copy of `x` repeated to `shape`.
+#[pyfunction]
+#[pyo3(signature = (x, /, shape))]
+pub(crate) fn broadcast_to(x: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+    let shape = shape_arg(shape)?;
+    Ok(wrap(manipulation::broadcast_to(&read_one(x, "broadcast_to")?, &shape).py()?))
+}
+
+/// `broadcast_arrays(*arrays)`: each array broadcast to their common
+/// shape (new buffers).
+#[pyfunction]
+#[pyo3(signature = (*arrays))]
+pub(crate) fn broadcast_arrays<'py>(py: Python<'py>, arrays: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyList>> {
+    let xs = read_seq(py, "broadcast_arrays", arrays.as_any())?;
+    let shapes: Vec<&[usize]> = xs.iter().map(DynTensor::shape).collect();
+    let out = manipulation::broadcast_all(&shapes).py()?;
+    let ts = xs.iter().map(|x| manipulation::broadcast_to(x, &out)).collect::<crate::Result<Vec<_>>>().py()?;
+    PyList::new(py, ts.into_iter().map(|t| Py::new(py, wrap(t))).collect::<PyResult<Vec<_>>>()?)
+}
+
+/// `tile(x, repetitions, /)`.
+#[pyfunction]
+#[pyo3(signature = (x, repetitions, /))]
+pub(crate) fn tile(x: &Bound<'_, PyAny>, repetitions: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+    let reps = shape_arg(repetitions)?;
+    Ok(wrap(manipulation::tile(&read_one(x, "tile")?, &reps).py()?))
+}
+
+/// `repeat(x, repeats, /, *, axis=None)`: `repeats` an int or a 1-d
+/// integer tensor (one count per element along `axis`).
+#[pyfunction]
+#[pyo3(signature = (x, repeats, /, *, axis = None))]
+pub(crate) fn repeat(x: &Bound<'_, PyAny>, repeats: &Bound<'_, PyAny>, axis: Option<isize>) -> PyResult<PyTensor> {
+    let counts: Vec<usize> = if let Ok(r) = repeats.extract::<usize>() {
+        vec![r]
+    } else {
+        let t = read_one(repeats, "repeat")?.cast(DType::I64).py()?;
+        let v = t.typed::<i64>("repeat").py()?.as_slice().py()?.to_vec();
+        v.into_iter()
+            .map(|c| usize::try_from(c).map_err(|_| pyo3::exceptions::PyValueError::new_err("repeat: negative count")))
+            .collect::<PyResult<_>>()?
+    };
+    Ok(wrap(manipulation::repeat(&read_one(x, "repeat")?, &counts, axis).py()?))
+}
+
+/// `roll(x, /, shift, *, axis=None)`.
+#[pyfunction]
+#[pyo3(signature = (x, /, shift, *, axis = None))]
+pub(crate) fn roll(x: &Bound<'_, PyAny>, shift: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    let shifts = ints(shift, "shift")?;
+    let ax = axis.filter(|a| !a.is_none()).map(|a| ints(a, "axis")).transpose()?.unwrap_or_default();
+    Ok(wrap(manipulation::roll(&read_one(x, "roll")?, &shifts, &axes(&ax)).py()?))
+}
+
+/// `take(x, indices, /, *, axis=None)`.
+#[pyfunction]
+#[pyo3(signature = (x, indices, /, *, axis = None))]
+pub(crate) fn take(x: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>, axis: Option<isize>) -> PyResult<PyTensor> {
+    let (x, i) = (read_one(x, "take")?, read_one(indices, "take")?);
+    Ok(wrap(manipulation::take(&x, &i, axis).py()?))
+}
+
+/// `take_along_axis(x, indices, /, *, axis=-1)`.
+#[pyfunction]
+#[pyo3(signature = (x, indices, /, *, axis = -1), text_signature = "(x, indices, /, *, axis=-1)")]
+pub(crate) fn take_along_axis(x: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTensor> {
+    let (x, i) = (read_one(x, "take_along_axis")?, read_one(indices, "take_along_axis")?);
+    Ok(wrap(manipulation::take_along_axis(&x, &i, axis).py()?))
+}
+
+/// `meshgrid(*arrays, indexing="xy")`.
+#[pyfunction]
+#[pyo3(signature = (*arrays, indexing = "xy"))]
+pub(crate) fn meshgrid<'py>(py: Python<'py>, arrays: &Bound<'py, PyTuple>, indexing: &str) -> PyResult<Bound<'py, PyList>> {
+    let xy = match indexing {
+        "xy" => true,
+        "ij" => false,
+        o => return Err(pyo3::exceptions::PyValueError::new_err(format!("meshgrid: indexing must be 'xy' or 'ij', not {o:?}"))),
+    };
+    let xs = read_seq(py, "meshgrid", arrays.as_any())?;
+    let ts = manipulation::meshgrid(&xs.iter().collect::<Vec<_>>(), xy).py()?;
+    PyList::new(py, ts.into_iter().map(|t| Py::new(py, wrap(t))).collect::<PyResult<Vec<_>>>()?)
+}
+
+/// A planned view of `x` (a temporary or donated `x` moves into it),
+/// `op` made from `x`'s shape.
+fn view(x: &Bound<'_, PyAny>, what: &str, op: impl FnOnce(&[usize]) -> crate::Result<Op>) -> PyResult<PyTensor> {
+    let input = require_tensor(x, what)?;
+    let op = op(input.shape()).py()?;
+    call(x.py(), &op, smallvec![input])
+}
+
+fn reshape_to(shape: &[usize]) -> Op {
+    Op::Reshape { shape: shape.iter().map(|&d| d as i64).collect() }
+}
+
+/// `expand_dims(x, /, axis=0)`: a view with a new axis of length 1.
+#[pyfunction]
+#[pyo3(signature = (x, /, axis = 0))]
+pub(crate) fn expand_dims(x: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTensor> {
+    view(x, "expand_dims", |s| Ok(reshape_to(&manipulation::expand_dims_shape(s, axis)?)))
+}
+
+/// `squeeze(x, /, axis)`: a view without the given axes of length 1.
+#[pyfunction]
+#[pyo3(signature = (x, /, axis))]
+pub(crate) fn squeeze(x: &Bound<'_, PyAny>, axis: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+    let ax = axes(&ints(axis, "axis")?);
+    view(x, "squeeze", |s| Ok(reshape_to(&manipulation::squeeze_shape(s, &ax)?)))
+}
+
+/// `moveaxis(x, source, destination, /)`: a view with axes moved.
+#[pyfunction]
+#[pyo3(signature = (x, source, destination, /))]
+pub(crate) fn moveaxis(x: &Bound<'_, PyAny>, source: &Bound<'_, PyAny>, destination: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+    let (src, dst) = (axes(&ints(source, "source")?), axes(&ints(destination, "destination")?));
+    view(x, "moveaxis", |s| Ok(Op::Permute { axes: Some(manipulation::moveaxis_perm(s.len(), &src, &dst)?) }))
+}
+
+/// `flip(x, /, *, axis=None)`: a view with the axes reversed.
+#[pyfunction]
+#[pyo3(signature = (x, /, *, axis = None))]
+pub(crate) fn flip(x: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    let ax = axis.filter(|a| !a.is_none()).map(|a| ints(a, "axis")).transpose()?.map(|v| axes(&v));
+    view(x, "flip", |s| Ok(Op::Index { index: manipulation::flip_index(s.len(), ax.as_deref())? }))
+}
+
+/// `unstack(x, /, *, axis=0)`: views of `x`'s slices along `axis`.
+#[pyfunction]
+#[pyo3(signature = (x, /, *, axis = 0))]
+pub(crate) fn unstack<'py>(x: &Bound<'py, PyAny>, axis: isize) -> PyResult<Bound<'py, PyTuple>> {
+    // One handle on `x`'s buffer, of which each result is a view (the
+    // input itself is only read).
+    let base = Bound::new(x.py(), wrap(read_one(x, "unstack")?))?;
+    let shape = base.get().shape.to_vec();
+    let ax = crate::shape::normalize_axis(axis, shape.len()).py()?;
+    let views = (0..shape[ax])
+        .map(|i| {
+            let mut index = vec![Index::Slice { start: None, stop: None, step: 1 }; ax];
+            index.push(Index::Int(i as i64));
+            call(x.py(), &Op::Index { index }, smallvec![Input::kept(&base)])
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    PyTuple::new(x.py(), views.into_iter().map(|v| Py::new(x.py(), v)).collect::<PyResult<Vec<_>>>()?)
+}
+
+/// `eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None)`.
+#[pyfunction]
+#[pyo3(signature = (n_rows, n_cols = None, /, *, k = 0, dtype = None, device = None))]
+pub(crate) fn eye(
+    py: Python<'_>,
+    n_rows: usize,
+    n_cols: Option<usize>,
+    k: i64,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    check_device(device)?;
+    let d = dtype_arg(py, dtype)?.unwrap_or(DType::F32);
+    Ok(wrap(creation::eye(n_rows, n_cols.unwrap_or(n_rows), k, d).py()?))
+}
+
+/// `linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True)`.
+#[pyfunction]
+#[pyo3(signature = (start, stop, /, num, *, dtype = None, device = None, endpoint = true))]
+#[allow(clippy::too_many_arguments)] // the standard's signature
+pub(crate) fn linspace(
+    py: Python<'_>,
+    start: &Bound<'_, PyAny>,
+    stop: &Bound<'_, PyAny>,
+    num: usize,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    endpoint: bool,
+) -> PyResult<PyTensor> {
+    check_device(device)?;
+    if scalar_arg(start)?.is_none() || scalar_arg(stop)?.is_none() {
+        return Err(PyTypeError::new_err("linspace: start and stop must be Python numbers"));
+    }
+    let (a, b): (f64, f64) = (start.extract()?, stop.extract()?);
+    let d = dtype_arg(py, dtype)?.unwrap_or(DType::F32);
+    Ok(wrap(creation::linspace(a, b, num, d, endpoint).py()?))
+}
+
+/// `tril(x, /, *, k=0)`.
+#[pyfunction]
+#[pyo3(signature = (x, /, *, k = 0))]
+pub(crate) fn tril(x: &Bound<'_, PyAny>, k: i64) -> PyResult<PyTensor> {
+    Ok(wrap(creation::triangle(&read_one(x, "tril")?, k, false).py()?))
+}
+
+/// `triu(x, /, *, k=0)`.
+#[pyfunction]
+#[pyo3(signature = (x, /, *, k = 0))]
+pub(crate) fn triu(x: &Bound<'_, PyAny>, k: i64) -> PyResult<PyTensor> {
+    Ok(wrap(creation::triangle(&read_one(x, "triu")?, k, true).py()?))
+}
+
+/// Register the functions.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    for f in [
+        wrap_pyfunction!(concat, m)?,
+        wrap_pyfunction!(stack, m)?,
+        wrap_pyfunction!(broadcast_to, m)?,
+        wrap_pyfunction!(broadcast_arrays, m)?,
+        wrap_pyfunction!(tile, m)?,
+        wrap_pyfunction!(repeat, m)?,
+        wrap_pyfunction!(roll, m)?,
+        wrap_pyfunction!(take, m)?,
+        wrap_pyfunction!(take_along_axis, m)?,
+        wrap_pyfunction!(meshgrid, m)?,
+        wrap_pyfunction!(expand_dims, m)?,
+        wrap_pyfunction!(squeeze, m)?,
+        wrap_pyfunction!(moveaxis, m)?,
+        wrap_pyfunction!(flip, m)?,
+        wrap_pyfunction!(unstack, m)?,
+        wrap_pyfunction!(eye, m)?,
+        wrap_pyfunction!(linspace, m)?,
+        wrap_pyfunction!(tril, m)?,
+        wrap_pyfunction!(triu, m)?,
+    ] {
+        m.add_function(f)?;
+    }
+    Ok(())
+}
