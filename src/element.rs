@@ -108,23 +108,6 @@ impl DType {
             DType::F32 | DType::F64 => return None,
         })
     }
-
-    /// The dtype two tensors are promoted to: NumPy's table, decided in
-    /// one place, [`OperandDType::promote`] (`crate::promote`), which also
-    /// covers float16, a dtype an operand may bring but tensors do not hold.
-    ///
-    /// [`OperandDType::promote`]: crate::OperandDType::promote
-    ///
-    /// # Panics
-    ///
-    /// Never: two tensor dtypes promote to a tensor dtype (float16, the
-    /// one dtype tensors lack, is no tensor's), which `crate::promote`'s
-    /// tests check over every pair.
-    pub fn promote(a: DType, b: DType) -> DType {
-        crate::promote::OperandDType::promote(a.into(), b.into())
-            .tensor_dtype()
-            .expect("two tensor dtypes promote to a tensor dtype (tested over every pair)")
-    }
 }
 
 impl fmt::Display for DType {
