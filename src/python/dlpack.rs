@@ -70,8 +70,14 @@ pub(crate) fn device(py: Python<'_>) -> PyResult<Bound<'_, PyTuple>> {
 
 /// `donate.from_dlpack(x, *, copy=None)`.
 #[pyfunction]
-#[pyo3(signature = (x, *, copy = None))]
-pub(crate) fn from_dlpack<'py>(py: Python<'py>, x: &Bound<'py, PyAny>, copy: Option<bool>) -> PyResult<Bound<'py, PyAny>> {
+#[pyo3(signature = (x, *, device = None, copy = None))]
+pub(crate) fn from_dlpack<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    device: Option<&Bound<'py, PyAny>>,
+    copy: Option<bool>,
+) -> PyResult<Bound<'py, PyAny>> {
+    super::array_api::check_device(device)?;
     if let Ok(t) = x.cast::<PyTensor>() {
         return if copy == Some(true) {
             Ok(Bound::new(py, t.get().copy(py)?)?.into_any())

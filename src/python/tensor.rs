@@ -480,6 +480,10 @@ tensor_methods! {
     /// tensor's dtype). Writes into this tensor; copy-on-write when its
     /// buffer is shared, so views and other holders keep their values.
     fn __setitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        if key.getattr("dtype").is_ok_and(|d| d.getattr("kind").is_ok_and(|k| k.eq("b").unwrap_or(false))) {
+            let v = input_from(value)?.ok_or_else(|| PyTypeError::new_err("cannot assign this value to a tensor"))?;
+            return ops::set_mask(slf, require_input(key, "__setitem__")?, v);
+        }
         let Some(index) = interop::basic_index(key)? else {
             return Err(pyo3::exceptions::PyIndexError::new_err(
                 "only basic indices (ints, slices, ..., None) can be assigned to",
