@@ -160,6 +160,7 @@ set +e
         timeout "$TIMEOUT" "$PYTHON" -c "$RUN_PYTEST" array_api_tests \
         --max-examples 5 \
         --hypothesis-derandomize \
+        --rootdir "$SUITE" -c "$SUITE/pytest.ini" \
         --hypothesis-disable-deadline \
         --skips-file "$SKIPS" \
         --continue-on-collection-errors \

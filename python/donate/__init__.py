@@ -39,6 +39,9 @@ from ._jit import Jitted, jit, make_jaxpr
 from ._timeline import MemoryTimeline, memory_timeline
 
 from ._core import (
+    conj,
+    imag,
+    real,
     concat,
     stack,
     broadcast_to,
@@ -240,6 +243,7 @@ __all__ = [
     "ceil",
     "clip",
     "concat",
+    "conj",
     "conv2d",
     "copysign",
     "cos",
@@ -268,6 +272,7 @@ __all__ = [
     "greater_equal",
     "hypot",
     "iinfo",
+    "imag",
     "implicit_donation",
     "implicit_donation_enabled",
     "implicit_donation_min_bytes",
@@ -318,6 +323,7 @@ __all__ = [
     "pi",
     "positive",
     "pow",
+    "real",
     "reciprocal",
     "relu",
     "remainder",

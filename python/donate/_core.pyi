@@ -52,6 +52,7 @@ __all__ = [
     "ceil",
     "clip",
     "concat",
+    "conj",
     "conv2d",
     "copysign",
     "cos",
@@ -73,6 +74,7 @@ __all__ = [
     "greater",
     "greater_equal",
     "hypot",
+    "imag",
     "implicit_donation_enabled",
     "implicit_donation_min_bytes",
     "isfinite",
@@ -107,6 +109,7 @@ __all__ = [
     "ones",
     "positive",
     "pow",
+    "real",
     "reciprocal",
     "relu",
     "remainder",
@@ -494,6 +497,9 @@ def trunc(x: _Operand, /) -> Tensor: ...
 def sign(x: _Operand, /) -> Tensor: ...
 def square(x: _Operand, /) -> Tensor: ...
 def positive(x: _Operand, /) -> Tensor: ...
+def conj(x: _Operand, /) -> Tensor: ...
+def real(x: _Operand, /) -> Tensor: ...
+def imag(x: _Operand, /) -> Tensor: ...
 def isnan(x: _Operand, /) -> Tensor: ...
 def isinf(x: _Operand, /) -> Tensor: ...
 def isfinite(x: _Operand, /) -> Tensor: ...

@@ -52,6 +52,12 @@ pub enum Func {
     Sign,
     Square,
     Positive,
+    /// The complex conjugate, real and imaginary parts, of real numbers
+    /// (the standard defines them for real dtypes since 2024.12): `x`,
+    /// `x` and zeros.
+    Conj,
+    Real,
+    Imag,
     // one operand, bool result
     IsNan,
     IsInf,
@@ -109,11 +115,11 @@ pub enum FuncKind {
 
 impl Func {
     /// Every function.
-    pub const ALL: [Func; 51] = {
+    pub const ALL: [Func; 54] = {
         use Func::*;
         [
             Acos, Acosh, Asin, Asinh, Atan, Atanh, Cos, Cosh, Sin, Sinh, Tan, Expm1, Log1p, Log2, Log10, Reciprocal,
-            Ceil, Floor, Round, Trunc, Sign, Square, Positive, IsNan, IsInf, IsFinite, Signbit, LogicalNot,
+            Ceil, Floor, Round, Trunc, Sign, Square, Positive, Conj, Real, Imag, IsNan, IsInf, IsFinite, Signbit, LogicalNot,
             BitwiseInvert, Atan2, Copysign, Hypot, Logaddexp, Nextafter, FloorDivide, Remainder, Pow, Equal,
             NotEqual, Less, LessEqual, Greater, GreaterEqual, LogicalAnd, LogicalOr, LogicalXor, BitwiseAnd,
             BitwiseOr, BitwiseXor, BitwiseLeftShift, BitwiseRightShift,
@@ -139,7 +145,8 @@ impl Func {
             | Log2 | Log10 | Reciprocal | Atan2 | Copysign | Hypot | Logaddexp | Nextafter => {
                 FuncKind::FloatMath
             }
-            Ceil | Floor | Round | Trunc | Sign | Square | Positive | FloorDivide | Remainder | Pow => {
+            Ceil | Floor | Round | Trunc | Sign | Square | Positive | Conj | Real | Imag | FloorDivide | Remainder
+            | Pow => {
                 FuncKind::Numeric
             }
             IsNan | IsInf | IsFinite | Signbit => FuncKind::Test,
@@ -182,6 +189,9 @@ impl Func {
             Sign => "sign",
             Square => "square",
             Positive => "positive",
+            Conj => "conj",
+            Real => "real",
+            Imag => "imag",
             IsNan => "isnan",
             IsInf => "isinf",
             IsFinite => "isfinite",
@@ -439,6 +449,7 @@ macro_rules! float_funcs {
                 Round => |x: $t| x.round_ties_even(), Trunc => |x: $t| x.trunc(),
                 Sign => |x: $t| if x > 0.0 { 1.0 } else if x < 0.0 { -1.0 } else if x.is_nan() { x } else { 0.0 },
                 Square => |x: $t| x * x, Positive => |x: $t| x,
+                Conj => |x: $t| x, Real => |x: $t| x, Imag => |_: $t| 0.0,
             ],
             binary: [
                 Atan2 => |a: $t, b: $t| a.atan2(b), Copysign => |a: $t, b: $t| a.copysign(b),
@@ -505,6 +516,7 @@ macro_rules! int_funcs {
                 Ceil => |x: $t| x, Floor => |x: $t| x, Round => |x: $t| x, Trunc => |x: $t| x,
                 Sign => |x: $t| <$t>::from(x > 0) - <$t>::from($signed && x.to_i128() < 0) ,
                 Square => |x: $t| x.wrapping_mul(x), Positive => |x: $t| x,
+                Conj => |x: $t| x, Real => |x: $t| x, Imag => |_: $t| 0,
                 BitwiseInvert => |x: $t| !x,
             ],
             binary: [

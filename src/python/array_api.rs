@@ -76,12 +76,14 @@ impl PyTensor {
         Ok(pyo3::types::PyComplex::from_doubles(slf.py(), x, 0.0).into_any())
     }
 
-    /// A one-element integer tensor as a Python int (`operator.index`).
+    /// A 0-d integer tensor as a Python int (`operator.index`; as
+    /// NumPy's, only 0-d: a one-element 1-d tensor in an index is an
+    /// array index, which keeps its axis).
     fn __index__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        let d = slf.get().dtype;
-        if !d.is_int() {
+        let (d, nd) = (slf.get().dtype, slf.get().ndim_of());
+        if !d.is_int() || nd != 0 {
             return Err(PyTypeError::new_err(format!(
-                "only integer tensors can be used as an index, not {d}"
+                "only 0-d integer tensors can be used as an index, not a {nd}-d {d} tensor"
             )));
         }
         slf.call_method0("__int__")

@@ -88,7 +88,7 @@ func_fns! {
         cos => Cos, cosh => Cosh, sin => Sin, sinh => Sinh, tan => Tan, expm1 => Expm1,
         log1p => Log1p, log2 => Log2, log10 => Log10, reciprocal => Reciprocal, ceil => Ceil,
         floor => Floor, round => Round, trunc => Trunc, sign => Sign, square => Square,
-        positive => Positive, isnan => IsNan, isinf => IsInf, isfinite => IsFinite,
+        positive => Positive, conj => Conj, real => Real, imag => Imag, isnan => IsNan, isinf => IsInf, isfinite => IsFinite,
         signbit => Signbit, logical_not => LogicalNot, bitwise_invert => BitwiseInvert,
     ];
     binary: [
