@@ -63,7 +63,7 @@ fn prepare(plan: &Plan, args: &mut [Arg<'_>]) -> Result<()> {
     }
     for &i in &plan.casts {
         let t = args[i].tensor().ok_or_else(|| internal(plan, "a scalar to cast"))?;
-        args[i] = Arg::Tensor(t.cast(plan.compute)?);
+        args[i] = Arg::Tensor(t.cast(plan.read_dtype(i))?);
     }
     for i in plan.gathers.iter().map(|&i| usize::from(i)) {
         let t = args[i].tensor().ok_or_else(|| internal(plan, "a scalar to gather"))?;

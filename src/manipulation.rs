@@ -22,10 +22,10 @@ fn invalid(op: &'static str, reason: String) -> Error {
     Error::InvalidArgument { op, reason }
 }
 
-fn axis_of(op: &'static str, axis: isize, ndim: usize) -> Result<usize> {
-    normalize_axis(axis, ndim).map_err(|_| {
-        invalid(op, format!("axis {axis} is out of bounds for {ndim} dimensions"))
-    })
+/// `axis` normalised (`AxisError`, an `IndexError` and a `ValueError` in
+/// Python, when out of range).
+fn axis_of(_op: &'static str, axis: isize, ndim: usize) -> Result<usize> {
+    normalize_axis(axis, ndim)
 }
 
 /// The dtype several tensors promote to.
@@ -315,12 +315,26 @@ pub fn take_along_axis(x: &DynTensor, indices: &DynTensor, axis: isize) -> Resul
     })
 }
 
-/// The shape of `expand_dims(x, axis)`.
-pub fn expand_dims_shape(shape: &[usize], axis: isize) -> Result<Vec<usize>> {
-    let ax = axis_of("expand_dims", axis, shape.len() + 1)?;
-    let mut s = shape.to_vec();
-    s.insert(ax, 1);
-    Ok(s)
+fn full_slice() -> Index {
+    Index::Slice { start: None, stop: None, step: 1 }
+}
+
+/// The basic index of `expand_dims(x, axis)`: a new axis at `axis` (a
+/// view of any layout).
+pub fn expand_dims_index(ndim: usize, axis: isize) -> Result<Vec<Index>> {
+    let ax = axis_of("expand_dims", axis, ndim + 1)?;
+    let mut ix = vec![full_slice(); ax];
+    ix.push(Index::NewAxis);
+    Ok(ix)
+}
+
+/// The basic index of `squeeze(x, axes)`: position 0 on each axis, which
+/// must have length 1 (a view of any layout).
+pub fn squeeze_index(shape: &[usize], axes: &[isize]) -> Result<Vec<Index>> {
+    let keep = squeeze_shape(shape, axes)?;
+    let drop: Vec<usize> = axes.iter().map(|&a| axis_of("squeeze", a, shape.len())).collect::<Result<_>>()?;
+    debug_assert_eq!(keep.len() + drop.len(), shape.len());
+    Ok((0..shape.len()).map(|a| if drop.contains(&a) { Index::Int(0) } else { full_slice() }).collect())
 }
 
 /// The shape of `squeeze(x, axes)`: each axis must have length 1.
@@ -384,6 +398,9 @@ pub fn flip_index(ndim: usize, axes: Option<&[isize]>) -> Result<Vec<Index>> {
 /// `meshgrid(xs, indexing)`: 1-d tensors spread over a grid (`xy`: the
 /// first two axes swapped, as NumPy's default), each a new buffer.
 pub fn meshgrid(xs: &[&DynTensor], xy: bool) -> Result<Vec<DynTensor>> {
+    if xs.is_empty() {
+        return Ok(Vec::new());
+    }
     if let Some(x) = xs.iter().find(|x| x.shape().len() != 1) {
         return Err(invalid("meshgrid", format!("needs 1-d tensors, got shape {:?}", x.shape())));
     }
@@ -451,7 +468,7 @@ mod tests {
 
     #[test]
     fn shape_rules() {
-        assert_eq!(expand_dims_shape(&[2, 3], -1).unwrap(), [2, 3, 1]);
+        assert_eq!(expand_dims_index(2, -1).unwrap().last(), Some(&Index::NewAxis));
         assert_eq!(squeeze_shape(&[1, 3, 1], &[0, -1]).unwrap(), [3]);
         assert!(squeeze_shape(&[2], &[0]).is_err());
         assert_eq!(moveaxis_perm(3, &[0], &[-1]).unwrap(), [1, 2, 0]);

@@ -160,7 +160,6 @@ def test_where_errors_change_nothing(args: Callable[..., tuple[Any, ...]]) -> No
     unchanged(x, xn)
 
 
-@pytest.mark.xfail(strict=True, reason="a non-bool condition is planned as a cast to bool but cast to the values' dtype: TypeError")
 @pytest.mark.parametrize("cdtype", ["int8", "uint8", "int64", "float32", "float64"])
 def test_where_reads_a_non_bool_condition_as_bool(cdtype: str) -> None:
     cn = np.array([0, 1, 2, 0], cdtype)

@@ -20,10 +20,6 @@ from ._array_api import (
     any,
     astype,
     e,
-    empty_like,
-    full_like,
-    ones_like,
-    zeros_like,
     finfo,
     iinfo,
     inf,
@@ -39,6 +35,10 @@ from ._jit import Jitted, jit, make_jaxpr
 from ._timeline import MemoryTimeline, memory_timeline
 
 from ._core import (
+    empty_like,
+    full_like,
+    ones_like,
+    zeros_like,
     conj,
     imag,
     real,

@@ -130,26 +130,6 @@ def astype(x: _core.Tensor, dtype: Any, /, *, copy: bool = True, device: Any = N
     return x.astype(dtype)
 
 
-def zeros_like(x: _core.Tensor, /, *, dtype: Any = None, device: Any = None) -> _core.Tensor:
-    """Zeros of ``x``'s shape and (by default) dtype."""
-    return _core.zeros(x.shape, x.dtype if dtype is None else dtype, device=device)
-
-
-def ones_like(x: _core.Tensor, /, *, dtype: Any = None, device: Any = None) -> _core.Tensor:
-    """Ones of ``x``'s shape and (by default) dtype."""
-    return _core.ones(x.shape, x.dtype if dtype is None else dtype, device=device)
-
-
-def empty_like(x: _core.Tensor, /, *, dtype: Any = None, device: Any = None) -> _core.Tensor:
-    """A tensor of ``x``'s shape and (by default) dtype (zero-filled)."""
-    return _core.empty(x.shape, x.dtype if dtype is None else dtype, device=device)
-
-
-def full_like(x: _core.Tensor, /, fill_value: bool | int | float, *, dtype: Any = None, device: Any = None) -> _core.Tensor:
-    """``fill_value`` in ``x``'s shape and (by default) dtype."""
-    return _core.full(x.shape, fill_value, x.dtype if dtype is None else dtype, device=device)
-
-
 def permute_dims(x: _core.Tensor, /, axes: tuple[int, ...]) -> _core.Tensor:
     """``x`` with its axes permuted: a view sharing the buffer."""
     return x.transpose(axes)

@@ -59,6 +59,7 @@ __all__ = [
     "cosh",
     "divide",
     "empty",
+    "empty_like",
     "equal",
     "exp",
     "expand_dims",
@@ -70,6 +71,7 @@ __all__ = [
     "from_dlpack",
     "from_numpy",
     "full",
+    "full_like",
     "gelu",
     "greater",
     "greater_equal",
@@ -107,6 +109,7 @@ __all__ = [
     "nextafter",
     "not_equal",
     "ones",
+    "ones_like",
     "positive",
     "pow",
     "real",
@@ -145,12 +148,13 @@ __all__ = [
     "unstack",
     "where",
     "zeros",
+    "zeros_like",
 ]
 ISA: str
 
 class DonatedError(RuntimeError): ...
 class DonationWarning(UserWarning): ...
-class AxisError(ValueError): ...
+class AxisError(ValueError, IndexError): ...
 class TracerError(TypeError): ...
 
 @final
@@ -423,6 +427,12 @@ def linspace(
     endpoint: bool = True,
 ) -> Tensor: ...
 def tril(x: _Operand, /, *, k: int = 0) -> Tensor: ...
+def zeros_like(x: _Operand, /, *, dtype: _DTypeLike | None = None, device: Any = None) -> Tensor: ...
+def ones_like(x: _Operand, /, *, dtype: _DTypeLike | None = None, device: Any = None) -> Tensor: ...
+def empty_like(x: _Operand, /, *, dtype: _DTypeLike | None = None, device: Any = None) -> Tensor: ...
+def full_like(
+    x: _Operand, /, fill_value: bool | int | float, *, dtype: _DTypeLike | None = None, device: Any = None
+) -> Tensor: ...
 def triu(x: _Operand, /, *, k: int = 0) -> Tensor: ...
 def relu(x: _Operand) -> Tensor: ...
 def maximum(x1: _Operand, x2: _Operand, /) -> Tensor: ...

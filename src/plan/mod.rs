@@ -405,6 +405,16 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The dtype operand `i` is read as: `where`'s condition as bool,
+    /// every other operand as [`Plan::compute`].
+    pub fn read_dtype(&self, i: usize) -> DType {
+        if matches!(self.op, Op::Where) && i == 0 {
+            DType::Bool
+        } else {
+            self.compute
+        }
+    }
+
     /// Bytes the plan allocates.
     pub fn allocated_bytes(&self) -> usize {
         self.allocations.iter().map(|a| a.bytes).sum()

@@ -581,9 +581,7 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
     for (i, d) in o.iter().enumerate() {
         let Some(held) = d.held() else { continue };
         let exempt = matches!(op, Op::Cast { .. }) || (in_place && i == 0);
-        // `where`'s condition is read as bool, every other operand as the
-        // compute dtype.
-        let read_as = if matches!(op, Op::Where) && i == 0 { DType::Bool } else { p.compute };
+        let read_as = p.read_dtype(i);
         if held != read_as && !exempt {
             p.casts.push(i);
             let n: usize = d.shape.iter().product();

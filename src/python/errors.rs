@@ -6,7 +6,7 @@
 //! |--------------------------------------------------|----------------------------|
 //! | `AlreadyDonated`                                 | `donate.DonatedError` (a `RuntimeError`) |
 //! | `ShapeMismatch`, `InvalidShape`, `LengthMismatch`, `EmptyReduction`, `NotDonatable`, `InvalidArgument` | `ValueError` |
-//! | `InvalidAxis`                                    | `donate.AxisError` (a `ValueError`) |
+//! | `InvalidAxis`                                    | `donate.AxisError` (NumPy's `AxisError`: a `ValueError` and an `IndexError`) |
 //! | `DTypeMismatch`, `UnsupportedDType`, `InvalidOperand` | `TypeError`           |
 //! | `ArenaExhausted`, `AllocationFailed`             | `MemoryError`              |
 //! | `ShapeOverflow`, `ScalarOutOfRange`              | `OverflowError`            |
@@ -40,12 +40,24 @@ create_exception!(
     PyTypeError,
     "A traced function (donate.jit, donate.make_jaxpr) needed a value that is not known while tracing (item(), bool(t), a NumPy view, a data-dependent branch), or a tracer was used outside its trace."
 );
-create_exception!(
-    donate,
-    AxisError,
-    PyValueError,
-    "An axis is out of range for the tensor's dimension."
-);
+/// `donate.AxisError`: an axis out of range for the tensor's dimension.
+/// A subclass of NumPy's `AxisError`, so a `ValueError` and an
+/// `IndexError` as NumPy's (the array API asks for an `IndexError`), and
+/// caught by code that catches NumPy's. Made once, at import.
+pub(crate) fn axis_error(py: Python<'_>) -> PyResult<&Bound<'_, pyo3::types::PyType>> {
+    static TYPE: pyo3::sync::PyOnceLock<Py<pyo3::types::PyType>> = pyo3::sync::PyOnceLock::new();
+    TYPE.get_or_try_init(py, || {
+        let base = py.import("numpy.exceptions")?.getattr("AxisError")?.cast_into::<pyo3::types::PyType>()?;
+        PyErr::new_type(
+            py,
+            c"donate.AxisError",
+            Some(c"An axis is out of range for the tensor's dimension."),
+            Some(&base),
+            None,
+        )
+    })
+    .map(|t| t.bind(py))
+}
 
 /// The Python exception for a core error.
 pub(crate) fn to_py(e: &Error) -> PyErr {
@@ -53,7 +65,10 @@ pub(crate) fn to_py(e: &Error) -> PyErr {
     match e {
         Error::AlreadyDonated { .. } => DonatedError::new_err(msg),
         Error::Tracer { .. } => TracerError::new_err(msg),
-        Error::InvalidAxis { .. } => AxisError::new_err(msg),
+        Error::InvalidAxis { .. } => Python::attach(|py| match axis_error(py) {
+            Ok(t) => PyErr::from_type(t.clone(), msg),
+            Err(e) => e,
+        }),
         Error::DTypeMismatch { .. } | Error::UnsupportedDType { .. } | Error::InvalidOperand { .. } => {
             PyTypeError::new_err(msg)
         }

@@ -107,7 +107,11 @@ pub(crate) fn repeat(x: &Bound<'_, PyAny>, repeats: &Bound<'_, PyAny>, axis: Opt
     let counts: Vec<usize> = if let Ok(r) = repeats.extract::<usize>() {
         vec![r]
     } else {
-        let t = read_one(repeats, "repeat")?.cast(DType::I64).py()?;
+        let t = read_one(repeats, "repeat")?;
+        if !t.dtype().is_int() {
+            return Err(PyTypeError::new_err(format!("repeat: repeats must be integers, not {}", t.dtype())));
+        }
+        let t = t.cast(DType::I64).py()?;
         let v = t.typed::<i64>("repeat").py()?.as_slice().py()?.to_vec();
         v.into_iter()
             .map(|c| usize::try_from(c).map_err(|_| pyo3::exceptions::PyValueError::new_err("repeat: negative count")))
@@ -163,15 +167,12 @@ fn view(x: &Bound<'_, PyAny>, what: &str, op: impl FnOnce(&[usize]) -> crate::Re
     call(x.py(), &op, smallvec![input])
 }
 
-fn reshape_to(shape: &[usize]) -> Op {
-    Op::Reshape { shape: shape.iter().map(|&d| d as i64).collect() }
-}
 
 /// `expand_dims(x, /, axis=0)`: a view with a new axis of length 1.
 #[pyfunction]
 #[pyo3(signature = (x, /, axis = 0))]
 pub(crate) fn expand_dims(x: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTensor> {
-    view(x, "expand_dims", |s| Ok(reshape_to(&manipulation::expand_dims_shape(s, axis)?)))
+    view(x, "expand_dims", |s| Ok(Op::Index { index: manipulation::expand_dims_index(s.len(), axis)? }))
 }
 
 /// `squeeze(x, /, axis)`: a view without the given axes of length 1.
@@ -179,7 +180,7 @@ pub(crate) fn expand_dims(x: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTenso
 #[pyo3(signature = (x, /, axis))]
 pub(crate) fn squeeze(x: &Bound<'_, PyAny>, axis: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     let ax = axes(&ints(axis, "axis")?);
-    view(x, "squeeze", |s| Ok(reshape_to(&manipulation::squeeze_shape(s, &ax)?)))
+    view(x, "squeeze", |s| Ok(Op::Index { index: manipulation::squeeze_index(s, &ax)? }))
 }
 
 /// `moveaxis(x, source, destination, /)`: a view with axes moved.
@@ -269,6 +270,53 @@ pub(crate) fn triu(x: &Bound<'_, PyAny>, k: i64) -> PyResult<PyTensor> {
     Ok(wrap(creation::triangle(&read_one(x, "triu")?, k, true).py()?))
 }
 
+/// `x`'s shape and the dtype of a `*_like` result (`dtype`, or `x`'s).
+fn like(py: Python<'_>, x: &Bound<'_, PyAny>, op: &str, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>) -> PyResult<(Vec<usize>, DType)> {
+    check_device(device)?;
+    let t = read_one(x, op)?;
+    Ok((t.shape().to_vec(), dtype_arg(py, dtype)?.unwrap_or_else(|| t.dtype())))
+}
+
+/// `zeros_like(x, /, *, dtype=None, device=None)`.
+#[pyfunction]
+#[pyo3(signature = (x, /, *, dtype = None, device = None))]
+pub(crate) fn zeros_like(py: Python<'_>, x: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    let (shape, d) = like(py, x, "zeros_like", dtype, device)?;
+    Ok(wrap(DynTensor::zeros(d, &shape).py()?))
+}
+
+/// `empty_like(x, /, *, dtype=None, device=None)` (zero-filled).
+#[pyfunction]
+#[pyo3(signature = (x, /, *, dtype = None, device = None))]
+pub(crate) fn empty_like(py: Python<'_>, x: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    let (shape, d) = like(py, x, "empty_like", dtype, device)?;
+    Ok(wrap(DynTensor::zeros(d, &shape).py()?))
+}
+
+/// `ones_like(x, /, *, dtype=None, device=None)`.
+#[pyfunction]
+#[pyo3(signature = (x, /, *, dtype = None, device = None))]
+pub(crate) fn ones_like(py: Python<'_>, x: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    let (shape, d) = like(py, x, "ones_like", dtype, device)?;
+    Ok(wrap(DynTensor::full(d, &shape, crate::Scalar::Int(1)).py()?))
+}
+
+/// `full_like(x, /, fill_value, *, dtype=None, device=None)`.
+#[pyfunction]
+#[pyo3(signature = (x, /, fill_value, *, dtype = None, device = None))]
+pub(crate) fn full_like(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    fill_value: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let v = scalar_arg(fill_value)?.ok_or_else(|| PyTypeError::new_err("full_like: fill_value must be a Python number"))?;
+    let (shape, d) = like(py, x, "full_like", dtype, device)?;
+    crate::plan::check_scalar("full_like", v, d).py()?;
+    Ok(wrap(DynTensor::full(d, &shape, v).py()?))
+}
+
 /// Register the functions.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for f in [
@@ -291,6 +339,10 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(linspace, m)?,
         wrap_pyfunction!(tril, m)?,
         wrap_pyfunction!(triu, m)?,
+        wrap_pyfunction!(zeros_like, m)?,
+        wrap_pyfunction!(ones_like, m)?,
+        wrap_pyfunction!(empty_like, m)?,
+        wrap_pyfunction!(full_like, m)?,
     ] {
         m.add_function(f)?;
     }

@@ -64,7 +64,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<arena::PyArena>()?;
     m.add("DonatedError", py.get_type::<errors::DonatedError>())?;
     m.add("DonationWarning", py.get_type::<errors::DonationWarning>())?;
-    m.add("AxisError", py.get_type::<errors::AxisError>())?;
+    m.add("AxisError", errors::axis_error(py)?)?;
     m.add("TracerError", py.get_type::<errors::TracerError>())?;
     m.add_class::<jit::PyTrace>()?;
     m.add_class::<jit::PyProgram>()?;
