@@ -100,7 +100,6 @@ pub(crate) fn warning(plan: &Plan, i: usize, signature: &str, why: &Refusal) -> 
 /// The warning for an input of `op`, an operation whose results are
 /// always new buffers (not planned: sorting, sets, searching, linear
 /// algebra), donated but not used.
-#[allow(dead_code)] // see `operands::read_unplanned`
 pub(crate) fn unplanned_warning(op: &str, signature: &str) -> String {
     format!(
         "{op}: an input ({signature}) was donated but not used: {op} always writes new buffers; the input is unchanged"

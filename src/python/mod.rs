@@ -41,6 +41,8 @@ mod jit;
 mod operands;
 mod ops;
 mod ownership;
+mod searching;
+mod statistics;
 mod temporary;
 mod timeline;
 mod tensor;
@@ -96,9 +98,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::tanh, m)?)?;
     m.add_function(wrap_pyfunction!(functions::sigmoid, m)?)?;
     m.add_function(wrap_pyfunction!(functions::gelu, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::sum, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::mean, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::max, m)?)?;
     m.add_function(wrap_pyfunction!(functions::softmax, m)?)?;
     m.add_function(wrap_pyfunction!(functions::layer_norm, m)?)?;
     m.add_function(wrap_pyfunction!(functions::conv2d, m)?)?;
@@ -115,6 +114,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(temporary::temporary_check, m)?)?;
     elementwise::register(m)?;
     array_api::register(m)?;
+    statistics::register(m)?;
+    searching::register(m)?;
     temporary::learn_temporary_paths(m)?;
     Ok(())
 }
