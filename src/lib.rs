@@ -71,6 +71,14 @@ pub mod tensor;
 pub mod dyn_tensor;
 pub mod creation;
 pub mod manipulation;
+// The array API's statistical, searching, sorting and set functions
+// (results always new tensors, never planned).
+pub mod lanes;
+pub mod statistics;
+pub mod cumulative;
+pub mod sorting;
+pub mod searching;
+pub mod sets;
 // A tensor shared between a front end's threads: its fair lock and donor
 // gate; `unsafe` for taking over a lock held at a fork.
 #[allow(unsafe_code)]

@@ -35,7 +35,7 @@ CASES: list[tuple[str, Callable[[], list[Any]], Callable[[list[Any]], Any]]] = [
     ("sub scalar", lambda: [m(4)], lambda o: 1.0 - o[0]),
     ("mul promote", lambda: [m(4), donate.ones(4, dtype="float64")], lambda o: o[0] * o[1]),
     ("matmul", lambda: [m(3, 3), m(3, 3)], lambda o: o[0] @ o[1]),
-    ("sum", lambda: [m(3, 4)], lambda o: donate.sum(o[0], 0)),
+    ("sum", lambda: [m(3, 4)], lambda o: donate.sum(o[0], axis=0)),
     ("max", lambda: [m(3, 4)], lambda o: donate.max(o[0])),
     ("softmax", lambda: [m(3, 4)], lambda o: donate.softmax(o[0])),
     ("layer_norm", lambda: [m(3, 4), m(4), m(4)], lambda o: donate.layer_norm(o[0], o[1], o[2])),

@@ -317,7 +317,7 @@ OPS: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
     "sum": (lambda x: (x.sum(), x.sum(axis=0), x.sum(axis=-1, keepdims=True), x.sum(1, True)), (X456,)),
     "mean": (lambda x: (x.mean(), x.mean(axis=1), x.mean(axis=-1, keepdims=True)), (X456,)),
     "max": (lambda x: (x.max(), x.max(axis=2), x.max(axis=0, keepdims=True)), (X456,)),
-    "reduction functions": (lambda x: (donate.sum(x, 0), donate.mean(x, axis=1, keepdims=True), donate.max(x, -1)), (X456,)),
+    "reduction functions": (lambda x: (donate.sum(x, axis=0), donate.mean(x, axis=1, keepdims=True), donate.max(x, axis=-1)), (X456,)),
     "int sum widens": (lambda x: (x.sum(), x.sum(axis=0), x.max(axis=1)), (I34,)),
     "reduce then broadcast": (lambda x: x - x.max(axis=-1, keepdims=True), (X456,)),
     # softmax, layer_norm, conv2d, batch_norm

@@ -158,7 +158,7 @@ def _true_count(x: _core.Tensor, axis: int | tuple[int, ...] | None, keepdims: b
         raise _core.AxisError(f"axis {any_out_of_range[0]} is out of bounds for a tensor of {nd} dimensions")
     r = b.astype("int64")
     for a in norm:
-        r = _core.sum(r, a, True)
+        r = _core.sum(r, axis=a, keepdims=True)
     if not keepdims:
         r = r.reshape(tuple(d for i, d in enumerate(r.shape) if i not in norm))
     return r

@@ -26,6 +26,7 @@ __all__ = [
     "_Timeline",
     "_Trace",
     "_check_device",
+    "_unique",
     "abs",
     "acos",
     "acosh",
@@ -33,6 +34,9 @@ __all__ = [
     "addmm",
     "arange",
     "arena",
+    "argmax",
+    "argmin",
+    "argsort",
     "asarray",
     "asin",
     "asinh",
@@ -57,6 +61,10 @@ __all__ = [
     "copysign",
     "cos",
     "cosh",
+    "count_nonzero",
+    "cumulative_prod",
+    "cumulative_sum",
+    "diff",
     "divide",
     "empty",
     "empty_like",
@@ -101,17 +109,20 @@ __all__ = [
     "mean",
     "memory_stats",
     "meshgrid",
+    "min",
     "minimum",
     "moveaxis",
     "multiply",
     "neg",
     "negative",
     "nextafter",
+    "nonzero",
     "not_equal",
     "ones",
     "ones_like",
     "positive",
     "pow",
+    "prod",
     "real",
     "reciprocal",
     "relu",
@@ -122,6 +133,7 @@ __all__ = [
     "roll",
     "round",
     "scaled_dot_product_attention",
+    "searchsorted",
     "set_implicit_donation",
     "sigmoid",
     "sign",
@@ -129,10 +141,12 @@ __all__ = [
     "sin",
     "sinh",
     "softmax",
+    "sort",
     "sqrt",
     "square",
     "squeeze",
     "stack",
+    "std",
     "subtract",
     "sum",
     "take",
@@ -146,6 +160,7 @@ __all__ = [
     "triu",
     "trunc",
     "unstack",
+    "var",
     "where",
     "zeros",
     "zeros_like",
@@ -455,9 +470,6 @@ def sqrt(x: _Operand) -> Tensor: ...
 def tanh(x: _Operand) -> Tensor: ...
 def sigmoid(x: _Operand) -> Tensor: ...
 def gelu(x: _Operand) -> Tensor: ...
-def sum(x: _Operand, axis: int | None = None, keepdims: bool = False) -> Tensor: ...
-def mean(x: _Operand, axis: int | None = None, keepdims: bool = False) -> Tensor: ...
-def max(x: _Operand, axis: int | None = None, keepdims: bool = False) -> Tensor: ...
 def softmax(x: _Operand, axis: int = -1) -> Tensor: ...
 def layer_norm(
     x: _Operand, gamma: _Operand | None = None, beta: _Operand | None = None, eps: float = 1e-05
@@ -538,3 +550,31 @@ def bitwise_or(x1: _Operand, x2: _Operand, /) -> Tensor: ...
 def bitwise_xor(x1: _Operand, x2: _Operand, /) -> Tensor: ...
 def bitwise_left_shift(x1: _Operand, x2: _Operand, /) -> Tensor: ...
 def bitwise_right_shift(x1: _Operand, x2: _Operand, /) -> Tensor: ...
+_Axes: TypeAlias = int | tuple[int, ...] | None
+
+def sum(x: _Operand, /, *, axis: _Axes = None, dtype: _DTypeLike | None = None, keepdims: bool = False) -> Tensor: ...
+def prod(x: _Operand, /, *, axis: _Axes = None, dtype: _DTypeLike | None = None, keepdims: bool = False) -> Tensor: ...
+def mean(x: _Operand, /, *, axis: _Axes = None, keepdims: bool = False) -> Tensor: ...
+def max(x: _Operand, /, *, axis: _Axes = None, keepdims: bool = False) -> Tensor: ...
+def min(x: _Operand, /, *, axis: _Axes = None, keepdims: bool = False) -> Tensor: ...
+def var(x: _Operand, /, *, axis: _Axes = None, correction: float = 0.0, keepdims: bool = False) -> Tensor: ...
+def std(x: _Operand, /, *, axis: _Axes = None, correction: float = 0.0, keepdims: bool = False) -> Tensor: ...
+def cumulative_sum(
+    x: _Operand, /, *, axis: int | None = None, dtype: _DTypeLike | None = None, include_initial: bool = False
+) -> Tensor: ...
+def cumulative_prod(
+    x: _Operand, /, *, axis: int | None = None, dtype: _DTypeLike | None = None, include_initial: bool = False
+) -> Tensor: ...
+def diff(
+    x: _Operand, /, *, axis: int = -1, n: int = 1, prepend: _Operand | None = None, append: _Operand | None = None
+) -> Tensor: ...
+def argmax(x: _Operand, /, *, axis: int | None = None, keepdims: bool = False) -> Tensor: ...
+def argmin(x: _Operand, /, *, axis: int | None = None, keepdims: bool = False) -> Tensor: ...
+def count_nonzero(x: _Operand, /, *, axis: _Axes = None, keepdims: bool = False) -> Tensor: ...
+def nonzero(x: _Operand, /) -> tuple[Tensor, ...]: ...
+def searchsorted(
+    x1: _Operand, x2: _Operand, /, *, side: str = "left", sorter: _Operand | None = None
+) -> Tensor: ...
+def sort(x: _Operand, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor: ...
+def argsort(x: _Operand, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor: ...
+def _unique(x: _Operand, /) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...

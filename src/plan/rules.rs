@@ -283,11 +283,9 @@ fn reduce_signature(
 ) -> Result<Signature> {
     let d = tensor_dtype(op, x, "the input")?;
     let dtype = match kind {
-        // NumPy's default integers: uint64 for unsigned, else int64.
-        Reduction::Sum if d.is_unsigned() => DType::U64,
-        Reduction::Sum if !d.is_float() => DType::I64,
-        Reduction::Mean => float_result(d),
-        _ => d,
+        Reduction::Sum => crate::statistics::accumulation_dtype(d, None),
+        Reduction::Mean => crate::statistics::mean_dtype(d),
+        Reduction::Max => d,
     };
     let ax = axis.map(|a| normalize_axis(a, x.shape.len())).transpose()?;
     let len = ax.map_or_else(|| x.shape.iter().product(), |a| x.shape[a]);

@@ -12,7 +12,7 @@ use super::operands::call;
 use super::ops;
 use super::ownership::require_tensor;
 use super::tensor::PyTensor;
-use crate::plan::{Op, Reduction};
+use crate::plan::Op;
 use crate::{DType, DynTensor, Scalar, UnaryOp};
 
 /// A new tensor with a copy of `data` (nested lists, numbers, NumPy arrays,
@@ -225,46 +225,6 @@ macro_rules! binary_fn {
 binary_fn!(
     maximum => Maximum, minimum => Minimum, add => Add, subtract => Sub, multiply => Mul, divide => Div,
 );
-
-#[pyfunction]
-#[pyo3(signature = (x, axis = None, keepdims = false))]
-pub(crate) fn sum(x: &Bound<'_, PyAny>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
-    ops::reduce(
-        x.py(),
-        Reduction::Sum,
-        require_tensor(x, "sum")?,
-        axis,
-        keepdims,
-    )
-}
-
-#[pyfunction]
-#[pyo3(signature = (x, axis = None, keepdims = false))]
-pub(crate) fn mean(
-    x: &Bound<'_, PyAny>,
-    axis: Option<isize>,
-    keepdims: bool,
-) -> PyResult<PyTensor> {
-    ops::reduce(
-        x.py(),
-        Reduction::Mean,
-        require_tensor(x, "mean")?,
-        axis,
-        keepdims,
-    )
-}
-
-#[pyfunction]
-#[pyo3(signature = (x, axis = None, keepdims = false))]
-pub(crate) fn max(x: &Bound<'_, PyAny>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
-    ops::reduce(
-        x.py(),
-        Reduction::Max,
-        require_tensor(x, "max")?,
-        axis,
-        keepdims,
-    )
-}
 
 #[pyfunction]
 #[pyo3(signature = (x, axis = -1), text_signature = "(x, axis=-1)")]

@@ -42,6 +42,8 @@ mod manipulation;
 mod operands;
 mod ops;
 mod ownership;
+mod searching;
+mod statistics;
 mod temporary;
 mod timeline;
 mod tensor;
@@ -97,9 +99,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::tanh, m)?)?;
     m.add_function(wrap_pyfunction!(functions::sigmoid, m)?)?;
     m.add_function(wrap_pyfunction!(functions::gelu, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::sum, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::mean, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::max, m)?)?;
     m.add_function(wrap_pyfunction!(functions::softmax, m)?)?;
     m.add_function(wrap_pyfunction!(functions::layer_norm, m)?)?;
     m.add_function(wrap_pyfunction!(functions::conv2d, m)?)?;
@@ -117,6 +116,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     elementwise::register(m)?;
     array_api::register(m)?;
     manipulation::register(m)?;
+    statistics::register(m)?;
+    searching::register(m)?;
     temporary::learn_temporary_paths(m)?;
     Ok(())
 }

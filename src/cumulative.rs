@@ -1,0 +1,211 @@
+//! Operations along one axis whose results run along it: the array API's
+//! `cumulative_sum` and `cumulative_prod`, and `diff` (n-th forward
+//! differences, with values prepended and appended first).
+//!
+//! Decided here:
+//!
+//! * **Axis.** A 1-d tensor may leave `axis` out; a tensor of more axes
+//!   must give it (the standard's rule); a 0-d tensor has no axis to run
+//!   along ([`Error::InvalidArgument`]).
+//! * **Dtypes.** The running sum and product compute and return in the
+//!   dtype of [`accumulation_dtype`] (the input converted first, so
+//!   `dtype` prevents overflow as the standard intends). `diff` works in
+//!   the dtype `x`, `prepend` and `append` promote to (NumPy's table, as
+//!   NumPy's `diff`, which concatenates them); bool differences are
+//!   "not equal", as NumPy's.
+//! * **Arithmetic** is the element type's own, one step after another:
+//!   the standard's "successive application of add/multiply" (integers
+//!   wrap; see [`crate::statistics`]).
+//!
+//! Every result is a new tensor; the inputs are only read.
+
+use crate::dyn_tensor::{each, DynTensor};
+use crate::element::{DType, Element};
+use crate::error::{Error, Result};
+use crate::lanes::{from_lanes, lanes, Lanes};
+use crate::shape::normalize_axis;
+use crate::statistics::{accumulation_dtype, add, mul, sub};
+use crate::tensor::Tensor;
+
+/// A running operation along an axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Running {
+    /// `cumulative_sum` (initial value 0).
+    Sum,
+    /// `cumulative_prod` (initial value 1).
+    Prod,
+}
+
+impl Running {
+    /// The array API's name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Running::Sum => "cumulative_sum",
+            Running::Prod => "cumulative_prod",
+        }
+    }
+}
+
+/// The axis a running operation runs along (see the [module docs](self)).
+fn running_axis(op: &'static str, shape: &[usize], axis: Option<isize>) -> Result<usize> {
+    match (axis, shape.len()) {
+        (_, 0) => Err(Error::InvalidArgument {
+            op,
+            reason: "a 0-d tensor has no axis to run along".into(),
+        }),
+        (Some(a), nd) => normalize_axis(a, nd),
+        (None, 1) => Ok(0),
+        (None, nd) => Err(Error::InvalidArgument {
+            op,
+            reason: format!("axis is required for a tensor of {nd} axes"),
+        }),
+    }
+}
+
+/// The running sum or product of `x` along `axis`, in `dtype` (see
+/// [`accumulation_dtype`]); with `include_initial`, the identity first
+/// (the axis one longer).
+pub fn cumulative(
+    x: &DynTensor,
+    running: Running,
+    axis: Option<isize>,
+    dtype: Option<DType>,
+    include_initial: bool,
+) -> Result<DynTensor> {
+    let axis = running_axis(running.name(), x.shape(), axis)?;
+    x.check_readable()?;
+    let dtype = accumulation_dtype(x.dtype(), dtype);
+    let x = if dtype == x.dtype() { x.clone() } else { x.cast(dtype)? };
+    each!(&x, t => running_typed(t, running, axis, include_initial).map(DynTensor::from))
+}
+
+fn running_typed<T: Element>(t: &Tensor<T>, running: Running, axis: usize, include_initial: bool) -> Result<Tensor<T>> {
+    let l = lanes(t, &[axis])?;
+    let (init, step): (T, fn(T, T) -> T) = match running {
+        Running::Sum => (T::ZERO, add::<T>),
+        Running::Prod => (T::ONE, mul::<T>),
+    };
+    let len = l.len + usize::from(include_initial);
+    let mut out = Vec::with_capacity(l.count * len);
+    for lane in l.iter() {
+        if include_initial {
+            out.push(init);
+        }
+        let mut acc = init;
+        for (i, &v) in lane.iter().enumerate() {
+            // The first element as it is (`0 + -0.0` would be `0.0`).
+            acc = if i == 0 { v } else { step(acc, v) };
+            out.push(acc);
+        }
+    }
+    from_lanes(out, t.shape(), axis, len)
+}
+
+/// The `n`-th forward differences of `x` along `axis`, after prepending
+/// `prepend` and appending `append` along it (each of `x`'s shape but
+/// along `axis`). `n = 0` is the (joined) input itself; an axis shorter
+/// than `n` gives an empty one.
+///
+/// # Errors
+/// `InvalidArgument` for a 0-d `x`, `InvalidAxis`, `ShapeMismatch` for a
+/// `prepend`/`append` of another shape.
+pub fn diff(
+    x: &DynTensor,
+    axis: isize,
+    n: usize,
+    prepend: Option<&DynTensor>,
+    append: Option<&DynTensor>,
+) -> Result<DynTensor> {
+    let shape = x.shape();
+    if shape.is_empty() {
+        return Err(Error::InvalidArgument {
+            op: "diff",
+            reason: "a 0-d tensor has no axis to take differences along".into(),
+        });
+    }
+    let axis = normalize_axis(axis, shape.len())?;
+    let mut dtype = x.dtype();
+    for e in [prepend, append].into_iter().flatten() {
+        let s = e.shape();
+        let fits = s.len() == shape.len() && s.iter().zip(shape).enumerate().all(|(i, (a, b))| i == axis || a == b);
+        if !fits {
+            return Err(Error::ShapeMismatch {
+                op: "diff",
+                lhs: shape.to_vec(),
+                rhs: s.to_vec(),
+            });
+        }
+        dtype = DType::promote(dtype, e.dtype());
+    }
+    let parts: Vec<DynTensor> = [prepend, Some(x), append]
+        .into_iter()
+        .flatten()
+        .map(|t| t.cast(dtype))
+        .collect::<Result<_>>()?;
+    crate::dyn_tensor::for_dtype!(dtype, T => {
+        let typed = parts.iter().map(|p| p.typed::<T>("diff")).collect::<Result<Vec<_>>>()?;
+        diff_typed::<T>(&typed, shape, axis, n).map(DynTensor::from)
+    })
+}
+
+fn diff_typed<T: Element>(parts: &[&Tensor<T>], shape: &[usize], axis: usize, n: usize) -> Result<Tensor<T>> {
+    let all: Vec<Lanes<T>> = parts.iter().map(|p| lanes(p, &[axis])).collect::<Result<_>>()?;
+    let joined: usize = all.iter().map(|l| l.len).sum();
+    let len = joined.saturating_sub(n);
+    let count = all[0].count;
+    let mut out = Vec::with_capacity(count * len);
+    let mut lane = Vec::with_capacity(joined);
+    for i in 0..count {
+        lane.clear();
+        for l in &all {
+            lane.extend_from_slice(l.lane(i));
+        }
+        for _ in 0..n.min(joined) {
+            for j in 1..lane.len() {
+                lane[j - 1] = sub(lane[j], lane[j - 1]);
+            }
+            lane.pop();
+        }
+        out.extend_from_slice(&lane);
+    }
+    from_lanes(out, shape, axis, len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ints(t: &DynTensor) -> Vec<i128> {
+        each!(t, t => t.to_vec().unwrap().into_iter().map(Element::to_i128).collect())
+    }
+
+    #[test]
+    fn running_sums_and_products_along_an_axis() {
+        let x: DynTensor = Tensor::<i8>::from_vec(vec![1, 2, 3, 4, 5, 6], &[2, 3]).unwrap().into();
+        let s = cumulative(&x, Running::Sum, Some(1), None, false).unwrap();
+        assert_eq!(s.dtype(), DType::I64);
+        assert_eq!(ints(&s), vec![1, 3, 6, 4, 9, 15]);
+        let p = cumulative(&x, Running::Prod, Some(0), Some(DType::I8), true).unwrap();
+        assert_eq!(p.shape(), &[3, 3]);
+        assert_eq!(ints(&p), vec![1, 1, 1, 1, 2, 3, 4, 10, 18]);
+        assert!(matches!(
+            cumulative(&x, Running::Sum, None, None, false),
+            Err(Error::InvalidArgument { .. })
+        ));
+    }
+
+    #[test]
+    fn differences_with_prepend_and_append() {
+        let x: DynTensor = Tensor::<i32>::from_vec(vec![1, 4, 9, 16], &[2, 2]).unwrap().into();
+        let p: DynTensor = Tensor::<i32>::from_vec(vec![0, 0], &[2, 1]).unwrap().into();
+        let d = diff(&x, -1, 1, Some(&p), None).unwrap();
+        assert_eq!(d.shape(), &[2, 2]);
+        assert_eq!(ints(&d), vec![1, 3, 9, 7]);
+        let d2 = diff(&x, 0, 2, None, None).unwrap();
+        assert_eq!(d2.shape(), &[0, 2]);
+        let u: DynTensor = Tensor::<u8>::from_vec(vec![5, 3], &[2]).unwrap().into();
+        assert_eq!(ints(&diff(&u, 0, 1, None, None).unwrap()), vec![254]);
+        let bad: DynTensor = Tensor::<i32>::from_vec(vec![0; 3], &[3, 1]).unwrap().into();
+        assert!(matches!(diff(&x, 1, 1, Some(&bad), None), Err(Error::ShapeMismatch { .. })));
+    }
+}

@@ -1,0 +1,260 @@
+//! The array API's statistical functions and `diff` as module functions,
+//! with the standard's signatures: `donate.sum(x, axis=(0, 2),
+//! dtype=..., keepdims=True)`, `donate.var(x, correction=1)`,
+//! `donate.cumulative_sum(x, axis=0, include_initial=True)`, …
+//!
+//! They translate the arguments (an axis, a tuple of axes, a dtype) and
+//! call the core: [`crate::statistics`] and [`crate::cumulative`] decide
+//! the dtypes, shapes and values. `sum`, `mean` and `max` over one axis
+//! or all of them, without a `dtype`, are the planned `Op::Reduce` (as
+//! `t.sum(0)`: traceable by `donate.jit`); everything else runs in the
+//! core directly, its result always a new tensor: its inputs are only
+//! read, and an explicitly donated one is refused with a
+//! `DonationWarning` ([`read_unplanned`]).
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use super::errors::IntoPyResult;
+use super::interop::dtype_arg;
+use super::operands::read_unplanned;
+use super::ops;
+use super::ownership::require_tensor;
+use super::tensor::PyTensor;
+use crate::cumulative::{cumulative, diff as diff_core, Running};
+use crate::plan::Reduction;
+use crate::statistics::{reduce, Statistic};
+use crate::DynTensor;
+
+/// An `axis=` argument of a reduction.
+pub(crate) enum AxisArg {
+    /// `None`: every axis.
+    All,
+    /// One axis.
+    One(isize),
+    /// A tuple of axes.
+    Many(Vec<isize>),
+}
+
+impl AxisArg {
+    /// `None`, an int or a tuple of ints (a bool is not an axis).
+    pub(crate) fn from_py(obj: Option<&Bound<'_, PyAny>>) -> PyResult<AxisArg> {
+        let Some(obj) = obj.filter(|o| !o.is_none()) else {
+            return Ok(AxisArg::All);
+        };
+        let axis = |o: &Bound<'_, PyAny>| -> PyResult<isize> {
+            if o.is_instance_of::<pyo3::types::PyBool>() {
+                return Err(PyTypeError::new_err("an axis must be an int, not a bool"));
+            }
+            o.extract::<isize>()
+                .map_err(|_| PyTypeError::new_err(format!("an axis must be an int or a tuple of ints, not {o}")))
+        };
+        if let Ok(t) = obj.cast::<PyTuple>() {
+            return Ok(AxisArg::Many(t.iter().map(|a| axis(&a)).collect::<PyResult<_>>()?));
+        }
+        Ok(AxisArg::One(axis(obj)?))
+    }
+
+    /// The axes for the core (`None`: every axis).
+    pub(crate) fn axes(&self) -> Option<Vec<isize>> {
+        match self {
+            AxisArg::All => None,
+            AxisArg::One(a) => Some(vec![*a]),
+            AxisArg::Many(v) => Some(v.clone()),
+        }
+    }
+}
+
+/// The one tensor input `x` of the unplanned operation `op`.
+pub(crate) fn read_x(x: &Bound<'_, PyAny>, op: &str) -> PyResult<DynTensor> {
+    let input = require_tensor(x, op)?;
+    let mut v = read_unplanned(x.py(), op, core::slice::from_ref(&input))?;
+    Ok(v.swap_remove(0))
+}
+
+/// Run `f` (a core computation over `inputs`) with the interpreter
+/// released when the inputs are large.
+pub(crate) fn compute<T: Send>(
+    py: Python<'_>,
+    inputs: &[&DynTensor],
+    f: impl FnOnce() -> crate::Result<T> + Send,
+) -> PyResult<T> {
+    let bytes = inputs.iter().map(|t| t.nbytes()).sum();
+    super::arena::detach(py, bytes, f).py()
+}
+
+/// `statistic` over `axis` in the core.
+fn unplanned(x: &Bound<'_, PyAny>, statistic: Statistic, axis: &AxisArg, keepdims: bool) -> PyResult<PyTensor> {
+    let t = read_x(x, statistic.name())?;
+    let named = axis.axes();
+    let r = compute(x.py(), &[&t], || reduce(&t, statistic, named.as_deref(), keepdims))?;
+    Ok(PyTensor::new(r))
+}
+
+/// `sum`, `mean`, `max`: the planned reduction for one axis or all of
+/// them (`dtype` not given), else the core's.
+fn planned_or_not(
+    x: &Bound<'_, PyAny>,
+    kind: Reduction,
+    statistic: Statistic,
+    axis: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+) -> PyResult<PyTensor> {
+    let axis = AxisArg::from_py(axis)?;
+    let planned = !matches!(statistic, Statistic::Sum { dtype: Some(_) });
+    match axis {
+        AxisArg::All if planned => ops::reduce(x.py(), kind, require_tensor(x, statistic.name())?, None, keepdims),
+        AxisArg::One(a) if planned => ops::reduce(x.py(), kind, require_tensor(x, statistic.name())?, Some(a), keepdims),
+        _ => unplanned(x, statistic, &axis, keepdims),
+    }
+}
+
+/// The sum of the elements of `x` over `axis` (an int, a tuple, or
+/// `None` for all), in `dtype` (default: int64 for bool and signed
+/// integers, uint64 for unsigned ones, a float's own).
+#[pyfunction]
+#[pyo3(signature = (x, /, *, axis = None, dtype = None, keepdims = false))]
+pub(crate) fn sum(
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+) -> PyResult<PyTensor> {
+    let dtype = dtype_arg(x.py(), dtype)?;
+    planned_or_not(x, Reduction::Sum, Statistic::Sum { dtype }, axis, keepdims)
+}
+
+/// The arithmetic mean of `x` over `axis` (NaN over no elements).
+#[pyfunction]
+#[pyo3(signature = (x, /, *, axis = None, keepdims = false))]
+pub(crate) fn mean(x: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<PyTensor> {
+    planned_or_not(x, Reduction::Mean, Statistic::Mean, axis, keepdims)
+}
+
+/// The largest element of `x` over `axis` (NaN if any is NaN; an error
+/// over no elements).
+#[pyfunction]
+#[pyo3(signature = (x, /, *, axis = None, keepdims = false))]
+pub(crate) fn max(x: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<PyTensor> {
+    planned_or_not(x, Reduction::Max, Statistic::Max, axis, keepdims)
+}
+
+/// The smallest element of `x` over `axis` (NaN if any is NaN; an error
+/// over no elements).
+#[pyfunction]
+#[pyo3(signature = (x, /, *, axis = None, keepdims = false))]
+pub(crate) fn min(x: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<PyTensor> {
+    unplanned(x, Statistic::Min, &AxisArg::from_py(axis)?, keepdims)
+}
+
+/// The product of the elements of `x` over `axis`, in `dtype` (as `sum`).
+#[pyfunction]
+#[pyo3(signature = (x, /, *, axis = None, dtype = None, keepdims = false))]
+pub(crate) fn prod(
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+) -> PyResult<PyTensor> {
+    let dtype = dtype_arg(x.py(), dtype)?;
+    unplanned(x, Statistic::Prod { dtype }, &AxisArg::from_py(axis)?, keepdims)
+}
+
+/// The variance of `x` over `axis`, divided by `N - correction`.
+#[pyfunction]
+#[pyo3(signature = (x, /, *, axis = None, correction = 0.0, keepdims = false))]
+pub(crate) fn var(x: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, correction: f64, keepdims: bool) -> PyResult<PyTensor> {
+    unplanned(x, Statistic::Var { correction }, &AxisArg::from_py(axis)?, keepdims)
+}
+
+/// The standard deviation of `x` over `axis` (the square root of `var`).
+#[pyfunction]
+#[pyo3(name = "std", signature = (x, /, *, axis = None, correction = 0.0, keepdims = false))]
+pub(crate) fn std_dev(x: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, correction: f64, keepdims: bool) -> PyResult<PyTensor> {
+    unplanned(x, Statistic::Std { correction }, &AxisArg::from_py(axis)?, keepdims)
+}
+
+fn running(
+    x: &Bound<'_, PyAny>,
+    kind: Running,
+    axis: Option<isize>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    include_initial: bool,
+) -> PyResult<PyTensor> {
+    let dtype = dtype_arg(x.py(), dtype)?;
+    let t = read_x(x, kind.name())?;
+    let r = compute(x.py(), &[&t], || cumulative(&t, kind, axis, dtype, include_initial))?;
+    Ok(PyTensor::new(r))
+}
+
+/// The running sum of `x` along `axis` (required unless `x` is 1-d), in
+/// `dtype` (as `sum`); with `include_initial`, a 0 first.
+#[pyfunction]
+#[pyo3(signature = (x, /, *, axis = None, dtype = None, include_initial = false))]
+pub(crate) fn cumulative_sum(
+    x: &Bound<'_, PyAny>,
+    axis: Option<isize>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    include_initial: bool,
+) -> PyResult<PyTensor> {
+    running(x, Running::Sum, axis, dtype, include_initial)
+}
+
+/// The running product of `x` along `axis` (as `cumulative_sum`; the
+/// initial value is 1).
+#[pyfunction]
+#[pyo3(signature = (x, /, *, axis = None, dtype = None, include_initial = false))]
+pub(crate) fn cumulative_prod(
+    x: &Bound<'_, PyAny>,
+    axis: Option<isize>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    include_initial: bool,
+) -> PyResult<PyTensor> {
+    running(x, Running::Prod, axis, dtype, include_initial)
+}
+
+/// The `n`-th forward differences of `x` along `axis`, after prepending
+/// `prepend` and appending `append` along it.
+#[pyfunction]
+#[pyo3(
+    signature = (x, /, *, axis = -1, n = 1, prepend = None, append = None),
+    text_signature = "(x, /, *, axis=-1, n=1, prepend=None, append=None)"
+)]
+pub(crate) fn diff(
+    x: &Bound<'_, PyAny>,
+    axis: isize,
+    n: i64,
+    prepend: Option<&Bound<'_, PyAny>>,
+    append: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let n = usize::try_from(n).map_err(|_| PyValueError::new_err(format!("diff: n must be non-negative, got {n}")))?;
+    let present: Vec<&Bound<'_, PyAny>> = [prepend, append].into_iter().flatten().filter(|o| !o.is_none()).collect();
+    let mut inputs = vec![require_tensor(x, "diff")?];
+    for o in &present {
+        inputs.push(require_tensor(o, "diff")?);
+    }
+    let t = read_unplanned(x.py(), "diff", &inputs)?;
+    let has_prepend = prepend.is_some_and(|p| !p.is_none());
+    let mut rest = t[1..].iter();
+    let p = if has_prepend { rest.next() } else { None };
+    let a = rest.next();
+    let all: Vec<&DynTensor> = t.iter().collect();
+    let r = compute(x.py(), &all, || diff_core(&t[0], axis, n, p, a))?;
+    Ok(PyTensor::new(r))
+}
+
+/// Add every function to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(sum, m)?)?;
+    m.add_function(wrap_pyfunction!(prod, m)?)?;
+    m.add_function(wrap_pyfunction!(mean, m)?)?;
+    m.add_function(wrap_pyfunction!(max, m)?)?;
+    m.add_function(wrap_pyfunction!(min, m)?)?;
+    m.add_function(wrap_pyfunction!(var, m)?)?;
+    m.add_function(wrap_pyfunction!(std_dev, m)?)?;
+    m.add_function(wrap_pyfunction!(cumulative_sum, m)?)?;
+    m.add_function(wrap_pyfunction!(cumulative_prod, m)?)?;
+    m.add_function(wrap_pyfunction!(diff, m)?)?;
+    Ok(())
+}
