@@ -435,12 +435,76 @@ macro_rules! float_divmod {
 float_divmod!(f32, floor_div_f32, rem_f32, logaddexp_f32);
 float_divmod!(f64, floor_div_f64, rem_f64, logaddexp_f64);
 
+/// The inverse hyperbolic functions without overflow or cancellation
+/// (musl's formulas: the standard library's `asinh`/`acosh` overflow to
+/// infinity above `MAX / 2` and `atanh` loses digits near ±1).
+trait InvHyp: Copy {
+    fn asinh_(self) -> Self;
+    fn acosh_(self) -> Self;
+    fn atanh_(self) -> Self;
+}
+
+macro_rules! inv_hyp {
+    ($t:ty) => {
+        impl InvHyp for $t {
+            fn asinh_(self) -> Self {
+                let a = self.abs();
+                let r = if a > 268_435_456.0 {
+                    a.ln() + std::f64::consts::LN_2 as $t
+                } else if a > 2.0 {
+                    (2.0 * a + 1.0 / ((a * a + 1.0).sqrt() + a)).ln()
+                } else {
+                    (a + a * a / (1.0 + (1.0 + a * a).sqrt())).ln_1p()
+                };
+                r.copysign(self)
+            }
+            fn acosh_(self) -> Self {
+                let x = self;
+                if x.is_nan() || x < 1.0 {
+                    <$t>::NAN
+                } else if x > 268_435_456.0 {
+                    x.ln() + std::f64::consts::LN_2 as $t
+                } else if x > 2.0 {
+                    (2.0 * x - 1.0 / (x + (x * x - 1.0).sqrt())).ln()
+                } else {
+                    let t = x - 1.0;
+                    (t + (2.0 * t + t * t).sqrt()).ln_1p()
+                }
+            }
+            fn atanh_(self) -> Self {
+                let a = self.abs();
+                let r = if a < 0.5 {
+                    0.5 * (2.0 * a + 2.0 * a * a / (1.0 - a)).ln_1p()
+                } else {
+                    0.5 * (2.0 * a / (1.0 - a)).ln_1p()
+                };
+                r.copysign(self)
+            }
+        }
+    };
+}
+inv_hyp!(f32);
+inv_hyp!(f64);
+
+#[inline(always)]
+fn asinh<T: InvHyp>(x: T) -> T {
+    x.asinh_()
+}
+#[inline(always)]
+fn acosh<T: InvHyp>(x: T) -> T {
+    x.acosh_()
+}
+#[inline(always)]
+fn atanh<T: InvHyp>(x: T) -> T {
+    x.atanh_()
+}
+
 macro_rules! float_funcs {
     ($t:ty, $div:ident, $rem:ident, $logaddexp:ident) => {
         func_element!($t,
             unary: [
-                Acos => |x: $t| x.acos(), Acosh => |x: $t| x.acosh(), Asin => |x: $t| x.asin(),
-                Asinh => |x: $t| x.asinh(), Atan => |x: $t| x.atan(), Atanh => |x: $t| x.atanh(),
+                Acos => |x: $t| x.acos(), Acosh => acosh::<$t>, Asin => |x: $t| x.asin(),
+                Asinh => asinh::<$t>, Atan => |x: $t| x.atan(), Atanh => atanh::<$t>,
                 Cos => |x: $t| x.cos(), Cosh => |x: $t| x.cosh(), Sin => |x: $t| x.sin(),
                 Sinh => |x: $t| x.sinh(), Tan => |x: $t| x.tan(), Expm1 => |x: $t| x.exp_m1(),
                 Log1p => |x: $t| x.ln_1p(), Log2 => |x: $t| x.log2(), Log10 => |x: $t| x.log10(),
@@ -647,6 +711,14 @@ mod tests {
         assert!(un(Func::Sign, f64::NAN).is_nan());
         assert_eq!(bin(Func::Nextafter, 1.0_f32, 2.0), 1.0 + f32::EPSILON);
         assert_eq!(bin(Func::Logaddexp, f64::NEG_INFINITY, f64::NEG_INFINITY), f64::NEG_INFINITY);
+        // No overflow near the top of the range, no cancellation near ±1.
+        assert!((un(Func::Asinh, f64::MAX) - 710.475_860_073_943_9).abs() < 1e-9);
+        assert!((un(Func::Acosh, f64::MAX) - 710.475_860_073_943_9).abs() < 1e-9);
+        assert!(un(Func::Acosh, 0.5_f64).is_nan());
+        assert!(un(Func::Acosh, -67_108_865.0_f64).is_nan());
+        assert!((un(Func::Atanh, 1.0 - 1e-12_f64) - 14.162_084_148_3).abs() < 1e-6);
+        assert!(un(Func::Atanh, 1.0_f32).is_infinite());
+        assert!(un(Func::Asinh, -0.0_f64).is_sign_negative());
     }
 
     #[test]

@@ -509,7 +509,7 @@ impl fmt::Display for Refusal {
                 "its shape {operand:?} differs from the result's shape {result:?}"
             ),
             Refusal::OtherOperandUsed => write!(f, "the other operand's buffer was used instead"),
-            Refusal::NewBuffer(op) => write!(f, "{op} always writes a new buffer of another shape"),
+            Refusal::NewBuffer(op) => write!(f, "{op} always writes a new buffer"),
             Refusal::Parameter(op) => write!(
                 f,
                 "{op} only writes into its input, never into this operand"

@@ -216,8 +216,10 @@ pub(crate) fn permute_axes(shape: &[usize], axes: Option<&[isize]>) -> Result<Ve
 
 fn binary_signature(op: &Op, b: BinaryOp, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature> {
     let mut dtype = common_dtype(op, o)?;
-    if b == BinaryOp::Div {
-        dtype = float_result(dtype);
+    if b == BinaryOp::Div && !dtype.is_float() {
+        // NumPy's true division has one loop for integers and bool:
+        // float64 (unlike the float functions, `float_result`).
+        dtype = DType::F64;
     }
     check_scalars(op, o, dtype)?;
     // In place, the dtype is checked before the shape (NumPy's order).
@@ -267,9 +269,11 @@ fn func_signature(op: &Op, f: Func, o: &[OperandDesc<'_>]) -> Result<Signature> 
         _ => Dims::from_slice(o[0].shape),
     };
     // A test or comparison of bools has a bool result, but its kernels
-    // write a new buffer: no operand receives it.
+    // write a new buffer: no operand receives it. (Of other dtypes the
+    // result's dtype already refuses them.)
     let tests = matches!(f.kind(), FuncKind::Test | FuncKind::Compare);
-    let mut sig = Signature::new(dtype, shape, if tests { Receives::Never } else { Receives::Any });
+    let receives = if tests && compute == DType::Bool { Receives::Never } else { Receives::Any };
+    let mut sig = Signature::new(dtype, shape, receives);
     sig.compute = Some(compute);
     Ok(sig)
 }
