@@ -5,7 +5,7 @@
 //! | core [`Error`]                                   | Python                     |
 //! |--------------------------------------------------|----------------------------|
 //! | `AlreadyDonated`                                 | `donate.DonatedError` (a `RuntimeError`) |
-//! | `ShapeMismatch`, `InvalidShape`, `LengthMismatch`, `EmptyReduction`, `NotDonatable`, `InvalidArgument` | `ValueError` |
+//! | `ShapeMismatch`, `InvalidShape`, `LengthMismatch`, `EmptyReduction`, `NotDonatable`, `InvalidArgument`, `LinAlg` | `ValueError` |
 //! | `InvalidAxis`                                    | `donate.AxisError` (a `ValueError`) |
 //! | `DTypeMismatch`, `UnsupportedDType`, `InvalidOperand` | `TypeError`           |
 //! | `ArenaExhausted`, `AllocationFailed`             | `MemoryError`              |
@@ -72,7 +72,8 @@ pub(crate) fn to_py(e: &Error) -> PyErr {
         | Error::InvalidArgument { .. }
         | Error::NotContiguous { .. }
         | Error::PartialView { .. }
-        | Error::NotDonatable { .. } => PyValueError::new_err(msg),
+        | Error::NotDonatable { .. }
+        | Error::LinAlg { .. } => PyValueError::new_err(msg),
     }
 }
 
