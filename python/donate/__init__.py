@@ -31,6 +31,7 @@ from ._array_api import (
     pi,
     reshape,
 )
+from . import linalg
 from ._jit import Jitted, jit, make_jaxpr
 from ._timeline import MemoryTimeline, memory_timeline
 
@@ -140,6 +141,8 @@ from ._core import (
     tanh,
     temporary_check,
     tensor,
+    tensordot,
+    vecdot,
     zeros,
 )
 
@@ -250,6 +253,7 @@ __all__ = [
     "layer_norm",
     "less",
     "less_equal",
+    "linalg",
     "log",
     "log10",
     "log1p",
@@ -303,10 +307,12 @@ __all__ = [
     "tanh",
     "temporary_check",
     "tensor",
+    "tensordot",
     "trunc",
     "uint16",
     "uint32",
     "uint64",
     "uint8",
+    "vecdot",
     "zeros",
 ]

@@ -18,6 +18,7 @@ __all__ = [
     "DonatedError",
     "DonationWarning",
     "ISA",
+    "LinAlgError",
     "Lowered",
     "MemoryAnalysis",
     "Program",
@@ -48,11 +49,17 @@ __all__ = [
     "bitwise_xor",
     "can_cast",
     "ceil",
+    "cholesky",
     "conv2d",
     "copysign",
     "cos",
     "cosh",
+    "cross",
+    "det",
+    "diagonal",
     "divide",
+    "eigh",
+    "eigvalsh",
     "empty",
     "equal",
     "exp",
@@ -68,6 +75,7 @@ __all__ = [
     "hypot",
     "implicit_donation_enabled",
     "implicit_donation_min_bytes",
+    "inv",
     "isfinite",
     "isinf",
     "isnan",
@@ -84,6 +92,9 @@ __all__ = [
     "logical_or",
     "logical_xor",
     "matmul",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
     "max",
     "maximum",
     "mean",
@@ -95,8 +106,11 @@ __all__ = [
     "nextafter",
     "not_equal",
     "ones",
+    "outer",
+    "pinv",
     "positive",
     "pow",
+    "qr",
     "reciprocal",
     "relu",
     "remainder",
@@ -110,16 +124,24 @@ __all__ = [
     "signbit",
     "sin",
     "sinh",
+    "slogdet",
     "softmax",
+    "solve",
     "sqrt",
     "square",
     "subtract",
     "sum",
+    "svd",
+    "svdvals",
     "tan",
     "tanh",
     "temporary_check",
     "tensor",
+    "tensordot",
+    "trace",
     "trunc",
+    "vecdot",
+    "vector_norm",
     "zeros",
 ]
 ISA: str
@@ -128,6 +150,7 @@ class DonatedError(RuntimeError): ...
 class DonationWarning(UserWarning): ...
 class AxisError(ValueError): ...
 class TracerError(TypeError): ...
+class LinAlgError(ValueError): ...
 
 @final
 class _Trace:
@@ -467,3 +490,26 @@ def bitwise_or(x1: _Operand, x2: _Operand, /) -> Tensor: ...
 def bitwise_xor(x1: _Operand, x2: _Operand, /) -> Tensor: ...
 def bitwise_left_shift(x1: _Operand, x2: _Operand, /) -> Tensor: ...
 def bitwise_right_shift(x1: _Operand, x2: _Operand, /) -> Tensor: ...
+def tensordot(x1: _Operand, x2: _Operand, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Tensor: ...
+def vecdot(x1: _Operand, x2: _Operand, /, *, axis: int = -1) -> Tensor: ...
+def cholesky(x: _Operand, /, *, upper: bool = False) -> Tensor: ...
+def cross(x1: _Operand, x2: _Operand, /, *, axis: int = -1) -> Tensor: ...
+def det(x: _Operand, /) -> Tensor: ...
+def diagonal(x: _Operand, /, *, offset: int = 0) -> Tensor: ...
+def eigh(x: _Operand, /) -> tuple[Tensor, Tensor]: ...
+def eigvalsh(x: _Operand, /) -> Tensor: ...
+def inv(x: _Operand, /) -> Tensor: ...
+def matrix_norm(x: _Operand, /, *, keepdims: bool = False, ord: float | str | None = "fro") -> Tensor: ...
+def matrix_power(x: _Operand, n: int, /) -> Tensor: ...
+def matrix_rank(x: _Operand, /, *, rtol: float | _Operand | None = None) -> Tensor: ...
+def outer(x1: _Operand, x2: _Operand, /) -> Tensor: ...
+def pinv(x: _Operand, /, *, rtol: float | _Operand | None = None) -> Tensor: ...
+def qr(x: _Operand, /, *, mode: str = "reduced") -> tuple[Tensor, Tensor]: ...
+def slogdet(x: _Operand, /) -> tuple[Tensor, Tensor]: ...
+def solve(x1: _Operand, x2: _Operand, /) -> Tensor: ...
+def svd(x: _Operand, /, *, full_matrices: bool = True) -> tuple[Tensor, Tensor, Tensor]: ...
+def svdvals(x: _Operand, /) -> Tensor: ...
+def trace(x: _Operand, /, *, offset: int = 0, dtype: _DTypeLike | None = None) -> Tensor: ...
+def vector_norm(
+    x: _Operand, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False, ord: float = 2
+) -> Tensor: ...

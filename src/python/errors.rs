@@ -5,13 +5,14 @@
 //! | core [`Error`]                                   | Python                     |
 //! |--------------------------------------------------|----------------------------|
 //! | `AlreadyDonated`                                 | `donate.DonatedError` (a `RuntimeError`) |
-//! | `ShapeMismatch`, `InvalidShape`, `LengthMismatch`, `EmptyReduction`, `NotDonatable`, `InvalidArgument`, `LinAlg` | `ValueError` |
+//! | `ShapeMismatch`, `InvalidShape`, `LengthMismatch`, `EmptyReduction`, `NotDonatable`, `InvalidArgument` | `ValueError` |
 //! | `InvalidAxis`                                    | `donate.AxisError` (a `ValueError`) |
 //! | `DTypeMismatch`, `UnsupportedDType`, `InvalidOperand` | `TypeError`           |
 //! | `ArenaExhausted`, `AllocationFailed`             | `MemoryError`              |
 //! | `ShapeOverflow`, `ScalarOutOfRange`              | `OverflowError`            |
 //! | `Busy`                                           | `RuntimeError`             |
 //! | `Tracer`                                         | `donate.TracerError` (a `TypeError`) |
+//! | `LinAlg`                                         | `donate.LinAlgError` (a `ValueError`, as NumPy's) |
 
 use pyo3::create_exception;
 use pyo3::exceptions::{
@@ -47,6 +48,13 @@ create_exception!(
     "An axis is out of range for the tensor's dimension."
 );
 
+create_exception!(
+    donate,
+    LinAlgError,
+    PyValueError,
+    "A linear algebra function cannot give a result for these values: a singular matrix (inv, solve), one that is not positive definite (cholesky), an iteration that did not converge."
+);
+
 /// The Python exception for a core error.
 pub(crate) fn to_py(e: &Error) -> PyErr {
     let msg = e.to_string();
@@ -54,6 +62,7 @@ pub(crate) fn to_py(e: &Error) -> PyErr {
         Error::AlreadyDonated { .. } => DonatedError::new_err(msg),
         Error::Tracer { .. } => TracerError::new_err(msg),
         Error::InvalidAxis { .. } => AxisError::new_err(msg),
+        Error::LinAlg { .. } => LinAlgError::new_err(msg),
         Error::DTypeMismatch { .. } | Error::UnsupportedDType { .. } | Error::InvalidOperand { .. } => {
             PyTypeError::new_err(msg)
         }
@@ -72,8 +81,7 @@ pub(crate) fn to_py(e: &Error) -> PyErr {
         | Error::InvalidArgument { .. }
         | Error::NotContiguous { .. }
         | Error::PartialView { .. }
-        | Error::NotDonatable { .. }
-        | Error::LinAlg { .. } => PyValueError::new_err(msg),
+        | Error::NotDonatable { .. } => PyValueError::new_err(msg),
     }
 }
 
@@ -101,7 +109,6 @@ pub(crate) fn warning(plan: &Plan, i: usize, signature: &str, why: &Refusal) -> 
 /// The warning for an input of `op`, an operation whose results are
 /// always new buffers (not planned: sorting, sets, searching, linear
 /// algebra), donated but not used.
-#[allow(dead_code)] // see `operands::read_unplanned`
 pub(crate) fn unplanned_warning(op: &str, signature: &str) -> String {
     format!(
         "{op}: an input ({signature}) was donated but not used: {op} always writes new buffers; the input is unchanged"

@@ -38,6 +38,7 @@ mod elementwise;
 mod functions;
 mod interop;
 mod jit;
+mod linalg;
 mod operands;
 mod ops;
 mod ownership;
@@ -115,6 +116,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(temporary::temporary_check, m)?)?;
     elementwise::register(m)?;
     array_api::register(m)?;
+    linalg::register(m)?;
     temporary::learn_temporary_paths(m)?;
     Ok(())
 }

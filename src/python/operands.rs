@@ -130,7 +130,6 @@ impl<'py> Input<'py> {
 /// only reads it). An explicitly donated input is not consumed: a
 /// `DonationWarning` says so. A tracer raises `TracerError` (such
 /// operations are not recorded by `donate.jit`).
-#[allow(dead_code)] // the first callers (sorting, sets, linear algebra) come next
 pub(crate) fn read_unplanned(py: Python<'_>, op: &str, inputs: &[Input<'_>]) -> PyResult<Vec<DynTensor>> {
     let mut out = Vec::with_capacity(inputs.len());
     let mut warnings = Vec::new();
