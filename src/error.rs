@@ -100,6 +100,10 @@ pub enum Error {
     /// A traced function asked for something only a value has (`item()`,
     /// `bool(t)`, a NumPy view), or used a tracer outside its trace.
     Tracer { op: String, reason: String },
+    /// A linear algebra routine cannot give a result for these values: a
+    /// singular matrix (`inv`, `solve`), one that is not positive definite
+    /// (`cholesky`), an iteration that did not converge (`eigh`, `svd`).
+    LinAlg { op: &'static str, reason: &'static str },
 }
 
 fn fmt_shape(s: &[usize]) -> String {
@@ -190,6 +194,7 @@ impl fmt::Display for Error {
                 "{op}: the tensor is a strided view; its elements are not one contiguous slice (use contiguous())"
             ),
             Error::Tracer { op, reason } => write!(f, "{op}: {reason}"),
+            Error::LinAlg { op, reason } => write!(f, "{op}: {reason}"),
             Error::EmptyReduction { op, shape } => write!(
                 f,
                 "{op} of a zero-size tensor of shape {} has no identity",

@@ -88,6 +88,7 @@ pub mod ops;
 pub mod execute;
 pub mod program;
 mod semantics;
+pub mod linalg;
 
 // The Python bindings: the temporary checks, the buffer protocol and the
 // CPython calls around them are `unsafe`.

@@ -153,12 +153,14 @@ from ._core import (
     tanh,
     temporary_check,
     tensor,
+    tensordot,
     tile,
     tril,
     triu,
     trunc,
     unstack,
     var,
+    vecdot,
     where,
     zeros,
     zeros_like,
@@ -181,6 +183,7 @@ from ._array_api import (
     pi,
     reshape,
 )
+from . import linalg
 from ._jit import Jitted, jit, make_jaxpr
 from ._timeline import MemoryTimeline, memory_timeline
 from ._sets import (
@@ -322,6 +325,7 @@ __all__ = [
     "layer_norm",
     "less",
     "less_equal",
+    "linalg",
     "linspace",
     "log",
     "log10",
@@ -392,6 +396,7 @@ __all__ = [
     "tanh",
     "temporary_check",
     "tensor",
+    "tensordot",
     "tile",
     "tril",
     "triu",
@@ -406,6 +411,7 @@ __all__ = [
     "unique_values",
     "unstack",
     "var",
+    "vecdot",
     "where",
     "zeros",
     "zeros_like",

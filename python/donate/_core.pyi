@@ -18,6 +18,7 @@ __all__ = [
     "DonatedError",
     "DonationWarning",
     "ISA",
+    "LinAlgError",
     "Lowered",
     "MemoryAnalysis",
     "Program",
@@ -54,6 +55,7 @@ __all__ = [
     "broadcast_to",
     "can_cast",
     "ceil",
+    "cholesky",
     "clip",
     "concat",
     "conj",
@@ -62,10 +64,15 @@ __all__ = [
     "cos",
     "cosh",
     "count_nonzero",
+    "cross",
     "cumulative_prod",
     "cumulative_sum",
+    "det",
+    "diagonal",
     "diff",
     "divide",
+    "eigh",
+    "eigvalsh",
     "empty",
     "empty_like",
     "equal",
@@ -87,6 +94,7 @@ __all__ = [
     "imag",
     "implicit_donation_enabled",
     "implicit_donation_min_bytes",
+    "inv",
     "isfinite",
     "isinf",
     "isnan",
@@ -104,6 +112,9 @@ __all__ = [
     "logical_or",
     "logical_xor",
     "matmul",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
     "max",
     "maximum",
     "mean",
@@ -120,9 +131,12 @@ __all__ = [
     "not_equal",
     "ones",
     "ones_like",
+    "outer",
+    "pinv",
     "positive",
     "pow",
     "prod",
+    "qr",
     "real",
     "reciprocal",
     "relu",
@@ -140,7 +154,9 @@ __all__ = [
     "signbit",
     "sin",
     "sinh",
+    "slogdet",
     "softmax",
+    "solve",
     "sort",
     "sqrt",
     "square",
@@ -149,18 +165,24 @@ __all__ = [
     "std",
     "subtract",
     "sum",
+    "svd",
+    "svdvals",
     "take",
     "take_along_axis",
     "tan",
     "tanh",
     "temporary_check",
     "tensor",
+    "tensordot",
     "tile",
+    "trace",
     "tril",
     "triu",
     "trunc",
     "unstack",
     "var",
+    "vecdot",
+    "vector_norm",
     "where",
     "zeros",
     "zeros_like",
@@ -171,6 +193,7 @@ class DonatedError(RuntimeError): ...
 class DonationWarning(UserWarning): ...
 class AxisError(ValueError, IndexError): ...
 class TracerError(TypeError): ...
+class LinAlgError(ValueError): ...
 
 @final
 class _Trace:
@@ -578,3 +601,26 @@ def searchsorted(
 def sort(x: _Operand, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor: ...
 def argsort(x: _Operand, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor: ...
 def _unique(x: _Operand, /) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
+def tensordot(x1: _Operand, x2: _Operand, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Tensor: ...
+def vecdot(x1: _Operand, x2: _Operand, /, *, axis: int = -1) -> Tensor: ...
+def cholesky(x: _Operand, /, *, upper: bool = False) -> Tensor: ...
+def cross(x1: _Operand, x2: _Operand, /, *, axis: int = -1) -> Tensor: ...
+def det(x: _Operand, /) -> Tensor: ...
+def diagonal(x: _Operand, /, *, offset: int = 0) -> Tensor: ...
+def eigh(x: _Operand, /) -> tuple[Tensor, Tensor]: ...
+def eigvalsh(x: _Operand, /) -> Tensor: ...
+def inv(x: _Operand, /) -> Tensor: ...
+def matrix_norm(x: _Operand, /, *, keepdims: bool = False, ord: float | str | None = "fro") -> Tensor: ...
+def matrix_power(x: _Operand, n: int, /) -> Tensor: ...
+def matrix_rank(x: _Operand, /, *, rtol: float | _Operand | None = None) -> Tensor: ...
+def outer(x1: _Operand, x2: _Operand, /) -> Tensor: ...
+def pinv(x: _Operand, /, *, rtol: float | _Operand | None = None) -> Tensor: ...
+def qr(x: _Operand, /, *, mode: str = "reduced") -> tuple[Tensor, Tensor]: ...
+def slogdet(x: _Operand, /) -> tuple[Tensor, Tensor]: ...
+def solve(x1: _Operand, x2: _Operand, /) -> Tensor: ...
+def svd(x: _Operand, /, *, full_matrices: bool = True) -> tuple[Tensor, Tensor, Tensor]: ...
+def svdvals(x: _Operand, /) -> Tensor: ...
+def trace(x: _Operand, /, *, offset: int = 0, dtype: _DTypeLike | None = None) -> Tensor: ...
+def vector_norm(
+    x: _Operand, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False, ord: float = 2
+) -> Tensor: ...

@@ -12,6 +12,7 @@
 //! | `ShapeOverflow`, `ScalarOutOfRange`              | `OverflowError`            |
 //! | `Busy`                                           | `RuntimeError`             |
 //! | `Tracer`                                         | `donate.TracerError` (a `TypeError`) |
+//! | `LinAlg`                                         | `donate.LinAlgError` (a `ValueError`, as NumPy's) |
 
 use pyo3::create_exception;
 use pyo3::exceptions::{
@@ -59,6 +60,13 @@ pub(crate) fn axis_error(py: Python<'_>) -> PyResult<&Bound<'_, pyo3::types::PyT
     .map(|t| t.bind(py))
 }
 
+create_exception!(
+    donate,
+    LinAlgError,
+    PyValueError,
+    "A linear algebra function cannot give a result for these values: a singular matrix (inv, solve), one that is not positive definite (cholesky), an iteration that did not converge."
+);
+
 /// The Python exception for a core error.
 pub(crate) fn to_py(e: &Error) -> PyErr {
     let msg = e.to_string();
@@ -69,6 +77,7 @@ pub(crate) fn to_py(e: &Error) -> PyErr {
             Ok(t) => PyErr::from_type(t.clone(), msg),
             Err(e) => e,
         }),
+        Error::LinAlg { .. } => LinAlgError::new_err(msg),
         Error::DTypeMismatch { .. } | Error::UnsupportedDType { .. } | Error::InvalidOperand { .. } => {
             PyTypeError::new_err(msg)
         }

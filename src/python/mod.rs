@@ -39,6 +39,7 @@ mod functions;
 mod interop;
 mod jit;
 mod manipulation;
+mod linalg;
 mod operands;
 mod ops;
 mod ownership;
@@ -118,6 +119,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     manipulation::register(m)?;
     statistics::register(m)?;
     searching::register(m)?;
+    linalg::register(m)?;
     temporary::learn_temporary_paths(m)?;
     Ok(())
 }

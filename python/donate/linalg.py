@@ -1,0 +1,121 @@
+"""The array API standard's linear algebra extension (version 2024.12):
+``donate.linalg``, also ``x.__array_namespace__().linalg``.
+
+Every function is the core's (``donate._core``, ``src/linalg/``), which
+decides shapes and dtypes; this module names the fields of the
+multi-result functions (``eigh``, ``qr``, ``slogdet``, ``svd``) and
+re-exports the rest. Inputs are only read and results are new tensors:
+``f(t.donate())`` leaves ``t`` intact and warns with
+:class:`donate.DonationWarning`. A singular matrix (``inv``, ``solve``)
+or one that is not positive definite (``cholesky``) raises
+:class:`LinAlgError` (a ``ValueError``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from . import _core
+from ._array_api import matrix_transpose
+from ._core import (
+    LinAlgError,
+    cholesky,
+    cross,
+    det,
+    diagonal,
+    eigvalsh,
+    inv,
+    matmul,
+    matrix_norm,
+    matrix_power,
+    matrix_rank,
+    outer,
+    pinv,
+    solve,
+    svdvals,
+    tensordot,
+    trace,
+    vecdot,
+    vector_norm,
+)
+
+
+class EighResult(NamedTuple):
+    """``eigh``'s result: eigenvalues (ascending) and eigenvectors (columns)."""
+
+    eigenvalues: _core.Tensor
+    eigenvectors: _core.Tensor
+
+
+class QRResult(NamedTuple):
+    """``qr``'s result: ``Q`` with orthonormal columns, ``R`` upper triangular."""
+
+    Q: _core.Tensor
+    R: _core.Tensor
+
+
+class SlogdetResult(NamedTuple):
+    """``slogdet``'s result: the determinant's sign and the log of its absolute value."""
+
+    sign: _core.Tensor
+    logabsdet: _core.Tensor
+
+
+class SVDResult(NamedTuple):
+    """``svd``'s result: ``U``, the singular values ``S`` (largest first), ``Vh``."""
+
+    U: _core.Tensor
+    S: _core.Tensor
+    Vh: _core.Tensor
+
+
+def eigh(x: Any, /) -> EighResult:
+    """The eigenvalues and eigenvectors of each symmetric matrix of ``x``."""
+    return EighResult(*_core.eigh(x))
+
+
+def qr(x: Any, /, *, mode: str = "reduced") -> QRResult:
+    """The QR decomposition of each matrix of ``x`` (``mode``: ``"reduced"`` or ``"complete"``)."""
+    return QRResult(*_core.qr(x, mode=mode))
+
+
+def slogdet(x: Any, /) -> SlogdetResult:
+    """The sign and the log of the absolute value of each matrix's determinant."""
+    return SlogdetResult(*_core.slogdet(x))
+
+
+def svd(x: Any, /, *, full_matrices: bool = True) -> SVDResult:
+    """The singular value decomposition of each matrix of ``x``."""
+    return SVDResult(*_core.svd(x, full_matrices=full_matrices))
+
+
+__all__ = [
+    "EighResult",
+    "LinAlgError",
+    "QRResult",
+    "SVDResult",
+    "SlogdetResult",
+    "cholesky",
+    "cross",
+    "det",
+    "diagonal",
+    "eigh",
+    "eigvalsh",
+    "inv",
+    "matmul",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "matrix_transpose",
+    "outer",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "svd",
+    "svdvals",
+    "tensordot",
+    "trace",
+    "vecdot",
+    "vector_norm",
+]

@@ -1,0 +1,443 @@
+//! The decompositions and what is computed from them, on stacks of float32
+//! or float64 matrices, through `faer`: LU (`det`, `slogdet`, `inv`,
+//! `solve`), Cholesky, QR, the symmetric eigendecomposition (`eigh`,
+//! `eigvalsh`) and the SVD (`svd`, `svdvals`, `pinv`, `matrix_rank`).
+//!
+//! Each matrix of a stack is decomposed on its own, in the input's dtype.
+//! A singular matrix (an exactly zero pivot, as LAPACK's `getrf` reports)
+//! makes `inv` and `solve` fail; a matrix that is not positive definite
+//! makes `cholesky` fail; both are [`Error::LinAlg`], raised before any
+//! result exists.
+
+use faer::linalg::solvers::{DenseSolveCore, Solve};
+use faer::{MatRef, Side};
+
+use crate::dyn_tensor::{for_float, DynElement, DynTensor};
+use crate::element::{DType, Element};
+use crate::error::{Error, Result};
+use crate::shape::broadcast_shapes;
+
+use super::stack::{batch_offsets, float_dtype, new, promote_float, read, Matrices};
+
+/// The float element types, as `faer` computes with them.
+pub(super) trait LinalgFloat: DynElement + crate::Float + faer::traits::RealField {}
+impl LinalgFloat for f32 {}
+impl LinalgFloat for f64 {}
+
+/// The error for a dtype that validation let through (it cannot be).
+pub(super) fn not_float(op: &'static str, dtype: DType) -> Error {
+    Error::UnsupportedDType { op, dtype }
+}
+
+/// The error of `op` for a matrix it cannot handle.
+fn failure(op: &'static str, reason: &'static str) -> Error {
+    Error::LinAlg { op, reason }
+}
+
+/// Run `$body` with `$T` the float type of `$d` (checked float before).
+macro_rules! float {
+    ($op:expr, $d:expr, $T:ident => $body:expr) => {
+        for_float!($d, $T => $body, Err(not_float($op, $d)))
+    };
+}
+pub(super) use float;
+
+/// Each matrix of the stack `s` held in `data`, as a `faer` view.
+pub(super) fn matrices<'a, T: LinalgFloat>(data: &'a [T], s: &Matrices) -> impl Iterator<Item = MatRef<'a, T>> {
+    let (m, n, size) = (s.m, s.n, s.size());
+    (0..s.count()).map(move |b| MatRef::from_row_major_slice(&data[b * size..(b + 1) * size], m, n))
+}
+
+/// Append `a`'s elements in row-major order (`a` transposed: `t`), with
+/// zeros below the diagonal when `upper` (and above it when `lower`), so
+/// a triangular factor is exactly triangular.
+fn push<T: LinalgFloat>(out: &mut Vec<T>, a: MatRef<'_, T>, t: bool, tri: Option<Side>) {
+    let a = if t { a.transpose() } else { a };
+    for i in 0..a.nrows() {
+        for j in 0..a.ncols() {
+            let zero = match tri {
+                Some(Side::Upper) => j < i,
+                Some(Side::Lower) => j > i,
+                None => false,
+            };
+            out.push(if zero { <T as Element>::ZERO } else { *a.get(i, j) });
+        }
+    }
+}
+
+/// Append the `n×n` identity.
+fn push_identity<T: LinalgFloat>(out: &mut Vec<T>, n: usize) {
+    out.extend((0..n * n).map(|i| if i % (n + 1) == 0 { <T as Element>::ONE } else { <T as Element>::ZERO }));
+}
+
+/// `cholesky(x, upper)`: the lower factor `L` of `x = L·Lᵀ` (or `Lᵀ`),
+/// reading each matrix's lower triangle.
+pub fn cholesky(x: &DynTensor, upper: bool) -> Result<DynTensor> {
+    const OP: &str = "linalg.cholesky";
+    let d = float_dtype(OP, x.dtype())?;
+    let s = Matrices::square(OP, x.shape())?;
+    float!(OP, d, T => {
+        let t = read::<T>(x, OP)?;
+        let mut out = Vec::with_capacity(t.numel());
+        for a in matrices(t.as_slice()?, &s) {
+            if s.n == 0 {
+                continue;
+            }
+            let llt = a.llt(Side::Lower).map_err(|_| failure(OP, "the matrix is not positive definite"))?;
+            let tri = if upper { Side::Upper } else { Side::Lower };
+            push(&mut out, llt.L(), upper, Some(tri));
+        }
+        new(&out, x.shape())
+    })
+}
+
+/// `det(x)`: each matrix's determinant (1 for 0×0), the product of its
+/// LU pivots.
+pub fn det(x: &DynTensor) -> Result<DynTensor> {
+    const OP: &str = "linalg.det";
+    let d = float_dtype(OP, x.dtype())?;
+    let s = Matrices::square(OP, x.shape())?;
+    float!(OP, d, T => {
+        let t = read::<T>(x, OP)?;
+        let out: Vec<T> = matrices(t.as_slice()?, &s)
+            .map(|a| {
+                // A zero pivot means an exactly singular matrix (the
+                // pivots after it may be NaN: the factorisation divided
+                // by it).
+                let (sign, pivots) = lu_pivots(a);
+                let det = if pivots.contains(&0.0) { 0.0 } else { pivots.iter().fold(sign, |p, v| p * v) };
+                <T as Element>::from_f64(det)
+            })
+            .collect();
+        new(&out, &s.batch)
+    })
+}
+
+/// The sign of the row permutation and the pivots (`U`'s diagonal, as
+/// f64) of one square matrix's LU factors.
+fn lu_pivots<T: LinalgFloat>(a: MatRef<'_, T>) -> (f64, Vec<f64>) {
+    let n = a.nrows();
+    if n == 0 {
+        return (1.0, Vec::new());
+    }
+    let lu = a.partial_piv_lu();
+    let u = lu.U();
+    let pivots = (0..n).map(|i| Element::to_f64(*u.get(i, i))).collect();
+    // The permutation's parity: a cycle of length c is c - 1 swaps.
+    let (fwd, _) = lu.P().arrays();
+    let mut seen = vec![false; n];
+    let mut sign = 1.0;
+    for start in 0..n {
+        let mut i = start;
+        let mut len = 0;
+        while !seen[i] {
+            seen[i] = true;
+            i = fwd[i];
+            len += 1;
+        }
+        if len > 0 && (len - 1) % 2 == 1 {
+            sign = -sign;
+        }
+    }
+    (sign, pivots)
+}
+
+/// The sign and the natural log of the absolute value of one matrix's
+/// determinant (`(0, -inf)` when a pivot is zero).
+fn slogdet_one<T: LinalgFloat>(a: MatRef<'_, T>) -> (f64, f64) {
+    let (mut sign, pivots) = lu_pivots(a);
+    let mut log = 0.0;
+    for v in pivots {
+        if v == 0.0 {
+            return (0.0, f64::NEG_INFINITY);
+        }
+        sign *= v.signum();
+        log += v.abs().ln();
+    }
+    (sign, log)
+}
+
+/// `slogdet(x)`: the sign (0 for a singular matrix) and the log of the
+/// absolute value of each determinant, both in `x`'s dtype.
+pub fn slogdet(x: &DynTensor) -> Result<(DynTensor, DynTensor)> {
+    const OP: &str = "linalg.slogdet";
+    let d = float_dtype(OP, x.dtype())?;
+    let s = Matrices::square(OP, x.shape())?;
+    float!(OP, d, T => {
+        let t = read::<T>(x, OP)?;
+        let (signs, logs): (Vec<T>, Vec<T>) = matrices(t.as_slice()?, &s)
+            .map(|a| {
+                let (sg, lg) = slogdet_one(a);
+                (<T as Element>::from_f64(sg), <T as Element>::from_f64(lg))
+            })
+            .unzip();
+        Ok((new(&signs, &s.batch)?, new(&logs, &s.batch)?))
+    })
+}
+
+/// One matrix's LU factors, refused when a pivot is exactly zero.
+fn lu_nonsingular<T: LinalgFloat>(op: &'static str, a: MatRef<'_, T>) -> Result<faer::linalg::solvers::PartialPivLu<T>> {
+    let lu = a.partial_piv_lu();
+    let u = lu.U();
+    if (0..a.nrows()).any(|i| Element::to_f64(*u.get(i, i)) == 0.0) {
+        return Err(failure(op, "the matrix is singular"));
+    }
+    Ok(lu)
+}
+
+/// `inv(x)`: each matrix's inverse.
+pub fn inv(x: &DynTensor) -> Result<DynTensor> {
+    const OP: &str = "linalg.inv";
+    let d = float_dtype(OP, x.dtype())?;
+    let s = Matrices::square(OP, x.shape())?;
+    float!(OP, d, T => {
+        let t = read::<T>(x, OP)?;
+        let mut out = Vec::with_capacity(t.numel());
+        for a in matrices(t.as_slice()?, &s) {
+            if s.n > 0 {
+                push(&mut out, lu_nonsingular(OP, a)?.inverse().as_ref(), false, None);
+            }
+        }
+        new(&out, x.shape())
+    })
+}
+
+/// `solve(x1, x2)`: `x1⁻¹·x2` for each square `x1` of the stack; `x2` is
+/// one vector (`(M,)`, for every matrix) or a stack of `M×K` matrices
+/// whose stack dimensions broadcast with `x1`'s.
+pub fn solve(x1: &DynTensor, x2: &DynTensor) -> Result<DynTensor> {
+    const OP: &str = "linalg.solve";
+    let d = promote_float(OP, x1.dtype(), x2.dtype())?;
+    let s1 = Matrices::square(OP, x1.shape())?;
+    let vector = x2.shape().len() == 1;
+    let s2 = if vector {
+        Matrices { batch: Vec::new(), m: x2.shape()[0], n: 1 }
+    } else {
+        Matrices::of(OP, x2.shape())?
+    };
+    if s2.m != s1.m {
+        return Err(Error::ShapeMismatch { op: OP, lhs: x1.shape().to_vec(), rhs: x2.shape().to_vec() });
+    }
+    let batch = broadcast_shapes(OP, &s1.batch, &s2.batch)?.to_vec();
+    let (o1, o2) = (batch_offsets(&s1.batch, &batch), batch_offsets(&s2.batch, &batch));
+    let out_s = Matrices { batch, m: s1.m, n: s2.n };
+    let shape = if vector { out_s.shape_with(&[s1.m]) } else { out_s.shape_with(&[s1.m, s2.n]) };
+    float!(OP, d, T => {
+        let (t1, t2) = (read::<T>(x1, OP)?, read::<T>(x2, OP)?);
+        let (a, b) = (t1.as_slice()?, t2.as_slice()?);
+        let mut out = Vec::with_capacity(out_s.count() * out_s.size());
+        for (&i, &j) in o1.iter().zip(&o2) {
+            if s1.m == 0 {
+                continue;
+            }
+            let lu = lu_nonsingular(OP, MatRef::from_row_major_slice(&a[i * s1.size()..(i + 1) * s1.size()], s1.m, s1.m))?;
+            let rhs = &b[j * s2.size()..(j + 1) * s2.size()];
+            let mut sol = faer::Mat::from_fn(s2.m, s2.n, |r, c| rhs[r * s2.n + c]);
+            lu.solve_in_place(sol.as_mut());
+            push(&mut out, sol.as_ref(), false, None);
+        }
+        new(&out, &shape)
+    })
+}
+
+/// `eigh(x)`: the eigenvalues (ascending) and the eigenvectors (columns)
+/// of each symmetric matrix, reading its lower triangle.
+pub fn eigh(x: &DynTensor) -> Result<(DynTensor, DynTensor)> {
+    const OP: &str = "linalg.eigh";
+    let d = float_dtype(OP, x.dtype())?;
+    let s = Matrices::square(OP, x.shape())?;
+    float!(OP, d, T => {
+        let t = read::<T>(x, OP)?;
+        let (mut vals, mut vecs) = (Vec::with_capacity(s.count() * s.n), Vec::with_capacity(t.numel()));
+        for a in matrices(t.as_slice()?, &s) {
+            if s.n == 0 {
+                continue;
+            }
+            let e = a.self_adjoint_eigen(Side::Lower).map_err(|_| failure(OP, "the eigenvalue iteration did not converge"))?;
+            vals.extend(e.S().column_vector().iter().copied());
+            push(&mut vecs, e.U(), false, None);
+        }
+        Ok((new(&vals, &s.shape_with(&[s.n]))?, new(&vecs, x.shape())?))
+    })
+}
+
+/// `eigvalsh(x)`: the eigenvalues (ascending) of each symmetric matrix.
+pub fn eigvalsh(x: &DynTensor) -> Result<DynTensor> {
+    const OP: &str = "linalg.eigvalsh";
+    let d = float_dtype(OP, x.dtype())?;
+    let s = Matrices::square(OP, x.shape())?;
+    float!(OP, d, T => {
+        let t = read::<T>(x, OP)?;
+        let mut vals = Vec::with_capacity(s.count() * s.n);
+        for a in matrices(t.as_slice()?, &s) {
+            if s.n > 0 {
+                vals.extend(a.self_adjoint_eigenvalues(Side::Lower).map_err(|_| failure(OP, "the eigenvalue iteration did not converge"))?);
+            }
+        }
+        new(&vals, &s.shape_with(&[s.n]))
+    })
+}
+
+/// `qr(x, complete)`: `Q` (orthonormal columns) and `R` (upper
+/// triangular) with `x = Q·R`; reduced: `M×K` and `K×N`, complete: `M×M`
+/// and `M×N` (`K = min(M, N)`).
+pub fn qr(x: &DynTensor, complete: bool) -> Result<(DynTensor, DynTensor)> {
+    const OP: &str = "linalg.qr";
+    let d = float_dtype(OP, x.dtype())?;
+    let s = Matrices::of(OP, x.shape())?;
+    let (m, n) = (s.m, s.n);
+    let k = m.min(n);
+    let (qc, rr) = if complete { (m, m) } else { (k, k) };
+    float!(OP, d, T => {
+        let t = read::<T>(x, OP)?;
+        let (mut q, mut r) = (Vec::with_capacity(s.count() * m * qc), Vec::with_capacity(s.count() * rr * n));
+        for a in matrices(t.as_slice()?, &s) {
+            if k == 0 {
+                // No Householder reflections: Q is (part of) the identity.
+                q.extend((0..m * qc).map(|i| if i % (qc + 1) == 0 { <T as Element>::ONE } else { <T as Element>::ZERO }));
+                r.extend(std::iter::repeat_n(<T as Element>::ZERO, rr * n));
+                continue;
+            }
+            let f = a.qr();
+            let qm = if complete { f.compute_Q() } else { f.compute_thin_Q() };
+            push(&mut q, qm.as_ref(), false, None);
+            push(&mut r, f.thin_R(), false, Some(Side::Upper));
+            // The complete R's rows below the first K are zero.
+            r.extend(std::iter::repeat_n(<T as Element>::ZERO, (rr - k) * n));
+        }
+        Ok((new(&q, &s.shape_with(&[m, qc]))?, new(&r, &s.shape_with(&[rr, n]))?))
+    })
+}
+
+/// One matrix's singular values, largest first.
+pub(super) fn singular_values<T: LinalgFloat>(op: &'static str, a: MatRef<'_, T>) -> Result<Vec<T>> {
+    if a.nrows() == 0 || a.ncols() == 0 {
+        return Ok(Vec::new());
+    }
+    a.singular_values().map_err(|_| failure(op, "the SVD iteration did not converge"))
+}
+
+/// `svd(x, full_matrices)`: `U`, the singular values `S` (largest first)
+/// and `Vh` with `x = U·diag(S)·Vh`; `U` is `M×M` and `Vh` `N×N` when
+/// `full_matrices`, else `M×K` and `K×N`.
+pub fn svd(x: &DynTensor, full_matrices: bool) -> Result<(DynTensor, DynTensor, DynTensor)> {
+    const OP: &str = "linalg.svd";
+    let d = float_dtype(OP, x.dtype())?;
+    let s = Matrices::of(OP, x.shape())?;
+    let (m, n) = (s.m, s.n);
+    let k = m.min(n);
+    let (uc, vr) = if full_matrices { (m, n) } else { (k, k) };
+    float!(OP, d, T => {
+        let t = read::<T>(x, OP)?;
+        let (mut u, mut sv, mut vh) = (Vec::new(), Vec::new(), Vec::new());
+        for a in matrices(t.as_slice()?, &s) {
+            if k == 0 {
+                // Nothing to decompose: the full factors are identities.
+                if full_matrices {
+                    push_identity(&mut u, m);
+                    push_identity(&mut vh, n);
+                }
+                continue;
+            }
+            let f = if full_matrices { a.svd() } else { a.thin_svd() }
+                .map_err(|_| failure(OP, "the SVD iteration did not converge"))?;
+            push(&mut u, f.U(), false, None);
+            sv.extend(f.S().column_vector().iter().copied());
+            push(&mut vh, f.V(), true, None);
+        }
+        Ok((
+            new(&u, &s.shape_with(&[m, uc]))?,
+            new(&sv, &s.shape_with(&[k]))?,
+            new(&vh, &s.shape_with(&[vr, n]))?,
+        ))
+    })
+}
+
+/// `svdvals(x)`: each matrix's singular values, largest first.
+pub fn svdvals(x: &DynTensor) -> Result<DynTensor> {
+    const OP: &str = "linalg.svdvals";
+    let d = float_dtype(OP, x.dtype())?;
+    let s = Matrices::of(OP, x.shape())?;
+    float!(OP, d, T => {
+        let t = read::<T>(x, OP)?;
+        let mut out = Vec::with_capacity(s.count() * s.m.min(s.n));
+        for a in matrices(t.as_slice()?, &s) {
+            out.extend(singular_values(OP, a)?);
+        }
+        new(&out, &s.shape_with(&[s.m.min(s.n)]))
+    })
+}
+
+/// The relative tolerance of `pinv` and `matrix_rank` for each matrix of
+/// the stack: `rtol` (a number as a 0-d tensor, or a tensor that
+/// broadcasts to the stack's shape), by default `max(M, N)·eps`.
+fn tolerances(op: &'static str, s: &Matrices, rtol: Option<&DynTensor>, eps: f64) -> Result<Vec<f64>> {
+    let Some(r) = rtol else {
+        return Ok(vec![s.m.max(s.n) as f64 * eps; s.count()]);
+    };
+    if broadcast_shapes(op, r.shape(), &s.batch)?[..] != s.batch[..] {
+        return Err(Error::InvalidShape {
+            op,
+            shape: r.shape().to_vec(),
+            reason: format!("rtol must broadcast to the stack's shape {:?}", s.batch),
+        });
+    }
+    let v = read::<f64>(r, op)?;
+    let v = v.as_slice()?;
+    Ok(batch_offsets(r.shape(), &s.batch).into_iter().map(|i| v[i]).collect())
+}
+
+/// `pinv(x, rtol)`: each matrix's pseudo-inverse (`N×M`), from its SVD,
+/// the singular values at or below `rtol` times the largest set to zero.
+pub fn pinv(x: &DynTensor, rtol: Option<&DynTensor>) -> Result<DynTensor> {
+    const OP: &str = "linalg.pinv";
+    let d = float_dtype(OP, x.dtype())?;
+    let s = Matrices::of(OP, x.shape())?;
+    let (m, n) = (s.m, s.n);
+    float!(OP, d, T => {
+        let tol = tolerances(OP, &s, rtol, Element::to_f64(T::EPSILON))?;
+        let t = read::<T>(x, OP)?;
+        let mut out = Vec::with_capacity(t.numel());
+        for (a, rt) in matrices(t.as_slice()?, &s).zip(tol) {
+            if m.min(n) == 0 {
+                out.extend(std::iter::repeat_n(<T as Element>::ZERO, m * n));
+                continue;
+            }
+            let f = a.thin_svd().map_err(|_| failure(OP, "the SVD iteration did not converge"))?;
+            let sv: Vec<f64> = f.S().column_vector().iter().map(|&v| Element::to_f64(v)).collect();
+            let cutoff = rt * sv[0];
+            let inv: Vec<f64> = sv.iter().map(|&v| if v > cutoff { 1.0 / v } else { 0.0 }).collect();
+            let (u, v) = (f.U(), f.V());
+            for j in 0..n {
+                for i in 0..m {
+                    let acc: f64 = inv
+                        .iter()
+                        .enumerate()
+                        .map(|(c, w)| Element::to_f64(*v.get(j, c)) * w * Element::to_f64(*u.get(i, c)))
+                        .sum();
+                    out.push(<T as Element>::from_f64(acc));
+                }
+            }
+        }
+        new(&out, &s.shape_with(&[n, m]))
+    })
+}
+
+/// `matrix_rank(x, rtol)`: the number of singular values of each matrix
+/// above `rtol` times the largest, as int64.
+pub fn matrix_rank(x: &DynTensor, rtol: Option<&DynTensor>) -> Result<DynTensor> {
+    const OP: &str = "linalg.matrix_rank";
+    let d = float_dtype(OP, x.dtype())?;
+    let s = Matrices::of(OP, x.shape())?;
+    float!(OP, d, T => {
+        let tol = tolerances(OP, &s, rtol, Element::to_f64(T::EPSILON))?;
+        let t = read::<T>(x, OP)?;
+        let mut out = Vec::with_capacity(s.count());
+        for (a, rt) in matrices(t.as_slice()?, &s).zip(tol) {
+            let sv: Vec<f64> = singular_values(OP, a)?.into_iter().map(Element::to_f64).collect();
+            let cutoff = rt * sv.first().copied().unwrap_or(0.0);
+            out.push(sv.iter().filter(|&&v| v > cutoff).count() as i64);
+        }
+        new(&out, &s.batch)
+    })
+}

@@ -1,0 +1,38 @@
+//! Linear algebra: the array API's `tensordot` and `vecdot` and its
+//! `linalg` extension (version 2024.12), on [`DynTensor`]s.
+//!
+//! This module decides, once, what each function accepts and returns:
+//!
+//! - **Shapes.** Functions of matrices take stacks of them (`(..., M, N)`)
+//!   and map over the stack; two stacked operands (`solve`) broadcast
+//!   their stack dimensions. Vector functions (`vecdot`, `cross`) broadcast
+//!   their operands, but never along the vector axis, whose sizes must be
+//!   equal.
+//! - **Dtypes.** Sums of products keep integers (`tensordot`, `vecdot`,
+//!   `outer`, `cross`, `trace`, `matrix_power` for `n >= 0`; two operands
+//!   promote by NumPy's table; integers wrap as NumPy's do); `diagonal`
+//!   takes every dtype. The decompositions and everything computed from
+//!   them (`cholesky`, `det`, `eigh`, `eigvalsh`, `inv`, `matrix_norm`,
+//!   `matrix_rank`, `pinv`, `qr`, `slogdet`, `solve`, `svd`, `svdvals`,
+//!   `vector_norm`) take float32 and float64 only and give the input's
+//!   dtype (`matrix_rank`: int64); an integer input is an
+//!   [`Error::InvalidOperand`], as the standard leaves the promotion of
+//!   integers to floats unspecified here.
+//! - **Ownership.** Inputs are only read; every result is a new tensor.
+//!
+//! Files: [`stack`] (stacks, broadcasting and reading operands),
+//! [`products`] (the sums of products and the diagonal), [`decompose`]
+//! (the decompositions, through `faer`), [`norms`] (vector and matrix
+//! norms).
+
+mod decompose;
+mod norms;
+mod products;
+mod stack;
+
+pub use decompose::{cholesky, det, eigh, eigvalsh, inv, matrix_rank, pinv, qr, slogdet, solve, svd, svdvals};
+pub use norms::{matrix_norm, vector_norm, MatrixOrd};
+pub use products::{cross, diagonal, matrix_power, outer, tensordot, trace, trace_dtype, vecdot, TensordotAxes};
+
+#[cfg(test)]
+mod tests;
