@@ -246,6 +246,15 @@ def test_pinv_and_matrix_rank_match_numpy(x: np.ndarray, rtol: float | None) -> 
         check(linalg.pinv(x, rtol=rtol), np.linalg.pinv(x, rtol=rtol))
 
 
+def test_huge_float32_entries_converge() -> None:
+    x = np.full((3, 3), 7.5e18, dtype=np.float32)
+    check(linalg.matrix_rank(x), np.asarray(np.linalg.matrix_rank(x)))
+    # Rank 1: one value 3·7.5e18, the others rounding noise.
+    for got in (np.asarray(linalg.svdvals(x)), np.sort(np.abs(np.asarray(linalg.eigvalsh(x))))[::-1]):
+        np.testing.assert_allclose(got[0], 3 * 7.5e18, rtol=1e-5)
+        assert np.all(got[1:] <= 1e-6 * got[0])
+
+
 def test_rtol_may_be_a_tensor_per_matrix() -> None:
     x = np.stack([np.diag([1.0, 0.1]), np.diag([1.0, 0.1])])
     rtol = np.array([0.05, 0.5])

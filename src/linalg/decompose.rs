@@ -1,6 +1,7 @@
 //! The decompositions and what is computed from them, on stacks of float32
-//! or float64 matrices, through `faer`: LU (`det`, `slogdet`, `inv`,
-//! `solve`), Cholesky, QR, the symmetric eigendecomposition (`eigh`,
+//! or float64 matrices, through `faer`: LU (`inv`, `solve`; `det` and
+//! `slogdet` from pivots computed here the way LAPACK's `getf2` does),
+//! Cholesky, QR, the symmetric eigendecomposition (`eigh`,
 //! `eigvalsh`) and the SVD (`svd`, `svdvals`, `pinv`, `matrix_rank`).
 //!
 //! Each matrix of a stack is decomposed on its own, in the input's dtype.
@@ -65,6 +66,44 @@ fn push<T: LinalgFloat>(out: &mut Vec<T>, a: MatRef<'_, T>, t: bool, tri: Option
     }
 }
 
+/// `v·2^e`, exactly (in steps, so that neither power overflows).
+fn ldexp(mut v: f64, mut e: i32) -> f64 {
+    while e > 1000 {
+        v *= 2f64.powi(1000);
+        e -= 1000;
+    }
+    while e < -1000 {
+        v *= 2f64.powi(-1000);
+        e += 1000;
+    }
+    v * 2f64.powi(e)
+}
+
+/// `a` divided by the power of two `2^e` nearest above its largest
+/// `|element|` (exact), and `e`: the SVD and the symmetric
+/// eigendecomposition then see entries of moderate size whatever `a`'s
+/// magnitude (their values scale with the matrix; without this, float32
+/// entries near 1e19 overflow inside the iterations, and subnormal ones
+/// underflow, and they do not converge).
+fn normalized<T: LinalgFloat>(a: MatRef<'_, T>) -> (faer::Mat<T>, i32) {
+    let mut big = 0.0_f64;
+    for j in 0..a.ncols() {
+        for i in 0..a.nrows() {
+            big = big.max(Element::to_f64(*a.get(i, j)).abs());
+        }
+    }
+    let e = if big.is_finite() && big > 0.0 { big.log2().ceil() as i32 } else { 0 };
+    let m = faer::Mat::from_fn(a.nrows(), a.ncols(), |i, j| {
+        <T as Element>::from_f64(ldexp(Element::to_f64(*a.get(i, j)), -e))
+    });
+    (m, e)
+}
+
+/// `v·2^e` in `T`.
+fn rescaled<T: LinalgFloat>(v: T, e: i32) -> T {
+    <T as Element>::from_f64(ldexp(Element::to_f64(v), e))
+}
+
 /// Append the `n×n` identity.
 fn push_identity<T: LinalgFloat>(out: &mut Vec<T>, n: usize) {
     out.extend((0..n * n).map(|i| if i % (n + 1) == 0 { <T as Element>::ONE } else { <T as Element>::ZERO }));
@@ -113,30 +152,36 @@ pub fn det(x: &DynTensor) -> Result<DynTensor> {
     })
 }
 
-/// The sign of the row permutation and the pivots (`U`'s diagonal, as
-/// f64) of one square matrix's LU factors.
+/// The sign of the row permutation and the pivots (`U`'s diagonal) of one
+/// square matrix's LU factors with partial pivoting, computed in f64 by
+/// dividing by each pivot as LAPACK's `getf2` does (faer multiplies by the
+/// pivot's reciprocal, which overflows for a subnormal pivot), and skipping
+/// the elimination under a zero pivot (so no NaN follows it).
 fn lu_pivots<T: LinalgFloat>(a: MatRef<'_, T>) -> (f64, Vec<f64>) {
     let n = a.nrows();
-    if n == 0 {
-        return (1.0, Vec::new());
-    }
-    let lu = a.partial_piv_lu();
-    let u = lu.U();
-    let pivots = (0..n).map(|i| Element::to_f64(*u.get(i, i))).collect();
-    // The permutation's parity: a cycle of length c is c - 1 swaps.
-    let (fwd, _) = lu.P().arrays();
-    let mut seen = vec![false; n];
+    let mut m: Vec<f64> = (0..n * n).map(|k| Element::to_f64(*a.get(k / n, k % n))).collect();
     let mut sign = 1.0;
-    for start in 0..n {
-        let mut i = start;
-        let mut len = 0;
-        while !seen[i] {
-            seen[i] = true;
-            i = fwd[i];
-            len += 1;
-        }
-        if len > 0 && (len - 1) % 2 == 1 {
+    let mut pivots = Vec::with_capacity(n);
+    for k in 0..n {
+        let p = (k..n).fold(k, |best, i| if m[i * n + k].abs() > m[best * n + k].abs() { i } else { best });
+        if p != k {
+            for j in 0..n {
+                m.swap(k * n + j, p * n + j);
+            }
             sign = -sign;
+        }
+        let d = m[k * n + k];
+        pivots.push(d);
+        if d == 0.0 {
+            continue;
+        }
+        for i in k + 1..n {
+            let l = m[i * n + k] / d;
+            if l != 0.0 {
+                for j in k + 1..n {
+                    m[i * n + j] -= l * m[k * n + j];
+                }
+            }
         }
     }
     (sign, pivots)
@@ -179,7 +224,14 @@ pub fn slogdet(x: &DynTensor) -> Result<(DynTensor, DynTensor)> {
 fn lu_nonsingular<T: LinalgFloat>(op: &'static str, a: MatRef<'_, T>) -> Result<faer::linalg::solvers::PartialPivLu<T>> {
     let lu = a.partial_piv_lu();
     let u = lu.U();
-    if (0..a.nrows()).any(|i| Element::to_f64(*u.get(i, i)) == 0.0) {
+    // A pivot of zero, or one that overflowed for a matrix of finite
+    // entries (the reciprocal of a subnormal pivot), is a singular matrix
+    // to working precision.
+    let finite = (0..a.nrows()).all(|i| (0..a.ncols()).all(|j| Element::to_f64(*a.get(i, j)).is_finite()));
+    if (0..a.nrows()).any(|i| {
+        let v = Element::to_f64(*u.get(i, i));
+        v == 0.0 || (finite && !v.is_finite())
+    }) {
         return Err(failure(op, "the matrix is singular"));
     }
     Ok(lu)
@@ -253,8 +305,9 @@ pub fn eigh(x: &DynTensor) -> Result<(DynTensor, DynTensor)> {
             if s.n == 0 {
                 continue;
             }
+            let (a, exponent) = normalized(a);
             let e = a.self_adjoint_eigen(Side::Lower).map_err(|_| failure(OP, "the eigenvalue iteration did not converge"))?;
-            vals.extend(e.S().column_vector().iter().copied());
+            vals.extend(e.S().column_vector().iter().map(|&v| rescaled(v, exponent)));
             push(&mut vecs, e.U(), false, None);
         }
         Ok((new(&vals, &s.shape_with(&[s.n]))?, new(&vecs, x.shape())?))
@@ -271,7 +324,9 @@ pub fn eigvalsh(x: &DynTensor) -> Result<DynTensor> {
         let mut vals = Vec::with_capacity(s.count() * s.n);
         for a in matrices(t.as_slice()?, &s) {
             if s.n > 0 {
-                vals.extend(a.self_adjoint_eigenvalues(Side::Lower).map_err(|_| failure(OP, "the eigenvalue iteration did not converge"))?);
+                let (a, exponent) = normalized(a);
+                let w = a.self_adjoint_eigenvalues(Side::Lower).map_err(|_| failure(OP, "the eigenvalue iteration did not converge"))?;
+                vals.extend(w.into_iter().map(|v| rescaled(v, exponent)));
             }
         }
         new(&vals, &s.shape_with(&[s.n]))
@@ -314,7 +369,9 @@ pub(super) fn singular_values<T: LinalgFloat>(op: &'static str, a: MatRef<'_, T>
     if a.nrows() == 0 || a.ncols() == 0 {
         return Ok(Vec::new());
     }
-    a.singular_values().map_err(|_| failure(op, "the SVD iteration did not converge"))
+    let (a, exponent) = normalized(a);
+    let sv = a.singular_values().map_err(|_| failure(op, "the SVD iteration did not converge"))?;
+    Ok(sv.into_iter().map(|v| rescaled(v, exponent)).collect())
 }
 
 /// `svd(x, full_matrices)`: `U`, the singular values `S` (largest first)
@@ -339,10 +396,11 @@ pub fn svd(x: &DynTensor, full_matrices: bool) -> Result<(DynTensor, DynTensor, 
                 }
                 continue;
             }
+            let (a, exponent) = normalized(a);
             let f = if full_matrices { a.svd() } else { a.thin_svd() }
                 .map_err(|_| failure(OP, "the SVD iteration did not converge"))?;
             push(&mut u, f.U(), false, None);
-            sv.extend(f.S().column_vector().iter().copied());
+            sv.extend(f.S().column_vector().iter().map(|&v| rescaled(v, exponent)));
             push(&mut vh, f.V(), true, None);
         }
         Ok((
@@ -403,8 +461,9 @@ pub fn pinv(x: &DynTensor, rtol: Option<&DynTensor>) -> Result<DynTensor> {
                 out.extend(std::iter::repeat_n(<T as Element>::ZERO, m * n));
                 continue;
             }
+            let (a, exponent) = normalized(a);
             let f = a.thin_svd().map_err(|_| failure(OP, "the SVD iteration did not converge"))?;
-            let sv: Vec<f64> = f.S().column_vector().iter().map(|&v| Element::to_f64(v)).collect();
+            let sv: Vec<f64> = f.S().column_vector().iter().map(|&v| ldexp(Element::to_f64(v), exponent)).collect();
             let cutoff = rt * sv[0];
             let inv: Vec<f64> = sv.iter().map(|&v| if v > cutoff { 1.0 / v } else { 0.0 }).collect();
             let (u, v) = (f.U(), f.V());

@@ -197,3 +197,30 @@ fn norms_of_every_order() {
     assert!(MatrixOrd::from_number(3.0).is_err());
     assert!(MatrixOrd::from_name("max").is_err());
 }
+
+#[test]
+fn singular_values_and_eigenvalues_of_huge_float32_entries() {
+    // Squares of these overflow float32: the decompositions see the matrix
+    // scaled by a power of two.
+    let big: DynTensor = Tensor::<f32>::from_slice(&[7.5e18; 9], &[3, 3]).unwrap().into();
+    let sv = vals(&svdvals(&big).unwrap());
+    assert!((sv[0] / (3.0 * 7.5e18) - 1.0).abs() < 1e-5, "{sv:?}");
+    assert_eq!(vals(&matrix_rank(&big, None).unwrap()), vec![1.0]);
+    let w = vals(&eigvalsh(&big).unwrap());
+    assert!((w[2] / (3.0 * 7.5e18) - 1.0).abs() < 1e-5, "{w:?}");
+    assert_eq!(svd(&big, true).unwrap().1.shape(), &[3]);
+    let tiny = f64s(&[2.225_073_858_507_2e-313], &[1, 1]);
+    assert_eq!(vals(&svdvals(&tiny).unwrap()), vec![2.225_073_858_507_2e-313]);
+    assert_eq!(vals(&matrix_norm(&tiny, false, MatrixOrd::Nuc).unwrap()), vec![2.225_073_858_507_2e-313]);
+}
+
+#[test]
+fn determinants_with_subnormal_pivots_stay_finite() {
+    let t = 1.112_536_929_253_600_7e-308;
+    let x = f64s(&[t, t, t, t, t, t, 2.0, 1.0, t], &[3, 3]);
+    assert_eq!(vals(&det(&x).unwrap()), vec![0.0]);
+    let (sign, log) = slogdet(&x).unwrap();
+    let (sign, log) = (vals(&sign)[0], vals(&log)[0]);
+    assert!(sign == 0.0 && log == f64::NEG_INFINITY || log.is_finite(), "{sign} {log}");
+    assert!(matches!(inv(&x), Err(Error::LinAlg { .. })));
+}
