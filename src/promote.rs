@@ -210,6 +210,15 @@ impl DType {
             .tensor_dtype()
             .expect("two tensor dtypes promote to a tensor dtype (tested over every pair)")
     }
+
+    /// The float dtype a float function (and `mean`) gives for `self`:
+    /// NumPy's ufunc loops, `self` with float16, the smallest float
+    /// (float32 for bool and the 8- and 16-bit integers, float16 being
+    /// held in float32; float64 for the wider ones).
+    #[must_use]
+    pub fn float_result(self) -> DType {
+        OperandDType::promote(self.into(), OperandDType::F16).held_as()
+    }
 }
 
 impl From<DType> for OperandDType {

@@ -31,7 +31,6 @@ use crate::dyn_tensor::{each, DynTensor};
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::lanes::{lanes, normalize_axes, reduced_shape};
-use crate::promote::OperandDType;
 use crate::tensor::Tensor;
 
 /// A statistic over a set of axes.
@@ -94,7 +93,7 @@ pub fn accumulation_dtype(d: DType, dtype: Option<DType>) -> DType {
 /// 8- and 16-bit integers, float64 for the wider ones; NumPy's, with its
 /// float16 held as float32).
 pub fn mean_dtype(d: DType) -> DType {
-    OperandDType::promote(d.into(), OperandDType::F16).held_as()
+    d.float_result()
 }
 
 /// `statistic` of `x` over `axes` (`None`: every axis), a new tensor.

@@ -83,7 +83,7 @@ fn tensor_dtype(op: &Op, d: &OperandDesc<'_>, what: &str) -> Result<DType> {
 /// 16-bit integers, as float16 is held in float32, float64 for the wider
 /// ones).
 fn float_result(d: DType) -> DType {
-    OperandDType::promote(d.into(), OperandDType::F16).held_as()
+    d.float_result()
 }
 
 fn float_only(op: &Op, d: DType) -> Result<DType> {
