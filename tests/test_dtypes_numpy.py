@@ -329,7 +329,6 @@ def test_tensor_array_api_attributes(dtype: np.dtype) -> None:
 
 # --- Python integers above int64's range --------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="a list of several Python ints above 2**63 - 1 converts through a float: [2**64 - 1, 5] as uint64 gives [0, 5]")
 def test_a_list_of_large_python_ints_converts_exactly_to_uint64() -> None:
     for values in ([2**63 + 1, 0], [2**64 - 1, 5], [[2**63 + 1], [0]]):
         assert_identical(donate.asarray(values, dtype=donate.uint64), np.asarray(values, dtype=np.uint64))

@@ -173,6 +173,13 @@ pub(crate) fn to_tensor(
             || obj.is_instance_of::<PyFloat>());
     let arr = if obj.is_instance_of::<PyUntypedArray>() {
         obj.clone()
+    } else if let (true, Some(d)) = (from_python, dtype) {
+        // Python data converts straight to the asked dtype: through
+        // NumPy's own inference first, a list of ints above int64's range
+        // would become float64 and lose its low digits.
+        let kwargs = pyo3::types::PyDict::new(py);
+        kwargs.set_item("dtype", np_dtype(py, d))?;
+        np.getattr("asarray")?.call((obj,), Some(&kwargs))?
     } else {
         np.call_method1("asarray", (obj,))?
     };
