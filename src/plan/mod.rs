@@ -52,6 +52,7 @@
 //! ```
 
 mod rules;
+mod target;
 
 use std::fmt;
 

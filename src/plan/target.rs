@@ -1,0 +1,132 @@
+//! The choice of the buffers of a plan: which strided operands are copied
+//! into C order first, and which operand's buffer receives the result (the
+//! target), with the reason each other offered operand does not.
+
+use super::{Coverage, Holders, Offer, Op, OperandDesc, Plan, Purpose, Allocation, Refusal};
+
+/// Which operands may receive the result.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Receives {
+    /// Any operand of the result's shape and dtype.
+    Any,
+    /// Only the input (operand 0); the others are parameters.
+    Input,
+    /// Any operand but the first (`where`'s condition).
+    AfterFirst,
+    /// None: the op always writes a new buffer.
+    Never,
+}
+
+/// Ops whose result is a view of their input's buffer (or, when the input
+/// is a temporary or donated and covers its buffer, the buffer itself,
+/// moved into the result).
+pub(super) fn is_view_op(op: &Op) -> bool {
+    matches!(op, Op::Reshape { .. } | Op::Permute { .. } | Op::Index { .. })
+}
+
+/// Which strided operands are copied into C order first: every one read
+/// by a kernel that needs contiguous data. Matmul's factors are read
+/// through their strides (the GEMM takes row and column strides), the
+/// view ops make views, and a
+/// `__setitem__` target is written through its strides.
+pub(super) fn plan_gathers(p: &mut Plan, o: &[OperandDesc<'_>]) {
+    for (i, d) in o.iter().enumerate() {
+        if d.coverage.is_contiguous() || p.casts.contains(&i) {
+            continue;
+        }
+        let strided_ok = match p.op {
+            Op::Matmul | Op::Reshape { .. } | Op::Permute { .. } | Op::Index { .. } => true,
+            Op::Addmm => i > 0,
+            Op::SetItem { .. } => i == 0,
+            // The attention kernel reads q, k and v row by row.
+            Op::Attention { .. } => i < 3 && d.coverage == Coverage::Rows,
+            // The in-place target copies on write (its own allocation).
+            _ => p.in_place && i == 0,
+        };
+        if !strided_ok {
+            p.gathers.push(u8::try_from(i).unwrap_or(u8::MAX));
+            let n: usize = d.shape.iter().product();
+            p.allocations.push(Allocation {
+                purpose: Purpose::Gather(i),
+                bytes: n * p.compute.size(),
+            });
+        }
+    }
+}
+
+/// Pick the target: the leftmost operand that may receive the result:
+/// its own buffer (offered, exclusive, of the result's shape and dtype,
+/// read by no other operand) or its cast copy (the op's own buffer). Each
+/// offered operand whose buffer is not used gets its reason.
+pub(super) fn choose_target(p: &mut Plan, o: &[OperandDesc<'_>], receives: Receives) {
+    let name = p.op.name();
+    for (i, d) in o.iter().enumerate() {
+        let Some(held) = d.held() else { continue };
+        // A cast or C-order copy is the op's own buffer: it may receive
+        // the result.
+        let (is_cast, gathered) = (p.casts.contains(&i), p.gathers.iter().any(|&g| usize::from(g) == i));
+        let cast = is_cast || gathered;
+        let offered = d.offer != Offer::Borrowed;
+        if !offered && !cast {
+            continue;
+        }
+        let role = match receives {
+            Receives::Never => Some(Refusal::NewBuffer(name)),
+            Receives::Input if i > 0 => Some(Refusal::Parameter(name)),
+            Receives::AfterFirst if i == 0 => Some(Refusal::Parameter(name)),
+            _ => None,
+        };
+        // A reshape's result has another shape by definition: its buffer
+        // moves into the result.
+        let shape_fits = d.shape == p.shape.as_slice() || is_view_op(&p.op);
+        let shared_id =
+            d.id.is_some() && o.iter().enumerate().any(|(j, e)| j != i && e.id == d.id);
+        // The operands are read as `compute`; the result may be another
+        // dtype (bool), which no operand of another dtype can hold.
+        let result_fits = p.compute == p.dtype;
+        let own = role.clone().or_else(|| {
+            if is_cast || !result_fits {
+                Some(Refusal::DType {
+                    operand: if is_cast { held } else { p.compute },
+                    result: p.dtype,
+                })
+            } else if gathered {
+                Some(Refusal::View { strided: true })
+            } else if shared_id {
+                Some(Refusal::SameTensor)
+            } else if !shape_fits {
+                Some(Refusal::Shape {
+                    operand: d.shape.to_vec(),
+                    result: p.shape.to_vec(),
+                })
+            } else {
+                match d.holders {
+                    Holders::Exclusive if d.coverage != Coverage::Whole => Some(Refusal::View {
+                        strided: !d.coverage.is_contiguous(),
+                    }),
+                    Holders::Exclusive => None,
+                    Holders::Shared { handles, exports } => {
+                        Some(Refusal::Shared { handles, exports })
+                    }
+                    Holders::Busy => Some(Refusal::Busy),
+                    Holders::Donated => Some(Refusal::Donated),
+                }
+            }
+        });
+        let fits = own.is_none() || (cast && role.is_none() && shape_fits && result_fits);
+        let other_used = fits && p.target.is_some();
+        if fits && p.target.is_none() {
+            p.target = Some(i);
+        }
+        if offered {
+            let reason = match own {
+                Some(r) => Some(r),
+                None if other_used => Some(Refusal::OtherOperandUsed),
+                None => None,
+            };
+            if let Some(r) = reason {
+                p.refusals.push((i, r));
+            }
+        }
+    }
+}
