@@ -1,8 +1,8 @@
 //! Creation functions whose values follow a rule: `eye`, `linspace`,
-//! `tril`/`triu`. Each decides its result's shape and dtype here and
-//! writes a new buffer; `tril`/`triu` only read their input.
+//! `tril`/`triu`. `eye` and `linspace` decide their result's shape and
+//! dtype here; `tril`/`triu` are planned operations ([`crate::lane_ops`]).
 
-use crate::dyn_tensor::{each, for_dtype, DynElement, DynTensor};
+use crate::dyn_tensor::{for_dtype, DynElement, DynTensor};
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::kernels::fresh;
@@ -46,26 +46,11 @@ pub fn linspace(start: f64, stop: f64, num: usize, dtype: DType, endpoint: bool)
 }
 
 /// `tril(x, k)` (`upper` false) or `triu(x, k)`: the last two axes' lower
-/// (upper) triangle from the `k`th diagonal, zeros elsewhere.
+/// (upper) triangle from the `k`th diagonal, zeros elsewhere. A new
+/// buffer: the planned [`LaneOp::Triangle`](crate::lane_ops::LaneOp::Triangle)
+/// with `x` borrowed.
 pub fn triangle(x: &DynTensor, k: i64, upper: bool) -> Result<DynTensor> {
-    let shape = x.shape().to_vec();
-    let op = if upper { "triu" } else { "tril" };
-    if shape.len() < 2 {
-        return Err(Error::InvalidArgument { op, reason: format!("needs at least 2 dimensions, got {}", shape.len()) });
-    }
-    let (r, c) = (shape[shape.len() - 2], shape[shape.len() - 1]);
-    let n: usize = shape.iter().product();
-    let x = x.contiguous()?;
-    each!(&x, t => {
-        let d = t.as_slice()?;
-        let items = d.iter().enumerate().map(|(p, &v)| {
-            let q = p % (r * c).max(1);
-            let (i, j) = ((q / c.max(1)) as i64, (q % c.max(1)) as i64);
-            let keep = if upper { j - i >= k } else { j - i <= k };
-            if keep { v } else { Element::ZERO }
-        });
-        tensor(n, items, &shape)
-    })
+    crate::lane_ops::LaneOp::Triangle { k, upper }.run(x)
 }
 
 #[cfg(test)]

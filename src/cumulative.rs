@@ -8,7 +8,7 @@
 //!   must give it (the standard's rule); a 0-d tensor has no axis to run
 //!   along ([`Error::InvalidArgument`]).
 //! * **Dtypes.** The running sum and product compute and return in the
-//!   dtype of [`accumulation_dtype`] (the input converted first, so
+//!   dtype of [`accumulation_dtype`](crate::statistics::accumulation_dtype) (the input converted first, so
 //!   `dtype` prevents overflow as the standard intends). `diff` works in
 //!   the dtype `x`, `prepend` and `append` promote to (NumPy's table, as
 //!   NumPy's `diff`, which concatenates them); bool differences are
@@ -19,12 +19,12 @@
 //!
 //! Every result is a new tensor; the inputs are only read.
 
-use crate::dyn_tensor::{each, DynTensor};
+use crate::dyn_tensor::DynTensor;
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::lanes::{from_lanes, lanes, Lanes};
 use crate::shape::normalize_axis;
-use crate::statistics::{accumulation_dtype, add, mul, sub};
+use crate::statistics::{add, mul, sub};
 use crate::tensor::Tensor;
 
 /// A running operation along an axis.
@@ -47,7 +47,7 @@ impl Running {
 }
 
 /// The axis a running operation runs along (see the [module docs](self)).
-fn running_axis(op: &'static str, shape: &[usize], axis: Option<isize>) -> Result<usize> {
+pub(crate) fn running_axis(op: &'static str, shape: &[usize], axis: Option<isize>) -> Result<usize> {
     match (axis, shape.len()) {
         (_, 0) => Err(Error::InvalidArgument {
             op,
@@ -63,8 +63,9 @@ fn running_axis(op: &'static str, shape: &[usize], axis: Option<isize>) -> Resul
 }
 
 /// The running sum or product of `x` along `axis`, in `dtype` (see
-/// [`accumulation_dtype`]); with `include_initial`, the identity first
-/// (the axis one longer).
+/// [`accumulation_dtype`](crate::statistics::accumulation_dtype)); with `include_initial`, the identity first
+/// (the axis one longer). `x` is only read: this is the planned
+/// [`LaneOp::Running`](crate::lane_ops::LaneOp::Running) with `x` borrowed.
 pub fn cumulative(
     x: &DynTensor,
     running: Running,
@@ -72,33 +73,60 @@ pub fn cumulative(
     dtype: Option<DType>,
     include_initial: bool,
 ) -> Result<DynTensor> {
-    let axis = running_axis(running.name(), x.shape(), axis)?;
-    x.check_readable()?;
-    let dtype = accumulation_dtype(x.dtype(), dtype);
-    let x = if dtype == x.dtype() { x.clone() } else { x.cast(dtype)? };
-    each!(&x, t => running_typed(t, running, axis, include_initial).map(DynTensor::from))
+    crate::lane_ops::LaneOp::Running {
+        running,
+        axis,
+        dtype,
+        include_initial,
+    }
+    .run(x)
 }
 
-fn running_typed<T: Element>(t: &Tensor<T>, running: Running, axis: usize, include_initial: bool) -> Result<Tensor<T>> {
-    let l = lanes(t, &[axis])?;
-    let (init, step): (T, fn(T, T) -> T) = match running {
-        Running::Sum => (T::ZERO, add::<T>),
-        Running::Prod => (T::ONE, mul::<T>),
-    };
-    let len = l.len + usize::from(include_initial);
-    let mut out = Vec::with_capacity(l.count * len);
-    for lane in l.iter() {
-        if include_initial {
-            out.push(init);
-        }
-        let mut acc = init;
-        for (i, &v) in lane.iter().enumerate() {
-            // The first element as it is (`0 + -0.0` would be `0.0`).
-            acc = if i == 0 { v } else { step(acc, v) };
-            out.push(acc);
+impl Running {
+    /// The identity and the step.
+    fn step<T: Element>(self) -> (T, fn(T, T) -> T) {
+        match self {
+            Running::Sum => (T::ZERO, add::<T>),
+            Running::Prod => (T::ONE, mul::<T>),
         }
     }
-    from_lanes(out, t.shape(), axis, len)
+}
+
+/// The running operation in place over `block`, rows of `inner` elements
+/// one after another along the axis: each row becomes the step of the row
+/// before it (already a running value) and itself. The first row stays as
+/// it is (`0 + -0.0` would be `0.0`).
+pub(crate) fn scan_rows<T: Element>(block: &mut [T], inner: usize, running: Running) {
+    let (_, step) = running.step::<T>();
+    for k in 1..block.len() / inner.max(1) {
+        let (done, rest) = block.split_at_mut(k * inner);
+        let prev = &done[(k - 1) * inner..];
+        for (v, &p) in rest[..inner].iter_mut().zip(prev) {
+            *v = step(p, *v);
+        }
+    }
+}
+
+/// The running operation of `t` (already in the result's dtype) along
+/// `axis` with the identity first: the axis one longer.
+pub(crate) fn with_initial<T: Element>(t: &Tensor<T>, running: Running, axis: Option<isize>) -> Result<Tensor<T>> {
+    let shape = t.shape();
+    let ax = running_axis(running.name(), shape, axis)?;
+    let (len, inner) = (shape[ax], shape[ax + 1..].iter().product::<usize>());
+    let outer: usize = shape[..ax].iter().product();
+    let (init, _) = running.step::<T>();
+    let src = t.contiguous()?;
+    let src = src.as_slice()?;
+    let mut out = Vec::with_capacity(outer * (len + 1) * inner);
+    for o in 0..outer {
+        out.extend(std::iter::repeat_n(init, inner));
+        out.extend_from_slice(&src[o * len * inner..(o + 1) * len * inner]);
+        let start = out.len() - len * inner;
+        scan_rows(&mut out[start..], inner, running);
+    }
+    let mut dims = shape.to_vec();
+    dims[ax] += 1;
+    Tensor::from_vec(out, &dims)
 }
 
 /// The `n`-th forward differences of `x` along `axis`, after prepending
@@ -174,6 +202,7 @@ fn diff_typed<T: Element>(parts: &[&Tensor<T>], shape: &[usize], axis: usize, n:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dyn_tensor::each;
 
     fn ints(t: &DynTensor) -> Vec<i128> {
         each!(t, t => t.to_vec().unwrap().into_iter().map(Element::to_i128).collect())

@@ -149,6 +149,7 @@ pub fn execute(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)
             crate::ops::func::run::<T>(plan, *f, ops)
         }),
         Op::Where | Op::Clip { .. } => select(plan, args),
+        Op::Lane(l) => lane(plan, l, args),
         Op::Addmm => for_dtype!(plan.dtype, T => {
             let mut it = typed::<T>(plan, args)?.into_iter();
             let x = it.next().ok_or_else(|| internal(plan, "an input"))?;
@@ -243,6 +244,14 @@ fn select(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
         }),
         _ => Err(internal(plan, "not a selection")),
     }
+}
+
+/// Sort, running ops, roll and triangles (`crate::ops::lane`).
+fn lane(plan: &Plan, op: &crate::lane_ops::LaneOp, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
+    for_dtype!(plan.dtype, T => {
+        let x = typed_one::<T>(plan, 0, args.first_mut().ok_or_else(|| internal(plan, "an input"))?)?;
+        crate::ops::lane::run::<T>(plan, op, x).map(wrap::<T>)
+    })
 }
 
 fn wrap<T: DynElement>((t, o): (Tensor<T>, Outcome)) -> (DynTensor, Outcome) {

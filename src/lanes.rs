@@ -121,6 +121,33 @@ pub fn from_lanes<U: Element>(data: Vec<U>, like: &[usize], axis: usize, len: us
     t.permuted_view(&inverse)?.deep_copy()
 }
 
+/// Run `f` on each lane along `axis` of `data`, a C-order buffer of
+/// `shape`, in place: a lane along the last axis is a run of `data`
+/// itself; any other is gathered into a lane-long buffer and written back.
+pub fn each_lane_mut<T: Element>(data: &mut [T], shape: &[usize], axis: usize, mut f: impl FnMut(&mut [T])) {
+    let len = shape[axis];
+    let inner: usize = shape[axis + 1..].iter().product();
+    if len == 0 || data.is_empty() {
+        return;
+    }
+    if inner == 1 {
+        data.chunks_exact_mut(len).for_each(f);
+        return;
+    }
+    let mut lane = vec![T::ZERO; len];
+    for block in data.chunks_exact_mut(len * inner) {
+        for j in 0..inner {
+            for (k, v) in lane.iter_mut().enumerate() {
+                *v = block[k * inner + j];
+            }
+            f(&mut lane);
+            for (k, v) in lane.iter().enumerate() {
+                block[k * inner + j] = *v;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,6 +174,10 @@ mod tests {
         assert_eq!(l.lane(5), &[13, 17, 21]);
         let back = from_lanes(l.data.clone(), t.shape(), 1, 3).unwrap();
         assert_eq!(back.as_slice().unwrap(), t.as_slice().unwrap());
+        let mut data = t.to_vec().unwrap();
+        each_lane_mut(&mut data, &[2, 3, 4], 1, <[i32]>::reverse);
+        assert_eq!(&data[..5], &[8, 9, 10, 11, 4]);
+        assert_eq!(data[13], 21);
         let two = lanes(&t, &[0, 2]).unwrap();
         assert_eq!(two.lane(1), &[4, 5, 6, 7, 16, 17, 18, 19]);
     }

@@ -77,6 +77,7 @@ pub mod lanes;
 pub mod statistics;
 pub mod cumulative;
 pub mod sorting;
+pub mod lane_ops;
 pub mod searching;
 pub mod sets;
 // A tensor shared between a front end's threads: its fair lock and donor

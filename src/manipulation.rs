@@ -187,45 +187,10 @@ pub fn repeat(x: &DynTensor, repeats: &[usize], axis: Option<isize>) -> Result<D
 }
 
 /// `roll(x, shifts, axes)`: elements shifted along each axis, wrapping
-/// (`axes` empty: over the flattened tensor).
+/// (`axes` empty: over the flattened tensor). A new buffer: the planned
+/// [`LaneOp::Roll`](crate::lane_ops::LaneOp::Roll) with `x` borrowed.
 pub fn roll(x: &DynTensor, shifts: &[i64], axes: &[isize]) -> Result<DynTensor> {
-    let shape = x.shape().to_vec();
-    if axes.is_empty() {
-        let [s] = shifts else {
-            return Err(invalid("roll", "one shift is needed without axes".into()));
-        };
-        let flat = x.contiguous()?.reshape(&[shape.iter().product()])?;
-        return roll(&flat, &[*s], &[0])?.reshape(&shape);
-    }
-    if shifts.len() != axes.len() && shifts.len() != 1 {
-        return Err(invalid("roll", format!("{} shifts for {} axes", shifts.len(), axes.len())));
-    }
-    let mut cur = x.contiguous()?;
-    for (i, &a) in axes.iter().enumerate() {
-        let ax = axis_of("roll", a, shape.len())?;
-        let s = shifts[if shifts.len() == 1 { 0 } else { i }];
-        cur = roll_axis(&cur, s, ax)?;
-    }
-    Ok(cur)
-}
-
-fn roll_axis(x: &DynTensor, shift: i64, ax: usize) -> Result<DynTensor> {
-    let shape = x.shape().to_vec();
-    let len = shape[ax];
-    let outer: usize = shape[..ax].iter().product();
-    let inner: usize = shape[ax + 1..].iter().product();
-    let n = outer * len * inner;
-    let k = if len == 0 { 0 } else { usize::try_from(shift.rem_euclid(len as i64)).unwrap_or(0) };
-    each!(x, t => {
-        let d = t.as_slice()?;
-        let items = (0..outer).flat_map(|o| {
-            (0..len).flat_map(move |j| {
-                let src = (j + len - k) % len;
-                d[(o * len + src) * inner..(o * len + src + 1) * inner].iter().copied()
-            })
-        });
-        tensor(n, items, &shape)
-    })
+    crate::lane_ops::LaneOp::Roll { shifts: shifts.to_vec(), axes: axes.to_vec() }.run(x)
 }
 
 /// Index values as positions on an axis of `len` (negative ones count from

@@ -12,7 +12,9 @@
 //!   standard's `stable=True` asks; `stable=False` allows no less.
 //! * **Indices** are int64 (the default index dtype).
 //!
-//! Every result is a new tensor; the input is only read.
+//! Every result of these functions is a new tensor; the input is only
+//! read. `sort` is also a planned operation ([`crate::lane_ops`]), which
+//! writes over a temporary input.
 
 use std::cmp::Ordering;
 
@@ -44,12 +46,10 @@ pub(crate) fn sorted_positions<T: Element>(lane: &[T], descending: bool) -> Vec<
     idx
 }
 
-/// `x` sorted along `axis`.
+/// `x` sorted along `axis` (a new buffer: the planned
+/// [`LaneOp::Sort`](crate::lane_ops::LaneOp::Sort) with `x` borrowed).
 pub fn sort(x: &DynTensor, axis: isize, descending: bool) -> Result<DynTensor> {
-    let axis = normalize_axis(axis, x.shape().len())?;
-    each!(x, t => along(t, axis, |lane| {
-        sorted_positions(lane, descending).into_iter().map(|i| lane[i]).collect()
-    }).map(DynTensor::from))
+    crate::lane_ops::LaneOp::Sort { axis, descending }.run(x)
 }
 
 /// The int64 indices that sort `x` along `axis` (stably).

@@ -58,11 +58,22 @@ CASES: list[tuple[str, Callable[[], list[donate.Tensor]], Callable[[list[Any]], 
     ("add of a stepped slice", lambda: [t(8, 8), t(4, 8)], lambda o: o[0][::2] + o[1]),
     ("matmul of transposes", lambda: [t(8, 8), t(8, 8)], lambda o: o[0].T @ o[1].T),
     ("reshape of a transpose", lambda: [t(8, 8)], lambda o: o[0].T.reshape(64)),
+    ("sort", lambda: [t(8, 8)], lambda o: donate.sort(o[0], axis=0, descending=True)),
+    ("cumulative_sum cast", lambda: [t(8, 8, dtype="int32")], lambda o: donate.cumulative_sum(o[0], axis=1)),
+    ("cumulative_prod initial", lambda: [t(8, 8)], lambda o: donate.cumulative_prod(o[0], axis=0, include_initial=True)),
+    ("roll of a transpose", lambda: [t(8, 8)], lambda o: donate.roll(o[0].T, 3, axis=0)),
+    ("tril", lambda: [t(8, 8)], lambda o: donate.tril(o[0], k=1)),
 ]
 
 
 def donated_first(o: list[donate.Tensor], name: str) -> list[Any]:
-    views = ("relu of a transpose", "add of a stepped slice", "matmul of transposes", "reshape of a transpose")
+    views = (
+        "relu of a transpose",
+        "add of a stepped slice",
+        "matmul of transposes",
+        "reshape of a transpose",
+        "roll of a transpose",
+    )
     if name.endswith(("donate", "cow")) or name in ("reshape", "transpose", "astype", *views):
         return list(o)
     return [o[0].donate(), *o[1:]]

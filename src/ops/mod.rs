@@ -26,6 +26,7 @@ pub mod attention;
 pub mod binary;
 pub mod conv;
 pub(crate) mod func;
+pub(crate) mod lane;
 mod layout;
 pub mod nn;
 mod reduce;

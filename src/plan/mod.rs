@@ -263,6 +263,10 @@ pub enum Op {
     Clip { min: bool, max: bool },
     /// `[x]` converted to `dtype` (always a new buffer).
     Cast { dtype: DType },
+    /// `[x]`: sort, running sum or product, roll or triangle
+    /// ([`crate::lane_ops`]); the result, of `x`'s shape (but a running
+    /// op's `include_initial`), may be written over `x`.
+    Lane(crate::lane_ops::LaneOp),
     /// `[q, k, v, mask?]`: `softmax(q·kᵀ·scale + mask)·v` over the last two
     /// axes (`q` `[..., L, E]`, `k` `[..., S, E]`, `v` `[..., S, Ev]`),
     /// fused: the `L×S` scores are never held. `scale` `None`: `1/sqrt(E)`.
@@ -297,6 +301,7 @@ impl Op {
             Op::Index { .. } => "__getitem__",
             Op::SetItem { .. } => "__setitem__",
             Op::Cast { .. } => "astype",
+            Op::Lane(l) => l.name(),
             Op::Where => "where",
             Op::Clip { .. } => "clip",
             Op::Attention { .. } => "scaled_dot_product_attention",

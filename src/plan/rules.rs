@@ -529,6 +529,10 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
         }
         Op::Where => where_signature(op, o)?,
         Op::Clip { .. } => clip_signature(op, o)?,
+        Op::Lane(l) => {
+            let (dtype, shape) = l.signature(tensor_dtype(op, x, "the input")?, x.shape)?;
+            Signature::new(dtype, shape.into(), Receives::Input)
+        }
         Op::Attention {
             causal,
             scale,

@@ -8,6 +8,7 @@ use super::{Atom, Eqn, Program, Var};
 use crate::dyn_tensor::Scalar;
 use crate::element::DType;
 use crate::layout::Index;
+use crate::lane_ops::LaneOp;
 use crate::plan::{permute_axes, Op};
 
 /// JAX's short dtype names.
@@ -114,6 +115,7 @@ pub(super) fn params(op: &Op, shape_in: &[usize], shape_out: &[usize]) -> String
         }
         Op::Index { index: ix } | Op::SetItem { index: ix } => vec![format!("index={}", index(ix))],
         Op::Cast { dtype } => vec![format!("new_dtype={dtype}")],
+        Op::Lane(l) => lane_params(l),
         Op::Attention { causal, scale, .. } => vec![
             format!("causal={}", if *causal { "True" } else { "False" }),
             format!("scale={}", scale.map_or("None".into(), py_float)),
@@ -123,6 +125,27 @@ pub(super) fn params(op: &Op, shape_in: &[usize], shape_out: &[usize]) -> String
         String::new()
     } else {
         format!("[{}]", ps.join(" "))
+    }
+}
+
+fn py_bool(b: bool) -> &'static str {
+    if b { "True" } else { "False" }
+}
+
+/// The parameters of a [`LaneOp`] (`axis=None` where it was left out).
+fn lane_params(l: &LaneOp) -> Vec<String> {
+    match l {
+        LaneOp::Sort { axis, descending } => vec![format!("axis={axis}"), format!("descending={}", py_bool(*descending))],
+        LaneOp::Running { axis, dtype, include_initial, .. } => vec![
+            format!("axis={}", axis.map_or("None".into(), |a| a.to_string())),
+            format!("dtype={}", dtype.map_or("None".into(), |d| d.to_string())),
+            format!("include_initial={}", py_bool(*include_initial)),
+        ],
+        LaneOp::Roll { shifts, axes } => vec![
+            format!("shift={}", tuple(shifts)),
+            if axes.is_empty() { "axis=None".into() } else { format!("axis={}", tuple(axes)) },
+        ],
+        LaneOp::Triangle { k, .. } => vec![format!("k={k}")],
     }
 }
 

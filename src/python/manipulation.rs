@@ -17,6 +17,7 @@ use super::operands::{call, read_unplanned, Input};
 use super::ownership::require_tensor;
 use super::tensor::PyTensor;
 use crate::layout::Index;
+use crate::lane_ops::LaneOp;
 use crate::plan::Op;
 use crate::{creation, manipulation, DType, DynTensor};
 
@@ -126,7 +127,8 @@ pub(crate) fn repeat(x: &Bound<'_, PyAny>, repeats: &Bound<'_, PyAny>, axis: Opt
 pub(crate) fn roll(x: &Bound<'_, PyAny>, shift: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
     let shifts = ints(shift, "shift")?;
     let ax = axis.filter(|a| !a.is_none()).map(|a| ints(a, "axis")).transpose()?.unwrap_or_default();
-    Ok(wrap(manipulation::roll(&read_one(x, "roll")?, &shifts, &axes(&ax)).py()?))
+    let op = Op::Lane(LaneOp::Roll { shifts, axes: axes(&ax) });
+    call(x.py(), &op, smallvec![require_tensor(x, "roll")?])
 }
 
 /// `take(x, indices, /, *, axis=None)`.
@@ -260,14 +262,14 @@ pub(crate) fn linspace(
 #[pyfunction]
 #[pyo3(signature = (x, /, *, k = 0))]
 pub(crate) fn tril(x: &Bound<'_, PyAny>, k: i64) -> PyResult<PyTensor> {
-    Ok(wrap(creation::triangle(&read_one(x, "tril")?, k, false).py()?))
+    call(x.py(), &Op::Lane(LaneOp::Triangle { k, upper: false }), smallvec![require_tensor(x, "tril")?])
 }
 
 /// `triu(x, /, *, k=0)`.
 #[pyfunction]
 #[pyo3(signature = (x, /, *, k = 0))]
 pub(crate) fn triu(x: &Bound<'_, PyAny>, k: i64) -> PyResult<PyTensor> {
-    Ok(wrap(creation::triangle(&read_one(x, "triu")?, k, true).py()?))
+    call(x.py(), &Op::Lane(LaneOp::Triangle { k, upper: true }), smallvec![require_tensor(x, "triu")?])
 }
 
 /// `x`'s shape and the dtype of a `*_like` result (`dtype`, or `x`'s).

@@ -13,12 +13,16 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
-use super::operands::read_unplanned;
+use smallvec::smallvec;
+
+use super::operands::{call, read_unplanned};
 use super::ownership::require_tensor;
 use super::statistics::{compute, read_x, AxisArg};
 use super::tensor::PyTensor;
 use crate::searching::{self as core, Extreme, Side};
 use crate::sets::unique;
+use crate::lane_ops::LaneOp;
+use crate::plan::Op;
 use crate::sorting;
 
 /// The index of the first maximum of `x` along `axis` (`None`: of the
@@ -92,8 +96,8 @@ pub(crate) fn searchsorted(
 )]
 pub(crate) fn sort(x: &Bound<'_, PyAny>, axis: isize, descending: bool, stable: bool) -> PyResult<PyTensor> {
     let _ = stable; // every sort is stable
-    let t = read_x(x, "sort")?;
-    compute(x.py(), &[&t], || sorting::sort(&t, axis, descending)).map(PyTensor::new)
+    let op = Op::Lane(LaneOp::Sort { axis, descending });
+    call(x.py(), &op, smallvec![require_tensor(x, "sort")?])
 }
 
 /// The int64 indices that sort `x` along `axis` (as `sort`).

@@ -18,12 +18,15 @@ use pyo3::types::PyTuple;
 
 use super::errors::IntoPyResult;
 use super::interop::dtype_arg;
-use super::operands::read_unplanned;
+use smallvec::smallvec;
+
+use super::operands::{call, read_unplanned};
 use super::ops;
 use super::ownership::require_tensor;
 use super::tensor::PyTensor;
-use crate::cumulative::{cumulative, diff as diff_core, Running};
-use crate::plan::Reduction;
+use crate::cumulative::{diff as diff_core, Running};
+use crate::lane_ops::LaneOp;
+use crate::plan::{Op, Reduction};
 use crate::statistics::{reduce, Statistic};
 use crate::DynTensor;
 
@@ -183,9 +186,13 @@ fn running(
     include_initial: bool,
 ) -> PyResult<PyTensor> {
     let dtype = dtype_arg(x.py(), dtype)?;
-    let t = read_x(x, kind.name())?;
-    let r = compute(x.py(), &[&t], || cumulative(&t, kind, axis, dtype, include_initial))?;
-    Ok(PyTensor::new(r))
+    let op = Op::Lane(LaneOp::Running {
+        running: kind,
+        axis,
+        dtype,
+        include_initial,
+    });
+    call(x.py(), &op, smallvec![require_tensor(x, kind.name())?])
 }
 
 /// The running sum of `x` along `axis` (required unless `x` is 1-d), in
