@@ -249,7 +249,15 @@ fn select(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
 /// Sort, running ops, roll and triangles (`crate::ops::lane`).
 fn lane(plan: &Plan, op: &crate::lane_ops::LaneOp, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
     for_dtype!(plan.dtype, T => {
-        let x = typed_one::<T>(plan, 0, args.first_mut().ok_or_else(|| internal(plan, "an input"))?)?;
+        let arg = args.first_mut().ok_or_else(|| internal(plan, "an input"))?;
+        if plan.target.is_none() {
+            if let crate::lane_ops::LaneOp::Fill { value, .. } = op {
+                // A fill reads nothing of its input, which may have
+                // another dtype.
+                return crate::ops::lane::fill_new::<T>(plan, *value).map(wrap::<T>);
+            }
+        }
+        let x = typed_one::<T>(plan, 0, arg)?;
         crate::ops::lane::run::<T>(plan, op, x).map(wrap::<T>)
     })
 }

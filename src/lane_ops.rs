@@ -16,12 +16,18 @@
 //! first, a strided view or an input of another dtype is copied or cast
 //! into the op's own buffer, which then receives the result.
 //!
+//! The `*_like` functions ([`LaneOp::Fill`]) belong here too: their
+//! result has their input's shape, so a temporary or donated input of the
+//! result's dtype gives its buffer (`zeros_like(g.donate())` zeroes `g`'s
+//! buffer). They never read the input's values, so the planner neither
+//! casts nor gathers it.
+//!
 //! The one result of another shape: a running operation with
 //! `include_initial` is one longer along its axis, so it always writes a
 //! new buffer ([`crate::cumulative::with_initial`]).
 
 use crate::cumulative::{running_axis, scan_rows, Running};
-use crate::dyn_tensor::DynTensor;
+use crate::dyn_tensor::{DynElement, DynTensor, Scalar};
 use crate::execute::Arg;
 use crate::plan::{Op, OperandDesc};
 use crate::element::{DType, Element};
@@ -32,7 +38,7 @@ use crate::sorting::order;
 use crate::statistics::accumulation_dtype;
 
 /// One of the operations of this module, with its parameters.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum LaneOp {
     /// Stable sort along `axis`, NaN last ([`order`]); `descending`
     /// reverses the order, equal elements still first-come first.
@@ -52,6 +58,15 @@ pub enum LaneOp {
     /// The lower (`upper` false: `tril`) or upper (`triu`) triangle of the
     /// last two axes from the `k`th diagonal, zeros elsewhere.
     Triangle { k: i64, upper: bool },
+    /// `name` (`zeros_like`, `ones_like`, `empty_like`, `full_like`):
+    /// `value` everywhere, in `dtype` (`None`: the input's); the input's
+    /// values are not read. (`empty_like` fills zeros: its values are
+    /// unspecified, and zeros never show a reused buffer's old contents.)
+    Fill {
+        name: &'static str,
+        value: Scalar,
+        dtype: Option<DType>,
+    },
 }
 
 impl LaneOp {
@@ -63,6 +78,7 @@ impl LaneOp {
             LaneOp::Roll { .. } => "roll",
             LaneOp::Triangle { upper: false, .. } => "tril",
             LaneOp::Triangle { upper: true, .. } => "triu",
+            LaneOp::Fill { name, .. } => name,
         }
     }
 
@@ -108,18 +124,23 @@ impl LaneOp {
                     return Err(invalid(format!("needs at least 2 dimensions, got {}", shape.len())));
                 }
             }
+            LaneOp::Fill { value, dtype: asked, .. } => {
+                let d = asked.unwrap_or(dtype);
+                crate::plan::check_scalar(op, *value, d)?;
+                return Ok((d, shape.to_vec()));
+            }
         }
         Ok((dtype, shape.to_vec()))
     }
 
     /// Rewrite `data`, a C-order buffer of `shape` holding the input in
-    /// the result's dtype, into the result. The op must keep the shape
+    /// the result's dtype (for `Fill`, any values), into the result. The op must keep the shape
     /// ([`signature`](Self::signature) validated it).
     ///
     /// # Errors
     /// `InvalidArgument` for a running op with `include_initial` (its
     /// result is longer), `InvalidAxis` for an axis out of range.
-    pub fn apply<T: Element>(&self, data: &mut [T], shape: &[usize]) -> Result<()> {
+    pub fn apply<T: DynElement>(&self, data: &mut [T], shape: &[usize]) -> Result<()> {
         match self {
             LaneOp::Sort { axis, descending } => {
                 let axis = normalize_axis(*axis, shape.len())?;
@@ -151,6 +172,7 @@ impl LaneOp {
             }
             LaneOp::Roll { shifts, axes } => roll(data, shape, shifts, axes)?,
             LaneOp::Triangle { k, upper } => triangle(data, shape, *k, *upper),
+            LaneOp::Fill { value, .. } => data.fill(T::from_scalar(*value)),
         }
         Ok(())
     }
@@ -223,7 +245,7 @@ fn triangle<T: Element>(data: &mut [T], shape: &[usize], k: i64, upper: bool) {
 mod tests {
     use super::*;
 
-    fn applied<T: Element>(op: &LaneOp, mut v: Vec<T>, shape: &[usize]) -> Vec<T> {
+    fn applied<T: DynElement>(op: &LaneOp, mut v: Vec<T>, shape: &[usize]) -> Vec<T> {
         op.apply(&mut v, shape).unwrap();
         v
     }
@@ -266,5 +288,8 @@ mod tests {
         let upper = LaneOp::Triangle { k: 1, upper: true };
         assert_eq!(applied(&upper, vec![1, 2, 3, 4], &[2, 2]), vec![0, 2, 0, 0]);
         assert!(lower.signature(DType::F64, &[3]).is_err());
+        let fill = LaneOp::Fill { name: "full_like", value: Scalar::Int(300), dtype: None };
+        assert_eq!(applied(&fill, vec![1_i16, 2], &[2]), vec![300, 300]);
+        assert!(matches!(fill.signature(DType::U8, &[2]), Err(Error::ScalarOutOfRange { .. })));
     }
 }

@@ -1,6 +1,6 @@
-"""`sort`, `cumulative_sum`, `cumulative_prod`, `roll`, `tril` and `triu`:
-planned operations whose result has their input's shape, so it may be
-written over the input.
+"""`sort`, `cumulative_sum`, `cumulative_prod`, `roll`, `tril`, `triu` and
+the `*_like` functions: planned operations whose result has their input's
+shape, so it may be written over the input.
 
 The ownership rules, each checked by pointer identity and allocation
 counts:
@@ -57,6 +57,10 @@ CASES: dict[str, tuple[Callable[[Maker], Any], Callable[[np.ndarray], np.ndarray
     "roll flattened": (lambda make: donate.roll(make(), 5), lambda a: np.roll(a, 5)),
     "tril": (lambda make: donate.tril(make(), k=-1), lambda a: np.tril(a, -1)),
     "triu": (lambda make: donate.triu(make(), k=2), lambda a: np.triu(a, 2)),
+    "zeros_like": (lambda make: donate.zeros_like(make()), np.zeros_like),
+    "ones_like": (lambda make: donate.ones_like(make()), np.ones_like),
+    "empty_like": (lambda make: donate.empty_like(make()), np.zeros_like),  # zero-filled
+    "full_like": (lambda make: donate.full_like(make(), -2.5), lambda a: np.full_like(a, -2.5)),
 }
 
 
@@ -171,6 +175,28 @@ def test_a_donation_that_cannot_be_honoured_warns_and_copies(case: str, reason: 
         same(keep, a.reshape(-1))
 
 
+def test_a_fill_never_reads_or_casts_its_input(stats) -> None:
+    # Another dtype: the donation is refused, and the input is not cast
+    # (the result buffer is the only allocation).
+    t = donate.asarray(X)
+    s = stats()
+    with pytest.warns(donate.DonationWarning, match="dtype float32 differs from the result's dtype int8"):
+        r = donate.full_like(t.donate(), 7, dtype=donate.int8)
+    assert s["allocations"] == 1
+    same(r, np.full(X.shape, 7, np.int8))
+    unchanged(t, X)
+    # A strided view is not gathered either.
+    v = t[:, ::2]
+    s = stats()
+    with strict():
+        r = donate.ones_like(v, dtype="bool")
+    assert s["allocations"] == 1
+    same(r, np.ones((4, 3), bool))
+    unchanged(t, X)
+    with pytest.raises(OverflowError):
+        donate.full_like(donate.asarray(X.astype(np.uint8)), 300)
+
+
 @pytest.mark.parametrize(
     ("a", "call"),
     [
@@ -178,11 +204,12 @@ def test_a_donation_that_cannot_be_honoured_warns_and_copies(case: str, reason: 
         (X, lambda t: donate.cumulative_sum(t)),  # a 2-d input needs an axis
         (X, lambda t: donate.roll(t, (1, 2, 3), axis=(0, 1))),
         (X[0], lambda t: donate.tril(t)),  # a triangle needs 2 axes
+        (X, lambda t: donate.full_like(t, float("nan"), dtype="int32")),  # an int cannot hold NaN
     ],
 )
 def test_errors_leave_a_donated_input_as_it_was(a: np.ndarray, call: Callable[[Any], Any]) -> None:
     t = donate.asarray(a)
-    with pytest.raises((ValueError, IndexError)):
+    with pytest.raises((ValueError, IndexError, OverflowError)):
         call(t.donate())
     unchanged(t, a)
 

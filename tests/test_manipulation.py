@@ -14,7 +14,8 @@ unchanged), and ownership:
   temporary or donated input moves into the result (pointer identity);
 - `unstack` gives views of the input, which is only read (a donated input
   warns and stays);
-- `roll`, `tril` and `triu` are planned like `sort` (tests/test_lane_ops.py);
+- `roll`, `tril`, `triu` and the `*_like` functions are planned like
+  `sort` (tests/test_lane_ops.py);
 - every other function writes new buffers and only reads its inputs: a
   donated input warns ("always writes new buffers") and stays intact.
 """
@@ -736,10 +737,6 @@ READERS: dict[str, tuple[np.ndarray, Callable[[Any], Any]]] = {
     "take_along_axis": (A46, lambda x: donate.take_along_axis(x, donate.zeros((4, 6), dtype="int64"), axis=0)),
     "take_along_axis indices": (np.zeros((4, 6), np.int64), lambda i: donate.take_along_axis(donate.ones((4, 6)), i, axis=0)),
     "meshgrid": (np.arange(3.0), lambda m: donate.meshgrid(m, donate.ones((2,)))),
-    "zeros_like": (A46, lambda x: donate.zeros_like(x)),
-    "ones_like": (A46, lambda x: donate.ones_like(x)),
-    "empty_like": (A46, lambda x: donate.empty_like(x)),
-    "full_like": (A46, lambda x: donate.full_like(x, 2.0)),
 }
 
 def results(out: Any) -> list[donate.Tensor]:

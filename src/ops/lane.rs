@@ -5,13 +5,14 @@
 
 use super::{copy_then, finish, outcome_of, same_shape, Applied, Operand};
 use crate::cumulative::with_initial;
-use crate::element::Element;
+use crate::dyn_tensor::{DynElement, Scalar};
+use crate::tensor::Tensor;
 use crate::error::{Error, Result};
 use crate::lane_ops::LaneOp;
 use crate::plan::Plan;
 
 /// Run an `Op::Lane` plan over its input `x` (in the plan's dtype).
-pub(crate) fn run<T: Element>(plan: &Plan, op: &LaneOp, x: Operand<'_, T>) -> Result<Applied<T>> {
+pub(crate) fn run<T: DynElement>(plan: &Plan, op: &LaneOp, x: Operand<'_, T>) -> Result<Applied<T>> {
     let shape = plan.shape.to_vec();
     if x.shape() == &shape[..] {
         return same_shape(plan, x, |b| op.apply(b, &shape), |s| {
@@ -27,5 +28,11 @@ pub(crate) fn run<T: Element>(plan: &Plan, op: &LaneOp, x: Operand<'_, T>) -> Re
         });
     };
     let out = with_initial(t, *running, *axis)?;
+    Ok(finish(plan, out, outcome_of(plan)))
+}
+
+/// A fill (`zeros_like` and the like) into a new buffer.
+pub(crate) fn fill_new<T: DynElement>(plan: &Plan, value: Scalar) -> Result<Applied<T>> {
+    let out = Tensor::full(&plan.shape, T::from_scalar(value))?;
     Ok(finish(plan, out, outcome_of(plan)))
 }

@@ -9,6 +9,7 @@ use crate::dyn_tensor::Scalar;
 use crate::element::DType;
 use crate::error::{Error, Result};
 use crate::kernels::{BinaryOp, Func, FuncKind};
+use crate::lane_ops::LaneOp;
 use super::Refusal;
 use smallvec::SmallVec;
 use crate::promote::OperandDType;
@@ -571,10 +572,10 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
     };
     // Every tensor operand is read as the plan's dtype (a cast copy
     // otherwise), except an in-place target, which must already have it,
-    // and a cast's input.
+    // a cast's input, and a fill's (its values are not read).
     for (i, d) in o.iter().enumerate() {
         let Some(held) = d.held() else { continue };
-        let exempt = matches!(op, Op::Cast { .. }) || (in_place && i == 0);
+        let exempt = matches!(op, Op::Cast { .. } | Op::Lane(LaneOp::Fill { .. })) || (in_place && i == 0);
         let read_as = p.read_dtype(i);
         if held != read_as && !exempt {
             p.casts.push(i);

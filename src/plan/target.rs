@@ -35,7 +35,12 @@ pub(super) fn plan_gathers(p: &mut Plan, o: &[OperandDesc<'_>]) {
             continue;
         }
         let strided_ok = match p.op {
-            Op::Matmul | Op::Reshape { .. } | Op::Permute { .. } | Op::Index { .. } => true,
+            // (A fill does not read its input's values.)
+            Op::Matmul
+            | Op::Reshape { .. }
+            | Op::Permute { .. }
+            | Op::Index { .. }
+            | Op::Lane(crate::lane_ops::LaneOp::Fill { .. }) => true,
             Op::Addmm => i > 0,
             Op::SetItem { .. } => i == 0,
             // The attention kernel reads q, k and v row by row.
@@ -85,9 +90,11 @@ pub(super) fn choose_target(p: &mut Plan, o: &[OperandDesc<'_>], receives: Recei
         // dtype (bool), which no operand of another dtype can hold.
         let result_fits = p.compute == p.dtype;
         let own = role.clone().or_else(|| {
-            if is_cast || !result_fits {
+            if is_cast || !result_fits || (!cast && held != p.read_dtype(i)) {
+                // (An operand of another dtype is cast unless the op does
+                // not read it, a fill's.)
                 Some(Refusal::DType {
-                    operand: if is_cast { held } else { p.compute },
+                    operand: if is_cast || held != p.read_dtype(i) { held } else { p.compute },
                     result: p.dtype,
                 })
             } else if gathered {

@@ -146,6 +146,10 @@ fn lane_params(l: &LaneOp) -> Vec<String> {
             if axes.is_empty() { "axis=None".into() } else { format!("axis={}", tuple(axes)) },
         ],
         LaneOp::Triangle { k, .. } => vec![format!("k={k}")],
+        LaneOp::Fill { value, dtype, .. } => vec![
+            format!("fill_value={}", scalar(*value)),
+            format!("dtype={}", dtype.map_or("None".into(), |d| d.to_string())),
+        ],
     }
 }
 

@@ -272,51 +272,53 @@ pub(crate) fn triu(x: &Bound<'_, PyAny>, k: i64) -> PyResult<PyTensor> {
     call(x.py(), &Op::Lane(LaneOp::Triangle { k, upper: true }), smallvec![require_tensor(x, "triu")?])
 }
 
-/// `x`'s shape and the dtype of a `*_like` result (`dtype`, or `x`'s).
-fn like(py: Python<'_>, x: &Bound<'_, PyAny>, op: &str, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>) -> PyResult<(Vec<usize>, DType)> {
+/// A `*_like` function: `value` in `x`'s shape, in `dtype` (or `x`'s);
+/// planned, so a temporary or donated `x` of that dtype gives its buffer.
+fn like(
+    x: &Bound<'_, PyAny>,
+    name: &'static str,
+    value: crate::Scalar,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
     check_device(device)?;
-    let t = read_one(x, op)?;
-    Ok((t.shape().to_vec(), dtype_arg(py, dtype)?.unwrap_or_else(|| t.dtype())))
+    let dtype = dtype_arg(x.py(), dtype)?;
+    let op = Op::Lane(LaneOp::Fill { name, value, dtype });
+    call(x.py(), &op, smallvec![require_tensor(x, name)?])
 }
 
 /// `zeros_like(x, /, *, dtype=None, device=None)`.
 #[pyfunction]
 #[pyo3(signature = (x, /, *, dtype = None, device = None))]
-pub(crate) fn zeros_like(py: Python<'_>, x: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
-    let (shape, d) = like(py, x, "zeros_like", dtype, device)?;
-    Ok(wrap(DynTensor::zeros(d, &shape).py()?))
+pub(crate) fn zeros_like(x: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    like(x, "zeros_like", crate::Scalar::Int(0), dtype, device)
 }
 
 /// `empty_like(x, /, *, dtype=None, device=None)` (zero-filled).
 #[pyfunction]
 #[pyo3(signature = (x, /, *, dtype = None, device = None))]
-pub(crate) fn empty_like(py: Python<'_>, x: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
-    let (shape, d) = like(py, x, "empty_like", dtype, device)?;
-    Ok(wrap(DynTensor::zeros(d, &shape).py()?))
+pub(crate) fn empty_like(x: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    like(x, "empty_like", crate::Scalar::Int(0), dtype, device)
 }
 
 /// `ones_like(x, /, *, dtype=None, device=None)`.
 #[pyfunction]
 #[pyo3(signature = (x, /, *, dtype = None, device = None))]
-pub(crate) fn ones_like(py: Python<'_>, x: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
-    let (shape, d) = like(py, x, "ones_like", dtype, device)?;
-    Ok(wrap(DynTensor::full(d, &shape, crate::Scalar::Int(1)).py()?))
+pub(crate) fn ones_like(x: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    like(x, "ones_like", crate::Scalar::Int(1), dtype, device)
 }
 
 /// `full_like(x, /, fill_value, *, dtype=None, device=None)`.
 #[pyfunction]
 #[pyo3(signature = (x, /, fill_value, *, dtype = None, device = None))]
 pub(crate) fn full_like(
-    py: Python<'_>,
     x: &Bound<'_, PyAny>,
     fill_value: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let v = scalar_arg(fill_value)?.ok_or_else(|| PyTypeError::new_err("full_like: fill_value must be a Python number"))?;
-    let (shape, d) = like(py, x, "full_like", dtype, device)?;
-    crate::plan::check_scalar("full_like", v, d).py()?;
-    Ok(wrap(DynTensor::full(d, &shape, v).py()?))
+    like(x, "full_like", v, dtype, device)
 }
 
 /// Register the functions.
