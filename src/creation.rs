@@ -1,6 +1,7 @@
-//! Creation functions whose values follow a rule: `eye`, `linspace`,
-//! `tril`/`triu`. `eye` and `linspace` decide their result's shape and
-//! dtype here; `tril`/`triu` are planned operations ([`crate::lane_ops`]).
+//! Creation functions whose values follow a rule: `eye` and `linspace`.
+//! Each decides its result's shape and dtype here
+//! and writes a new buffer. (`tril`/`triu` are planned operations of
+//! [`crate::lane_ops`].)
 
 use crate::dyn_tensor::{for_dtype, DynElement, DynTensor};
 use crate::element::{DType, Element};
@@ -45,27 +46,16 @@ pub fn linspace(start: f64, stop: f64, num: usize, dtype: DType, endpoint: bool)
     })
 }
 
-/// `tril(x, k)` (`upper` false) or `triu(x, k)`: the last two axes' lower
-/// (upper) triangle from the `k`th diagonal, zeros elsewhere. A new
-/// buffer: the planned [`LaneOp::Triangle`](crate::lane_ops::LaneOp::Triangle)
-/// with `x` borrowed.
-pub fn triangle(x: &DynTensor, k: i64, upper: bool) -> Result<DynTensor> {
-    crate::lane_ops::LaneOp::Triangle { k, upper }.run(x)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn eye_linspace_triangles() {
+    fn eye_and_linspace() {
         let e = eye(2, 3, 1, DType::I32).unwrap();
         assert_eq!(e.typed::<i32>("t").unwrap().as_slice().unwrap(), [0, 1, 0, 0, 0, 1]);
         let l = linspace(0.0, 1.0, 5, DType::F64, true).unwrap();
         assert_eq!(l.typed::<f64>("t").unwrap().as_slice().unwrap(), [0.0, 0.25, 0.5, 0.75, 1.0]);
-        let m = DynTensor::from(Tensor::from_slice(&[1_i8, 2, 3, 4], &[2, 2]).unwrap());
-        assert_eq!(triangle(&m, 0, false).unwrap().typed::<i8>("t").unwrap().as_slice().unwrap(), [1, 0, 3, 4]);
-        assert_eq!(triangle(&m, 1, true).unwrap().typed::<i8>("t").unwrap().as_slice().unwrap(), [0, 2, 0, 0]);
         assert!(linspace(0.0, 1.0, 3, DType::I32, true).is_err());
     }
 }

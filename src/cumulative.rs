@@ -8,8 +8,8 @@
 //!   must give it (the standard's rule); a 0-d tensor has no axis to run
 //!   along ([`Error::InvalidArgument`]).
 //! * **Dtypes.** The running sum and product compute and return in the
-//!   dtype of [`accumulation_dtype`](crate::statistics::accumulation_dtype) (the input converted first, so
-//!   `dtype` prevents overflow as the standard intends). `diff` works in
+//!   dtype of [`accumulation_dtype`](crate::statistics::accumulation_dtype)
+//!   (the input converted first, so `dtype` prevents overflow as the standard intends). `diff` works in
 //!   the dtype `x`, `prepend` and `append` promote to (NumPy's table, as
 //!   NumPy's `diff`, which concatenates them); bool differences are
 //!   "not equal", as NumPy's.
@@ -17,7 +17,9 @@
 //!   the standard's "successive application of add/multiply" (integers
 //!   wrap; see [`crate::statistics`]).
 //!
-//! Every result is a new tensor; the inputs are only read.
+//! `diff`'s result is a new tensor; its inputs are only read. The
+//! running operations are [`LaneOp::Running`](crate::lane_ops::LaneOp::Running),
+//! planned, over the kernels here ([`scan_rows`], [`with_initial`]).
 
 use crate::dyn_tensor::DynTensor;
 use crate::element::{DType, Element};
@@ -60,26 +62,6 @@ pub(crate) fn running_axis(op: &'static str, shape: &[usize], axis: Option<isize
             reason: format!("axis is required for a tensor of {nd} axes"),
         }),
     }
-}
-
-/// The running sum or product of `x` along `axis`, in `dtype` (see
-/// [`accumulation_dtype`](crate::statistics::accumulation_dtype)); with `include_initial`, the identity first
-/// (the axis one longer). `x` is only read: this is the planned
-/// [`LaneOp::Running`](crate::lane_ops::LaneOp::Running) with `x` borrowed.
-pub fn cumulative(
-    x: &DynTensor,
-    running: Running,
-    axis: Option<isize>,
-    dtype: Option<DType>,
-    include_initial: bool,
-) -> Result<DynTensor> {
-    crate::lane_ops::LaneOp::Running {
-        running,
-        axis,
-        dtype,
-        include_initial,
-    }
-    .run(x)
 }
 
 impl Running {
@@ -206,21 +188,6 @@ mod tests {
 
     fn ints(t: &DynTensor) -> Vec<i128> {
         each!(t, t => t.to_vec().unwrap().into_iter().map(Element::to_i128).collect())
-    }
-
-    #[test]
-    fn running_sums_and_products_along_an_axis() {
-        let x: DynTensor = Tensor::<i8>::from_vec(vec![1, 2, 3, 4, 5, 6], &[2, 3]).unwrap().into();
-        let s = cumulative(&x, Running::Sum, Some(1), None, false).unwrap();
-        assert_eq!(s.dtype(), DType::I64);
-        assert_eq!(ints(&s), vec![1, 3, 6, 4, 9, 15]);
-        let p = cumulative(&x, Running::Prod, Some(0), Some(DType::I8), true).unwrap();
-        assert_eq!(p.shape(), &[3, 3]);
-        assert_eq!(ints(&p), vec![1, 1, 1, 1, 2, 3, 4, 10, 18]);
-        assert!(matches!(
-            cumulative(&x, Running::Sum, None, None, false),
-            Err(Error::InvalidArgument { .. })
-        ));
     }
 
     #[test]

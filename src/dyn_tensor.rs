@@ -364,3 +364,18 @@ impl<T: Element> Tensor<T> {
         T::DTYPE.into()
     }
 }
+
+/// A weak scalar must fit the dtype it is converted to (NumPy raises for
+/// `int8_array + 300` and for a non-finite float into an integer).
+pub fn check_scalar(op: &'static str, s: Scalar, dtype: DType) -> Result<()> {
+    match (s, dtype.int_range()) {
+        (Scalar::Int(v), Some((lo, hi))) if !(lo..=hi).contains(&i128::from(v)) => {
+            Err(Error::ScalarOutOfRange { value: v, dtype })
+        }
+        (Scalar::Float(v), Some(_)) if !v.is_finite() => Err(Error::InvalidArgument {
+            op,
+            reason: format!("cannot convert float {v} to an integer"),
+        }),
+        _ => Ok(()),
+    }
+}

@@ -25,11 +25,13 @@
 //! The one result of another shape: a running operation with
 //! `include_initial` is one longer along its axis, so it always writes a
 //! new buffer ([`crate::cumulative::with_initial`]).
+//!
+//! This module depends on no planning: the planner's `Op::Lane` holds a
+//! [`LaneOp`], and [`LaneOp::run`] is the form without an offer (a new
+//! buffer, the input only read).
 
-use crate::cumulative::{running_axis, scan_rows, Running};
-use crate::dyn_tensor::{DynElement, DynTensor, Scalar};
-use crate::execute::Arg;
-use crate::plan::{Op, OperandDesc};
+use crate::cumulative::{running_axis, scan_rows, with_initial, Running};
+use crate::dyn_tensor::{check_scalar, for_dtype, DynElement, DynTensor, Scalar};
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::lanes::each_lane_mut;
@@ -126,7 +128,7 @@ impl LaneOp {
             }
             LaneOp::Fill { value, dtype: asked, .. } => {
                 let d = asked.unwrap_or(dtype);
-                crate::plan::check_scalar(op, *value, d)?;
+                check_scalar(op, *value, d)?;
                 return Ok((d, shape.to_vec()));
             }
         }
@@ -177,17 +179,37 @@ impl LaneOp {
         Ok(())
     }
 
-    /// The op over `x`, which it only reads: planned as `Op::Lane` with
-    /// `x` borrowed, so the result is a new buffer (the typed front end's
-    /// form; Python calls plan with the operand's offer).
+    /// The op over `x`, which it only reads, into a new tensor: `x` cast
+    /// to the result's dtype or copied, then [`apply`](Self::apply)
+    /// (the typed front end's form; the planner runs the same kernel over
+    /// the buffer it chose, `Op::Lane`).
     ///
     /// # Errors
     /// As [`signature`](Self::signature); `AlreadyDonated` for a
     /// moved-from `x`.
     pub fn run(&self, x: &DynTensor) -> Result<DynTensor> {
-        let desc = OperandDesc::tensor(x.dtype(), x.shape()).covering(x.coverage());
-        let plan = crate::plan::plan(&Op::Lane(self.clone()), &[desc])?;
-        Ok(crate::execute::execute(&plan, &mut [Arg::Tensor(x.clone())])?.0)
+        let name = self.name();
+        let (dtype, shape) = self.signature(x.dtype(), x.shape())?;
+        x.check_readable()?;
+        if let LaneOp::Fill { value, .. } = self {
+            return DynTensor::full(dtype, &shape, *value);
+        }
+        let mut out = if x.dtype() == dtype { x.deep_copy()? } else { x.cast(dtype)? };
+        if let LaneOp::Running { running, axis, .. } = self {
+            if shape[..] != *x.shape() {
+                return for_dtype!(dtype, T => {
+                    with_initial(out.typed::<T>(name)?, *running, *axis).map(DynTensor::from)
+                });
+            }
+        }
+        for_dtype!(dtype, T => {
+            let data = out
+                .typed_mut::<T>(name)?
+                .data_mut()
+                .ok_or_else(|| Error::InvalidArgument { op: name, reason: "a new copy is not writable".into() })?;
+            self.apply(data, &shape)?;
+        });
+        Ok(out)
     }
 }
 
@@ -244,6 +266,7 @@ fn triangle<T: Element>(data: &mut [T], shape: &[usize], k: i64, upper: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tensor::Tensor;
 
     fn applied<T: DynElement>(op: &LaneOp, mut v: Vec<T>, shape: &[usize]) -> Vec<T> {
         op.apply(&mut v, shape).unwrap();
@@ -273,6 +296,41 @@ mod tests {
         assert!(longer.apply(&mut [1.0_f32; 6], &[3, 2]).is_err());
         let no_axis = LaneOp::Running { running: Running::Sum, axis: None, dtype: None, include_initial: false };
         assert!(no_axis.signature(DType::F32, &[2, 2]).is_err());
+    }
+
+    fn values<T: DynElement>(t: &DynTensor) -> Vec<T> {
+        t.typed::<T>("t").unwrap().to_vec().unwrap()
+    }
+
+    #[test]
+    fn run_reads_its_input_and_writes_a_new_tensor() {
+        let x: DynTensor = Tensor::<f64>::from_vec(vec![2.0, f64::NAN, -1.0, 2.0, 0.5], &[5]).unwrap().into();
+        let s = LaneOp::Sort { axis: 0, descending: false }.run(&x).unwrap();
+        let v = values::<f64>(&s);
+        assert_eq!(&v[..4], &[-1.0, 0.5, 2.0, 2.0]);
+        assert!(v[4].is_nan());
+        assert!(values::<f64>(&x)[1].is_nan() && values::<f64>(&x)[..1] == [2.0]);
+        let u: DynTensor = Tensor::<u8>::from_vec(vec![3, 1, 2, 0], &[2, 2]).unwrap().into();
+        assert_eq!(values::<u8>(&LaneOp::Sort { axis: 0, descending: false }.run(&u).unwrap()), vec![2, 0, 3, 1]);
+        assert!(LaneOp::Sort { axis: 2, descending: false }.run(&u).is_err());
+
+        let i: DynTensor = Tensor::<i8>::from_vec(vec![1, 2, 3, 4, 5, 6], &[2, 3]).unwrap().into();
+        let sum = LaneOp::Running { running: Running::Sum, axis: Some(1), dtype: None, include_initial: false };
+        let r = sum.run(&i).unwrap();
+        assert_eq!(r.dtype(), DType::I64);
+        assert_eq!(values::<i64>(&r), vec![1, 3, 6, 4, 9, 15]);
+        let prod = LaneOp::Running { running: Running::Prod, axis: Some(0), dtype: Some(DType::I8), include_initial: true };
+        let p = prod.run(&i).unwrap();
+        assert_eq!(p.shape(), &[3, 3]);
+        assert_eq!(values::<i8>(&p), vec![1, 1, 1, 1, 2, 3, 4, 10, 18]);
+
+        let m = DynTensor::from(Tensor::from_slice(&[1_i8, 2, 3, 4], &[2, 2]).unwrap());
+        assert_eq!(values::<i8>(&LaneOp::Triangle { k: 0, upper: false }.run(&m).unwrap()), vec![1, 0, 3, 4]);
+        assert_eq!(values::<i8>(&LaneOp::Triangle { k: 1, upper: true }.run(&m).unwrap()), vec![0, 2, 0, 0]);
+        assert_eq!(values::<i8>(&LaneOp::Roll { shifts: vec![1], axes: vec![1] }.run(&m).unwrap()), vec![2, 1, 4, 3]);
+        let f = LaneOp::Fill { name: "zeros_like", value: Scalar::Float(0.5), dtype: Some(DType::F32) };
+        assert_eq!(values::<f32>(&f.run(&m).unwrap()), vec![0.5; 4]);
+        assert_eq!(values::<i8>(&m), vec![1, 2, 3, 4]);
     }
 
     #[test]

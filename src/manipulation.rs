@@ -186,13 +186,6 @@ pub fn repeat(x: &DynTensor, repeats: &[usize], axis: Option<isize>) -> Result<D
     })
 }
 
-/// `roll(x, shifts, axes)`: elements shifted along each axis, wrapping
-/// (`axes` empty: over the flattened tensor). A new buffer: the planned
-/// [`LaneOp::Roll`](crate::lane_ops::LaneOp::Roll) with `x` borrowed.
-pub fn roll(x: &DynTensor, shifts: &[i64], axes: &[isize]) -> Result<DynTensor> {
-    crate::lane_ops::LaneOp::Roll { shifts: shifts.to_vec(), axes: axes.to_vec() }.run(x)
-}
-
 /// Index values as positions on an axis of `len` (negative ones count from
 /// the end); out of range is an `IndexError`.
 fn positions(indices: &DynTensor, len: usize) -> Result<Vec<usize>> {
@@ -409,14 +402,11 @@ mod tests {
     }
 
     #[test]
-    fn tile_repeat_roll() {
+    fn tile_and_repeat() {
         let a = t(&[1, 2], &[2]);
         assert_eq!(vals(&tile(&a, &[2, 2]).unwrap()), [1, 2, 1, 2, 1, 2, 1, 2]);
         assert_eq!(vals(&repeat(&a, &[2], None).unwrap()), [1, 1, 2, 2]);
         assert_eq!(vals(&repeat(&a, &[0, 3], Some(0)).unwrap()), [2, 2, 2]);
-        let m = t(&[1, 2, 3, 4, 5, 6], &[2, 3]);
-        assert_eq!(vals(&roll(&m, &[1], &[1]).unwrap()), [3, 1, 2, 6, 4, 5]);
-        assert_eq!(vals(&roll(&m, &[-1], &[]).unwrap()), [2, 3, 4, 5, 6, 1]);
     }
 
     #[test]

@@ -12,9 +12,9 @@
 //!   standard's `stable=True` asks; `stable=False` allows no less.
 //! * **Indices** are int64 (the default index dtype).
 //!
-//! Every result of these functions is a new tensor; the input is only
-//! read. `sort` is also a planned operation ([`crate::lane_ops`]), which
-//! writes over a temporary input.
+//! `argsort`'s result is a new tensor; the input is only read. `sort`
+//! is [`LaneOp::Sort`](crate::lane_ops::LaneOp::Sort), a planned
+//! operation that writes over a temporary input, with [`order`].
 
 use std::cmp::Ordering;
 
@@ -46,12 +46,6 @@ pub(crate) fn sorted_positions<T: Element>(lane: &[T], descending: bool) -> Vec<
     idx
 }
 
-/// `x` sorted along `axis` (a new buffer: the planned
-/// [`LaneOp::Sort`](crate::lane_ops::LaneOp::Sort) with `x` borrowed).
-pub fn sort(x: &DynTensor, axis: isize, descending: bool) -> Result<DynTensor> {
-    crate::lane_ops::LaneOp::Sort { axis, descending }.run(x)
-}
-
 /// The int64 indices that sort `x` along `axis` (stably).
 pub fn argsort(x: &DynTensor, axis: isize, descending: bool) -> Result<DynTensor> {
     let axis = normalize_axis(axis, x.shape().len())?;
@@ -81,17 +75,5 @@ mod tests {
         assert_eq!(a.typed::<i64>("t").unwrap().to_vec().unwrap(), vec![2, 4, 0, 3, 1]);
         let d = argsort(&x, -1, true).unwrap();
         assert_eq!(d.typed::<i64>("t").unwrap().to_vec().unwrap(), vec![1, 0, 3, 4, 2]);
-        let s = sort(&x, 0, false).unwrap();
-        let v = s.typed::<f64>("t").unwrap().to_vec().unwrap();
-        assert_eq!(&v[..4], &[-1.0, 0.5, 2.0, 2.0]);
-        assert!(v[4].is_nan());
-    }
-
-    #[test]
-    fn sorts_along_the_first_axis() {
-        let x: DynTensor = Tensor::<u8>::from_vec(vec![3, 1, 2, 0], &[2, 2]).unwrap().into();
-        let s = sort(&x, 0, false).unwrap();
-        assert_eq!(s.typed::<u8>("t").unwrap().to_vec().unwrap(), vec![2, 0, 3, 1]);
-        assert!(sort(&x, 2, false).is_err());
     }
 }

@@ -67,7 +67,7 @@ use crate::promote::OperandDType;
 use crate::shape::Dims;
 
 pub(crate) use rules::permute_axes;
-pub use rules::check_scalar;
+pub use crate::dyn_tensor::check_scalar;
 pub use crate::layout::Coverage;
 
 /// How an operand is offered to an operation.

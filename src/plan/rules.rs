@@ -5,7 +5,7 @@
 
 use super::target::{choose_target, is_view_op, plan_gathers, Receives};
 use super::{Allocation, Holders, Kind, Offer, Op, OperandDesc, Plan, Purpose, Reduction};
-use crate::dyn_tensor::Scalar;
+use crate::dyn_tensor::{check_scalar, Scalar};
 use crate::element::DType;
 use crate::error::{Error, Result};
 use crate::kernels::{BinaryOp, Func, FuncKind};
@@ -109,20 +109,6 @@ pub(super) fn common_dtype(op: &Op, operands: &[OperandDesc<'_>]) -> Result<DTyp
     Ok(d)
 }
 
-/// A weak scalar must fit the dtype it is converted to (NumPy raises for
-/// `int8_array + 300` and for a non-finite float into an integer).
-pub fn check_scalar(op: &'static str, s: Scalar, dtype: DType) -> Result<()> {
-    match (s, dtype.int_range()) {
-        (Scalar::Int(v), Some((lo, hi))) if !(lo..=hi).contains(&i128::from(v)) => {
-            Err(Error::ScalarOutOfRange { value: v, dtype })
-        }
-        (Scalar::Float(v), Some(_)) if !v.is_finite() => Err(Error::InvalidArgument {
-            op,
-            reason: format!("cannot convert float {v} to an integer"),
-        }),
-        _ => Ok(()),
-    }
-}
 
 fn check_scalars(op: &Op, operands: &[OperandDesc<'_>], dtype: DType) -> Result<()> {
     for o in operands {
