@@ -22,15 +22,14 @@ over a copy); both are compared against NumPy for every dtype.
 
 from __future__ import annotations
 
-import contextlib
-import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 
 import donate
+from helpers import same, strict, unchanged
 
 NAMES = "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float32 float64".split()
 
@@ -62,26 +61,6 @@ CASES: dict[str, tuple[Callable[[Maker], Any], Callable[[np.ndarray], np.ndarray
     "empty_like": (lambda make: donate.empty_like(make()), np.zeros_like),  # zero-filled
     "full_like": (lambda make: donate.full_like(make(), -2.5), lambda a: np.full_like(a, -2.5)),
 }
-
-
-def same(got: Any, want: np.ndarray) -> None:
-    assert isinstance(got, donate.Tensor), type(got)
-    g = np.asarray(got)
-    assert g.dtype == want.dtype and g.shape == want.shape, (g.dtype, g.shape, want.dtype, want.shape)
-    np.testing.assert_array_equal(g, want)
-
-
-def unchanged(t: donate.Tensor, a: np.ndarray) -> None:
-    assert not t.is_donated
-    same(t, a)
-
-
-@contextlib.contextmanager
-def strict() -> Iterator[None]:
-    """Every DonationWarning is an error inside."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", donate.DonationWarning)
-        yield
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -22,9 +22,8 @@ unchanged), and ownership:
 
 from __future__ import annotations
 
-import contextlib
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
@@ -34,6 +33,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import donate
+from helpers import same, strict, unchanged
 
 NAMES = "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float32 float64".split()
 DTYPES = [np.dtype(n) for n in NAMES]
@@ -93,31 +93,6 @@ def axis_of(draw: Callable[[st.SearchStrategy[int]], int], ndim: int) -> int:
     """An axis of `ndim` dimensions, negative half the time."""
     ax = draw(st.integers(0, ndim - 1))
     return ax - ndim if draw(st.booleans()) else ax
-
-
-def same(got: Any, want: np.ndarray) -> None:
-    """Same dtype, shape and values (NaN where NumPy has NaN, the sign of
-    every zero)."""
-    assert isinstance(got, donate.Tensor), type(got)
-    g, want = np.asarray(got), np.asarray(want)
-    assert g.dtype == want.dtype, (g.dtype, want.dtype)
-    assert g.shape == want.shape, (g.shape, want.shape)
-    np.testing.assert_array_equal(g, want)
-    if want.dtype.kind == "f":
-        np.testing.assert_array_equal(np.signbit(g), np.signbit(want))
-
-
-def unchanged(t: donate.Tensor, a: np.ndarray) -> None:
-    assert not t.is_donated
-    same(t, a)
-
-
-@contextlib.contextmanager
-def strict() -> Iterator[None]:
-    """Every DonationWarning is an error inside."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", donate.DonationWarning)
-        yield
 
 
 def base_ptr(t: donate.Tensor) -> int:

@@ -14,9 +14,7 @@ never change; `t[mask] = value` is `where(mask, value, t)` written into
 
 from __future__ import annotations
 
-import contextlib
-import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
@@ -26,6 +24,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import donate
+from helpers import same, strict, unchanged
 
 NAMES = "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float32 float64".split()
 DTYPES = [np.dtype(n) for n in NAMES]
@@ -70,28 +69,6 @@ def tensors(draw: st.DrawFn, dtype: np.dtype, shape: tuple[int, ...]) -> tuple[n
     if layout == "reversed" and a.ndim:
         return a, donate.asarray(np.ascontiguousarray(a[::-1]))[::-1]
     return a, donate.asarray(a)
-
-
-def same(got: Any, want: Any, signed_zeros: bool = True) -> None:
-    assert isinstance(got, donate.Tensor), type(got)
-    g, want = np.asarray(got), np.asarray(want)
-    assert g.dtype == want.dtype, (g.dtype, want.dtype)
-    assert g.shape == want.shape, (g.shape, want.shape)
-    np.testing.assert_array_equal(g, want)
-    if signed_zeros and want.dtype.kind == "f":
-        np.testing.assert_array_equal(np.signbit(g), np.signbit(want))
-
-
-def unchanged(t: donate.Tensor, a: np.ndarray) -> None:
-    assert not t.is_donated
-    same(t, a)
-
-
-@contextlib.contextmanager
-def strict() -> Iterator[None]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", donate.DonationWarning)
-        yield
 
 
 # --- where --------------------------------------------------------------------------
