@@ -252,3 +252,17 @@ def test_jit_records_them_and_writes_over_a_dead_intermediate() -> None:
         r = jd(x)
     assert r.data_ptr() == p and x.is_donated
     same(r, want)
+
+
+def test_the_memory_timeline_names_what_each_op_did() -> None:
+    x = donate.asarray(X)
+    for _ in range(20):  # the last pass, past the interpreter's specialisation, is checked
+        with donate.memory_timeline() as tl:
+            y = donate.sort(x * 2.0, axis=0)
+            z = donate.roll(y.donate(), 1)
+            w = donate.zeros_like(x)
+    got = [(r["op"], r["result"]) for r in tl.records]
+    assert got == [("mul", "fresh"), ("sort", "reused"), ("roll", "donated"), ("zeros_like", "fresh")], got
+    same(z, np.roll(np.sort(X * 2, axis=0, kind="stable"), 1))
+    same(w, np.zeros_like(X))
+    unchanged(x, X)
