@@ -25,6 +25,7 @@ use super::temporary::offer_of;
 use super::interop;
 use super::operands::{call, Input, Source};
 use super::tensor::PyTensor;
+use crate::kernels::Func;
 use crate::plan::{Offer, Op};
 use crate::{BinaryOp, DType, DynTensor, Scalar, UnaryOp};
 
@@ -150,15 +151,26 @@ impl PyDonated {
 
 /// `Donated`'s methods, the operators from one table.
 macro_rules! donated_methods {
-    (operators: [$($f:ident, $r:ident => $op:ident),* $(,)?]; $($rest:tt)*) => {
+    (
+        operators: [$($f:ident, $r:ident => $op:expr),* $(,)?];
+        comparisons: [$($c:ident => $cop:ident),* $(,)?];
+        $($rest:tt)*
+    ) => {
         #[pymethods]
         impl PyDonated {
             $(
             fn $f(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                super::ops::dunder(self.input(other.py())?, other, &Op::Binary(BinaryOp::$op), false)
+                super::ops::dunder(self.input(other.py())?, other, &$op, false)
             }
             fn $r(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                super::ops::dunder(self.input(other.py())?, other, &Op::Binary(BinaryOp::$op), true)
+                super::ops::dunder(self.input(other.py())?, other, &$op, true)
+            }
+            )*
+            $(
+            /// An element-wise comparison (a bool tensor): the donated
+            /// buffer receives it only when it is bool itself.
+            fn $c(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                super::ops::dunder(self.input(other.py())?, other, &Op::Func(Func::$cop), false)
             }
             )*
             $($rest)*
@@ -166,11 +178,36 @@ macro_rules! donated_methods {
     };
 }
 
+// The same operators as `Tensor`'s (src/python/tensor.rs), each with the
+// wrapper's tensor offered as donated.
 donated_methods! {
     operators: [
-        __add__, __radd__ => Add, __sub__, __rsub__ => Sub, __mul__, __rmul__ => Mul,
-        __truediv__, __rtruediv__ => Div,
+        __add__, __radd__ => Op::Binary(BinaryOp::Add), __sub__, __rsub__ => Op::Binary(BinaryOp::Sub),
+        __mul__, __rmul__ => Op::Binary(BinaryOp::Mul), __truediv__, __rtruediv__ => Op::Binary(BinaryOp::Div),
+        __floordiv__, __rfloordiv__ => Op::Func(Func::FloorDivide), __mod__, __rmod__ => Op::Func(Func::Remainder),
+        __and__, __rand__ => Op::Func(Func::BitwiseAnd), __or__, __ror__ => Op::Func(Func::BitwiseOr),
+        __xor__, __rxor__ => Op::Func(Func::BitwiseXor), __lshift__, __rlshift__ => Op::Func(Func::BitwiseLeftShift),
+        __rshift__, __rrshift__ => Op::Func(Func::BitwiseRightShift),
     ];
+    comparisons: [
+        __eq__ => Equal, __ne__ => NotEqual, __lt__ => Less, __le__ => LessEqual,
+        __gt__ => Greater, __ge__ => GreaterEqual,
+    ];
+    /// `self ** other` (`modulo` is not supported).
+    fn __pow__(&self, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        super::ops::no_modulo(modulo)?;
+        super::ops::dunder(self.input(other.py())?, other, &Op::Func(Func::Pow), false)
+    }
+    fn __rpow__(&self, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        super::ops::no_modulo(modulo)?;
+        super::ops::dunder(self.input(other.py())?, other, &Op::Func(Func::Pow), true)
+    }
+    fn __invert__(&self, py: Python<'_>) -> PyResult<PyTensor> {
+        call(py, &Op::Func(Func::BitwiseInvert), smallvec![self.input(py)?])
+    }
+    fn __pos__(&self, py: Python<'_>) -> PyResult<PyTensor> {
+        call(py, &Op::Func(Func::Positive), smallvec![self.input(py)?])
+    }
     /// NumPy must not treat the wrapper as an array: `ndarray + t.donate()`
     /// defers to `Donated.__radd__`.
     #[classattr]
