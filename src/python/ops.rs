@@ -12,6 +12,33 @@ use super::tensor::PyTensor;
 use crate::plan::{Op, Reduction};
 use crate::{BinaryOp, UnaryOp};
 
+/// The binary operators of `Tensor` and of the `Donated` wrapper: each
+/// dunder (with its reflected form) and the op it runs, and the
+/// comparisons. One table, expanded into each class's `#[pymethods]` by
+/// that class's macro: `binary_operators!(m { before } { after })` calls
+/// `m! { before operators: [...]; comparisons: [...]; after }`.
+macro_rules! binary_operators {
+    ($m:ident { $($before:tt)* } { $($after:tt)* }) => {
+        $m! {
+            $($before)*
+            operators: [
+                __add__, __radd__ => Op::Binary(BinaryOp::Add), __sub__, __rsub__ => Op::Binary(BinaryOp::Sub),
+                __mul__, __rmul__ => Op::Binary(BinaryOp::Mul), __truediv__, __rtruediv__ => Op::Binary(BinaryOp::Div),
+                __floordiv__, __rfloordiv__ => Op::Func(Func::FloorDivide), __mod__, __rmod__ => Op::Func(Func::Remainder),
+                __and__, __rand__ => Op::Func(Func::BitwiseAnd), __or__, __ror__ => Op::Func(Func::BitwiseOr),
+                __xor__, __rxor__ => Op::Func(Func::BitwiseXor), __lshift__, __rlshift__ => Op::Func(Func::BitwiseLeftShift),
+                __rshift__, __rrshift__ => Op::Func(Func::BitwiseRightShift),
+            ];
+            comparisons: [
+                __eq__ => Equal, __ne__ => NotEqual, __lt__ => Less, __le__ => LessEqual,
+                __gt__ => Greater, __ge__ => GreaterEqual,
+            ];
+            $($after)*
+        }
+    };
+}
+pub(crate) use binary_operators;
+
 /// An operator: `me op other` (or `other op me` when `reflected`);
 /// `NotImplemented` for operand types we do not handle.
 pub(crate) fn dunder(

@@ -178,21 +178,9 @@ macro_rules! donated_methods {
     };
 }
 
-// The same operators as `Tensor`'s (src/python/tensor.rs), each with the
-// wrapper's tensor offered as donated.
-donated_methods! {
-    operators: [
-        __add__, __radd__ => Op::Binary(BinaryOp::Add), __sub__, __rsub__ => Op::Binary(BinaryOp::Sub),
-        __mul__, __rmul__ => Op::Binary(BinaryOp::Mul), __truediv__, __rtruediv__ => Op::Binary(BinaryOp::Div),
-        __floordiv__, __rfloordiv__ => Op::Func(Func::FloorDivide), __mod__, __rmod__ => Op::Func(Func::Remainder),
-        __and__, __rand__ => Op::Func(Func::BitwiseAnd), __or__, __ror__ => Op::Func(Func::BitwiseOr),
-        __xor__, __rxor__ => Op::Func(Func::BitwiseXor), __lshift__, __rlshift__ => Op::Func(Func::BitwiseLeftShift),
-        __rshift__, __rrshift__ => Op::Func(Func::BitwiseRightShift),
-    ];
-    comparisons: [
-        __eq__ => Equal, __ne__ => NotEqual, __lt__ => Less, __le__ => LessEqual,
-        __gt__ => Greater, __ge__ => GreaterEqual,
-    ];
+// The same operators as `Tensor`'s (the one table, `binary_operators!`),
+// each with the wrapper's tensor offered as donated.
+super::ops::binary_operators! { donated_methods {} {
     /// `self ** other` (`modulo` is not supported).
     fn __pow__(&self, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         super::ops::no_modulo(modulo)?;
@@ -245,4 +233,4 @@ donated_methods! {
     fn __abs__(&self, py: Python<'_>) -> PyResult<PyTensor> {
         call(py, &Op::Unary(UnaryOp::Abs), smallvec![self.input(py)?])
     }
-}
+}}

@@ -167,6 +167,7 @@ macro_rules! tensor_methods {
         in_place: [$($i:ident => $iop:ident),* $(,)?];
         binary_in_place: [$($bi:ident, $bd:ident => $bop:ident),* $(,)?];
         operators: [$($f:ident, $r:ident => $fop:expr),* $(,)?];
+        comparisons: [$($c:ident => $cop:ident),* $(,)?];
         $($rest:tt)*
     ) => {
         #[pymethods]
@@ -212,12 +213,20 @@ macro_rules! tensor_methods {
                 ops::dunder(self_input(slf), other, &$fop, true)
             }
             )*
+            $(
+            /// An element-wise comparison (a bool tensor), as NumPy's.
+            fn $c(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                ops::dunder(self_input(slf), other, &Op::Func(Func::$cop), false)
+            }
+            )*
             $($rest)*
         }
     };
 }
 
-tensor_methods! {
+// The operators and comparisons come from the one table shared with
+// `Donated` (`ops::binary_operators!`).
+ops::binary_operators! { tensor_methods {
     unary: [
         relu => Relu: "max(x, 0) (NaN stays NaN).",
         neg => Neg: "-x.",
@@ -241,15 +250,7 @@ tensor_methods! {
         add_, __iadd__ => Add, sub_, __isub__ => Sub, mul_, __imul__ => Mul,
         div_, __itruediv__ => Div,
     ];
-    operators: [
-        __add__, __radd__ => Op::Binary(BinaryOp::Add), __sub__, __rsub__ => Op::Binary(BinaryOp::Sub),
-        __mul__, __rmul__ => Op::Binary(BinaryOp::Mul), __truediv__, __rtruediv__ => Op::Binary(BinaryOp::Div),
-        __floordiv__, __rfloordiv__ => Op::Func(Func::FloorDivide), __mod__, __rmod__ => Op::Func(Func::Remainder),
-        __and__, __rand__ => Op::Func(Func::BitwiseAnd), __or__, __ror__ => Op::Func(Func::BitwiseOr),
-        __xor__, __rxor__ => Op::Func(Func::BitwiseXor), __lshift__, __rlshift__ => Op::Func(Func::BitwiseLeftShift),
-        __rshift__, __rrshift__ => Op::Func(Func::BitwiseRightShift),
-    ];
-
+} {
     #[new]
     #[pyo3(signature = (data, dtype = None))]
     fn py_new(
@@ -568,25 +569,6 @@ tensor_methods! {
         ops::no_modulo(modulo)?;
         ops::dunder(self_input(slf), other, &Op::Func(Func::Pow), true)
     }
-    /// Element-wise comparisons (bool tensors), as NumPy's.
-    fn __eq__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::dunder(self_input(slf), other, &Op::Func(Func::Equal), false)
-    }
-    fn __ne__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::dunder(self_input(slf), other, &Op::Func(Func::NotEqual), false)
-    }
-    fn __lt__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::dunder(self_input(slf), other, &Op::Func(Func::Less), false)
-    }
-    fn __le__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::dunder(self_input(slf), other, &Op::Func(Func::LessEqual), false)
-    }
-    fn __gt__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::dunder(self_input(slf), other, &Op::Func(Func::Greater), false)
-    }
-    fn __ge__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::dunder(self_input(slf), other, &Op::Func(Func::GreaterEqual), false)
-    }
     fn __invert__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
         call(slf.py(), &Op::Func(Func::BitwiseInvert), smallvec![self_input(slf)])
     }
@@ -771,7 +753,7 @@ tensor_methods! {
         // __getbuffer__ filled.
         unsafe { buffer_view::release_view(view) }
     }
-}
+}}
 
 /// What `__reduce__` returns: `donate.tensor` and its arguments.
 type Reduced<'py> = (Bound<'py, PyAny>, (Bound<'py, PyAny>, Bound<'py, PyArrayDescr>));
