@@ -266,7 +266,9 @@ pub enum Op {
     /// `[x]`: sort, running sum or product, roll or triangle
     /// ([`crate::lane_ops`]); the result, of `x`'s shape (but a running
     /// op's `include_initial`), may be written over `x`.
-    Lane(crate::lane_ops::LaneOp),
+    /// (Boxed: `Roll`'s two `Vec`s would make every `Op`, and every
+    /// `Plan`, 16 bytes larger, and each eager call moves its plan.)
+    Lane(Box<crate::lane_ops::LaneOp>),
     /// `[q, k, v, mask?]`: `softmax(q·kᵀ·scale + mask)·v` over the last two
     /// axes (`q` `[..., L, E]`, `k` `[..., S, E]`, `v` `[..., S, Ev]`),
     /// fused: the `L×S` scores are never held. `scale` `None`: `1/sqrt(E)`.
@@ -409,6 +411,11 @@ pub struct Plan {
     /// An in-place plan: operand 0 is updated (copy-on-write if shared).
     pub in_place: bool,
 }
+
+// Every eager call moves its plan a few times: keep `Op` (and so `Plan`)
+// small; a large variant's payload goes in a `Box` (`Op::Lane`).
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Op>() <= 32);
 
 impl Plan {
     /// The dtype operand `i` is read as: `where`'s condition as bool,

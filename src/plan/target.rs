@@ -39,8 +39,8 @@ pub(super) fn plan_gathers(p: &mut Plan, o: &[OperandDesc<'_>]) {
             Op::Matmul
             | Op::Reshape { .. }
             | Op::Permute { .. }
-            | Op::Index { .. }
-            | Op::Lane(crate::lane_ops::LaneOp::Fill { .. }) => true,
+            | Op::Index { .. } => true,
+            Op::Lane(ref l) if matches!(**l, crate::lane_ops::LaneOp::Fill { .. }) => true,
             Op::Addmm => i > 0,
             Op::SetItem { .. } => i == 0,
             // The attention kernel reads q, k and v row by row.

@@ -127,7 +127,7 @@ pub(crate) fn repeat(x: &Bound<'_, PyAny>, repeats: &Bound<'_, PyAny>, axis: Opt
 pub(crate) fn roll(x: &Bound<'_, PyAny>, shift: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
     let shifts = ints(shift, "shift")?;
     let ax = axis.filter(|a| !a.is_none()).map(|a| ints(a, "axis")).transpose()?.unwrap_or_default();
-    let op = Op::Lane(LaneOp::Roll { shifts, axes: axes(&ax) });
+    let op = Op::Lane(Box::new(LaneOp::Roll { shifts, axes: axes(&ax) }));
     call(x.py(), &op, smallvec![require_tensor(x, "roll")?])
 }
 
@@ -262,14 +262,14 @@ pub(crate) fn linspace(
 #[pyfunction]
 #[pyo3(signature = (x, /, *, k = 0))]
 pub(crate) fn tril(x: &Bound<'_, PyAny>, k: i64) -> PyResult<PyTensor> {
-    call(x.py(), &Op::Lane(LaneOp::Triangle { k, upper: false }), smallvec![require_tensor(x, "tril")?])
+    call(x.py(), &Op::Lane(Box::new(LaneOp::Triangle { k, upper: false })), smallvec![require_tensor(x, "tril")?])
 }
 
 /// `triu(x, /, *, k=0)`.
 #[pyfunction]
 #[pyo3(signature = (x, /, *, k = 0))]
 pub(crate) fn triu(x: &Bound<'_, PyAny>, k: i64) -> PyResult<PyTensor> {
-    call(x.py(), &Op::Lane(LaneOp::Triangle { k, upper: true }), smallvec![require_tensor(x, "triu")?])
+    call(x.py(), &Op::Lane(Box::new(LaneOp::Triangle { k, upper: true })), smallvec![require_tensor(x, "triu")?])
 }
 
 /// A `*_like` function: `value` in `x`'s shape, in `dtype` (or `x`'s);
@@ -283,7 +283,7 @@ fn like(
 ) -> PyResult<PyTensor> {
     check_device(device)?;
     let dtype = dtype_arg(x.py(), dtype)?;
-    let op = Op::Lane(LaneOp::Fill { name, value, dtype });
+    let op = Op::Lane(Box::new(LaneOp::Fill { name, value, dtype }));
     call(x.py(), &op, smallvec![require_tensor(x, name)?])
 }
 

@@ -96,7 +96,7 @@ pub(crate) fn searchsorted(
 )]
 pub(crate) fn sort(x: &Bound<'_, PyAny>, axis: isize, descending: bool, stable: bool) -> PyResult<PyTensor> {
     let _ = stable; // every sort is stable
-    let op = Op::Lane(LaneOp::Sort { axis, descending });
+    let op = Op::Lane(Box::new(LaneOp::Sort { axis, descending }));
     call(x.py(), &op, smallvec![require_tensor(x, "sort")?])
 }
 

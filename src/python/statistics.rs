@@ -186,12 +186,12 @@ fn running(
     include_initial: bool,
 ) -> PyResult<PyTensor> {
     let dtype = dtype_arg(x.py(), dtype)?;
-    let op = Op::Lane(LaneOp::Running {
+    let op = Op::Lane(Box::new(LaneOp::Running {
         running: kind,
         axis,
         dtype,
         include_initial,
-    });
+    }));
     call(x.py(), &op, smallvec![require_tensor(x, kind.name())?])
 }
 
