@@ -310,6 +310,12 @@ impl Op {
         }
     }
 
+    /// Whether the op reads its input's values (a fill, `zeros_like` and
+    /// the like, does not: its input is neither cast nor gathered).
+    pub fn reads_input(&self) -> bool {
+        !matches!(self, Op::Lane(l) if matches!(**l, crate::lane_ops::LaneOp::Fill { .. }))
+    }
+
     /// How many operands the op takes.
     pub fn arity(&self) -> usize {
         match self {

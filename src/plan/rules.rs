@@ -9,7 +9,6 @@ use crate::dyn_tensor::{check_scalar, Scalar};
 use crate::element::DType;
 use crate::error::{Error, Result};
 use crate::kernels::{BinaryOp, Func, FuncKind};
-use crate::lane_ops::LaneOp;
 use super::Refusal;
 use smallvec::SmallVec;
 use crate::promote::OperandDType;
@@ -561,7 +560,7 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
     // a cast's input, and a fill's (its values are not read).
     for (i, d) in o.iter().enumerate() {
         let Some(held) = d.held() else { continue };
-        let exempt = (matches!(op, Op::Cast { .. }) || matches!(op, Op::Lane(l) if matches!(**l, LaneOp::Fill { .. }))) || (in_place && i == 0);
+        let exempt = matches!(op, Op::Cast { .. }) || !op.reads_input() || (in_place && i == 0);
         let read_as = p.read_dtype(i);
         if held != read_as && !exempt {
             p.casts.push(i);

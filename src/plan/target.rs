@@ -35,12 +35,9 @@ pub(super) fn plan_gathers(p: &mut Plan, o: &[OperandDesc<'_>]) {
             continue;
         }
         let strided_ok = match p.op {
-            // (A fill does not read its input's values.)
-            Op::Matmul
-            | Op::Reshape { .. }
-            | Op::Permute { .. }
-            | Op::Index { .. } => true,
-            Op::Lane(ref l) if matches!(**l, crate::lane_ops::LaneOp::Fill { .. }) => true,
+            // (A fill does not read its input's values at all.)
+            _ if !p.op.reads_input() => true,
+            Op::Matmul | Op::Reshape { .. } | Op::Permute { .. } | Op::Index { .. } => true,
             Op::Addmm => i > 0,
             Op::SetItem { .. } => i == 0,
             // The attention kernel reads q, k and v row by row.
