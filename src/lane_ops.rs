@@ -12,7 +12,7 @@
 //!
 //! Whose buffer that is, is the planner's decision ([`crate::plan`]): a
 //! temporary or donated input of the result's dtype gives its own (so
-//! `donate.sort(a + b)` allocates nothing), a named input is copied
+//! `donate.sort(a + b)` allocates only for the sum), a named input is copied
 //! first, a strided view or an input of another dtype is copied or cast
 //! into the op's own buffer, which then receives the result.
 //!
