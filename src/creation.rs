@@ -9,7 +9,13 @@ use crate::error::{Error, Result};
 use crate::kernels::fresh;
 use crate::tensor::Tensor;
 
-fn tensor<T: DynElement>(n: usize, items: impl IntoIterator<Item = T>, shape: &[usize]) -> Result<DynTensor> {
+/// A new tensor of `shape` filled from `items` (C order). The shape is
+/// checked before anything is allocated or computed
+/// ([`checked_numel`](crate::shape::checked_numel)): a shape that cannot
+/// exist is an error, never a wrapped element count. The one constructor
+/// of the functions that build their results element by element.
+pub(crate) fn collect<T: DynElement>(shape: &[usize], items: impl IntoIterator<Item = T>) -> Result<DynTensor> {
+    let n = crate::shape::checked_numel(shape, std::mem::size_of::<T>())?;
     Ok(T::wrap(Tensor::from_buffer(fresh::from_iter(n, items)?, shape)?))
 }
 
@@ -21,7 +27,7 @@ pub fn eye(n_rows: usize, n_cols: usize, k: i64, dtype: DType) -> Result<DynTens
             let (i, j) = ((p / n_cols.max(1)) as i64, (p % n_cols.max(1)) as i64);
             if j - i == k { T::ONE } else { T::ZERO }
         });
-        tensor::<T>(n, items, &[n_rows, n_cols])
+        collect::<T>(&[n_rows, n_cols], items)
     })
 }
 
@@ -42,7 +48,7 @@ pub fn linspace(start: f64, stop: f64, num: usize, dtype: DType, endpoint: bool)
             let v = if endpoint && i + 1 == num && num > 1 { stop } else { start + spacing * i as f64 };
             T::from_f64(v)
         });
-        tensor::<T>(num, items, &[num])
+        collect::<T>(&[num], items)
     })
 }
 

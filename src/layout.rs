@@ -334,7 +334,17 @@ impl Layout {
                         off += first as isize * self.strides[axis];
                     }
                     out.shape.push(len);
-                    out.strides.push(self.strides[axis] * step as isize);
+                    // An axis of one element (or none) never steps, and
+                    // `stride * step` of a huge step (`x[::2**63 - 1]`)
+                    // would overflow; over two or more elements it is at
+                    // most the distance the view spans, which fits.
+                    out.strides.push(if len <= 1 {
+                        self.strides[axis]
+                    } else {
+                        self.strides[axis].checked_mul(step as isize).ok_or_else(|| Error::InvalidIndex {
+                            reason: format!("the slice step {step} overflows the stride"),
+                        })?
+                    });
                     axis += 1;
                 }
             }
@@ -382,8 +392,10 @@ fn slice_range(first: Option<i64>, end: Option<i64>, by: i64, len: usize) -> Res
             reason: "slice step cannot be zero".into(),
         });
     }
-    let d = len as i64;
-    let clamp = |v: Option<i64>, default: i64, lo: i64, hi: i64| match v {
+    // In 128 bits: every bound and step of 64 bits, and their
+    // differences, fit (Python's arithmetic has no overflow either).
+    let (d, by) = (len as i128, i128::from(by));
+    let clamp = |v: Option<i64>, default: i128, lo: i128, hi: i128| match v.map(i128::from) {
         None => default,
         Some(v) if v < 0 => (v + d).max(lo),
         Some(v) => v.min(hi),
@@ -391,12 +403,13 @@ fn slice_range(first: Option<i64>, end: Option<i64>, by: i64, len: usize) -> Res
     let (start, count) = if by > 0 {
         let a = clamp(first, 0, 0, d);
         let b = clamp(end, d, 0, d);
-        (a, if b > a { (b - a + by - 1) / by } else { 0 })
+        (a, if b > a { (b - a - 1) / by + 1 } else { 0 })
     } else {
         let a = clamp(first, d - 1, -1, d - 1);
         let b = clamp(end, -1, -1, d - 1);
-        (a, if a > b { (a - b - by - 1) / -by } else { 0 })
+        (a, if a > b { (a - b - 1) / -by + 1 } else { 0 })
     };
+    // Both lie in 0..=len.
     Ok((start.max(0) as usize, count as usize))
 }
 
@@ -429,6 +442,14 @@ mod tests {
             (Some(-20), Some(3), 1, &[0, 1, 2]),
             (None, Some(-20), -1, &[9, 8, 7, 6, 5, 4, 3, 2, 1, 0]),
             (Some(2), None, -1, &[2, 1, 0]),
+            // Steps and bounds at the ends of 64 bits (Python has no
+            // overflow: one element, or the clamped range).
+            (None, None, i64::MAX, &[0]),
+            (None, None, -i64::MAX, &[9]),
+            (None, None, i64::MIN, &[9]),
+            (Some(i64::MIN), Some(i64::MAX), 3, &[0, 3, 6, 9]),
+            (Some(i64::MAX), Some(i64::MIN), -4, &[9, 5, 1]),
+            (Some(1), None, i64::MAX - 1, &[1]),
         ];
         let base = Layout::contiguous(&[10]);
         for &(a, b, c, want) in cases {

@@ -13,9 +13,10 @@
 use crate::dyn_tensor::{each, for_dtype, DynElement, DynTensor};
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
+use crate::creation::collect;
 use crate::kernels::fresh;
 use crate::layout::{Index, Layout};
-use crate::shape::{broadcast_shapes, normalize_axis};
+use crate::shape::{broadcast_shapes, checked_dim_mul, checked_dim_sum, checked_numel, normalize_axis};
 use crate::tensor::Tensor;
 
 fn invalid(op: &'static str, reason: String) -> Error {
@@ -44,20 +45,15 @@ fn data<'a, T: DynElement>(x: &'a DynTensor, op: &'static str) -> Result<&'a [T]
     x.typed::<T>(op)?.as_slice()
 }
 
-fn tensor<T: DynElement>(n: usize, items: impl IntoIterator<Item = T>, shape: &[usize]) -> Result<DynTensor> {
-    Ok(T::wrap(Tensor::from_buffer(fresh::from_iter(n, items)?, shape)?))
-}
-
 /// Blocks `(outer, block_k)` of each input, interleaved: output block `o`
 /// is input 0's `o`th block, then input 1's, … (`concat` and `stack`).
 fn interleave(op: &'static str, xs: &[DynTensor], outer: usize, blocks: &[usize], shape: &[usize]) -> Result<DynTensor> {
-    let n: usize = shape.iter().product();
     for_dtype!(xs[0].dtype(), T => {
         let ds = xs.iter().map(|x| data::<T>(x, op)).collect::<Result<Vec<_>>>()?;
         let items = (0..outer).flat_map(|o| {
             ds.iter().zip(blocks).flat_map(move |(d, &b)| d[o * b..(o + 1) * b].iter().copied())
         });
-        tensor::<T>(n, items, shape)
+        collect::<T>(shape, items)
     })
 }
 
@@ -75,17 +71,18 @@ pub fn concat(xs: &[&DynTensor], axis: Option<isize>) -> Result<DynTensor> {
         return Err(invalid("concat", "zero-dimensional tensors cannot be concatenated".into()));
     }
     let ax = axis_of("concat", axis, first.len())?;
-    let mut len = 0;
     for x in &xs {
         let s = x.shape();
         let same = s.len() == first.len() && s.iter().zip(&first).enumerate().all(|(i, (a, b))| i == ax || a == b);
         if !same {
             return Err(Error::ShapeMismatch { op: "concat", lhs: first.clone(), rhs: s.to_vec() });
         }
-        len += s[ax];
     }
+    // (Empty tensors can have any lengths: the sum is checked.)
     let mut shape = first.clone();
-    shape[ax] = len;
+    shape[ax] = xs.iter().fold(0usize, |a, x| a.saturating_add(x.shape()[ax]));
+    shape[ax] = checked_dim_sum(xs.iter().map(|x| x.shape()[ax]), &shape, dtype.size())?;
+    checked_numel(&shape, dtype.size())?;
     let outer: usize = first[..ax].iter().product();
     let inner: usize = first[ax + 1..].iter().product();
     let blocks: Vec<usize> = xs.iter().map(|x| x.shape()[ax] * inner).collect();
@@ -103,6 +100,7 @@ pub fn stack(xs: &[&DynTensor], axis: isize) -> Result<DynTensor> {
     let ax = axis_of("stack", axis, first.len() + 1)?;
     let mut shape = first.clone();
     shape.insert(ax, xs.len());
+    checked_numel(&shape, dtype.size())?;
     let outer: usize = first[..ax].iter().product();
     let inner: usize = first[ax..].iter().product();
     interleave("stack", &xs, outer, &vec![inner; xs.len()], &shape)
@@ -125,6 +123,7 @@ fn like<T: Element>(_: &Tensor<T>, buf: crate::buffer::OwnedBuffer, shape: &[usi
 
 /// `broadcast_to(x, shape)`: a copy of `x` repeated to `shape`.
 pub fn broadcast_to(x: &DynTensor, shape: &[usize]) -> Result<DynTensor> {
+    checked_numel(shape, x.dtype().size())?;
     let b = broadcast_shapes("broadcast_to", x.shape(), shape)?;
     if b.as_slice() != shape {
         return Err(Error::ShapeMismatch { op: "broadcast_to", lhs: x.shape().to_vec(), rhs: shape.to_vec() });
@@ -151,7 +150,15 @@ pub fn tile(x: &DynTensor, reps: &[usize]) -> Result<DynTensor> {
     // order is the tiled tensor's.
     let split: Vec<usize> = s.iter().flat_map(|&d| [1, d]).collect();
     let wide: Vec<usize> = r.iter().zip(&s).flat_map(|(&k, &d)| [k, d]).collect();
-    let shape: Vec<usize> = r.iter().zip(&s).map(|(k, d)| k * d).collect();
+    let size = x.dtype().size();
+    // (Saturated, to name the shape that cannot exist.)
+    let wanted: Vec<usize> = r.iter().zip(&s).map(|(&k, &d)| k.saturating_mul(d)).collect();
+    let shape: Vec<usize> = r
+        .iter()
+        .zip(&s)
+        .map(|(&k, &d)| checked_dim_mul(k, d, &wanted, size))
+        .collect::<Result<_>>()?;
+    checked_numel(&shape, size)?;
     gather(x, &Layout::broadcast(&split, &wide)?, &shape)
 }
 
@@ -172,8 +179,9 @@ pub fn repeat(x: &DynTensor, repeats: &[usize], axis: Option<isize>) -> Result<D
     let outer: usize = shape[..ax].iter().product();
     let inner: usize = shape[ax + 1..].iter().product();
     let mut out_shape = shape.clone();
-    out_shape[ax] = counts.iter().sum();
-    let n: usize = out_shape.iter().product();
+    out_shape[ax] = counts.iter().fold(0usize, |a, &c| a.saturating_add(c));
+    out_shape[ax] = checked_dim_sum(counts.iter().copied(), &out_shape, x.dtype().size())?;
+    checked_numel(&out_shape, x.dtype().size())?;
     each!(&x, t => {
         let d = t.as_slice()?;
         let items = (0..outer).flat_map(|o| {
@@ -182,7 +190,7 @@ pub fn repeat(x: &DynTensor, repeats: &[usize], axis: Option<isize>) -> Result<D
                 std::iter::repeat_n(row, c).flatten().copied()
             })
         });
-        tensor(n, items, &out_shape)
+        collect(&out_shape, items)
     })
 }
 
@@ -221,14 +229,13 @@ pub fn take(x: &DynTensor, indices: &DynTensor, axis: Option<isize>) -> Result<D
     let (len, outer, inner) = (shape[ax], shape[..ax].iter().product::<usize>(), shape[ax + 1..].iter().product::<usize>());
     let mut out_shape = shape.clone();
     out_shape[ax] = pos.len();
-    let n: usize = out_shape.iter().product();
     each!(&x, t => {
         let d = t.as_slice()?;
         let pos = &pos;
         let items = (0..outer).flat_map(move |o| {
             pos.iter().flat_map(move |&j| d[(o * len + j) * inner..(o * len + j + 1) * inner].iter().copied())
         });
-        tensor(n, items, &out_shape)
+        collect(&out_shape, items)
     })
 }
 
@@ -246,9 +253,9 @@ pub fn take_along_axis(x: &DynTensor, indices: &DynTensor, axis: isize) -> Resul
     js[ax] = 1;
     let mut out = broadcast_shapes("take_along_axis", &xs, &js)?.to_vec();
     out[ax] = is[ax];
+    let n = checked_numel(&out, x.dtype().size())?;
     let pos = positions(indices, shape[ax])?;
     let (xc, ic) = (crate::shape::c_strides(&shape), crate::shape::c_strides(&is));
-    let n: usize = out.iter().product();
     // The offsets in `x` of every output element, in C order (an odometer
     // over the output's positions; a broadcast axis reads position 0).
     let mut offsets = Vec::with_capacity(n);
@@ -269,7 +276,7 @@ pub fn take_along_axis(x: &DynTensor, indices: &DynTensor, axis: isize) -> Resul
     let x = x.contiguous()?;
     each!(&x, t => {
         let d = t.as_slice()?;
-        tensor(n, offsets.iter().map(|&o| d[o]), &out)
+        collect(&out, offsets.iter().map(|&o| d[o]))
     })
 }
 
@@ -309,6 +316,17 @@ pub fn squeeze_shape(shape: &[usize], axes: &[isize]) -> Result<Vec<usize>> {
         drop.push(ax);
     }
     Ok(shape.iter().enumerate().filter(|(i, _)| !drop.contains(i)).map(|(_, &d)| d).collect())
+}
+
+/// The permutation of `matrix_transpose(x)` and `x.mT`: the last two
+/// axes swapped (at least two dimensions).
+pub fn matrix_transpose_perm(ndim: usize) -> Result<Vec<isize>> {
+    if ndim < 2 {
+        return Err(invalid("matrix_transpose", format!("needs at least 2 dimensions, got {ndim}")));
+    }
+    let mut axes: Vec<isize> = (0..ndim).map(|a| a as isize).collect();
+    axes.swap(ndim - 2, ndim - 1);
+    Ok(axes)
 }
 
 /// The permutation of `moveaxis(x, source, destination)`.

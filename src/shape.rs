@@ -7,22 +7,43 @@ use crate::error::{Error, Result};
 /// pays no malloc/free for them).
 pub type Dims = smallvec::SmallVec<[usize; 4]>;
 
-/// Number of elements of `shape`, or an error if it overflows or the bytes
-/// of `elem_size`-byte elements exceed `isize::MAX`.
+/// Number of elements of `shape`: the one test of whether a shape can
+/// exist, NumPy's. The product of its non-zero dimensions, times
+/// `elem_size`, must fit in `isize` (less a block's alignment), so that
+/// every element count, byte size, stride and offset computed from the
+/// shape's dimensions fits too, even of an empty tensor
+/// (`(0, 2**62, 2**62)` cannot exist either). Else
+/// [`Error::ShapeOverflow`] (a `ValueError`, as NumPy's "array is too
+/// big").
 pub fn checked_numel(shape: &[usize], elem_size: usize) -> Result<usize> {
     let overflow = || Error::ShapeOverflow {
         shape: shape.to_vec(),
         elem_size,
     };
-    let n = shape
+    let nonzero = shape
         .iter()
+        .filter(|&&d| d != 0)
         .try_fold(1usize, |acc, &d| acc.checked_mul(d))
         .ok_or_else(overflow)?;
-    let bytes = n.checked_mul(elem_size).ok_or_else(overflow)?;
+    let bytes = nonzero.checked_mul(elem_size.max(1)).ok_or_else(overflow)?;
     if bytes > isize::MAX as usize - crate::block::ALIGN {
         return Err(overflow());
     }
-    Ok(n)
+    Ok(if shape.contains(&0) { 0 } else { nonzero })
+}
+
+/// `a * b` for a dimension computed from others (`tile`'s `reps * d`),
+/// or [`Error::ShapeOverflow`] naming `shape` (the shape being built).
+pub fn checked_dim_mul(a: usize, b: usize, shape: &[usize], elem_size: usize) -> Result<usize> {
+    a.checked_mul(b).ok_or_else(|| Error::ShapeOverflow { shape: shape.to_vec(), elem_size })
+}
+
+/// The sum of dimensions (`repeat`'s counts, `concat`'s lengths), or
+/// [`Error::ShapeOverflow`] naming `shape`.
+pub fn checked_dim_sum(dims: impl IntoIterator<Item = usize>, shape: &[usize], elem_size: usize) -> Result<usize> {
+    dims.into_iter()
+        .try_fold(0usize, usize::checked_add)
+        .ok_or_else(|| Error::ShapeOverflow { shape: shape.to_vec(), elem_size })
 }
 
 /// C-contiguous strides (in elements).
@@ -316,7 +337,12 @@ mod tests {
         assert!(checked_numel(&[usize::MAX, 2], 4).is_err());
         assert!(checked_numel(&[1 << 40, 1 << 30], 4).is_err());
         assert_eq!(checked_numel(&[], 4).unwrap(), 1);
-        assert_eq!(checked_numel(&[0, usize::MAX], 4).unwrap(), 0);
+        // NumPy's rule: the non-zero dimensions must fit even when another
+        // is 0 (`np.empty((0, 2**61), "f4")` is "too big" too).
+        assert!(checked_numel(&[0, usize::MAX], 4).is_err());
+        assert!(checked_numel(&[0, 1 << 61], 4).is_err());
+        assert_eq!(checked_numel(&[0, 1 << 40], 4).unwrap(), 0);
+        assert_eq!(checked_numel(&[1 << 40, 0, 1 << 20], 4).unwrap(), 0);
     }
 
     #[test]

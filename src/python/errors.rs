@@ -9,7 +9,8 @@
 //! | `InvalidAxis`                                    | `donate.AxisError` (NumPy's `AxisError`: a `ValueError` and an `IndexError`) |
 //! | `DTypeMismatch`, `UnsupportedDType`, `InvalidOperand` | `TypeError`           |
 //! | `ArenaExhausted`, `AllocationFailed`             | `MemoryError`              |
-//! | `ShapeOverflow`, `ScalarOutOfRange`              | `OverflowError`            |
+//! | `ShapeOverflow`                                  | `donate.ShapeError` (a `ValueError`, as NumPy's "array is too big", and an `OverflowError`) |
+//! | `ScalarOutOfRange`                               | `OverflowError`            |
 //! | `Busy`                                           | `RuntimeError`             |
 //! | `Tracer`                                         | `donate.TracerError` (a `TypeError`) |
 //! | `LinAlg`                                         | `donate.LinAlgError` (a `ValueError`, as NumPy's) |
@@ -60,6 +61,25 @@ pub(crate) fn axis_error(py: Python<'_>) -> PyResult<&Bound<'_, pyo3::types::PyT
     .map(|t| t.bind(py))
 }
 
+/// `donate.ShapeError`: a shape that cannot exist (its size overflows).
+/// A `ValueError`, as NumPy's "array is too big", and an
+/// `OverflowError`, as donate raised before. Made once, at import.
+pub(crate) fn shape_error(py: Python<'_>) -> PyResult<&Bound<'_, pyo3::types::PyType>> {
+    static TYPE: pyo3::sync::PyOnceLock<Py<pyo3::types::PyType>> = pyo3::sync::PyOnceLock::new();
+    TYPE.get_or_try_init(py, || {
+        let bases = (py.get_type::<PyValueError>(), py.get_type::<PyOverflowError>());
+        let attrs = pyo3::types::PyDict::new(py);
+        attrs.set_item("__module__", "donate")?;
+        attrs.set_item("__doc__", "A shape that cannot exist: its element count or byte size overflows.")?;
+        py.get_type::<pyo3::types::PyType>()
+            .call1(("ShapeError", bases, attrs))?
+            .cast_into::<pyo3::types::PyType>()
+            .map(Bound::unbind)
+            .map_err(Into::into)
+    })
+    .map(|t| t.bind(py))
+}
+
 create_exception!(
     donate,
     LinAlgError,
@@ -84,7 +104,11 @@ pub(crate) fn to_py(e: &Error) -> PyErr {
         Error::ArenaExhausted { .. } | Error::AllocationFailed { .. } => {
             PyMemoryError::new_err(msg)
         }
-        Error::ShapeOverflow { .. } | Error::ScalarOutOfRange { .. } => PyOverflowError::new_err(msg),
+        Error::ShapeOverflow { .. } => Python::attach(|py| match shape_error(py) {
+            Ok(t) => PyErr::from_type(t.clone(), msg),
+            Err(e) => e,
+        }),
+        Error::ScalarOutOfRange { .. } => PyOverflowError::new_err(msg),
         Error::Busy => PyRuntimeError::new_err(msg),
         Error::IndexOutOfRange { .. } | Error::InvalidIndex { .. } => {
             pyo3::exceptions::PyIndexError::new_err(msg)

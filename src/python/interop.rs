@@ -265,15 +265,22 @@ pub(crate) fn basic_index(key: &Bound<'_, PyAny>) -> PyResult<Option<Vec<crate::
             return Ok(Some(Index::Ellipsis));
         }
         if let Ok(sl) = k.cast::<pyo3::types::PySlice>() {
+            // Python ints of any size, clamped to 64 bits as CPython's
+            // `PySlice_Unpack` (and so NumPy) clamps them: a bound past
+            // the end is the end, whatever its size.
             let part = |name: &str| -> PyResult<Option<i64>> {
                 let v = sl.getattr(name)?;
                 if v.is_none() {
-                    Ok(None)
-                } else {
-                    v.call_method0("__index__")?.extract::<i64>().map(Some)
+                    return Ok(None);
                 }
+                let i = v.call_method0("__index__")?;
+                Ok(Some(match i.extract::<i64>() {
+                    Ok(x) => x,
+                    Err(_) if i.gt(0)? => i64::MAX,
+                    Err(_) => i64::MIN,
+                }))
             };
-            let step = part("step")?.unwrap_or(1);
+            let step = part("step")?.unwrap_or(1).max(-i64::MAX);
             return Ok(Some(Index::Slice {
                 start: part("start")?,
                 stop: part("stop")?,

@@ -68,6 +68,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DonatedError", py.get_type::<errors::DonatedError>())?;
     m.add("DonationWarning", py.get_type::<errors::DonationWarning>())?;
     m.add("AxisError", errors::axis_error(py)?)?;
+    m.add("ShapeError", errors::shape_error(py)?)?;
     m.add("TracerError", py.get_type::<errors::TracerError>())?;
     m.add_class::<jit::PyTrace>()?;
     m.add_class::<jit::PyProgram>()?;
