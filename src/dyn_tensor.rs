@@ -308,6 +308,16 @@ impl DynTensor {
         each!(self, t => t.reshape(shape).map(DynTensor::from))
     }
 
+    /// Both handles view the same elements of the same buffer, with the
+    /// same dtype, shape and strides (NumPy's `a is b` for data, whatever
+    /// the Python objects). `false` when either has no buffer (donated).
+    pub fn same_view(&self, other: &DynTensor) -> bool {
+        match (self.buffer_ptr(), other.buffer_ptr()) {
+            (Some(a), Some(b)) => a == b && self.dtype() == other.dtype() && *self.layout() == *other.layout(),
+            _ => false,
+        }
+    }
+
     /// Address of the first element.
     pub fn data_ptr(&self) -> Option<*const u8> {
         each!(self, t => t.data_ptr())

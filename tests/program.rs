@@ -239,3 +239,89 @@ fn a_strided_input_is_read_through_a_c_order_copy() {
     assert_eq!(f32s(&out[0]), [3.0, 0.0, 0.0, 11.0, 7.0, 0.0]);
     assert_eq!(f32s(&x), [1.0, -2.0, 3.0, -4.0, 5.0, -6.0]);
 }
+
+/// `v = x.T; v[0] = 1; return v * 3` with `x` donated: the setitem's
+/// target is a strided view of the donated buffer. The program reads the
+/// update's result as C-order data, so the setitem may not write through
+/// the strided layout; it writes a new buffer, and the run succeeds with
+/// eager's values (it used to fail after writing into `x`).
+#[test]
+fn a_setitem_through_a_strided_view_of_a_donated_input_runs() {
+    let _g = lock();
+    let mut b = Builder::new();
+    let x = b.input(DType::F32, &[2, 3]);
+    let t = b.push(Op::Permute { axes: None }, &[v(x)]).unwrap();
+    let c = b
+        .push_update(Op::SetItem { index: vec![Index::Int(0)] }, &[v(t), Atom::Lit(Scalar::Float(1.0))])
+        .unwrap();
+    let d = b.push(Op::Binary(BinaryOp::Mul), &[v(c), Atom::Lit(Scalar::Float(3.0))]).unwrap();
+    let l = lower(b.finish(&[d]).unwrap(), &[true]).unwrap();
+    assert!(!matches!(l.steps[1].write, Write::InPlace { .. }), "{}", l.as_text("f"));
+    let mismatches = plan_mismatches();
+    let x = tensor(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0], &[2, 3]);
+    let out = l.run(&[], vec![RunArg::Consumed(x)]).unwrap();
+    // x.T = [[0, 3], [1, 4], [2, 5]]; row 0 set to 1; times 3.
+    assert_eq!(out[0].shape(), [3, 2]);
+    assert_eq!(f32s(&out[0].contiguous().unwrap()), [3.0, 3.0, 3.0, 12.0, 6.0, 15.0]);
+    assert_eq!(plan_mismatches(), mismatches);
+}
+
+/// A captured constant is identified by the elements it views, not by
+/// a handle: two handles on one buffer are one constant; another buffer
+/// with equal values, or another view of the same buffer, is another.
+#[test]
+fn a_constant_is_identified_by_its_buffer_and_view() {
+    let t = tensor(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+    let same = t.clone();
+    let equal = tensor(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+    let transposed = t.permuted_view(&[1, 0]).unwrap();
+    let mut b = Builder::new();
+    let c0 = b.capture(&t).unwrap();
+    assert_eq!(b.capture(&same).unwrap(), c0);
+    let c1 = b.capture(&equal).unwrap();
+    let c2 = b.capture(&transposed).unwrap();
+    assert_ne!(c1, c0);
+    assert_ne!(c2, c0);
+    assert_ne!(c2, c1);
+    let (p, values) = b.finish_captured(&[c0]).unwrap();
+    assert_eq!(p.consts, vec![c0, c1, c2]);
+    assert_eq!(values.len(), 3);
+}
+
+/// The buffer a captured tensor lives in is held by the trace: after the
+/// caller drops its tensor, a new tensor cannot take its address and be
+/// mistaken for it (a constant made in a loop is a new constant each time).
+#[test]
+fn a_dropped_captured_tensor_is_not_confused_with_a_new_one() {
+    let mut b = Builder::new();
+    let mut vars = Vec::new();
+    for i in 0..8 {
+        let t = tensor(&[i as f32; 3], &[3]);
+        vars.push(b.capture(&t).unwrap());
+        drop(t);
+    }
+    vars.dedup();
+    assert_eq!(vars.len(), 8);
+    let (_, values) = b.finish_captured(&vars).unwrap();
+    for (i, t) in values.iter().enumerate() {
+        assert_eq!(f32s(t), [i as f32; 3]);
+    }
+}
+
+/// A captured strided view (a transposed weight) is read by the program
+/// as C-order data: the run gives eager's values (it used to fail in a
+/// kernel that reads contiguous data).
+#[test]
+fn a_strided_constant_runs() {
+    let _g = lock();
+    let w = tensor(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0], &[2, 3]).permuted_view(&[1, 0]).unwrap();
+    let mut b = Builder::new();
+    let x = b.input(DType::F32, &[3, 2]);
+    let c = b.capture(&w).unwrap();
+    let y = b.push(Op::Binary(BinaryOp::Add), &[v(x), v(c)]).unwrap();
+    let (p, consts) = b.finish_captured(&[y]).unwrap();
+    let l = lower(p, &[false]).unwrap();
+    let x = tensor(&[10.0; 6], &[3, 2]);
+    let out = l.run(&consts, vec![RunArg::Read(x)]).unwrap();
+    assert_eq!(f32s(&out[0]), [10.0, 13.0, 11.0, 14.0, 12.0, 15.0]);
+}

@@ -127,19 +127,30 @@ def assert_moved_from(t: donate.Tensor, fname: str) -> None:
         t + 1
 
 
-def check_jit_equals_eager(fn: Callable[..., Any], args: tuple[Any, ...], rtol: float = 1e-5, atol: float = 1e-5) -> Any:
+def check_jit_equals_eager(
+    fn: Callable[..., Any], args: tuple[Any, ...], rtol: float = 1e-5, atol: float = 1e-5, refused: int = 0
+) -> Any:
     """Eager on fresh copies (the function may write its arguments in
     place), jitted twice (trace, then cache hit) on other tensors that must
-    stay untouched; returns the jitted output."""
-    want = fn(*to_tensors(args))
+    stay untouched; returns the jitted output. The first call warns
+    exactly `refused` times (explicit donations of arguments the caller
+    did not donate), the second never."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", donate.DonationWarning)
+        want = fn(*to_tensors(args))
     jf = donate.jit(fn)
     targs = to_tensors(args)
     snap = snapshot(targs)
-    with strict():
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
         got = jf(*targs)
+    refusals = [str(m.message) for m in w if issubclass(m.category, donate.DonationWarning)]
+    assert len(refusals) == refused, refusals
+    assert all("not donated to jit(" in m for m in refusals), refusals
     assert_tree_close(got, want, rtol, atol)
     assert_untouched(targs, snap)
-    got2 = jf(*targs)
+    with strict():
+        got2 = jf(*targs)
     assert_tree_close(got2, want, rtol, atol)
     assert jf.trace_count == 1
     assert_untouched(targs, snap)
@@ -350,7 +361,8 @@ OPS: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
     "setitem keeps an earlier view": (setitem_keeps_view, (X456,)),
     "setitem after views of the input": (setitem_after_views_of_the_input, (X456,)),
     "in place after a use of the input": (inplace_after_a_later_use, (X34,)),
-    # explicit donation inside the traced function never reaches the caller
+    # explicit donation inside the traced function never reaches a caller
+    # who did not donate (one DonationWarning each, REFUSED_INSIDE)
     "x.donate() inside": (lambda x: x.donate() + 1, (X34,)),
     "relu_donate inside": (lambda x, y: (x.relu_donate() * 2, donate.tanh(y.donate())), (X34, Y4)),
     "donate a view inside": (lambda x: x.T.donate() * 3, (X34,)),
@@ -370,10 +382,15 @@ OPS: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
 CONST_T = donate.tensor(Y4)
 
 
+# The explicit donations inside these functions of arguments the caller
+# does not donate: each is refused with one DonationWarning.
+REFUSED_INSIDE = {"x.donate() inside": 1, "relu_donate inside": 2, "donate a view inside": 1}
+
+
 @pytest.mark.parametrize("name", list(OPS))
 def test_jit_equals_eager(name: str) -> None:
     fn, args = OPS[name]
-    check_jit_equals_eager(fn, args)
+    check_jit_equals_eager(fn, args, refused=REFUSED_INSIDE.get(name, 0))
 
 
 @pytest.mark.parametrize("name", list(OPS))

@@ -506,6 +506,10 @@ pub enum Refusal {
     /// The operand is a view of part of its buffer, or a strided view:
     /// only a tensor that covers its whole buffer in C order gives it.
     View { strided: bool },
+    /// Donated inside a traced function, but not one of its arguments (a
+    /// captured tensor, or one made while tracing): the program holds it
+    /// as a constant and reads it on every call.
+    Captured,
 }
 
 impl fmt::Display for Refusal {
@@ -522,6 +526,11 @@ impl fmt::Display for Refusal {
                 )
             }
             Refusal::Busy => write!(f, "it is being written by another operation"),
+            Refusal::Captured => write!(
+                f,
+                "it is not an argument of the traced function, so the program holds it as a constant and reads \
+                 it on every call (pass it as an argument named by donate_argnums to donate it)"
+            ),
             Refusal::Donated => write!(f, "it was already donated"),
             Refusal::Shape { operand, result } => write!(
                 f,

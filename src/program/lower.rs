@@ -37,6 +37,7 @@ use smallvec::SmallVec;
 use super::print::{jaxpr_name, Names};
 use super::{Atom, Program, Var};
 use crate::error::{Error, Result};
+use crate::layout::Coverage;
 use crate::plan::{plan, plan_in_place, Allocation, Holders, Offer, Op, OperandDesc, Plan, Purpose};
 
 /// A buffer of a planned program: an index into [`Lowered::buffers`].
@@ -237,7 +238,14 @@ impl<'p> Walk<'p> {
         let e = &p.eqns[i];
         let out = e.out;
         let out_bytes = p.vars[out as usize].nbytes();
-        let setitem_in_place = matches!(e.op, Op::SetItem { .. }) && descs[0].offer == Offer::Temporary;
+        // A setitem writes over its target only when the target's buffer
+        // may receive a result as any op's may (offered, and covering its
+        // buffer in C order): the update's result is a variable of its
+        // own, which the program (and every later plan) reads as C-order
+        // data. Written through a strided target's layout it would not be.
+        let setitem_in_place = matches!(e.op, Op::SetItem { .. })
+            && descs[0].offer == Offer::Temporary
+            && descs[0].coverage == Coverage::Whole;
         let mut plan = if let Op::SetItem { .. } = e.op {
             let borrowed: SmallVec<[OperandDesc<'_>; 3]> = descs
                 .iter()

@@ -50,7 +50,7 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use crate::dyn_tensor::Scalar;
+use crate::dyn_tensor::{DynTensor, Scalar};
 use crate::element::DType;
 use crate::error::{Error, Result};
 use crate::layout::{Coverage, Layout};
@@ -138,6 +138,25 @@ impl Program {
 #[derive(Debug, Default)]
 pub struct Builder {
     program: Program,
+    /// The tensors captured as constants, in the order of
+    /// [`Program::consts`].
+    captured: Vec<Captured>,
+}
+
+/// A tensor captured as a constant while tracing.
+#[derive(Debug)]
+struct Captured {
+    /// The handle it was captured from. Two operands are the same
+    /// constant when they view the same elements of the same buffer
+    /// ([`DynTensor::same_view`]); holding this handle keeps that buffer
+    /// alive for the whole trace, so its address cannot be reused by a
+    /// later tensor (the identity of a constant is its value, never the
+    /// address of an object that can die).
+    handle: DynTensor,
+    /// What the program reads: the handle itself, or its C-order copy
+    /// when it is strided (the program's model: every variable that is
+    /// not a view is contiguous in a buffer of its own).
+    value: DynTensor,
 }
 
 impl Builder {
@@ -169,9 +188,36 @@ impl Builder {
         v
     }
 
+    /// The input whose buffer `v` lives in (`v` itself, or a view of it),
+    /// by its index among the inputs.
+    pub fn input_of(&self, v: Var) -> Option<usize> {
+        if v as usize >= self.program.vars.len() {
+            return None;
+        }
+        let root = self.program.root(v);
+        self.program.inputs.iter().position(|&u| u == root)
+    }
+
     /// The constant variables so far, in order.
     pub fn consts(&self) -> &[Var] {
         &self.program.consts
+    }
+
+    /// `t` as a constant of the program: the variable of an earlier
+    /// capture of the same view of the same buffer, else a new constant
+    /// holding `t`'s value as it is now (a later in-place write to the
+    /// caller's tensor copies on write, because the program holds its
+    /// buffer, and so is another constant). Fails only when `t` cannot be
+    /// read (donated) or its C-order copy cannot be allocated.
+    pub fn capture(&mut self, t: &DynTensor) -> Result<Var> {
+        t.check_readable()?;
+        if let Some(k) = self.captured.iter().position(|c| c.handle.same_view(t)) {
+            return Ok(self.program.consts[k]);
+        }
+        let value = if t.coverage().is_contiguous() { t.clone() } else { t.contiguous()? };
+        let v = self.constant(t.dtype(), t.shape());
+        self.captured.push(Captured { handle: t.clone(), value });
+        Ok(v)
     }
 
     /// The type of `v`.
@@ -253,11 +299,19 @@ impl Builder {
     }
 
     /// The program returning `outputs`.
-    pub fn finish(mut self, outputs: &[Var]) -> Result<Program> {
+    pub fn finish(self, outputs: &[Var]) -> Result<Program> {
+        self.finish_captured(outputs).map(|(p, _)| p)
+    }
+
+    /// The program returning `outputs`, and the values of its captured
+    /// constants ([`Builder::capture`]), in the order of
+    /// [`Program::consts`] (what [`Lowered::run`] takes).
+    pub fn finish_captured(mut self, outputs: &[Var]) -> Result<(Program, Vec<DynTensor>)> {
         for &v in outputs {
             self.info(v)?;
         }
         self.program.outputs = outputs.to_vec();
-        Ok(self.program)
+        let values = self.captured.into_iter().map(|c| c.value).collect();
+        Ok((self.program, values))
     }
 }

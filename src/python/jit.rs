@@ -45,9 +45,11 @@ pub(crate) struct Trace {
     id: u32,
     /// `None` once finished.
     builder: Mutex<Option<Builder>>,
-    /// The constants, with the address of the Python tensor each came from
-    /// (the same captured tensor is one constant).
-    consts: Mutex<Vec<(usize, DynTensor)>>,
+    /// Inputs (by index) donated explicitly inside the traced function,
+    /// themselves or through a view (`x.donate()`, `x.T.donate()`), with
+    /// the operation that took them: warned about at lowering when the
+    /// caller did not donate that argument.
+    explicit: Mutex<Vec<(usize, &'static str)>>,
 }
 
 static NEXT_TRACE: AtomicU32 = AtomicU32::new(1);
@@ -107,18 +109,10 @@ impl Trace {
         )
     }
 
-    /// A concrete tensor as a constant (one per Python object).
-    fn constant(&self, key: usize, t: DynTensor) -> PyResult<Var> {
-        let mut consts = lock(&self.consts);
-        if key != 0 {
-            if let Some(i) = consts.iter().position(|(k, _)| *k == key) {
-                drop(consts);
-                return self.with_builder("trace", |b| Ok(b.consts()[i]));
-            }
-        }
-        let v = self.with_builder("trace", |b| Ok(b.constant(t.dtype(), t.shape())))?;
-        consts.push((key, t));
-        Ok(v)
+    /// A concrete tensor as a constant ([`Builder::capture`]: one per
+    /// view of a buffer, never per Python object).
+    fn constant(&self, t: &DynTensor) -> PyResult<Var> {
+        self.with_builder("trace", |b| b.capture(t))
     }
 }
 
@@ -148,13 +142,13 @@ fn trace_of(op: &Op, inputs: &Inputs<'_>) -> PyResult<Arc<Trace>> {
 fn atom(py: Python<'_>, trace: &Arc<Trace>, op: &Op, src: Source<'_>) -> PyResult<Atom> {
     Ok(match src {
         Source::Scalar(s) => Atom::Lit(s),
-        Source::Temp(t, _) => Atom::Var(trace.constant(0, t)?),
+        Source::Temp(t, _) => Atom::Var(trace.constant(&t)?),
         Source::Tensor(obj) => {
             let me = obj.get();
             match me.tracer() {
                 Some(tr) if Arc::ptr_eq(&tr.trace, trace) => Atom::Var(tr.var(op.name())?),
                 Some(_) => return Err(tracer_error(op.name(), "a tracer of another trace was used")),
-                None => Atom::Var(trace.constant(obj.as_ptr() as usize, read(py, me)?)?),
+                None => Atom::Var(trace.constant(&read(py, me)?)?),
             }
         }
     })
@@ -165,21 +159,54 @@ pub(crate) fn record(py: Python<'_>, op: &Op, inputs: Inputs<'_>) -> PyResult<Py
     let trace = trace_of(op, &inputs)?;
     let mut atoms = Vec::with_capacity(inputs.len());
     let mut donated = Vec::new();
-    for input in inputs {
+    let mut refused = Vec::new();
+    for (i, input) in inputs.into_iter().enumerate() {
         if let (Offer::Donated, Source::Tensor(t)) = (input.offer, &input.src) {
-            donated.push(t.clone());
+            if t.get().tracer().is_some() {
+                donated.push(t.clone());
+            } else {
+                // A concrete tensor becomes a constant, which every call
+                // reads: its donation is refused, once, at trace time.
+                refused.push(captured_refusal(op, i, t.get()));
+            }
         }
         atoms.push(atom(py, &trace, op, input.src)?);
     }
     let v = trace.with_builder(op.name(), |b| b.push(op.clone(), &atoms))?;
-    // An explicit donation inside a traced function is a last use.
-    for t in donated {
-        if let Some(tr) = t.get().tracer() {
-            tr.var.store(MOVED, Ordering::Release);
-        }
-    }
+    warn_all_at(py, refused, 1)?;
+    last_use(&trace, op, &donated)?;
     let info = trace.with_builder(op.name(), |b| b.info(v).cloned())?;
     Ok(trace.tracer(v, info.dtype, &info.shape))
+}
+
+/// An explicit donation inside a traced function is a last use: the
+/// tracers are moved-from. A donated input (or a view of one) is
+/// remembered: the caller's buffer is given up only if the caller donated
+/// that argument.
+fn last_use(trace: &Arc<Trace>, op: &Op, donated: &[Bound<'_, PyTensor>]) -> PyResult<()> {
+    for t in donated {
+        if let Some(tr) = t.get().tracer() {
+            let v = tr.var.swap(MOVED, Ordering::AcqRel);
+            if v == MOVED {
+                continue;
+            }
+            if let Some(k) = trace.with_builder(op.name(), |b| Ok(b.input_of(v)))? {
+                lock(&trace.explicit).push((k, op.name()));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The warning for a concrete tensor donated to a traced operation.
+fn captured_refusal(op: &Op, i: usize, t: &PyTensor) -> String {
+    format!(
+        "{}: {} ({}) was donated but not used: {}; it is unchanged",
+        op.name(),
+        op.label(i),
+        t.shape_str(),
+        crate::plan::Refusal::Captured
+    )
 }
 
 /// Record an in-place update of `target` (`x op= y`, `x[i] = v`): the
@@ -200,7 +227,7 @@ pub(crate) fn record_update(py: Python<'_>, op: &Op, target: &Bound<'_, PyTensor
                  `t += x`, or make it an argument of the traced function",
             ));
         }
-        let v = trace.constant(target.as_ptr() as usize, read(py, me)?)?;
+        let v = trace.constant(&read(py, me)?)?;
         me.become_tracer(Tracer {
             trace,
             var: AtomicU32::new(v),
@@ -211,11 +238,24 @@ pub(crate) fn record_update(py: Python<'_>, op: &Op, target: &Bound<'_, PyTensor
     };
     let trace = Arc::clone(&tr.trace);
     let mut atoms = vec![Atom::Var(tr.var(op.name())?)];
-    for input in others {
+    let mut refused = Vec::new();
+    let mut donated = Vec::new();
+    for (i, input) in others.into_iter().enumerate() {
+        if let (Offer::Donated, Source::Tensor(t)) = (input.offer, &input.src) {
+            if t.get().tracer().is_some() {
+                if !t.is(target) {
+                    donated.push(t.clone());
+                }
+            } else {
+                refused.push(captured_refusal(op, i + 1, t.get()));
+            }
+        }
         atoms.push(atom(py, &trace, op, input.src)?);
     }
     let v = trace.with_builder(op.name(), |b| b.push_update(op.clone(), &atoms))?;
     tr.var.store(v, Ordering::Release);
+    last_use(&trace, op, &donated)?;
+    warn_all_at(py, refused, 1)?;
     Ok(Outcome::default())
 }
 
@@ -274,7 +314,7 @@ impl PyTrace {
             trace: Arc::new(Trace {
                 id,
                 builder: Mutex::new(Some(b)),
-                consts: Mutex::new(Vec::new()),
+                explicit: Mutex::new(Vec::new()),
             }),
             inputs,
             outer,
@@ -301,11 +341,12 @@ impl PyTrace {
             outs.push(v);
         }
         let b = lock(&self.trace.builder).take().ok_or_else(|| tracer_error("trace", "the trace was already finished"))?;
-        let program = b.finish(&outs).py()?;
-        let consts = std::mem::take(&mut *lock(&self.trace.consts)).into_iter().map(|(_, t)| t).collect();
+        let (program, consts) = b.finish_captured(&outs).py()?;
+        let explicit = std::mem::take(&mut *lock(&self.trace.explicit));
         Ok(PyProgram {
             program: Arc::new(program),
             consts: Arc::new(consts),
+            explicit: Arc::new(explicit),
         })
     }
 }
@@ -316,6 +357,9 @@ impl PyTrace {
 pub(crate) struct PyProgram {
     program: Arc<Program>,
     consts: Arc<Vec<DynTensor>>,
+    /// Inputs donated explicitly inside the function, by index, with the
+    /// operation.
+    explicit: Arc<Vec<(usize, &'static str)>>,
 }
 
 #[pymethods]
@@ -342,17 +386,30 @@ impl PyProgram {
     fn lower(&self, py: Python<'_>, donated: Vec<bool>, name: String, labels: Vec<String>, stacklevel: i32) -> PyResult<PyLowered> {
         let program = (*self.program).clone();
         let lowered = lower(program, &donated).py()?;
-        let messages: Vec<String> = lowered
+        let label = |k: usize| labels.get(k).cloned().unwrap_or_else(|| format!("argument {k}"));
+        // An explicit donation inside the function of an argument the
+        // caller did not donate: refused (the caller keeps its buffer).
+        let mut messages: Vec<String> = self
+            .explicit
+            .iter()
+            .filter(|&&(k, _)| !donated.get(k).copied().unwrap_or(false))
+            .map(|&(k, op)| {
+                format!(
+                    "{op}: {} was donated inside the traced function but was not used: it is not donated to jit({name}) \
+                     (donate_argnums, donate_argnames), so the program reads it and the caller's tensor is unchanged",
+                    label(k)
+                )
+            })
+            .collect();
+        messages.extend(lowered
             .unusable
             .iter()
             .map(|(k, why)| {
                 let v = lowered.program.inputs[*k];
                 let info = &lowered.program.vars[v as usize];
                 let dims: Vec<String> = info.shape.iter().map(ToString::to_string).collect();
-                let label = labels.get(*k).cloned().unwrap_or_else(|| format!("argument {k}"));
-                format!("Some donated buffers were not usable: {}[{}] ({label}): {why}", info.dtype, dims.join(", "))
-            })
-            .collect();
+                format!("Some donated buffers were not usable: {}[{}] ({}): {why}", info.dtype, dims.join(", "), label(*k))
+            }));
         warn_all_at(py, messages, stacklevel)?;
         let consumer: &'static str = Box::leak(format!("jit({name})").into_boxed_str());
         Ok(PyLowered {
@@ -361,7 +418,14 @@ impl PyProgram {
             name,
             consumer,
             labels,
-            program: Py::new(py, PyProgram { program: Arc::clone(&self.program), consts: Arc::clone(&self.consts) })?,
+            program: Py::new(
+                py,
+                PyProgram {
+                    program: Arc::clone(&self.program),
+                    consts: Arc::clone(&self.consts),
+                    explicit: Arc::clone(&self.explicit),
+                },
+            )?,
         })
     }
 }

@@ -205,9 +205,12 @@ pub(crate) fn flip(x: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> PyR
 #[pyfunction]
 #[pyo3(signature = (x, /, *, axis = 0))]
 pub(crate) fn unstack<'py>(x: &Bound<'py, PyAny>, axis: isize) -> PyResult<Bound<'py, PyTuple>> {
-    // One handle on `x`'s buffer, of which each result is a view (the
-    // input itself is only read).
-    let base = Bound::new(x.py(), wrap(read_one(x, "unstack")?))?;
+    // The views share `x`'s buffer, so `x` is only read (a tensor, a
+    // tracer too, is their base as it is; other data is converted first).
+    let base = match x.cast::<PyTensor>() {
+        Ok(t) => t.clone(),
+        Err(_) => Bound::new(x.py(), wrap(read_one(x, "unstack")?))?,
+    };
     let shape = base.get().shape.to_vec();
     let ax = crate::shape::normalize_axis(axis, shape.len()).py()?;
     let views = (0..shape[ax])
