@@ -2,8 +2,9 @@
 only restate what donate already decides, as small helpers.
 
 Operations, their dtypes and their donation rules are the core's
-(``donate._core``); this module adds the standard's spelling of them
-(``permute_dims``, ``astype`` as a function), its dtype queries over
+(``donate._core``, where ``astype``, ``permute_dims``, ``reshape`` and
+``matrix_transpose`` take a ``Donated`` operand like every function);
+this module adds ``any``/``all``, its dtype queries over
 NumPy's dtype objects (``finfo``, ``iinfo``, ``isdtype``), the inspection
 namespace and the constants. ``docs/array-api.md`` lists what is
 supported and what is not.
@@ -121,36 +122,10 @@ def __array_namespace_info__() -> _Info:
     return _Info()
 
 
-def astype(x: _core.Tensor, dtype: Any, /, *, copy: bool = True, device: Any = None) -> _core.Tensor:
-    """``x`` converted to ``dtype`` (a new buffer; ``x`` itself when the
-    dtype is the same and ``copy`` is false)."""
-    _core._check_device(device)
-    if not copy and _np.dtype(dtype) == x.dtype:
-        return x
-    return x.astype(dtype)
-
-
-def permute_dims(x: _core.Tensor, /, axes: tuple[int, ...]) -> _core.Tensor:
-    """``x`` with its axes permuted: a view sharing the buffer."""
-    return x.transpose(axes)
-
-
-def matrix_transpose(x: _core.Tensor, /) -> _core.Tensor:
-    """The last two axes swapped: a view sharing the buffer."""
-    return x.mT
-
-
-def reshape(x: _core.Tensor, /, shape: tuple[int, ...], *, copy: bool | None = None) -> _core.Tensor:
-    """``x`` with another shape (a view when the elements are contiguous)."""
-    if copy:
-        return _core.asarray(x, copy=True).reshape(shape)
-    return x.reshape(shape)
-
-
 def _true_count(x: _core.Tensor, axis: int | tuple[int, ...] | None, keepdims: bool, negate: bool) -> _core.Tensor:
     """The number of true (or, ``negate``, false) elements of ``x`` along
     ``axis`` (an int, a tuple, or ``None`` for all)."""
-    b = _core.logical_not(x) if negate else x.astype("bool")
+    b = _core.logical_not(x) if negate else _core.astype(x, "bool")
     nd = b.ndim
     axes = range(nd) if axis is None else (axis,) if isinstance(axis, int) else axis
     norm = sorted({a + nd if a < 0 else a for a in axes}, reverse=True)

@@ -42,6 +42,7 @@ __all__ = [
     "asarray",
     "asin",
     "asinh",
+    "astype",
     "atan",
     "atan2",
     "atanh",
@@ -116,6 +117,7 @@ __all__ = [
     "matrix_norm",
     "matrix_power",
     "matrix_rank",
+    "matrix_transpose",
     "max",
     "maximum",
     "mean",
@@ -133,6 +135,7 @@ __all__ = [
     "ones",
     "ones_like",
     "outer",
+    "permute_dims",
     "pinv",
     "positive",
     "pow",
@@ -144,6 +147,7 @@ __all__ = [
     "remainder",
     "repeat",
     "reset_peak_memory",
+    "reshape",
     "result_type",
     "roll",
     "round",
@@ -472,6 +476,10 @@ def roll(x: _Operand, /, shift: int | Sequence[int], *, axis: int | Sequence[int
 def take(x: _Operand, indices: _Operand, /, *, axis: int | None = None) -> Tensor: ...
 def take_along_axis(x: _Operand, indices: _Operand, /, *, axis: int = -1) -> Tensor: ...
 def meshgrid(*arrays: _Operand, indexing: str = "xy") -> list[Tensor]: ...
+def astype(x: _Operand, dtype: _DTypeLike, /, *, copy: bool = True, device: Any = None) -> Tensor: ...
+def permute_dims(x: _Operand, /, axes: int | Sequence[int]) -> Tensor: ...
+def matrix_transpose(x: _Operand, /) -> Tensor: ...
+def reshape(x: _Operand, /, shape: int | Sequence[int], *, copy: bool | None = None) -> Tensor: ...
 def expand_dims(x: _Operand, /, axis: int = 0) -> Tensor: ...
 def squeeze(x: _Operand, /, axis: int | Sequence[int]) -> Tensor: ...
 def moveaxis(x: _Operand, source: int | Sequence[int], destination: int | Sequence[int], /) -> Tensor: ...

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from . import _core
-from ._array_api import matrix_transpose
+from ._core import matrix_transpose
 from ._core import (
     LinAlgError,
     cholesky,

@@ -61,12 +61,7 @@ impl PyTensor {
     /// this buffer.
     #[getter(mT)]
     fn m_t(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        let nd = slf.get().ndim_of();
-        if nd < 2 {
-            return Err(PyValueError::new_err(format!("mT needs at least 2 dimensions, got {nd}")));
-        }
-        let mut axes: Vec<isize> = (0..nd).map(|a| a as isize).collect();
-        axes.swap(nd - 2, nd - 1);
+        let axes = crate::manipulation::matrix_transpose_perm(slf.get().ndim_of()).py()?;
         call(slf.py(), &Op::Permute { axes: Some(axes) }, smallvec![self_input(slf)])
     }
 

@@ -85,6 +85,15 @@ pub(crate) fn from_dlpack<'py>(
             Ok(t.clone().into_any())
         };
     }
+    if x.is_instance_of::<super::ownership::PyDonated>() {
+        // A donated donate tensor: its buffer moves into the result (the
+        // planned view op with the same shape; a refused donation gives a
+        // view and a DonationWarning, as every op does).
+        let input = super::ownership::require_tensor(x, "from_dlpack")?;
+        let shape = input.shape().iter().map(|&d| d as i64).collect();
+        let r = super::operands::call(py, &crate::plan::Op::Reshape { shape }, smallvec::smallvec![input])?;
+        return Ok(Bound::new(py, r)?.into_any());
+    }
     if copy == Some(false) {
         return Err(PyBufferError::new_err(
             "from_dlpack(copy=False): donate tensors own their buffers, so another library's data is always copied",

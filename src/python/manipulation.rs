@@ -170,6 +170,66 @@ fn view(x: &Bound<'_, PyAny>, what: &str, op: impl FnOnce(&[usize]) -> crate::Re
 }
 
 
+/// `astype(x, dtype, /, *, copy=True, device=None)`: `x` converted to
+/// `dtype` (the planned cast: a temporary or donated input of the same
+/// element size receives it); `x` itself when the dtype is the same and
+/// `copy` is false.
+#[pyfunction]
+#[pyo3(signature = (x, dtype, /, *, copy = true, device = None))]
+pub(crate) fn astype<'py>(
+    x: &Bound<'py, PyAny>,
+    dtype: &Bound<'py, PyAny>,
+    copy: bool,
+    device: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    check_device(device)?;
+    let py = x.py();
+    let dtype = dtype_arg(py, Some(dtype))?.ok_or_else(|| PyTypeError::new_err("astype needs a dtype"))?;
+    if let Ok(t) = x.cast::<PyTensor>() {
+        if !copy && t.get().dtype == dtype {
+            return Ok(t.clone().into_any());
+        }
+    }
+    let input = require_tensor(x, "astype")?;
+    Ok(Bound::new(py, call(py, &Op::Cast { dtype }, smallvec![input])?)?.into_any())
+}
+
+/// `permute_dims(x, /, axes)`: a view with the axes permuted.
+#[pyfunction]
+#[pyo3(signature = (x, /, axes))]
+pub(crate) fn permute_dims(x: &Bound<'_, PyAny>, axes: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+    let perm = self::axes(&ints(axes, "axes")?);
+    view(x, "permute_dims", |_| Ok(Op::Permute { axes: Some(perm) }))
+}
+
+/// `matrix_transpose(x, /)`: a view with the last two axes swapped.
+#[pyfunction]
+#[pyo3(signature = (x, /))]
+pub(crate) fn matrix_transpose(x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+    view(x, "matrix_transpose", |s| Ok(Op::Permute { axes: Some(manipulation::matrix_transpose_perm(s.len())?) }))
+}
+
+/// `reshape(x, /, shape, *, copy=None)`: `x` with another shape, a view
+/// when its elements are contiguous (a temporary or donated input moves
+/// into the result); with `copy=True` never sharing a named input's
+/// buffer.
+#[pyfunction]
+#[pyo3(signature = (x, /, shape, *, copy = None))]
+pub(crate) fn reshape(x: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>, copy: Option<bool>) -> PyResult<PyTensor> {
+    let py = x.py();
+    let shape = ints(shape, "shape")?;
+    let input = require_tensor(x, "reshape")?;
+    let borrowed = input.offer == crate::plan::Offer::Borrowed;
+    let r = call(py, &Op::Reshape { shape }, smallvec![input])?;
+    if copy == Some(true) && borrowed {
+        // The result may be a view of the caller's buffer: copy it.
+        let r = Bound::new(py, r)?;
+        let dtype = r.get().dtype;
+        return call(py, &Op::Cast { dtype }, smallvec![Input::kept(&r)]);
+    }
+    Ok(r)
+}
+
 /// `expand_dims(x, /, axis=0)`: a view with a new axis of length 1.
 #[pyfunction]
 #[pyo3(signature = (x, /, axis = 0))]
@@ -337,6 +397,10 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(take, m)?,
         wrap_pyfunction!(take_along_axis, m)?,
         wrap_pyfunction!(meshgrid, m)?,
+        wrap_pyfunction!(astype, m)?,
+        wrap_pyfunction!(permute_dims, m)?,
+        wrap_pyfunction!(matrix_transpose, m)?,
+        wrap_pyfunction!(reshape, m)?,
         wrap_pyfunction!(expand_dims, m)?,
         wrap_pyfunction!(squeeze, m)?,
         wrap_pyfunction!(moveaxis, m)?,
