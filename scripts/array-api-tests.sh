@@ -6,7 +6,8 @@
 #
 # SUITE_DIR is a checkout of the suite with its array-api submodule
 # (git clone --recursive https://github.com/data-apis/array-api-tests);
-# default: $ARRAY_API_TESTS_DIR, else /work/shared/array-api-tests. A
+# default: $ARRAY_API_TESTS_DIR, else ../shared/array-api-tests beside the
+# repository (the checkout's root, wherever it is). A
 # missing or incomplete checkout is an error, never a silent skip.
 #
 # Environment:
@@ -42,7 +43,8 @@
 # below it.
 set -euo pipefail
 
-SUITE=${ARRAY_API_TESTS_DIR:-/work/shared/array-api-tests}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SUITE=${ARRAY_API_TESTS_DIR:-$ROOT/../shared/array-api-tests}
 if [ $# -gt 0 ] && [ "$1" != "--" ]; then
     SUITE=$1
     shift

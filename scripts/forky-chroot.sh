@@ -11,7 +11,24 @@
 # calls forky_init (which also mounts /proc and /dev), forky_install and
 # forky_mount, then forky_run.
 
-MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# The Debian mirror this machine's apt already uses (read from its
+# sources, deb822 or one-line), so that no mirror is named here;
+# DEBIAN_MIRROR overrides it.
+forky_host_mirror() {
+    local uri
+    uri=$(grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null \
+        | awk '{print $2}' | grep -E '/debian/?$' | head -n 1 || true)
+    if [ -z "$uri" ]; then
+        uri=$(grep -hsE '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null \
+            | awk '{print $2}' | grep -E '/debian/?$' | head -n 1 || true)
+    fi
+    echo "${uri%/}"
+}
+MIRROR=${DEBIAN_MIRROR:-$(forky_host_mirror)}
+if [ -z "$MIRROR" ]; then
+    echo "forky-chroot: no Debian mirror in this machine's apt sources; set DEBIAN_MIRROR" >&2
+    exit 1
+fi
 # The mirror may serve Release files past their Valid-Until date.
 APT=(apt-get -o Acquire::Check-Valid-Until=false -o APT::Install-Recommends=false)
 
