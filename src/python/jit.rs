@@ -22,7 +22,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use super::errors::{warn_all_at, IntoPyResult, TracerError};
-use super::operands::{read, Inputs, Source};
+use super::operands::{read, Input, Inputs, Source};
 use super::tensor::PyTensor;
 use crate::plan::{Offer, Op};
 use crate::program::{lower, Atom, Builder, Lowered, Program, RunArg, Var};
@@ -158,18 +158,9 @@ fn atom(py: Python<'_>, trace: &Arc<Trace>, op: &Op, src: Source<'_>) -> PyResul
 pub(crate) fn record(py: Python<'_>, op: &Op, inputs: Inputs<'_>) -> PyResult<PyTensor> {
     let trace = trace_of(op, &inputs)?;
     let mut atoms = Vec::with_capacity(inputs.len());
-    let mut donated = Vec::new();
-    let mut refused = Vec::new();
+    let (mut donated, mut refused) = (Vec::new(), Vec::new());
     for (i, input) in inputs.into_iter().enumerate() {
-        if let (Offer::Donated, Source::Tensor(t)) = (input.offer, &input.src) {
-            if t.get().tracer().is_some() {
-                donated.push(t.clone());
-            } else {
-                // A concrete tensor becomes a constant, which every call
-                // reads: its donation is refused, once, at trace time.
-                refused.push(captured_refusal(op, i, t.get()));
-            }
-        }
+        sort_donation(op, i, &input, None, &mut donated, &mut refused);
         atoms.push(atom(py, &trace, op, input.src)?);
     }
     let v = trace.with_builder(op.name(), |b| b.push(op.clone(), &atoms))?;
@@ -191,22 +182,41 @@ fn last_use(trace: &Arc<Trace>, op: &Op, donated: &[Bound<'_, PyTensor>]) -> PyR
                 continue;
             }
             if let Some(k) = trace.with_builder(op.name(), |b| Ok(b.input_of(v)))? {
-                lock(&trace.explicit).push((k, op.name()));
+                let mut explicit = lock(&trace.explicit);
+                if !explicit.iter().any(|&(j, _)| j == k) {
+                    explicit.push((k, op.name()));
+                }
             }
         }
     }
     Ok(())
 }
 
-/// The warning for a concrete tensor donated to a traced operation.
-fn captured_refusal(op: &Op, i: usize, t: &PyTensor) -> String {
-    format!(
-        "{}: {} ({}) was donated but not used: {}; it is unchanged",
-        op.name(),
-        op.label(i),
-        t.shape_str(),
-        crate::plan::Refusal::Captured
-    )
+/// Operand `i` of a traced `op`, when offered as donated: a tracer's
+/// donation is a last use (into `donated`; not `target`'s, the tensor an
+/// in-place update rebinds); a concrete tensor becomes a constant, which
+/// every call reads, so its donation is refused once, at trace time (its
+/// warning into `refused`).
+fn sort_donation<'py>(
+    op: &Op,
+    i: usize,
+    input: &Input<'py>,
+    target: Option<&Bound<'py, PyTensor>>,
+    donated: &mut Vec<Bound<'py, PyTensor>>,
+    refused: &mut Vec<String>,
+) {
+    let (Offer::Donated, Source::Tensor(t)) = (input.offer, &input.src) else { return };
+    if t.get().tracer().is_none() {
+        refused.push(format!(
+            "{}: {} ({}) was donated but not used: {}; it is unchanged",
+            op.name(),
+            op.label(i),
+            t.get().shape_str(),
+            crate::plan::Refusal::Captured
+        ));
+    } else if !target.is_some_and(|g| t.is(g)) {
+        donated.push(t.clone());
+    }
 }
 
 /// Record an in-place update of `target` (`x op= y`, `x[i] = v`): the
@@ -238,18 +248,9 @@ pub(crate) fn record_update(py: Python<'_>, op: &Op, target: &Bound<'_, PyTensor
     };
     let trace = Arc::clone(&tr.trace);
     let mut atoms = vec![Atom::Var(tr.var(op.name())?)];
-    let mut refused = Vec::new();
-    let mut donated = Vec::new();
+    let (mut donated, mut refused) = (Vec::new(), Vec::new());
     for (i, input) in others.into_iter().enumerate() {
-        if let (Offer::Donated, Source::Tensor(t)) = (input.offer, &input.src) {
-            if t.get().tracer().is_some() {
-                if !t.is(target) {
-                    donated.push(t.clone());
-                }
-            } else {
-                refused.push(captured_refusal(op, i + 1, t.get()));
-            }
-        }
+        sort_donation(op, i + 1, &input, Some(target), &mut donated, &mut refused);
         atoms.push(atom(py, &trace, op, input.src)?);
     }
     let v = trace.with_builder(op.name(), |b| b.push_update(op.clone(), &atoms))?;
