@@ -210,3 +210,24 @@ def test_donating_an_undonated_argument_inside_is_refused_with_one_warning() -> 
         warnings.simplefilter("error")
         donate.jit(f, donate_argnums=0)(y)
     assert y.is_donated
+
+
+def test_a_failed_trace_leaves_no_lock_behind() -> None:
+    def f(x: donate.Tensor, s: float) -> donate.Tensor:
+        if s < 0:
+            raise ValueError("negative")
+        return x * s
+
+    g = donate.jit(f)
+    for i in range(5):
+        with pytest.raises(ValueError):
+            g(donate.ones(2), -float(i + 1))
+    assert not g._tracing
+    assert not g._cache
+
+
+def test_warnings_point_at_the_caller() -> None:
+    f = donate.jit(lambda x, s: x * s, donate_argnums=1)
+    with pytest.warns(donate.DonationWarning) as w:
+        f(donate.ones(2), 3.0)
+    assert w[0].filename == __file__

@@ -382,13 +382,16 @@ class Jitted:
             with tracing:
                 entry = self._lookup(key)
                 if entry is None:
-                    self._warn_empty(empty, 4)
-                    program, out_structure = self._trace(args, kwargs, leaves)
-                    lowered = program.lower(donated, self.__name__, labels, 3)
-                    entry = _Entry(program, lowered, out_structure)
-                    self._store(key, entry)
-                    with self._lock:
-                        self._tracing.pop(key, None)
+                    try:
+                        self._warn_empty(empty, 4)
+                        program, out_structure = self._trace(args, kwargs, leaves)
+                        lowered = program.lower(donated, self.__name__, labels, 3)
+                        entry = _Entry(program, lowered, out_structure)
+                        self._store(key, entry)
+                    finally:
+                        # (A failed trace leaves no lock behind either.)
+                        with self._lock:
+                            self._tracing.pop(key, None)
         return entry, leaves
 
     def _warn_empty(self, empty: list[str], stacklevel: int) -> None:
