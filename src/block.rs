@@ -161,7 +161,10 @@ mod small {
                     unsafe {
                         std::alloc::dealloc(
                             p.as_ptr(),
-                            std::alloc::Layout::from_size_align_unchecked((i + 1) * STEP, super::ALIGN),
+                            std::alloc::Layout::from_size_align_unchecked(
+                                (i + 1) * STEP,
+                                super::ALIGN,
+                            ),
                         );
                     }
                 }

@@ -160,7 +160,10 @@ impl OwnedBuffer {
 /// and the buffers it did not use. A planned program runs each equation
 /// this way, so a result lands in the buffer the plan chose (a free one,
 /// or one allocated before the program first wrote a donated argument).
-pub(crate) fn serve_planned<R>(planned: Vec<OwnedBuffer>, f: impl FnOnce() -> R) -> (R, Vec<OwnedBuffer>) {
+pub(crate) fn serve_planned<R>(
+    planned: Vec<OwnedBuffer>,
+    f: impl FnOnce() -> R,
+) -> (R, Vec<OwnedBuffer>) {
     if planned.is_empty() {
         return (f(), planned);
     }

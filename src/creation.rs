@@ -14,9 +14,15 @@ use crate::tensor::Tensor;
 /// ([`checked_numel`](crate::shape::checked_numel)): a shape that cannot
 /// exist is an error, never a wrapped element count. The one constructor
 /// of the functions that build their results element by element.
-pub(crate) fn collect<T: DynElement>(shape: &[usize], items: impl IntoIterator<Item = T>) -> Result<DynTensor> {
+pub(crate) fn collect<T: DynElement>(
+    shape: &[usize],
+    items: impl IntoIterator<Item = T>,
+) -> Result<DynTensor> {
     let n = crate::shape::checked_numel(shape, std::mem::size_of::<T>())?;
-    Ok(T::wrap(Tensor::from_buffer(fresh::from_iter(n, items)?, shape)?))
+    Ok(T::wrap(Tensor::from_buffer(
+        fresh::from_iter(n, items)?,
+        shape,
+    )?))
 }
 
 /// `eye(n_rows, n_cols)`: ones on the `k`th diagonal, zeros elsewhere.
@@ -34,7 +40,13 @@ pub fn eye(n_rows: usize, n_cols: usize, k: i64, dtype: DType) -> Result<DynTens
 /// `linspace(start, stop, num)`: `num` evenly spaced values of a float
 /// `dtype`, `stop` included when `endpoint` (computed in float64, then
 /// rounded once).
-pub fn linspace(start: f64, stop: f64, num: usize, dtype: DType, endpoint: bool) -> Result<DynTensor> {
+pub fn linspace(
+    start: f64,
+    stop: f64,
+    num: usize,
+    dtype: DType,
+    endpoint: bool,
+) -> Result<DynTensor> {
     if !dtype.is_float() {
         return Err(Error::InvalidArgument {
             op: "linspace",
@@ -42,7 +54,11 @@ pub fn linspace(start: f64, stop: f64, num: usize, dtype: DType, endpoint: bool)
         });
     }
     let intervals = if endpoint { num.saturating_sub(1) } else { num };
-    let spacing = if intervals == 0 { 0.0 } else { (stop - start) / intervals as f64 };
+    let spacing = if intervals == 0 {
+        0.0
+    } else {
+        (stop - start) / intervals as f64
+    };
     for_dtype!(dtype, T => {
         let items = (0..num).map(|i| {
             let v = if endpoint && i + 1 == num && num > 1 { stop } else { start + spacing * i as f64 };
@@ -59,9 +75,15 @@ mod tests {
     #[test]
     fn eye_and_linspace() {
         let e = eye(2, 3, 1, DType::I32).unwrap();
-        assert_eq!(e.typed::<i32>("t").unwrap().as_slice().unwrap(), [0, 1, 0, 0, 0, 1]);
+        assert_eq!(
+            e.typed::<i32>("t").unwrap().as_slice().unwrap(),
+            [0, 1, 0, 0, 0, 1]
+        );
         let l = linspace(0.0, 1.0, 5, DType::F64, true).unwrap();
-        assert_eq!(l.typed::<f64>("t").unwrap().as_slice().unwrap(), [0.0, 0.25, 0.5, 0.75, 1.0]);
+        assert_eq!(
+            l.typed::<f64>("t").unwrap().as_slice().unwrap(),
+            [0.0, 0.25, 0.5, 0.75, 1.0]
+        );
         assert!(linspace(0.0, 1.0, 3, DType::I32, true).is_err());
     }
 }

@@ -49,7 +49,11 @@ impl Running {
 }
 
 /// The axis a running operation runs along (see the [module docs](self)).
-pub(crate) fn running_axis(op: &'static str, shape: &[usize], axis: Option<isize>) -> Result<usize> {
+pub(crate) fn running_axis(
+    op: &'static str,
+    shape: &[usize],
+    axis: Option<isize>,
+) -> Result<usize> {
     match (axis, shape.len()) {
         (_, 0) => Err(Error::InvalidArgument {
             op,
@@ -91,7 +95,11 @@ pub(crate) fn scan_rows<T: Element>(block: &mut [T], inner: usize, running: Runn
 
 /// The running operation of `t` (already in the result's dtype) along
 /// `axis` with the identity first: the axis one longer.
-pub(crate) fn with_initial<T: Element>(t: &Tensor<T>, running: Running, axis: Option<isize>) -> Result<Tensor<T>> {
+pub(crate) fn with_initial<T: Element>(
+    t: &Tensor<T>,
+    running: Running,
+    axis: Option<isize>,
+) -> Result<Tensor<T>> {
     let shape = t.shape();
     let ax = running_axis(running.name(), shape, axis)?;
     let (len, inner) = (shape[ax], shape[ax + 1..].iter().product::<usize>());
@@ -137,7 +145,11 @@ pub fn diff(
     let mut dtype = x.dtype();
     for e in [prepend, append].into_iter().flatten() {
         let s = e.shape();
-        let fits = s.len() == shape.len() && s.iter().zip(shape).enumerate().all(|(i, (a, b))| i == axis || a == b);
+        let fits = s.len() == shape.len()
+            && s.iter()
+                .zip(shape)
+                .enumerate()
+                .all(|(i, (a, b))| i == axis || a == b);
         if !fits {
             return Err(Error::ShapeMismatch {
                 op: "diff",
@@ -158,8 +170,16 @@ pub fn diff(
     })
 }
 
-fn diff_typed<T: Element>(parts: &[&Tensor<T>], shape: &[usize], axis: usize, n: usize) -> Result<Tensor<T>> {
-    let all: Vec<Lanes<T>> = parts.iter().map(|p| lanes(p, &[axis])).collect::<Result<_>>()?;
+fn diff_typed<T: Element>(
+    parts: &[&Tensor<T>],
+    shape: &[usize],
+    axis: usize,
+    n: usize,
+) -> Result<Tensor<T>> {
+    let all: Vec<Lanes<T>> = parts
+        .iter()
+        .map(|p| lanes(p, &[axis]))
+        .collect::<Result<_>>()?;
     let joined: usize = all.iter().map(|l| l.len).sum();
     let len = joined.saturating_sub(n);
     let count = all[0].count;
@@ -192,7 +212,9 @@ mod tests {
 
     #[test]
     fn differences_with_prepend_and_append() {
-        let x: DynTensor = Tensor::<i32>::from_vec(vec![1, 4, 9, 16], &[2, 2]).unwrap().into();
+        let x: DynTensor = Tensor::<i32>::from_vec(vec![1, 4, 9, 16], &[2, 2])
+            .unwrap()
+            .into();
         let p: DynTensor = Tensor::<i32>::from_vec(vec![0, 0], &[2, 1]).unwrap().into();
         let d = diff(&x, -1, 1, Some(&p), None).unwrap();
         assert_eq!(d.shape(), &[2, 2]);
@@ -202,6 +224,9 @@ mod tests {
         let u: DynTensor = Tensor::<u8>::from_vec(vec![5, 3], &[2]).unwrap().into();
         assert_eq!(ints(&diff(&u, 0, 1, None, None).unwrap()), vec![254]);
         let bad: DynTensor = Tensor::<i32>::from_vec(vec![0; 3], &[3, 1]).unwrap().into();
-        assert!(matches!(diff(&x, 1, 1, Some(&bad), None), Err(Error::ShapeMismatch { .. })));
+        assert!(matches!(
+            diff(&x, 1, 1, Some(&bad), None),
+            Err(Error::ShapeMismatch { .. })
+        ));
     }
 }

@@ -313,7 +313,9 @@ impl DynTensor {
     /// the Python objects). `false` when either has no buffer (donated).
     pub fn same_view(&self, other: &DynTensor) -> bool {
         match (self.buffer_ptr(), other.buffer_ptr()) {
-            (Some(a), Some(b)) => a == b && self.dtype() == other.dtype() && *self.layout() == *other.layout(),
+            (Some(a), Some(b)) => {
+                a == b && self.dtype() == other.dtype() && *self.layout() == *other.layout()
+            }
             _ => false,
         }
     }

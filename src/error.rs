@@ -90,7 +90,11 @@ pub enum Error {
     /// order (a slice, a row, a transpose): its buffer is never taken.
     PartialView { shape: Vec<usize> },
     /// An integer index outside its axis.
-    IndexOutOfRange { index: i64, axis: usize, size: usize },
+    IndexOutOfRange {
+        index: i64,
+        axis: usize,
+        size: usize,
+    },
     /// An index that cannot apply (too many indices, two ellipses, a
     /// zero slice step).
     InvalidIndex { reason: String },
@@ -103,7 +107,10 @@ pub enum Error {
     /// A linear algebra routine cannot give a result for these values: a
     /// singular matrix (`inv`, `solve`), one that is not positive definite
     /// (`cholesky`), an iteration that did not converge (`eigh`, `svd`).
-    LinAlg { op: &'static str, reason: &'static str },
+    LinAlg {
+        op: &'static str,
+        reason: &'static str,
+    },
 }
 
 fn fmt_shape(s: &[usize]) -> String {

@@ -2,11 +2,13 @@
 //! the target, then the typed kernels of [`crate::ops`], dispatched once
 //! on the plan's dtype.
 
-use crate::plan::{permute_axes, Op, Plan, Reduction};
 use crate::dyn_tensor::{each, for_dtype, for_float, DynElement, DynTensor, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::conv::{self, BatchNorm};
-use crate::ops::{attention, binary, count_fallbacks, nn, outcome_of, reused, unary, Operand, Outcome, Refusal};
+use crate::ops::{
+    attention, binary, count_fallbacks, nn, outcome_of, reused, unary, Operand, Outcome, Refusal,
+};
+use crate::plan::{permute_axes, Op, Plan, Reduction};
 use crate::tensor::Tensor;
 
 /// One operand of [`execute`], in the plan's operand order.
@@ -62,11 +64,15 @@ fn prepare(plan: &Plan, args: &mut [Arg<'_>]) -> Result<()> {
         }
     }
     for &i in &plan.casts {
-        let t = args[i].tensor().ok_or_else(|| internal(plan, "a scalar to cast"))?;
+        let t = args[i]
+            .tensor()
+            .ok_or_else(|| internal(plan, "a scalar to cast"))?;
         args[i] = Arg::Tensor(t.cast(plan.read_dtype(i))?);
     }
     for i in plan.gathers.iter().map(|&i| usize::from(i)) {
-        let t = args[i].tensor().ok_or_else(|| internal(plan, "a scalar to gather"))?;
+        let t = args[i]
+            .tensor()
+            .ok_or_else(|| internal(plan, "a scalar to gather"))?;
         args[i] = Arg::Tensor(t.contiguous()?);
     }
     Ok(())
@@ -82,7 +88,11 @@ fn typed<'s, T: DynElement>(plan: &Plan, args: &'s mut [Arg<'_>]) -> Result<Vec<
 }
 
 /// Operand `i` typed (see [`typed`]).
-fn typed_one<'s, T: DynElement>(plan: &Plan, i: usize, a: &'s mut Arg<'_>) -> Result<Operand<'s, T>> {
+fn typed_one<'s, T: DynElement>(
+    plan: &Plan,
+    i: usize,
+    a: &'s mut Arg<'_>,
+) -> Result<Operand<'s, T>> {
     let name = plan.op.name();
     let t: &'s mut DynTensor = match a {
         Arg::Scalar(s) => return Ok(Operand::Scalar(T::from_scalar(*s))),
@@ -247,7 +257,11 @@ fn select(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
 }
 
 /// Sort, running ops, roll and triangles (`crate::ops::lane`).
-fn lane(plan: &Plan, op: &crate::lane_ops::LaneOp, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
+fn lane(
+    plan: &Plan,
+    op: &crate::lane_ops::LaneOp,
+    args: &mut [Arg<'_>],
+) -> Result<(DynTensor, Outcome)> {
     for_dtype!(plan.dtype, T => {
         let arg = args.first_mut().ok_or_else(|| internal(plan, "an input"))?;
         if plan.target.is_none() {
@@ -295,7 +309,9 @@ fn view_op(
     make: impl FnOnce(&DynTensor) -> Result<DynTensor>,
 ) -> Result<(DynTensor, Outcome)> {
     let mut outcome = outcome_of(plan);
-    let t = args[0].tensor_mut().ok_or_else(|| internal(plan, "a tensor"))?;
+    let t = args[0]
+        .tensor_mut()
+        .ok_or_else(|| internal(plan, "a tensor"))?;
     if plan.target == Some(0) {
         let (dtype, shape) = (t.dtype(), crate::shape::Dims::from_slice(t.shape()));
         match t.take_buffer_for(plan.op.name()) {

@@ -115,7 +115,11 @@ impl LaneOp {
                     return Err(invalid("one shift is needed without axes".into()));
                 }
                 if !axes.is_empty() && shifts.len() != axes.len() && shifts.len() != 1 {
-                    return Err(invalid(format!("{} shifts for {} axes", shifts.len(), axes.len())));
+                    return Err(invalid(format!(
+                        "{} shifts for {} axes",
+                        shifts.len(),
+                        axes.len()
+                    )));
                 }
                 for &a in axes {
                     normalize_axis(a, shape.len())?;
@@ -123,10 +127,17 @@ impl LaneOp {
             }
             LaneOp::Triangle { .. } => {
                 if shape.len() < 2 {
-                    return Err(invalid(format!("needs at least 2 dimensions, got {}", shape.len())));
+                    return Err(invalid(format!(
+                        "needs at least 2 dimensions, got {}",
+                        shape.len()
+                    )));
                 }
             }
-            LaneOp::Fill { value, dtype: asked, .. } => {
+            LaneOp::Fill {
+                value,
+                dtype: asked,
+                ..
+            } => {
                 let d = asked.unwrap_or(dtype);
                 check_scalar(op, *value, d)?;
                 return Ok((d, shape.to_vec()));
@@ -194,7 +205,11 @@ impl LaneOp {
         if let LaneOp::Fill { value, .. } = self {
             return DynTensor::full(dtype, &shape, *value);
         }
-        let mut out = if x.dtype() == dtype { x.deep_copy()? } else { x.cast(dtype)? };
+        let mut out = if x.dtype() == dtype {
+            x.deep_copy()?
+        } else {
+            x.cast(dtype)?
+        };
         if let LaneOp::Running { running, axis, .. } = self {
             if shape[..] != *x.shape() {
                 return for_dtype!(dtype, T => {
@@ -275,26 +290,62 @@ mod tests {
 
     #[test]
     fn sorts_in_place_along_any_axis_stably() {
-        let asc = LaneOp::Sort { axis: 0, descending: false };
-        assert_eq!(applied(&asc, vec![3, 1, 2, 0, 5, 4], &[3, 2]), vec![2, 0, 3, 1, 5, 4]);
-        let desc = LaneOp::Sort { axis: -1, descending: true };
+        let asc = LaneOp::Sort {
+            axis: 0,
+            descending: false,
+        };
+        assert_eq!(
+            applied(&asc, vec![3, 1, 2, 0, 5, 4], &[3, 2]),
+            vec![2, 0, 3, 1, 5, 4]
+        );
+        let desc = LaneOp::Sort {
+            axis: -1,
+            descending: true,
+        };
         let v = applied(&desc, vec![1.0, f64::NAN, 2.0, -0.0, 0.0], &[5]);
         assert!(v[0].is_nan());
         assert_eq!(&v[1..3], &[2.0, 1.0]);
         // -0.0 and 0.0 are equal: the first-come keeps its place.
         assert!(v[3].is_sign_negative() && v[4].is_sign_positive());
-        assert!(matches!(asc.signature(DType::F32, &[]), Err(Error::InvalidAxis { .. })));
+        assert!(matches!(
+            asc.signature(DType::F32, &[]),
+            Err(Error::InvalidAxis { .. })
+        ));
     }
 
     #[test]
     fn running_ops_scan_rows_in_place() {
-        let op = LaneOp::Running { running: Running::Sum, axis: Some(0), dtype: None, include_initial: false };
-        assert_eq!(applied(&op, vec![1_i64, 2, 3, 4, 5, 6], &[3, 2]), vec![1, 2, 4, 6, 9, 12]);
-        assert_eq!(op.signature(DType::I8, &[3, 2]).unwrap(), (DType::I64, vec![3, 2]));
-        let longer = LaneOp::Running { running: Running::Prod, axis: Some(1), dtype: Some(DType::F32), include_initial: true };
-        assert_eq!(longer.signature(DType::I8, &[3, 2]).unwrap(), (DType::F32, vec![3, 3]));
+        let op = LaneOp::Running {
+            running: Running::Sum,
+            axis: Some(0),
+            dtype: None,
+            include_initial: false,
+        };
+        assert_eq!(
+            applied(&op, vec![1_i64, 2, 3, 4, 5, 6], &[3, 2]),
+            vec![1, 2, 4, 6, 9, 12]
+        );
+        assert_eq!(
+            op.signature(DType::I8, &[3, 2]).unwrap(),
+            (DType::I64, vec![3, 2])
+        );
+        let longer = LaneOp::Running {
+            running: Running::Prod,
+            axis: Some(1),
+            dtype: Some(DType::F32),
+            include_initial: true,
+        };
+        assert_eq!(
+            longer.signature(DType::I8, &[3, 2]).unwrap(),
+            (DType::F32, vec![3, 3])
+        );
         assert!(longer.apply(&mut [1.0_f32; 6], &[3, 2]).is_err());
-        let no_axis = LaneOp::Running { running: Running::Sum, axis: None, dtype: None, include_initial: false };
+        let no_axis = LaneOp::Running {
+            running: Running::Sum,
+            axis: None,
+            dtype: None,
+            include_initial: false,
+        };
         assert!(no_axis.signature(DType::F32, &[2, 2]).is_err());
     }
 
@@ -304,50 +355,130 @@ mod tests {
 
     #[test]
     fn run_reads_its_input_and_writes_a_new_tensor() {
-        let x: DynTensor = Tensor::<f64>::from_vec(vec![2.0, f64::NAN, -1.0, 2.0, 0.5], &[5]).unwrap().into();
-        let s = LaneOp::Sort { axis: 0, descending: false }.run(&x).unwrap();
+        let x: DynTensor = Tensor::<f64>::from_vec(vec![2.0, f64::NAN, -1.0, 2.0, 0.5], &[5])
+            .unwrap()
+            .into();
+        let s = LaneOp::Sort {
+            axis: 0,
+            descending: false,
+        }
+        .run(&x)
+        .unwrap();
         let v = values::<f64>(&s);
         assert_eq!(&v[..4], &[-1.0, 0.5, 2.0, 2.0]);
         assert!(v[4].is_nan());
         assert!(values::<f64>(&x)[1].is_nan() && values::<f64>(&x)[..1] == [2.0]);
-        let u: DynTensor = Tensor::<u8>::from_vec(vec![3, 1, 2, 0], &[2, 2]).unwrap().into();
-        assert_eq!(values::<u8>(&LaneOp::Sort { axis: 0, descending: false }.run(&u).unwrap()), vec![2, 0, 3, 1]);
-        assert!(LaneOp::Sort { axis: 2, descending: false }.run(&u).is_err());
+        let u: DynTensor = Tensor::<u8>::from_vec(vec![3, 1, 2, 0], &[2, 2])
+            .unwrap()
+            .into();
+        assert_eq!(
+            values::<u8>(
+                &LaneOp::Sort {
+                    axis: 0,
+                    descending: false
+                }
+                .run(&u)
+                .unwrap()
+            ),
+            vec![2, 0, 3, 1]
+        );
+        assert!(LaneOp::Sort {
+            axis: 2,
+            descending: false
+        }
+        .run(&u)
+        .is_err());
 
-        let i: DynTensor = Tensor::<i8>::from_vec(vec![1, 2, 3, 4, 5, 6], &[2, 3]).unwrap().into();
-        let sum = LaneOp::Running { running: Running::Sum, axis: Some(1), dtype: None, include_initial: false };
+        let i: DynTensor = Tensor::<i8>::from_vec(vec![1, 2, 3, 4, 5, 6], &[2, 3])
+            .unwrap()
+            .into();
+        let sum = LaneOp::Running {
+            running: Running::Sum,
+            axis: Some(1),
+            dtype: None,
+            include_initial: false,
+        };
         let r = sum.run(&i).unwrap();
         assert_eq!(r.dtype(), DType::I64);
         assert_eq!(values::<i64>(&r), vec![1, 3, 6, 4, 9, 15]);
-        let prod = LaneOp::Running { running: Running::Prod, axis: Some(0), dtype: Some(DType::I8), include_initial: true };
+        let prod = LaneOp::Running {
+            running: Running::Prod,
+            axis: Some(0),
+            dtype: Some(DType::I8),
+            include_initial: true,
+        };
         let p = prod.run(&i).unwrap();
         assert_eq!(p.shape(), &[3, 3]);
         assert_eq!(values::<i8>(&p), vec![1, 1, 1, 1, 2, 3, 4, 10, 18]);
 
         let m = DynTensor::from(Tensor::from_slice(&[1_i8, 2, 3, 4], &[2, 2]).unwrap());
-        assert_eq!(values::<i8>(&LaneOp::Triangle { k: 0, upper: false }.run(&m).unwrap()), vec![1, 0, 3, 4]);
-        assert_eq!(values::<i8>(&LaneOp::Triangle { k: 1, upper: true }.run(&m).unwrap()), vec![0, 2, 0, 0]);
-        assert_eq!(values::<i8>(&LaneOp::Roll { shifts: vec![1], axes: vec![1] }.run(&m).unwrap()), vec![2, 1, 4, 3]);
-        let f = LaneOp::Fill { name: "zeros_like", value: Scalar::Float(0.5), dtype: Some(DType::F32) };
+        assert_eq!(
+            values::<i8>(&LaneOp::Triangle { k: 0, upper: false }.run(&m).unwrap()),
+            vec![1, 0, 3, 4]
+        );
+        assert_eq!(
+            values::<i8>(&LaneOp::Triangle { k: 1, upper: true }.run(&m).unwrap()),
+            vec![0, 2, 0, 0]
+        );
+        assert_eq!(
+            values::<i8>(
+                &LaneOp::Roll {
+                    shifts: vec![1],
+                    axes: vec![1]
+                }
+                .run(&m)
+                .unwrap()
+            ),
+            vec![2, 1, 4, 3]
+        );
+        let f = LaneOp::Fill {
+            name: "zeros_like",
+            value: Scalar::Float(0.5),
+            dtype: Some(DType::F32),
+        };
         assert_eq!(values::<f32>(&f.run(&m).unwrap()), vec![0.5; 4]);
         assert_eq!(values::<i8>(&m), vec![1, 2, 3, 4]);
     }
 
     #[test]
     fn rolls_and_triangles_in_place() {
-        let r = LaneOp::Roll { shifts: vec![1, -1], axes: vec![0, 1] };
+        let r = LaneOp::Roll {
+            shifts: vec![1, -1],
+            axes: vec![0, 1],
+        };
         // [[0, 1, 2], [3, 4, 5]] rolled by 1 along axis 0, then -1 along 1.
-        assert_eq!(applied(&r, vec![0, 1, 2, 3, 4, 5], &[2, 3]), vec![4, 5, 3, 1, 2, 0]);
-        let flat = LaneOp::Roll { shifts: vec![-7], axes: vec![] };
+        assert_eq!(
+            applied(&r, vec![0, 1, 2, 3, 4, 5], &[2, 3]),
+            vec![4, 5, 3, 1, 2, 0]
+        );
+        let flat = LaneOp::Roll {
+            shifts: vec![-7],
+            axes: vec![],
+        };
         assert_eq!(applied(&flat, vec![0, 1, 2], &[3]), vec![1, 2, 0]);
-        assert!(LaneOp::Roll { shifts: vec![1, 2], axes: vec![] }.signature(DType::I8, &[2]).is_err());
+        assert!(LaneOp::Roll {
+            shifts: vec![1, 2],
+            axes: vec![]
+        }
+        .signature(DType::I8, &[2])
+        .is_err());
         let lower = LaneOp::Triangle { k: 0, upper: false };
-        assert_eq!(applied(&lower, vec![1, 2, 3, 4, 5, 6, 7, 8], &[2, 2, 2]), vec![1, 0, 3, 4, 5, 0, 7, 8]);
+        assert_eq!(
+            applied(&lower, vec![1, 2, 3, 4, 5, 6, 7, 8], &[2, 2, 2]),
+            vec![1, 0, 3, 4, 5, 0, 7, 8]
+        );
         let upper = LaneOp::Triangle { k: 1, upper: true };
         assert_eq!(applied(&upper, vec![1, 2, 3, 4], &[2, 2]), vec![0, 2, 0, 0]);
         assert!(lower.signature(DType::F64, &[3]).is_err());
-        let fill = LaneOp::Fill { name: "full_like", value: Scalar::Int(300), dtype: None };
+        let fill = LaneOp::Fill {
+            name: "full_like",
+            value: Scalar::Int(300),
+            dtype: None,
+        };
         assert_eq!(applied(&fill, vec![1_i16, 2], &[2]), vec![300, 300]);
-        assert!(matches!(fill.signature(DType::U8, &[2]), Err(Error::ScalarOutOfRange { .. })));
+        assert!(matches!(
+            fill.signature(DType::U8, &[2]),
+            Err(Error::ScalarOutOfRange { .. })
+        ));
     }
 }

@@ -104,7 +104,12 @@ pub fn lanes<T: Element>(t: &Tensor<T>, axes: &[usize]) -> Result<Lanes<T>> {
 /// The tensor whose lanes along the one axis `axis` are `data` (lanes of
 /// length `len`, one after another, in the order [`lanes`] gives): the
 /// shape of `like` with that axis `len` long.
-pub fn from_lanes<U: Element>(data: Vec<U>, like: &[usize], axis: usize, len: usize) -> Result<Tensor<U>> {
+pub fn from_lanes<U: Element>(
+    data: Vec<U>,
+    like: &[usize],
+    axis: usize,
+    len: usize,
+) -> Result<Tensor<U>> {
     let mut shape = like.to_vec();
     shape[axis] = len;
     let perm = lanes_last(shape.len(), &[axis]);
@@ -124,7 +129,12 @@ pub fn from_lanes<U: Element>(data: Vec<U>, like: &[usize], axis: usize, len: us
 /// Run `f` on each lane along `axis` of `data`, a C-order buffer of
 /// `shape`, in place: a lane along the last axis is a run of `data`
 /// itself; any other is gathered into a lane-long buffer and written back.
-pub fn each_lane_mut<T: Element>(data: &mut [T], shape: &[usize], axis: usize, mut f: impl FnMut(&mut [T])) {
+pub fn each_lane_mut<T: Element>(
+    data: &mut [T],
+    shape: &[usize],
+    axis: usize,
+    mut f: impl FnMut(&mut [T]),
+) {
     let len = shape[axis];
     let inner: usize = shape[axis + 1..].iter().product();
     if len == 0 || data.is_empty() {
@@ -156,7 +166,10 @@ mod tests {
     fn axes_are_normalised_sorted_and_distinct() {
         assert_eq!(normalize_axes("t", None, 3).unwrap(), vec![0, 1, 2]);
         assert_eq!(normalize_axes("t", Some(&[-1, 0]), 3).unwrap(), vec![0, 2]);
-        assert!(matches!(normalize_axes("t", Some(&[3]), 3), Err(Error::InvalidAxis { .. })));
+        assert!(matches!(
+            normalize_axes("t", Some(&[3]), 3),
+            Err(Error::InvalidAxis { .. })
+        ));
         assert!(matches!(
             normalize_axes("t", Some(&[1, -2]), 3),
             Err(Error::InvalidArgument { .. })

@@ -228,7 +228,11 @@ impl Layout {
     pub fn broadcast(shape: &[usize], out: &[usize]) -> Result<Layout> {
         let c = crate::shape::c_strides(shape);
         if shape.len() > out.len() {
-            return Err(Error::ShapeMismatch { op: "broadcast", lhs: shape.to_vec(), rhs: out.to_vec() });
+            return Err(Error::ShapeMismatch {
+                op: "broadcast",
+                lhs: shape.to_vec(),
+                rhs: out.to_vec(),
+            });
         }
         let lead = out.len() - shape.len();
         let mut strides = Strides::from_elem(0, out.len());
@@ -237,10 +241,19 @@ impl Layout {
             if d == o {
                 strides[lead + i] = isize::try_from(s).unwrap_or(isize::MAX);
             } else if d != 1 {
-                return Err(Error::ShapeMismatch { op: "broadcast", lhs: shape.to_vec(), rhs: out.to_vec() });
+                return Err(Error::ShapeMismatch {
+                    op: "broadcast",
+                    lhs: shape.to_vec(),
+                    rhs: out.to_vec(),
+                });
             }
         }
-        Layout { shape: Dims::from_slice(out), strides, offset: 0 }.within(shape.iter().product())
+        Layout {
+            shape: Dims::from_slice(out),
+            strides,
+            offset: 0,
+        }
+        .within(shape.iter().product())
     }
 
     /// Axes permuted: output axis `i` is axis `axes[i]` (already
@@ -341,9 +354,11 @@ impl Layout {
                     out.strides.push(if len <= 1 {
                         self.strides[axis]
                     } else {
-                        self.strides[axis].checked_mul(step as isize).ok_or_else(|| Error::InvalidIndex {
-                            reason: format!("the slice step {step} overflows the stride"),
-                        })?
+                        self.strides[axis]
+                            .checked_mul(step as isize)
+                            .ok_or_else(|| Error::InvalidIndex {
+                                reason: format!("the slice step {step} overflows the stride"),
+                            })?
                     });
                     axis += 1;
                 }
@@ -386,7 +401,12 @@ impl Layout {
 
 /// The first position and the length of `start:stop:step` on an axis of
 /// length `d` (Python's `slice.indices`).
-fn slice_range(first: Option<i64>, end: Option<i64>, by: i64, len: usize) -> Result<(usize, usize)> {
+fn slice_range(
+    first: Option<i64>,
+    end: Option<i64>,
+    by: i64,
+    len: usize,
+) -> Result<(usize, usize)> {
     if by == 0 {
         return Err(Error::InvalidIndex {
             reason: "slice step cannot be zero".into(),
@@ -473,11 +493,15 @@ mod tests {
         let tr = t.permuted(&[2, 1, 0]);
         assert_eq!(tr.strides(), &[1, 4, 12]);
         assert!(!tr.is_contiguous() && tr.reshaped(&[24]).is_none());
-        let na = t.indexed(&[Index::NewAxis, Index::Int(0), Index::NewAxis]).unwrap();
+        let na = t
+            .indexed(&[Index::NewAxis, Index::Int(0), Index::NewAxis])
+            .unwrap();
         assert_eq!(na.shape(), &[1, 1, 3, 4]);
         assert!(na.is_contiguous());
         assert!(t.indexed(&[Index::Int(2)]).is_err());
-        assert!(t.indexed(&[Index::Int(0), Index::Int(0), Index::Int(0), Index::Int(0)]).is_err());
+        assert!(t
+            .indexed(&[Index::Int(0), Index::Int(0), Index::Int(0), Index::Int(0)])
+            .is_err());
         assert!(t.indexed(&[Index::Ellipsis, Index::Ellipsis]).is_err());
         assert!(t.indexed(&[s(None, None, 0)]).is_err());
     }
@@ -485,7 +509,9 @@ mod tests {
     #[test]
     fn spans_stay_inside() {
         let t = Layout::contiguous(&[4, 5]);
-        let r = t.indexed(&[s(None, None, -1), s(Some(4), None, -2)]).unwrap();
+        let r = t
+            .indexed(&[s(None, None, -1), s(Some(4), None, -2)])
+            .unwrap();
         let (lo, hi) = r.span();
         let mut seen = vec![];
         r.for_each_index(|_, e| seen.push(e));

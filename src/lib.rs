@@ -47,49 +47,49 @@
 // the crate-private items of the public ones, serve the crate only.
 pub mod element;
 pub mod error;
-mod sync;
 pub mod stats;
+mod sync;
 pub mod timeline;
 // The kernels' thread pool; `unsafe` for its published pointers and the
 // fork hook.
+pub mod ownership;
 #[allow(unsafe_code)]
 mod parallel;
-pub mod ownership;
 // The aligned allocation; `unsafe` for the allocator calls.
+pub mod arena;
 #[allow(unsafe_code)]
 mod block;
-pub mod shape;
 pub mod layout;
 pub mod promote;
-pub mod arena;
+pub mod shape;
 // Tensor memory and its shared cell; `unsafe` for uninitialised memory and
 // the cell's interior mutability.
 #[allow(unsafe_code)]
 mod buffer;
-pub mod kernels;
-pub mod tensor;
-pub mod dyn_tensor;
 pub mod creation;
+pub mod dyn_tensor;
+pub mod kernels;
 pub mod manipulation;
+pub mod tensor;
 // The array API's statistical, searching, sorting and set functions
 // (results always new tensors, never planned).
-pub mod lanes;
-pub mod statistics;
 pub mod cumulative;
-pub mod sorting;
 pub mod lane_ops;
+pub mod lanes;
 pub mod searching;
 pub mod sets;
+pub mod sorting;
+pub mod statistics;
 // A tensor shared between a front end's threads: its fair lock and donor
 // gate; `unsafe` for taking over a lock held at a fork.
-#[allow(unsafe_code)]
-pub mod slot;
-pub mod plan;
-pub mod ops;
 pub mod execute;
+pub mod linalg;
+pub mod ops;
+pub mod plan;
 pub mod program;
 mod semantics;
-pub mod linalg;
+#[allow(unsafe_code)]
+pub mod slot;
 
 // The Python bindings: the temporary checks, the buffer protocol and the
 // CPython calls around them are `unsafe`.

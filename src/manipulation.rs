@@ -10,13 +10,15 @@
 //! only: the inputs are never written and never donated. Strided inputs
 //! are read through a C-order copy.
 
+use crate::creation::collect;
 use crate::dyn_tensor::{each, for_dtype, DynElement, DynTensor};
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
-use crate::creation::collect;
 use crate::kernels::fresh;
 use crate::layout::{Index, Layout};
-use crate::shape::{broadcast_shapes, checked_dim_mul, checked_dim_sum, checked_numel, normalize_axis};
+use crate::shape::{
+    broadcast_shapes, checked_dim_mul, checked_dim_sum, checked_numel, normalize_axis,
+};
 use crate::tensor::Tensor;
 
 fn invalid(op: &'static str, reason: String) -> Error {
@@ -31,13 +33,22 @@ fn axis_of(_op: &'static str, axis: isize, ndim: usize) -> Result<usize> {
 
 /// The dtype several tensors promote to.
 fn common(op: &'static str, xs: &[&DynTensor]) -> Result<DType> {
-    let first = xs.first().ok_or_else(|| invalid(op, "needs at least one tensor".into()))?;
-    Ok(xs.iter().skip(1).fold(first.dtype(), |d, x| DType::promote(d, x.dtype())))
+    let first = xs
+        .first()
+        .ok_or_else(|| invalid(op, "needs at least one tensor".into()))?;
+    Ok(xs
+        .iter()
+        .skip(1)
+        .fold(first.dtype(), |d, x| DType::promote(d, x.dtype())))
 }
 
 /// `x` as a C-order tensor of `dtype` (itself when it already is one).
 fn prepared(x: &DynTensor, dtype: DType) -> Result<DynTensor> {
-    let x = if x.dtype() == dtype { x.clone() } else { x.cast(dtype)? };
+    let x = if x.dtype() == dtype {
+        x.clone()
+    } else {
+        x.cast(dtype)?
+    };
     x.contiguous()
 }
 
@@ -47,7 +58,13 @@ fn data<'a, T: DynElement>(x: &'a DynTensor, op: &'static str) -> Result<&'a [T]
 
 /// Blocks `(outer, block_k)` of each input, interleaved: output block `o`
 /// is input 0's `o`th block, then input 1's, … (`concat` and `stack`).
-fn interleave(op: &'static str, xs: &[DynTensor], outer: usize, blocks: &[usize], shape: &[usize]) -> Result<DynTensor> {
+fn interleave(
+    op: &'static str,
+    xs: &[DynTensor],
+    outer: usize,
+    blocks: &[usize],
+    shape: &[usize],
+) -> Result<DynTensor> {
     for_dtype!(xs[0].dtype(), T => {
         let ds = xs.iter().map(|x| data::<T>(x, op)).collect::<Result<Vec<_>>>()?;
         let items = (0..outer).flat_map(|o| {
@@ -60,27 +77,46 @@ fn interleave(op: &'static str, xs: &[DynTensor], outer: usize, blocks: &[usize]
 /// `concat(xs, axis)`: joined along `axis` (`None`: each flattened first).
 pub fn concat(xs: &[&DynTensor], axis: Option<isize>) -> Result<DynTensor> {
     let dtype = common("concat", xs)?;
-    let xs = xs.iter().map(|x| prepared(x, dtype)).collect::<Result<Vec<_>>>()?;
+    let xs = xs
+        .iter()
+        .map(|x| prepared(x, dtype))
+        .collect::<Result<Vec<_>>>()?;
     let Some(axis) = axis else {
-        let total = xs.iter().map(|x| x.shape().iter().product::<usize>()).sum::<usize>();
+        let total = xs
+            .iter()
+            .map(|x| x.shape().iter().product::<usize>())
+            .sum::<usize>();
         let blocks: Vec<usize> = xs.iter().map(|x| x.shape().iter().product()).collect();
         return interleave("concat", &xs, 1, &blocks, &[total]);
     };
     let first = xs[0].shape().to_vec();
     if first.is_empty() {
-        return Err(invalid("concat", "zero-dimensional tensors cannot be concatenated".into()));
+        return Err(invalid(
+            "concat",
+            "zero-dimensional tensors cannot be concatenated".into(),
+        ));
     }
     let ax = axis_of("concat", axis, first.len())?;
     for x in &xs {
         let s = x.shape();
-        let same = s.len() == first.len() && s.iter().zip(&first).enumerate().all(|(i, (a, b))| i == ax || a == b);
+        let same = s.len() == first.len()
+            && s.iter()
+                .zip(&first)
+                .enumerate()
+                .all(|(i, (a, b))| i == ax || a == b);
         if !same {
-            return Err(Error::ShapeMismatch { op: "concat", lhs: first.clone(), rhs: s.to_vec() });
+            return Err(Error::ShapeMismatch {
+                op: "concat",
+                lhs: first.clone(),
+                rhs: s.to_vec(),
+            });
         }
     }
     // (Empty tensors can have any lengths: the sum is checked.)
     let mut shape = first.clone();
-    shape[ax] = xs.iter().fold(0usize, |a, x| a.saturating_add(x.shape()[ax]));
+    shape[ax] = xs
+        .iter()
+        .fold(0usize, |a, x| a.saturating_add(x.shape()[ax]));
     shape[ax] = checked_dim_sum(xs.iter().map(|x| x.shape()[ax]), &shape, dtype.size())?;
     checked_numel(&shape, dtype.size())?;
     let outer: usize = first[..ax].iter().product();
@@ -92,10 +128,17 @@ pub fn concat(xs: &[&DynTensor], axis: Option<isize>) -> Result<DynTensor> {
 /// `stack(xs, axis)`: tensors of one shape joined along a new axis.
 pub fn stack(xs: &[&DynTensor], axis: isize) -> Result<DynTensor> {
     let dtype = common("stack", xs)?;
-    let xs = xs.iter().map(|x| prepared(x, dtype)).collect::<Result<Vec<_>>>()?;
+    let xs = xs
+        .iter()
+        .map(|x| prepared(x, dtype))
+        .collect::<Result<Vec<_>>>()?;
     let first = xs[0].shape().to_vec();
     if let Some(x) = xs.iter().find(|x| x.shape() != first.as_slice()) {
-        return Err(Error::ShapeMismatch { op: "stack", lhs: first, rhs: x.shape().to_vec() });
+        return Err(Error::ShapeMismatch {
+            op: "stack",
+            lhs: first,
+            rhs: x.shape().to_vec(),
+        });
     }
     let ax = axis_of("stack", axis, first.len() + 1)?;
     let mut shape = first.clone();
@@ -117,7 +160,11 @@ fn gather(x: &DynTensor, layout: &Layout, shape: &[usize]) -> Result<DynTensor> 
 }
 
 /// A tensor of `t`'s element type over `buf`.
-fn like<T: Element>(_: &Tensor<T>, buf: crate::buffer::OwnedBuffer, shape: &[usize]) -> Result<Tensor<T>> {
+fn like<T: Element>(
+    _: &Tensor<T>,
+    buf: crate::buffer::OwnedBuffer,
+    shape: &[usize],
+) -> Result<Tensor<T>> {
     Tensor::from_buffer(buf, shape)
 }
 
@@ -126,7 +173,11 @@ pub fn broadcast_to(x: &DynTensor, shape: &[usize]) -> Result<DynTensor> {
     checked_numel(shape, x.dtype().size())?;
     let b = broadcast_shapes("broadcast_to", x.shape(), shape)?;
     if b.as_slice() != shape {
-        return Err(Error::ShapeMismatch { op: "broadcast_to", lhs: x.shape().to_vec(), rhs: shape.to_vec() });
+        return Err(Error::ShapeMismatch {
+            op: "broadcast_to",
+            lhs: x.shape().to_vec(),
+            rhs: shape.to_vec(),
+        });
     }
     gather(x, &Layout::broadcast(x.shape(), shape)?, shape)
 }
@@ -144,7 +195,11 @@ pub fn broadcast_all(shapes: &[&[usize]]) -> Result<Vec<usize>> {
 /// shorter of the shape and `reps` padded with leading ones).
 pub fn tile(x: &DynTensor, reps: &[usize]) -> Result<DynTensor> {
     let nd = x.shape().len().max(reps.len());
-    let pad = |v: &[usize]| -> Vec<usize> { std::iter::repeat_n(1, nd - v.len()).chain(v.iter().copied()).collect() };
+    let pad = |v: &[usize]| -> Vec<usize> {
+        std::iter::repeat_n(1, nd - v.len())
+            .chain(v.iter().copied())
+            .collect()
+    };
     let (s, r) = (pad(x.shape()), pad(reps));
     // `x` as [1, s0, 1, s1, …] broadcast to [r0, s0, r1, s1, …]: its C
     // order is the tiled tensor's.
@@ -152,7 +207,11 @@ pub fn tile(x: &DynTensor, reps: &[usize]) -> Result<DynTensor> {
     let wide: Vec<usize> = r.iter().zip(&s).flat_map(|(&k, &d)| [k, d]).collect();
     let size = x.dtype().size();
     // (Saturated, to name the shape that cannot exist.)
-    let wanted: Vec<usize> = r.iter().zip(&s).map(|(&k, &d)| k.saturating_mul(d)).collect();
+    let wanted: Vec<usize> = r
+        .iter()
+        .zip(&s)
+        .map(|(&k, &d)| k.saturating_mul(d))
+        .collect();
     let shape: Vec<usize> = r
         .iter()
         .zip(&s)
@@ -174,7 +233,12 @@ pub fn repeat(x: &DynTensor, repeats: &[usize], axis: Option<isize>) -> Result<D
     let counts: Vec<usize> = match repeats {
         [r] => vec![*r; len],
         r if r.len() == len => r.to_vec(),
-        r => return Err(invalid("repeat", format!("{} repeats for an axis of length {len}", r.len()))),
+        r => {
+            return Err(invalid(
+                "repeat",
+                format!("{} repeats for an axis of length {len}", r.len()),
+            ))
+        }
     };
     let outer: usize = shape[..ax].iter().product();
     let inner: usize = shape[ax + 1..].iter().product();
@@ -198,16 +262,21 @@ pub fn repeat(x: &DynTensor, repeats: &[usize], axis: Option<isize>) -> Result<D
 /// the end); out of range is an `IndexError`.
 fn positions(indices: &DynTensor, len: usize) -> Result<Vec<usize>> {
     if indices.dtype().is_float() || indices.dtype().is_bool() {
-        return Err(Error::InvalidIndex { reason: format!("indices must be integers, not {}", indices.dtype()) });
+        return Err(Error::InvalidIndex {
+            reason: format!("indices must be integers, not {}", indices.dtype()),
+        });
     }
     let ix = prepared(indices, DType::I64)?;
     let v = data::<i64>(&ix, "take")?;
     v.iter()
         .map(|&i| {
             let j = if i < 0 { i + len as i64 } else { i };
-            usize::try_from(j).ok().filter(|&j| j < len).ok_or_else(|| Error::InvalidIndex {
-                reason: format!("index {i} is out of bounds for an axis of length {len}"),
-            })
+            usize::try_from(j)
+                .ok()
+                .filter(|&j| j < len)
+                .ok_or_else(|| Error::InvalidIndex {
+                    reason: format!("index {i} is out of bounds for an axis of length {len}"),
+                })
         })
         .collect()
 }
@@ -219,14 +288,26 @@ pub fn take(x: &DynTensor, indices: &DynTensor, axis: Option<isize>) -> Result<D
     let ax = match axis {
         Some(a) => axis_of("take", a, shape.len())?,
         None if shape.len() == 1 => 0,
-        None => return Err(invalid("take", format!("axis is required for a {}-d tensor", shape.len()))),
+        None => {
+            return Err(invalid(
+                "take",
+                format!("axis is required for a {}-d tensor", shape.len()),
+            ))
+        }
     };
     if indices.shape().len() != 1 {
-        return Err(invalid("take", format!("indices must be 1-d, got shape {:?}", indices.shape())));
+        return Err(invalid(
+            "take",
+            format!("indices must be 1-d, got shape {:?}", indices.shape()),
+        ));
     }
     let pos = positions(indices, shape[ax])?;
     let x = x.contiguous()?;
-    let (len, outer, inner) = (shape[ax], shape[..ax].iter().product::<usize>(), shape[ax + 1..].iter().product::<usize>());
+    let (len, outer, inner) = (
+        shape[ax],
+        shape[..ax].iter().product::<usize>(),
+        shape[ax + 1..].iter().product::<usize>(),
+    );
     let mut out_shape = shape.clone();
     out_shape[ax] = pos.len();
     each!(&x, t => {
@@ -245,7 +326,14 @@ pub fn take_along_axis(x: &DynTensor, indices: &DynTensor, axis: isize) -> Resul
     let shape = x.shape().to_vec();
     let is = indices.shape().to_vec();
     if is.len() != shape.len() {
-        return Err(invalid("take_along_axis", format!("indices have {} dimensions, x has {}", is.len(), shape.len())));
+        return Err(invalid(
+            "take_along_axis",
+            format!(
+                "indices have {} dimensions, x has {}",
+                is.len(),
+                shape.len()
+            ),
+        ));
     }
     let ax = axis_of("take_along_axis", axis, shape.len())?;
     let (mut xs, mut js) = (shape.clone(), is.clone());
@@ -255,7 +343,10 @@ pub fn take_along_axis(x: &DynTensor, indices: &DynTensor, axis: isize) -> Resul
     out[ax] = is[ax];
     let n = checked_numel(&out, x.dtype().size())?;
     let pos = positions(indices, shape[ax])?;
-    let (xc, ic) = (crate::shape::c_strides(&shape), crate::shape::c_strides(&is));
+    let (xc, ic) = (
+        crate::shape::c_strides(&shape),
+        crate::shape::c_strides(&is),
+    );
     // The offsets in `x` of every output element, in C order (an odometer
     // over the output's positions; a broadcast axis reads position 0).
     let mut offsets = Vec::with_capacity(n);
@@ -263,7 +354,10 @@ pub fn take_along_axis(x: &DynTensor, indices: &DynTensor, axis: isize) -> Resul
     for _ in 0..n {
         let at = |c: &[usize], s: &[usize], d: usize| if s[d] == 1 { 0 } else { idx[d] * c[d] };
         let i_off: usize = (0..out.len()).map(|d| at(&ic, &is, d)).sum();
-        let x_off: usize = (0..out.len()).filter(|&d| d != ax).map(|d| at(&xc, &shape, d)).sum();
+        let x_off: usize = (0..out.len())
+            .filter(|&d| d != ax)
+            .map(|d| at(&xc, &shape, d))
+            .sum();
         offsets.push(x_off + pos[i_off] * xc[ax]);
         for d in (0..out.len()).rev() {
             idx[d] += 1;
@@ -281,7 +375,11 @@ pub fn take_along_axis(x: &DynTensor, indices: &DynTensor, axis: isize) -> Resul
 }
 
 fn full_slice() -> Index {
-    Index::Slice { start: None, stop: None, step: 1 }
+    Index::Slice {
+        start: None,
+        stop: None,
+        step: 1,
+    }
 }
 
 /// The basic index of `expand_dims(x, axis)`: a new axis at `axis` (a
@@ -297,9 +395,20 @@ pub fn expand_dims_index(ndim: usize, axis: isize) -> Result<Vec<Index>> {
 /// must have length 1 (a view of any layout).
 pub fn squeeze_index(shape: &[usize], axes: &[isize]) -> Result<Vec<Index>> {
     let keep = squeeze_shape(shape, axes)?;
-    let drop: Vec<usize> = axes.iter().map(|&a| axis_of("squeeze", a, shape.len())).collect::<Result<_>>()?;
+    let drop: Vec<usize> = axes
+        .iter()
+        .map(|&a| axis_of("squeeze", a, shape.len()))
+        .collect::<Result<_>>()?;
     debug_assert_eq!(keep.len() + drop.len(), shape.len());
-    Ok((0..shape.len()).map(|a| if drop.contains(&a) { Index::Int(0) } else { full_slice() }).collect())
+    Ok((0..shape.len())
+        .map(|a| {
+            if drop.contains(&a) {
+                Index::Int(0)
+            } else {
+                full_slice()
+            }
+        })
+        .collect())
 }
 
 /// The shape of `squeeze(x, axes)`: each axis must have length 1.
@@ -308,21 +417,32 @@ pub fn squeeze_shape(shape: &[usize], axes: &[isize]) -> Result<Vec<usize>> {
     for &a in axes {
         let ax = axis_of("squeeze", a, shape.len())?;
         if shape[ax] != 1 {
-            return Err(invalid("squeeze", format!("axis {a} has length {}, not 1", shape[ax])));
+            return Err(invalid(
+                "squeeze",
+                format!("axis {a} has length {}, not 1", shape[ax]),
+            ));
         }
         if drop.contains(&ax) {
             return Err(invalid("squeeze", format!("axis {a} is given twice")));
         }
         drop.push(ax);
     }
-    Ok(shape.iter().enumerate().filter(|(i, _)| !drop.contains(i)).map(|(_, &d)| d).collect())
+    Ok(shape
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !drop.contains(i))
+        .map(|(_, &d)| d)
+        .collect())
 }
 
 /// The permutation of `matrix_transpose(x)` and `x.mT`: the last two
 /// axes swapped (at least two dimensions).
 pub fn matrix_transpose_perm(ndim: usize) -> Result<Vec<isize>> {
     if ndim < 2 {
-        return Err(invalid("matrix_transpose", format!("needs at least 2 dimensions, got {ndim}")));
+        return Err(invalid(
+            "matrix_transpose",
+            format!("needs at least 2 dimensions, got {ndim}"),
+        ));
     }
     let mut axes: Vec<isize> = (0..ndim).map(|a| a as isize).collect();
     axes.swap(ndim - 2, ndim - 1);
@@ -332,10 +452,19 @@ pub fn matrix_transpose_perm(ndim: usize) -> Result<Vec<isize>> {
 /// The permutation of `moveaxis(x, source, destination)`.
 pub fn moveaxis_perm(ndim: usize, source: &[isize], destination: &[isize]) -> Result<Vec<isize>> {
     if source.len() != destination.len() {
-        return Err(invalid("moveaxis", "source and destination need the same number of axes".into()));
+        return Err(invalid(
+            "moveaxis",
+            "source and destination need the same number of axes".into(),
+        ));
     }
-    let src = source.iter().map(|&a| axis_of("moveaxis", a, ndim)).collect::<Result<Vec<_>>>()?;
-    let dst = destination.iter().map(|&a| axis_of("moveaxis", a, ndim)).collect::<Result<Vec<_>>>()?;
+    let src = source
+        .iter()
+        .map(|&a| axis_of("moveaxis", a, ndim))
+        .collect::<Result<Vec<_>>>()?;
+    let dst = destination
+        .iter()
+        .map(|&a| axis_of("moveaxis", a, ndim))
+        .collect::<Result<Vec<_>>>()?;
     let unique = |v: &[usize]| v.iter().enumerate().all(|(i, a)| !v[..i].contains(a));
     if !unique(&src) || !unique(&dst) {
         return Err(invalid("moveaxis", "repeated axis".into()));
@@ -358,14 +487,25 @@ pub fn moveaxis_perm(ndim: usize, source: &[isize], destination: &[isize]) -> Re
 pub fn flip_index(ndim: usize, axes: Option<&[isize]>) -> Result<Vec<Index>> {
     let flipped: Vec<usize> = match axes {
         None => (0..ndim).collect(),
-        Some(a) => a.iter().map(|&x| axis_of("flip", x, ndim)).collect::<Result<_>>()?,
+        Some(a) => a
+            .iter()
+            .map(|&x| axis_of("flip", x, ndim))
+            .collect::<Result<_>>()?,
     };
     Ok((0..ndim)
         .map(|a| {
             if flipped.contains(&a) {
-                Index::Slice { start: None, stop: None, step: -1 }
+                Index::Slice {
+                    start: None,
+                    stop: None,
+                    step: -1,
+                }
             } else {
-                Index::Slice { start: None, stop: None, step: 1 }
+                Index::Slice {
+                    start: None,
+                    stop: None,
+                    step: 1,
+                }
             }
         })
         .collect())
@@ -378,7 +518,10 @@ pub fn meshgrid(xs: &[&DynTensor], xy: bool) -> Result<Vec<DynTensor>> {
         return Ok(Vec::new());
     }
     if let Some(x) = xs.iter().find(|x| x.shape().len() != 1) {
-        return Err(invalid("meshgrid", format!("needs 1-d tensors, got shape {:?}", x.shape())));
+        return Err(invalid(
+            "meshgrid",
+            format!("needs 1-d tensors, got shape {:?}", x.shape()),
+        ));
     }
     let dtype = common("meshgrid", xs)?;
     let mut lens: Vec<usize> = xs.iter().map(|x| x.shape()[0]).collect();
@@ -414,9 +557,15 @@ mod tests {
     fn concat_and_stack_follow_numpy() {
         let (a, b) = (t(&[1, 2, 3, 4], &[2, 2]), t(&[5, 6], &[1, 2]));
         let c = concat(&[&a, &b], Some(0)).unwrap();
-        assert_eq!((c.shape().to_vec(), vals(&c)), (vec![3, 2], vec![1, 2, 3, 4, 5, 6]));
+        assert_eq!(
+            (c.shape().to_vec(), vals(&c)),
+            (vec![3, 2], vec![1, 2, 3, 4, 5, 6])
+        );
         let s = stack(&[&a, &a], 2).unwrap();
-        assert_eq!((s.shape().to_vec(), vals(&s)), (vec![2, 2, 2], vec![1, 1, 2, 2, 3, 3, 4, 4]));
+        assert_eq!(
+            (s.shape().to_vec(), vals(&s)),
+            (vec![2, 2, 2], vec![1, 1, 2, 2, 3, 3, 4, 4])
+        );
     }
 
     #[test]
@@ -441,7 +590,10 @@ mod tests {
 
     #[test]
     fn shape_rules() {
-        assert_eq!(expand_dims_index(2, -1).unwrap().last(), Some(&Index::NewAxis));
+        assert_eq!(
+            expand_dims_index(2, -1).unwrap().last(),
+            Some(&Index::NewAxis)
+        );
         assert_eq!(squeeze_shape(&[1, 3, 1], &[0, -1]).unwrap(), [3]);
         assert!(squeeze_shape(&[2], &[0]).is_err());
         assert_eq!(moveaxis_perm(3, &[0], &[-1]).unwrap(), [1, 2, 0]);

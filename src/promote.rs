@@ -278,9 +278,18 @@ mod tests {
 
     #[test]
     fn two_tensor_dtypes_give_a_tensor_dtype() {
-        for t in OperandDType::ALL.into_iter().filter(|d| d.tensor_dtype().is_some()) {
-            for o in OperandDType::ALL.into_iter().filter(|d| d.tensor_dtype().is_some()) {
-                assert!(OperandDType::promote(t, o).tensor_dtype().is_some(), "{t} with {o}");
+        for t in OperandDType::ALL
+            .into_iter()
+            .filter(|d| d.tensor_dtype().is_some())
+        {
+            for o in OperandDType::ALL
+                .into_iter()
+                .filter(|d| d.tensor_dtype().is_some())
+            {
+                assert!(
+                    OperandDType::promote(t, o).tensor_dtype().is_some(),
+                    "{t} with {o}"
+                );
             }
         }
     }

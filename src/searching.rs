@@ -41,7 +41,12 @@ pub enum Extreme {
 /// The int64 positions of the first maximum (minimum) of `x` along `axis`
 /// (`None`: of the flattened tensor), with `keepdims` keeping the axis
 /// (every axis for `None`) as 1.
-pub fn arg_extreme(x: &DynTensor, extreme: Extreme, axis: Option<isize>, keepdims: bool) -> Result<DynTensor> {
+pub fn arg_extreme(
+    x: &DynTensor,
+    extreme: Extreme,
+    axis: Option<isize>,
+    keepdims: bool,
+) -> Result<DynTensor> {
     let op = match extreme {
         Extreme::Max => "argmax",
         Extreme::Min => "argmin",
@@ -95,7 +100,10 @@ pub fn count_nonzero(x: &DynTensor, axes: Option<&[isize]>, keepdims: bool) -> R
 
 /// The positions of the nonzero elements of `v`.
 fn nonzero_positions<T: Element>(v: &[T]) -> impl Iterator<Item = usize> + '_ {
-    v.iter().enumerate().filter(|&(_, &e)| e != T::ZERO).map(|(i, _)| i)
+    v.iter()
+        .enumerate()
+        .filter(|&(_, &e)| e != T::ZERO)
+        .map(|(i, _)| i)
 }
 
 /// The int64 indices of the nonzero elements of `x`, one 1-d tensor per
@@ -136,7 +144,12 @@ pub enum Side {
 /// For each element `v` of `x2`, the int64 index into `x1` (sorted, or
 /// sorted by `sorter`) before which `v` would keep it sorted: before
 /// equal elements for [`Side::Left`], after them for [`Side::Right`].
-pub fn searchsorted(x1: &DynTensor, x2: &DynTensor, side: Side, sorter: Option<&DynTensor>) -> Result<DynTensor> {
+pub fn searchsorted(
+    x1: &DynTensor,
+    x2: &DynTensor,
+    side: Side,
+    sorter: Option<&DynTensor>,
+) -> Result<DynTensor> {
     let op = "searchsorted";
     if x1.shape().len() != 1 {
         return Err(Error::InvalidShape {
@@ -194,11 +207,14 @@ fn sorter_positions(s: &DynTensor, x1_shape: &[usize]) -> Result<Vec<usize>> {
     let raw: Vec<i128> = each!(s, t => t.to_vec()?.into_iter().map(Element::to_i128).collect());
     raw.into_iter()
         .map(|i| {
-            usize::try_from(i).ok().filter(|&u| u < n).ok_or(Error::IndexOutOfRange {
-                index: i64::try_from(i).unwrap_or(i64::MAX),
-                axis: 0,
-                size: n,
-            })
+            usize::try_from(i)
+                .ok()
+                .filter(|&u| u < n)
+                .ok_or(Error::IndexOutOfRange {
+                    index: i64::try_from(i).unwrap_or(i64::MAX),
+                    axis: 0,
+                    size: n,
+                })
         })
         .collect()
 }
@@ -239,9 +255,18 @@ mod tests {
 
     #[test]
     fn argmax_takes_the_first_extreme_and_nan() {
-        let x: DynTensor = Tensor::<f32>::from_vec(vec![1.0, 3.0, 3.0, f32::NAN, 0.0, -2.0], &[2, 3]).unwrap().into();
-        assert_eq!(i64s(&arg_extreme(&x, Extreme::Max, None, false).unwrap()), vec![3]);
-        assert_eq!(i64s(&arg_extreme(&x, Extreme::Max, Some(1), false).unwrap()), vec![1, 0]);
+        let x: DynTensor =
+            Tensor::<f32>::from_vec(vec![1.0, 3.0, 3.0, f32::NAN, 0.0, -2.0], &[2, 3])
+                .unwrap()
+                .into();
+        assert_eq!(
+            i64s(&arg_extreme(&x, Extreme::Max, None, false).unwrap()),
+            vec![3]
+        );
+        assert_eq!(
+            i64s(&arg_extreme(&x, Extreme::Max, Some(1), false).unwrap()),
+            vec![1, 0]
+        );
         let m = arg_extreme(&x, Extreme::Min, Some(0), true).unwrap();
         assert_eq!(m.shape(), &[1, 3]);
         assert_eq!(i64s(&m), vec![1, 1, 1]);
@@ -251,24 +276,44 @@ mod tests {
 
     #[test]
     fn nonzero_and_counts() {
-        let x: DynTensor = Tensor::<f64>::from_vec(vec![0.0, -0.0, f64::NAN, 2.0], &[2, 2]).unwrap().into();
+        let x: DynTensor = Tensor::<f64>::from_vec(vec![0.0, -0.0, f64::NAN, 2.0], &[2, 2])
+            .unwrap()
+            .into();
         let nz = nonzero(&x).unwrap();
         assert_eq!((i64s(&nz[0]), i64s(&nz[1])), (vec![1, 1], vec![0, 1]));
-        assert_eq!(i64s(&count_nonzero(&x, Some(&[0]), false).unwrap()), vec![1, 1]);
+        assert_eq!(
+            i64s(&count_nonzero(&x, Some(&[0]), false).unwrap()),
+            vec![1, 1]
+        );
         let s: DynTensor = Tensor::<i32>::from_vec(vec![1], &[]).unwrap().into();
         assert!(nonzero(&s).is_err());
     }
 
     #[test]
     fn searchsorted_sides_and_sorter() {
-        let x1: DynTensor = Tensor::<i32>::from_vec(vec![1, 2, 2, 5], &[4]).unwrap().into();
+        let x1: DynTensor = Tensor::<i32>::from_vec(vec![1, 2, 2, 5], &[4])
+            .unwrap()
+            .into();
         let x2: DynTensor = Tensor::<i32>::from_vec(vec![2, 0, 9], &[3]).unwrap().into();
-        assert_eq!(i64s(&searchsorted(&x1, &x2, Side::Left, None).unwrap()), vec![1, 0, 4]);
-        assert_eq!(i64s(&searchsorted(&x1, &x2, Side::Right, None).unwrap()), vec![3, 0, 4]);
-        let u: DynTensor = Tensor::<f64>::from_vec(vec![5.0, 1.0, 3.0], &[3]).unwrap().into();
+        assert_eq!(
+            i64s(&searchsorted(&x1, &x2, Side::Left, None).unwrap()),
+            vec![1, 0, 4]
+        );
+        assert_eq!(
+            i64s(&searchsorted(&x1, &x2, Side::Right, None).unwrap()),
+            vec![3, 0, 4]
+        );
+        let u: DynTensor = Tensor::<f64>::from_vec(vec![5.0, 1.0, 3.0], &[3])
+            .unwrap()
+            .into();
         let s: DynTensor = Tensor::<i64>::from_vec(vec![1, 2, 0], &[3]).unwrap().into();
-        let v: DynTensor = Tensor::<f64>::from_vec(vec![4.0, f64::NAN], &[2]).unwrap().into();
-        assert_eq!(i64s(&searchsorted(&u, &v, Side::Left, Some(&s)).unwrap()), vec![2, 3]);
+        let v: DynTensor = Tensor::<f64>::from_vec(vec![4.0, f64::NAN], &[2])
+            .unwrap()
+            .into();
+        assert_eq!(
+            i64s(&searchsorted(&u, &v, Side::Left, Some(&s)).unwrap()),
+            vec![2, 3]
+        );
         let bad: DynTensor = Tensor::<i64>::from_vec(vec![1, 2, 3], &[3]).unwrap().into();
         assert!(matches!(
             searchsorted(&u, &v, Side::Left, Some(&bad)),

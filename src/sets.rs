@@ -91,14 +91,18 @@ mod tests {
 
     #[test]
     fn unique_with_nans_distinct_and_signed_zeros_equal() {
-        let x: DynTensor = Tensor::<f64>::from_vec(vec![3.0, f64::NAN, -0.0, 3.0, 0.0, f64::NAN], &[2, 3])
-            .unwrap()
-            .into();
+        let x: DynTensor =
+            Tensor::<f64>::from_vec(vec![3.0, f64::NAN, -0.0, 3.0, 0.0, f64::NAN], &[2, 3])
+                .unwrap()
+                .into();
         let u = unique(&x).unwrap();
         let v = u.values.typed::<f64>("t").unwrap().to_vec().unwrap();
         assert_eq!(v.len(), 4);
         assert_eq!(&v[..2], &[0.0, 3.0]);
-        assert!(v[0].is_sign_negative(), "the first occurrence stands for the value");
+        assert!(
+            v[0].is_sign_negative(),
+            "the first occurrence stands for the value"
+        );
         assert!(v[2].is_nan() && v[3].is_nan());
         assert_eq!(i64s(&u.indices), vec![2, 0, 1, 5]);
         assert_eq!(i64s(&u.counts), vec![2, 2, 1, 1]);

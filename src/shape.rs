@@ -35,15 +35,25 @@ pub fn checked_numel(shape: &[usize], elem_size: usize) -> Result<usize> {
 /// `a * b` for a dimension computed from others (`tile`'s `reps * d`),
 /// or [`Error::ShapeOverflow`] naming `shape` (the shape being built).
 pub fn checked_dim_mul(a: usize, b: usize, shape: &[usize], elem_size: usize) -> Result<usize> {
-    a.checked_mul(b).ok_or_else(|| Error::ShapeOverflow { shape: shape.to_vec(), elem_size })
+    a.checked_mul(b).ok_or_else(|| Error::ShapeOverflow {
+        shape: shape.to_vec(),
+        elem_size,
+    })
 }
 
 /// The sum of dimensions (`repeat`'s counts, `concat`'s lengths), or
 /// [`Error::ShapeOverflow`] naming `shape`.
-pub fn checked_dim_sum(dims: impl IntoIterator<Item = usize>, shape: &[usize], elem_size: usize) -> Result<usize> {
+pub fn checked_dim_sum(
+    dims: impl IntoIterator<Item = usize>,
+    shape: &[usize],
+    elem_size: usize,
+) -> Result<usize> {
     dims.into_iter()
         .try_fold(0usize, usize::checked_add)
-        .ok_or_else(|| Error::ShapeOverflow { shape: shape.to_vec(), elem_size })
+        .ok_or_else(|| Error::ShapeOverflow {
+            shape: shape.to_vec(),
+            elem_size,
+        })
 }
 
 /// C-contiguous strides (in elements).
@@ -128,10 +138,7 @@ pub type MatmulShapes = (Vec<usize>, usize, usize, usize, Vec<usize>);
 /// Shapes of a (batched) matmul ([`MatmulShapes`]).
 /// 1-d operands follow NumPy: `[k]` on the left is `[1, k]` and on the right
 /// `[k, 1]`, and that axis is dropped from the result.
-pub fn matmul_shapes(
-    a: &[usize],
-    b: &[usize],
-) -> Result<MatmulShapes> {
+pub fn matmul_shapes(a: &[usize], b: &[usize]) -> Result<MatmulShapes> {
     let err = |reason: String| Error::InvalidShape {
         op: "matmul",
         shape: a.to_vec(),
@@ -359,7 +366,8 @@ mod tests {
         assert_eq!((g.batch, g.l, g.s, g.e, g.ev), (6, 4, 5, 8, 6));
         assert_eq!(g.out, [2, 3, 4, 6]);
         let m = |mask: &[usize]| {
-            attention_shapes(&[2, 3, 4, 8], &[2, 3, 5, 8], &[2, 3, 5, 8], Some(mask)).map(|g| g.mask_batch)
+            attention_shapes(&[2, 3, 4, 8], &[2, 3, 5, 8], &[2, 3, 5, 8], Some(mask))
+                .map(|g| g.mask_batch)
         };
         assert_eq!(m(&[4, 5]).unwrap(), Some(1));
         assert_eq!(m(&[1, 1, 4, 5]).unwrap(), Some(1));

@@ -274,7 +274,10 @@ impl<'a> DonorGates<'a> {
         loop {
             let mut wait_for = None;
             for s in &order {
-                match s.donor.compare_exchange(0, me, Ordering::AcqRel, Ordering::Acquire) {
+                match s
+                    .donor
+                    .compare_exchange(0, me, Ordering::AcqRel, Ordering::Acquire)
+                {
                     Ok(_) => {
                         GATES_HELD.with(|h| h.set(h.get() + 1));
                         gates.entered.push(s);
@@ -298,7 +301,9 @@ impl<'a> DonorGates<'a> {
                 }
                 if stale(holder) {
                     // Taken over from a thread lost at a fork.
-                    let _ = s.donor.compare_exchange(holder, 0, Ordering::AcqRel, Ordering::Acquire);
+                    let _ =
+                        s.donor
+                            .compare_exchange(holder, 0, Ordering::AcqRel, Ordering::Acquire);
                     continue;
                 }
                 std::thread::sleep(std::time::Duration::from_micros(50));
@@ -395,7 +400,8 @@ mod tests {
         let s = slot();
         // A gate and a lock recorded by a thread of an older generation
         // (as after a fork): taken over instead of waited for ever.
-        s.donor.store(thread_token() ^ (1 << GENERATION_SHIFT), Ordering::Release);
+        s.donor
+            .store(thread_token() ^ (1 << GENERATION_SHIFT), Ordering::Release);
         let g = DonorGates::enter(&Block, &[&s]);
         assert!(g.busy.is_empty());
         drop(g);

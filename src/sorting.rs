@@ -55,7 +55,11 @@ pub fn argsort(x: &DynTensor, axis: isize, descending: bool) -> Result<DynTensor
 }
 
 /// Each lane of `t` along `axis` replaced by `f(lane)` (as long).
-fn along<T: Element, U: Element>(t: &Tensor<T>, axis: usize, f: impl Fn(&[T]) -> Vec<U>) -> Result<Tensor<U>> {
+fn along<T: Element, U: Element>(
+    t: &Tensor<T>,
+    axis: usize,
+    f: impl Fn(&[T]) -> Vec<U>,
+) -> Result<Tensor<U>> {
     let l = lanes(t, &[axis])?;
     let mut out = Vec::with_capacity(l.data.len());
     for lane in l.iter() {
@@ -70,10 +74,18 @@ mod tests {
 
     #[test]
     fn nan_sorts_last_and_ties_keep_their_order() {
-        let x: DynTensor = Tensor::<f64>::from_vec(vec![2.0, f64::NAN, -1.0, 2.0, 0.5], &[5]).unwrap().into();
+        let x: DynTensor = Tensor::<f64>::from_vec(vec![2.0, f64::NAN, -1.0, 2.0, 0.5], &[5])
+            .unwrap()
+            .into();
         let a = argsort(&x, 0, false).unwrap();
-        assert_eq!(a.typed::<i64>("t").unwrap().to_vec().unwrap(), vec![2, 4, 0, 3, 1]);
+        assert_eq!(
+            a.typed::<i64>("t").unwrap().to_vec().unwrap(),
+            vec![2, 4, 0, 3, 1]
+        );
         let d = argsort(&x, -1, true).unwrap();
-        assert_eq!(d.typed::<i64>("t").unwrap().to_vec().unwrap(), vec![1, 0, 3, 4, 2]);
+        assert_eq!(
+            d.typed::<i64>("t").unwrap().to_vec().unwrap(),
+            vec![1, 0, 3, 4, 2]
+        );
     }
 }

@@ -102,7 +102,12 @@ pub fn mean_dtype(d: DType) -> DType {
 /// `InvalidAxis`/`InvalidArgument` for the axes (see
 /// [`normalize_axes`]), `EmptyReduction` for `max`/`min` over no
 /// elements, `AlreadyDonated` for a moved-from `x`.
-pub fn reduce(x: &DynTensor, statistic: Statistic, axes: Option<&[isize]>, keepdims: bool) -> Result<DynTensor> {
+pub fn reduce(
+    x: &DynTensor,
+    statistic: Statistic,
+    axes: Option<&[isize]>,
+    keepdims: bool,
+) -> Result<DynTensor> {
     let name = statistic.name();
     let shape = x.shape().to_vec();
     let axes = normalize_axes(name, axes, shape.len())?;
@@ -113,11 +118,20 @@ pub fn reduce(x: &DynTensor, statistic: Statistic, axes: Option<&[isize]>, keepd
     }
     x.check_readable()?;
     let dtype = statistic.result_dtype(x.dtype());
-    let x = if dtype == x.dtype() { x.clone() } else { x.cast(dtype)? };
+    let x = if dtype == x.dtype() {
+        x.clone()
+    } else {
+        x.cast(dtype)?
+    };
     each!(&x, t => reduce_typed(t, statistic, &axes, &out_shape).map(DynTensor::from))
 }
 
-fn reduce_typed<T: Element>(t: &Tensor<T>, statistic: Statistic, axes: &[usize], out: &[usize]) -> Result<Tensor<T>> {
+fn reduce_typed<T: Element>(
+    t: &Tensor<T>,
+    statistic: Statistic,
+    axes: &[usize],
+    out: &[usize],
+) -> Result<Tensor<T>> {
     let l = lanes(t, axes)?;
     let v: Vec<T> = l.iter().map(|lane| of_lane(statistic, lane)).collect();
     Tensor::from_vec(v, out)
@@ -200,7 +214,10 @@ fn variance<T: Element>(lane: &[T], correction: f64) -> f64 {
         return f64::NAN;
     }
     let mean = lane.iter().map(|v| v.to_f64()).sum::<f64>() / n;
-    lane.iter().map(|v| (v.to_f64() - mean).powi(2)).sum::<f64>() / denom
+    lane.iter()
+        .map(|v| (v.to_f64() - mean).powi(2))
+        .sum::<f64>()
+        / denom
 }
 
 /// The statistic of one lane (`T` is the result dtype).
@@ -208,7 +225,9 @@ fn of_lane<T: Element>(statistic: Statistic, lane: &[T]) -> T {
     match statistic {
         Statistic::Sum { .. } => sum(lane),
         Statistic::Prod { .. } => prod(lane),
-        Statistic::Mean => T::from_f64(lane.iter().map(|v| v.to_f64()).sum::<f64>() / lane.len() as f64),
+        Statistic::Mean => {
+            T::from_f64(lane.iter().map(|v| v.to_f64()).sum::<f64>() / lane.len() as f64)
+        }
         Statistic::Max => extreme(lane, |a, b| a > b),
         Statistic::Min => extreme(lane, |a, b| a < b),
         Statistic::Var { correction } => T::from_f64(variance(lane, correction)),
@@ -256,12 +275,21 @@ mod tests {
     #[test]
     fn empty_and_nan_cases() {
         let e = dyn_f64(vec![], &[0, 3]);
-        assert_eq!(values(&reduce(&e, Statistic::Prod { dtype: None }, Some(&[0]), false).unwrap()), vec![1.0; 3]);
+        assert_eq!(
+            values(&reduce(&e, Statistic::Prod { dtype: None }, Some(&[0]), false).unwrap()),
+            vec![1.0; 3]
+        );
         assert!(matches!(
             reduce(&e, Statistic::Max, Some(&[0]), false),
             Err(Error::EmptyReduction { .. })
         ));
-        let v = reduce(&dyn_f64(vec![1.0], &[1]), Statistic::Std { correction: 1.0 }, None, false).unwrap();
+        let v = reduce(
+            &dyn_f64(vec![1.0], &[1]),
+            Statistic::Std { correction: 1.0 },
+            None,
+            false,
+        )
+        .unwrap();
         assert!(values(&v)[0].is_nan());
         let n = dyn_f64(vec![1.0, f64::NAN, 3.0], &[3]);
         assert!(values(&reduce(&n, Statistic::Max, None, false).unwrap())[0].is_nan());
@@ -274,9 +302,25 @@ mod tests {
         let s = reduce(&x, Statistic::Sum { dtype: None }, None, false).unwrap();
         assert_eq!(s.dtype(), DType::U64);
         assert_eq!(values(&s), vec![300.0]);
-        let w = reduce(&x, Statistic::Sum { dtype: Some(DType::U8) }, None, false).unwrap();
+        let w = reduce(
+            &x,
+            Statistic::Sum {
+                dtype: Some(DType::U8),
+            },
+            None,
+            false,
+        )
+        .unwrap();
         assert_eq!(values(&w), vec![44.0]);
-        let p = reduce(&x, Statistic::Prod { dtype: Some(DType::I8) }, None, false).unwrap();
+        let p = reduce(
+            &x,
+            Statistic::Prod {
+                dtype: Some(DType::I8),
+            },
+            None,
+            false,
+        )
+        .unwrap();
         // 200 as int8 is -56; -56 * 100 wraps to 32.
         assert_eq!(values(&p), vec![32.0]);
     }

@@ -245,8 +245,9 @@ impl<T: Element> Tensor<T> {
 
     /// Address of the first element (the buffer's plus the view's offset).
     pub fn data_ptr(&self) -> Option<*const u8> {
-        self.buffer_ptr()
-            .map(|p| p.wrapping_add(self.view.as_ref().map_or(0, |l| l.offset()) * std::mem::size_of::<T>()))
+        self.buffer_ptr().map(|p| {
+            p.wrapping_add(self.view.as_ref().map_or(0, |l| l.offset()) * std::mem::size_of::<T>())
+        })
     }
 
     /// Covers its whole buffer in C order (not a view of part of it, not
@@ -490,7 +491,12 @@ impl<T: Element> Tensor<T> {
     /// this tensor, copying on write first if the buffer is shared (or
     /// exported), so other holders keep their values. The caller checked
     /// that `src_shape` broadcasts to the view's shape.
-    pub(crate) fn write_index(&mut self, index: &[Index], src: &[T], src_shape: &[usize]) -> Result<()> {
+    pub(crate) fn write_index(
+        &mut self,
+        index: &[Index],
+        src: &[T],
+        src_shape: &[usize],
+    ) -> Result<()> {
         self.buffer()?;
         if !self.ownership().is_exclusive() {
             *self = self.deep_copy()?;
@@ -498,7 +504,8 @@ impl<T: Element> Tensor<T> {
         let layout = self.layout().indexed(index)?;
         let done = {
             let mut g = self.handle.write_guard();
-            g.as_mut().map(|g| kernels::strided::scatter(g.slice::<T>(), &layout, src, src_shape))
+            g.as_mut()
+                .map(|g| kernels::strided::scatter(g.slice::<T>(), &layout, src, src_shape))
         };
         done.ok_or(Error::Busy)
     }

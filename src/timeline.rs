@@ -94,7 +94,10 @@ impl Timeline {
         let records: Records = Arc::default();
         lock(&TIMELINES).push(Arc::clone(&records));
         ACTIVE.fetch_add(1, Ordering::AcqRel);
-        Timeline { records, active: true }
+        Timeline {
+            records,
+            active: true,
+        }
     }
 
     /// Stop recording (the records stay).
@@ -136,6 +139,10 @@ pub(crate) fn record(what: impl FnOnce() -> (&'static str, ResultKind)) {
 fn push((op, result): (&'static str, ResultKind)) {
     let live_bytes = crate::stats::memory_stats().live_bytes;
     for r in lock(&TIMELINES).iter() {
-        lock(r).push(Record { op, live_bytes, result });
+        lock(r).push(Record {
+            op,
+            live_bytes,
+            result,
+        });
     }
 }

@@ -10,7 +10,11 @@ fn tensor_dtype_promotion_agrees_with_the_operand_table() {
     for a in all {
         for b in all {
             let whole = OperandDType::promote(a.into(), b.into());
-            assert_eq!(whole.tensor_dtype(), Some(DType::promote(a, b)), "{a} with {b}");
+            assert_eq!(
+                whole.tensor_dtype(),
+                Some(DType::promote(a, b)),
+                "{a} with {b}"
+            );
         }
     }
 }

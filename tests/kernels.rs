@@ -371,7 +371,14 @@ fn large_tensors_split_across_threads_match_serial() {
     let t = Tensor::from_slice(&v, &[n]).unwrap();
     let g = t.gelu_ref().unwrap();
     for (x, y) in v.iter().zip(g.as_slice().unwrap()) {
-        close_tol(false, *y, ref_unary(UnaryOp::Gelu, f64::from(*x)), *x, GELU_TOL).unwrap();
+        close_tol(
+            false,
+            *y,
+            ref_unary(UnaryOp::Gelu, f64::from(*x)),
+            *x,
+            GELU_TOL,
+        )
+        .unwrap();
     }
     let two = (&t + &t).unwrap();
     assert!(two

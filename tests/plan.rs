@@ -150,7 +150,10 @@ fn donated_parameters_are_refused() {
         gamma: true,
         beta: true,
     };
-    let p = ok(&ln, &[f32t(&[2, 4]), donated(f32t(&[4])), donated(f32t(&[4]))]);
+    let p = ok(
+        &ln,
+        &[f32t(&[2, 4]), donated(f32t(&[4])), donated(f32t(&[4]))],
+    );
     assert_eq!(p.target, None);
     assert_eq!(
         p.refusals[..],
@@ -167,7 +170,11 @@ fn donated_parameters_are_refused() {
     };
     let p = ok(
         &conv,
-        &[f32t(&[1, 2, 4, 4]), donated(f32t(&[2, 2, 3, 3])), donated(f32t(&[2]))],
+        &[
+            f32t(&[1, 2, 4, 4]),
+            donated(f32t(&[2, 2, 3, 3])),
+            donated(f32t(&[2])),
+        ],
     );
     assert_eq!(p.target, None);
     assert_eq!(
@@ -384,7 +391,10 @@ fn batch_norm_needs_two_axes() {
         gamma: false,
         beta: false,
     };
-    invalid_argument(plan(&bn, &[donated(f32t(&[3])), f32t(&[3]), f32t(&[3])]), "batch_norm");
+    invalid_argument(
+        plan(&bn, &[donated(f32t(&[3])), f32t(&[3]), f32t(&[3])]),
+        "batch_norm",
+    );
 }
 
 #[test]
@@ -456,7 +466,10 @@ fn in_place_plans() {
     let p = plan_in_place(&ADD, &[x, f32t(&[3])]).unwrap();
     assert_eq!(p.allocations[..], result_alloc(24));
     // Ops without an in-place form.
-    invalid_argument(plan_in_place(&Op::Matmul, &[f32t(&[2, 2]), f32t(&[2, 2])]), "matmul");
+    invalid_argument(
+        plan_in_place(&Op::Matmul, &[f32t(&[2, 2]), f32t(&[2, 2])]),
+        "matmul",
+    );
 }
 
 // ------------------------------------------- allocations over inputs ---
@@ -486,17 +499,21 @@ fn conv2d_over_its_input_allocates_scratch_only() {
     assert_eq!(
         p.allocations[..],
         [
-            Allocation { purpose: Purpose::Result, bytes: 2 * 16 * 4 },
-            Allocation { purpose: Purpose::Scratch, bytes: 18 * 16 * 4 },
+            Allocation {
+                purpose: Purpose::Result,
+                bytes: 2 * 16 * 4
+            },
+            Allocation {
+                purpose: Purpose::Scratch,
+                bytes: 18 * 16 * 4
+            },
         ]
     );
 }
 
 #[test]
 fn reshape_of_an_exclusive_temporary_moves_it() {
-    let reshape = Op::Reshape {
-        shape: vec![3, -1],
-    };
+    let reshape = Op::Reshape { shape: vec![3, -1] };
     let p = ok(&reshape, &[temp(f32t(&[2, 3]))]);
     assert_eq!(p.target, Some(0));
     assert!(p.refusals.is_empty());
@@ -532,7 +549,10 @@ fn display_of_a_conv2d_plan() {
         padding: 1,
         bias: false,
     };
-    let p = ok(&conv, &[temp(f32t(&[1, 2, 4, 4])), donated(f32t(&[2, 2, 3, 3]))]);
+    let p = ok(
+        &conv,
+        &[temp(f32t(&[1, 2, 4, 4])), donated(f32t(&[2, 2, 3, 3]))],
+    );
     assert_eq!(
         p.to_string(),
         "conv2d: float32[1,2,4,4] written over the input; 1280 B of scratch; \

@@ -11,7 +11,8 @@ use donate::{memory_stats, BinaryOp, DType, DynTensor, Index, Scalar, TensorAren
 static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn lock() -> std::sync::MutexGuard<'static, ()> {
-    LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn v(x: u32) -> Atom {
@@ -30,8 +31,18 @@ fn tensor(data: &[f32], shape: &[usize]) -> DynTensor {
 fn chain(shape: &[usize]) -> donate::program::Program {
     let mut b = Builder::new();
     let x = b.input(DType::F32, shape);
-    let y = b.push(Op::Binary(BinaryOp::Mul), &[v(x), Atom::Lit(Scalar::Float(2.0))]).unwrap();
-    let z = b.push(Op::Binary(BinaryOp::Add), &[v(y), Atom::Lit(Scalar::Float(1.0))]).unwrap();
+    let y = b
+        .push(
+            Op::Binary(BinaryOp::Mul),
+            &[v(x), Atom::Lit(Scalar::Float(2.0))],
+        )
+        .unwrap();
+    let z = b
+        .push(
+            Op::Binary(BinaryOp::Add),
+            &[v(y), Atom::Lit(Scalar::Float(1.0))],
+        )
+        .unwrap();
     let r = b.push(Op::Unary(UnaryOp::Relu), &[v(z)]).unwrap();
     b.finish(&[r]).unwrap()
 }
@@ -40,7 +51,10 @@ fn chain(shape: &[usize]) -> donate::program::Program {
 fn a_chain_over_a_donated_input_needs_no_buffer_at_all() {
     let _g = lock();
     let l = lower(chain(&[64, 64]), &[true]).unwrap();
-    assert!(l.steps.iter().all(|s| matches!(s.write, Write::InPlace { arg: 0 })));
+    assert!(l
+        .steps
+        .iter()
+        .all(|s| matches!(s.write, Write::InPlace { arg: 0 })));
     assert_eq!(l.aliases, vec![(0, 0)]);
     assert_eq!(l.memory.peak_memory_in_bytes, 64 * 64 * 4);
     assert_eq!(l.memory.temp_size_in_bytes, 0);
@@ -51,7 +65,11 @@ fn a_chain_over_a_donated_input_needs_no_buffer_at_all() {
     let before = memory_stats();
     let mismatches = plan_mismatches();
     let out = l.run(&[], vec![RunArg::Consumed(x)]).unwrap();
-    assert_eq!(memory_stats().allocations, before.allocations, "no allocation");
+    assert_eq!(
+        memory_stats().allocations,
+        before.allocations,
+        "no allocation"
+    );
     assert_eq!(out[0].buffer_ptr(), ptr, "the output is the donated buffer");
     assert_eq!(f32s(&out[0])[..2], [0.0, 0.0]);
     assert_eq!(plan_mismatches(), mismatches);
@@ -61,7 +79,10 @@ fn a_chain_over_a_donated_input_needs_no_buffer_at_all() {
 fn a_non_donated_input_is_never_written() {
     let _g = lock();
     let l = lower(chain(&[8]), &[false]).unwrap();
-    assert!(matches!(l.steps[0].write, Write::Buffer { reused: false, .. }));
+    assert!(matches!(
+        l.steps[0].write,
+        Write::Buffer { reused: false, .. }
+    ));
     assert!(matches!(l.steps[1].write, Write::InPlace { arg: 0 }));
     assert!(l.aliases.is_empty());
     let x = tensor(&[1.0, -2.0, 3.0, -4.0, 5.0, -6.0, 7.0, -8.0], &[8]);
@@ -82,16 +103,42 @@ fn a_dead_buffer_of_the_same_size_serves_a_later_result() {
     let y2 = b.push(Op::Matmul, &[v(y1), v(w)]).unwrap();
     let y3 = b.push(Op::Matmul, &[v(y2), v(w)]).unwrap();
     let l = lower(b.finish(&[y3]).unwrap(), &[false, false]).unwrap();
-    let Write::Buffer { buffer: first, reused: false } = l.steps[0].write else { panic!("{:?}", l.steps[0].write) };
-    assert_eq!(l.steps[2].write, Write::Buffer { buffer: first, reused: true });
+    let Write::Buffer {
+        buffer: first,
+        reused: false,
+    } = l.steps[0].write
+    else {
+        panic!("{:?}", l.steps[0].write)
+    };
+    assert_eq!(
+        l.steps[2].write,
+        Write::Buffer {
+            buffer: first,
+            reused: true
+        }
+    );
     assert_eq!(l.steps[1].keep.as_slice(), &[first]);
-    let eye: Vec<f32> = (0..256).map(|i| if i % 17 == 0 { 1.0 } else { 0.0 }).collect();
+    let eye: Vec<f32> = (0..256)
+        .map(|i| if i % 17 == 0 { 1.0 } else { 0.0 })
+        .collect();
     let xs: Vec<f32> = (0..256).map(|i| i as f32).collect();
     let before = memory_stats();
     let mismatches = plan_mismatches();
-    let out = l.run(&[], vec![RunArg::Read(tensor(&xs, &[16, 16])), RunArg::Read(tensor(&eye, &[16, 16]))]).unwrap();
+    let out = l
+        .run(
+            &[],
+            vec![
+                RunArg::Read(tensor(&xs, &[16, 16])),
+                RunArg::Read(tensor(&eye, &[16, 16])),
+            ],
+        )
+        .unwrap();
     assert_eq!(f32s(&out[0]), xs);
-    assert_eq!(memory_stats().allocations - before.allocations, 2 + 2, "two inputs, two buffers for three results");
+    assert_eq!(
+        memory_stats().allocations - before.allocations,
+        2 + 2,
+        "two inputs, two buffers for three results"
+    );
     assert_eq!(plan_mismatches(), mismatches);
 }
 
@@ -100,12 +147,23 @@ fn a_donated_input_nothing_can_use_is_reported_with_the_reason() {
     let mut b = Builder::new();
     let x = b.input(DType::F32, &[4, 4]);
     let s = b
-        .push(Op::Reduce { kind: donate::plan::Reduction::Sum, axis: None, keepdims: false }, &[v(x)])
+        .push(
+            Op::Reduce {
+                kind: donate::plan::Reduction::Sum,
+                axis: None,
+                keepdims: false,
+            },
+            &[v(x)],
+        )
         .unwrap();
     let l = lower(b.finish(&[s]).unwrap(), &[true]).unwrap();
     assert!(l.aliases.is_empty() && l.donors.is_empty());
     assert_eq!(l.unusable.len(), 1);
-    assert!(l.unusable[0].1.contains("sum always writes a new buffer"), "{}", l.unusable[0].1);
+    assert!(
+        l.unusable[0].1.contains("sum always writes a new buffer"),
+        "{}",
+        l.unusable[0].1
+    );
 }
 
 #[test]
@@ -114,7 +172,12 @@ fn setitem_writes_in_place_only_over_a_dying_donated_buffer() {
         let mut b = Builder::new();
         let x = b.input(DType::F32, &[4, 4]);
         let y = b
-            .push_update(Op::SetItem { index: vec![Index::Int(0)] }, &[v(x), Atom::Lit(Scalar::Float(9.0))])
+            .push_update(
+                Op::SetItem {
+                    index: vec![Index::Int(0)],
+                },
+                &[v(x), Atom::Lit(Scalar::Float(9.0))],
+            )
             .unwrap();
         b.finish(&[y]).unwrap()
     };
@@ -140,7 +203,11 @@ fn views_share_their_base_and_a_whole_view_is_written_in_place() {
     assert_eq!(l.steps[0].write, Write::View);
     // `r` dies at `neg`, but the transpose `t` of the same buffer is still
     // live: no writing over it.
-    assert!(matches!(l.steps[2].write, Write::Buffer { .. }), "{:?}", l.steps[2].write);
+    assert!(
+        matches!(l.steps[2].write, Write::Buffer { .. }),
+        "{:?}",
+        l.steps[2].write
+    );
     // `t` is strided: exp gets a C-order copy and writes into it.
     assert!(matches!(l.steps[3].write, Write::Buffer { .. }));
     assert_eq!(l.donors, Vec::<usize>::new());
@@ -155,7 +222,12 @@ fn an_arena_budget_fails_before_a_donated_argument_is_written() {
     let mut b = Builder::new();
     let x = b.input(DType::F32, &[32, 32]);
     let w = b.input(DType::F32, &[32, 32]);
-    let y = b.push(Op::Binary(BinaryOp::Add), &[v(x), Atom::Lit(Scalar::Float(1.0))]).unwrap();
+    let y = b
+        .push(
+            Op::Binary(BinaryOp::Add),
+            &[v(x), Atom::Lit(Scalar::Float(1.0))],
+        )
+        .unwrap();
     let z = b.push(Op::Matmul, &[v(y), v(w)]).unwrap();
     let l = lower(b.finish(&[z]).unwrap(), &[true, false]).unwrap();
     assert_eq!(l.first_donated_write, Some(0));
@@ -164,8 +236,14 @@ fn an_arena_budget_fails_before_a_donated_argument_is_written() {
     let ptr = x.buffer_ptr();
     let w = tensor(&[0.5; 1024], &[32, 32]);
     let arena = TensorArena::new(1024);
-    let err = arena.scope(|| l.run(&[], vec![RunArg::Consumed(x), RunArg::Read(w)])).unwrap_err();
-    assert!(matches!(err.error, donate::Error::ArenaExhausted { .. }), "{}", err.error);
+    let err = arena
+        .scope(|| l.run(&[], vec![RunArg::Consumed(x), RunArg::Read(w)]))
+        .unwrap_err();
+    assert!(
+        matches!(err.error, donate::Error::ArenaExhausted { .. }),
+        "{}",
+        err.error
+    );
     assert_eq!(err.returned.len(), 1);
     let back = &err.returned[0].tensor;
     assert_eq!(back.buffer_ptr(), ptr);
@@ -180,10 +258,24 @@ fn a_program_prints_as_a_jaxpr_with_constants_and_parameters() {
     let x = b.input(DType::F32, &[2, 3]);
     let y = b.push(Op::Binary(BinaryOp::Add), &[v(x), v(c)]).unwrap();
     let n = b
-        .push(Op::LayerNorm { eps: 1e-5, gamma: false, beta: false }, &[v(y)])
+        .push(
+            Op::LayerNorm {
+                eps: 1e-5,
+                gamma: false,
+                beta: false,
+            },
+            &[v(y)],
+        )
         .unwrap();
     let s = b
-        .push(Op::Reduce { kind: donate::plan::Reduction::Sum, axis: Some(1), keepdims: true }, &[v(n)])
+        .push(
+            Op::Reduce {
+                kind: donate::plan::Reduction::Sum,
+                axis: Some(1),
+                keepdims: true,
+            },
+            &[v(n)],
+        )
         .unwrap();
     let p = b.finish(&[s, n]).unwrap();
     assert_eq!(
@@ -197,7 +289,9 @@ fn tracing_errors_are_the_eager_errors() {
     let mut b = Builder::new();
     let x = b.input(DType::F32, &[2, 3]);
     let y = b.input(DType::F32, &[4]);
-    let e = b.push(Op::Binary(BinaryOp::Add), &[v(x), v(y)]).unwrap_err();
+    let e = b
+        .push(Op::Binary(BinaryOp::Add), &[v(x), v(y)])
+        .unwrap_err();
     assert!(matches!(e, donate::Error::ShapeMismatch { .. }), "{e}");
     let e = b.push(Op::Unary(UnaryOp::Relu), &[v(99)]).unwrap_err();
     assert!(e.to_string().contains("does not exist"));
@@ -216,15 +310,41 @@ fn a_buffer_last_held_by_a_view_is_kept_for_a_later_result() {
     let z = b.push(Op::Matmul, &[v(t), v(w)]).unwrap();
     let y3 = b.push(Op::Matmul, &[v(z), v(w)]).unwrap();
     let l = lower(b.finish(&[y3]).unwrap(), &[false, false]).unwrap();
-    let Write::Buffer { buffer, .. } = l.steps[0].write else { panic!() };
-    assert_eq!(l.steps[3].write, Write::Buffer { buffer, reused: true });
-    let eye: Vec<f32> = (0..64).map(|i| if i % 9 == 0 { 1.0 } else { 0.0 }).collect();
+    let Write::Buffer { buffer, .. } = l.steps[0].write else {
+        panic!()
+    };
+    assert_eq!(
+        l.steps[3].write,
+        Write::Buffer {
+            buffer,
+            reused: true
+        }
+    );
+    let eye: Vec<f32> = (0..64)
+        .map(|i| if i % 9 == 0 { 1.0 } else { 0.0 })
+        .collect();
     let xs: Vec<f32> = (0..64).map(|i| i as f32).collect();
     let mismatches = plan_mismatches();
     let before = memory_stats();
-    let out = l.run(&[], vec![RunArg::Read(tensor(&xs, &[8, 8])), RunArg::Read(tensor(&eye, &[8, 8]))]).unwrap();
-    assert_eq!(plan_mismatches(), mismatches, "the view's handle gave the buffer back");
-    assert_eq!(memory_stats().allocations - before.allocations, 2 + 2, "two inputs, two buffers for three results");
+    let out = l
+        .run(
+            &[],
+            vec![
+                RunArg::Read(tensor(&xs, &[8, 8])),
+                RunArg::Read(tensor(&eye, &[8, 8])),
+            ],
+        )
+        .unwrap();
+    assert_eq!(
+        plan_mismatches(),
+        mismatches,
+        "the view's handle gave the buffer back"
+    );
+    assert_eq!(
+        memory_stats().allocations - before.allocations,
+        2 + 2,
+        "two inputs, two buffers for three results"
+    );
     let want: Vec<f32> = (0..64).map(|i| ((i % 8) * 8 + i / 8) as f32).collect();
     assert_eq!(f32s(&out[0]), want);
 }
@@ -252,17 +372,34 @@ fn a_setitem_through_a_strided_view_of_a_donated_input_runs() {
     let x = b.input(DType::F32, &[2, 3]);
     let t = b.push(Op::Permute { axes: None }, &[v(x)]).unwrap();
     let c = b
-        .push_update(Op::SetItem { index: vec![Index::Int(0)] }, &[v(t), Atom::Lit(Scalar::Float(1.0))])
+        .push_update(
+            Op::SetItem {
+                index: vec![Index::Int(0)],
+            },
+            &[v(t), Atom::Lit(Scalar::Float(1.0))],
+        )
         .unwrap();
-    let d = b.push(Op::Binary(BinaryOp::Mul), &[v(c), Atom::Lit(Scalar::Float(3.0))]).unwrap();
+    let d = b
+        .push(
+            Op::Binary(BinaryOp::Mul),
+            &[v(c), Atom::Lit(Scalar::Float(3.0))],
+        )
+        .unwrap();
     let l = lower(b.finish(&[d]).unwrap(), &[true]).unwrap();
-    assert!(!matches!(l.steps[1].write, Write::InPlace { .. }), "{}", l.as_text("f"));
+    assert!(
+        !matches!(l.steps[1].write, Write::InPlace { .. }),
+        "{}",
+        l.as_text("f")
+    );
     let mismatches = plan_mismatches();
     let x = tensor(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0], &[2, 3]);
     let out = l.run(&[], vec![RunArg::Consumed(x)]).unwrap();
     // x.T = [[0, 3], [1, 4], [2, 5]]; row 0 set to 1; times 3.
     assert_eq!(out[0].shape(), [3, 2]);
-    assert_eq!(f32s(&out[0].contiguous().unwrap()), [3.0, 3.0, 3.0, 12.0, 6.0, 15.0]);
+    assert_eq!(
+        f32s(&out[0].contiguous().unwrap()),
+        [3.0, 3.0, 3.0, 12.0, 6.0, 15.0]
+    );
     assert_eq!(plan_mismatches(), mismatches);
 }
 
@@ -271,6 +408,7 @@ fn a_setitem_through_a_strided_view_of_a_donated_input_runs() {
 /// with equal values, or another view of the same buffer, is another.
 #[test]
 fn a_constant_is_identified_by_its_buffer_and_view() {
+    let _g = lock();
     let t = tensor(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
     let same = t.clone();
     let equal = tensor(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
@@ -293,6 +431,7 @@ fn a_constant_is_identified_by_its_buffer_and_view() {
 /// mistaken for it (a constant made in a loop is a new constant each time).
 #[test]
 fn a_dropped_captured_tensor_is_not_confused_with_a_new_one() {
+    let _g = lock();
     let mut b = Builder::new();
     let mut vars = Vec::new();
     for i in 0..8 {
@@ -314,7 +453,9 @@ fn a_dropped_captured_tensor_is_not_confused_with_a_new_one() {
 #[test]
 fn a_strided_constant_runs() {
     let _g = lock();
-    let w = tensor(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0], &[2, 3]).permuted_view(&[1, 0]).unwrap();
+    let w = tensor(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0], &[2, 3])
+        .permuted_view(&[1, 0])
+        .unwrap();
     let mut b = Builder::new();
     let x = b.input(DType::F32, &[3, 2]);
     let c = b.capture(&w).unwrap();

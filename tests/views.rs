@@ -5,7 +5,9 @@
 //! through either holder copy on write.
 
 use donate::execute::{execute, execute_in_place, Arg};
-use donate::plan::{plan, plan_in_place, Coverage, Holders, Offer, Op, OperandDesc, Purpose, Refusal};
+use donate::plan::{
+    plan, plan_in_place, Coverage, Holders, Offer, Op, OperandDesc, Purpose, Refusal,
+};
 use donate::{memory_stats, DType, DynTensor, Error, Index, Tensor, UnaryOp};
 
 // The memory statistics are process-wide: the tests of this file (a
@@ -14,7 +16,8 @@ use donate::{memory_stats, DType, DynTensor, Error, Index, Tensor, UnaryOp};
 static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn lock() -> std::sync::MutexGuard<'static, ()> {
-    LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn iota(shape: &[usize]) -> Tensor<f32> {
@@ -39,7 +42,10 @@ fn views_share_the_buffer_and_count_as_holders() {
     assert!(row.shares_buffer_with(&t) && tr.shares_buffer_with(&t));
     assert_eq!(t.ownership().handles, 3);
     assert_eq!(row.to_vec().unwrap(), vec![4.0, 5.0, 6.0, 7.0]);
-    assert_eq!(row.data_ptr().unwrap() as usize - t.data_ptr().unwrap() as usize, 16);
+    assert_eq!(
+        row.data_ptr().unwrap() as usize - t.data_ptr().unwrap() as usize,
+        16
+    );
     assert_eq!(tr.to_vec().unwrap()[..4], [0.0, 4.0, 8.0, 1.0]);
     // A strided view has no contiguous slice; a row has.
     assert!(matches!(tr.as_slice(), Err(Error::NotContiguous { .. })));
@@ -127,10 +133,15 @@ fn execute_gathers_once_and_writes_the_result_into_the_copy() {
     let (r, outcome) = execute(&p, &mut [Arg::Tensor(tr.clone())]).unwrap();
     assert_eq!(memory_stats().allocations - before, 1);
     assert_eq!(outcome.reused, Some(0));
-    let want: Vec<f32> = vec![0.0, -4.0, -8.0, -1.0, -5.0, -9.0, -2.0, -6.0, -10.0, -3.0, -7.0, -11.0];
+    let want: Vec<f32> = vec![
+        0.0, -4.0, -8.0, -1.0, -5.0, -9.0, -2.0, -6.0, -10.0, -3.0, -7.0, -11.0,
+    ];
     assert_eq!(r.typed::<f32>("test").unwrap().to_vec().unwrap(), want);
     // The view and its base are unchanged.
-    assert_eq!(tr.typed::<f32>("test").unwrap().to_vec().unwrap()[..2], [0.0, 4.0]);
+    assert_eq!(
+        tr.typed::<f32>("test").unwrap().to_vec().unwrap()[..2],
+        [0.0, 4.0]
+    );
 }
 
 #[test]
@@ -138,7 +149,14 @@ fn setitem_copies_on_write_and_keeps_views() {
     let _g = lock();
     let mut t = DynTensor::from(iota(&[3, 4]));
     let view = t.index(&[Index::Int(0)]).unwrap();
-    let index = vec![all(), Index::Slice { start: None, stop: None, step: -2 }];
+    let index = vec![
+        all(),
+        Index::Slice {
+            start: None,
+            stop: None,
+            step: -2,
+        },
+    ];
     let shape = t.shape().to_vec();
     let p = plan_in_place(
         &Op::SetItem { index },
@@ -149,15 +167,26 @@ fn setitem_copies_on_write_and_keeps_views() {
     )
     .unwrap();
     let old = t.buffer_ptr();
-    execute_in_place(&p, &mut [Arg::Held(&mut t), Arg::Scalar(donate::Scalar::Float(-1.0))]).unwrap();
+    execute_in_place(
+        &p,
+        &mut [Arg::Held(&mut t), Arg::Scalar(donate::Scalar::Float(-1.0))],
+    )
+    .unwrap();
     // Shared with `view`: written into a copy.
     assert_ne!(t.buffer_ptr(), old);
     let got = t.typed::<f32>("test").unwrap().to_vec().unwrap();
     assert_eq!(got[..4], [0.0, -1.0, 2.0, -1.0]);
-    assert_eq!(view.typed::<f32>("test").unwrap().to_vec().unwrap(), vec![0.0, 1.0, 2.0, 3.0]);
+    assert_eq!(
+        view.typed::<f32>("test").unwrap().to_vec().unwrap(),
+        vec![0.0, 1.0, 2.0, 3.0]
+    );
     // Exclusive now: the next write is in place.
     let now = t.buffer_ptr();
-    execute_in_place(&p, &mut [Arg::Held(&mut t), Arg::Scalar(donate::Scalar::Float(5.0))]).unwrap();
+    execute_in_place(
+        &p,
+        &mut [Arg::Held(&mut t), Arg::Scalar(donate::Scalar::Float(5.0))],
+    )
+    .unwrap();
     assert_eq!(t.buffer_ptr(), now);
 }
 
@@ -170,7 +199,10 @@ fn setitem_shape_errors_come_from_planning() {
         &Op::SetItem {
             index: vec![Index::Int(0)],
         },
-        &[OperandDesc::tensor(DType::F32, &shape), OperandDesc::tensor(DType::F32, &bad)],
+        &[
+            OperandDesc::tensor(DType::F32, &shape),
+            OperandDesc::tensor(DType::F32, &bad),
+        ],
     )
     .unwrap_err();
     assert!(matches!(e, Error::ShapeMismatch { .. }), "{e}");
@@ -178,7 +210,10 @@ fn setitem_shape_errors_come_from_planning() {
         &Op::SetItem {
             index: vec![Index::Int(0)],
         },
-        &[OperandDesc::tensor(DType::F32, &shape), OperandDesc::tensor(DType::F32, &bad)],
+        &[
+            OperandDesc::tensor(DType::F32, &shape),
+            OperandDesc::tensor(DType::F32, &bad),
+        ],
     )
     .unwrap_err();
     assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");

@@ -243,7 +243,10 @@ impl<'a, T> Rows<'a, T> {
             reason,
         };
         if self.offsets.len() != batch {
-            return Err(bad(format!("{name} has {} batch entries", self.offsets.len())));
+            return Err(bad(format!(
+                "{name} has {} batch entries",
+                self.offsets.len()
+            )));
         }
         if rows == 0 || width == 0 {
             return Ok(());
@@ -254,7 +257,10 @@ impl<'a, T> Rows<'a, T> {
             .ok_or_else(|| bad(format!("the extent of {name} overflows")))?;
         for &o in &self.offsets {
             if o.checked_add(reach).is_none_or(|end| end > self.data.len()) {
-                return Err(bad(format!("{name} reaches past its {} elements", self.data.len())));
+                return Err(bad(format!(
+                    "{name} reaches past its {} elements",
+                    self.data.len()
+                )));
             }
         }
         Ok(())
@@ -358,7 +364,12 @@ pub fn attention_into<T: AttentionElement>(
 }
 
 /// The dense operands of a call, checked to have exactly their lengths.
-fn dense<'a, T>(spec: &AttentionSpec<'_, T>, q: &'a [T], k: &'a [T], v: &'a [T]) -> Result<[Rows<'a, T>; 3]> {
+fn dense<'a, T>(
+    spec: &AttentionSpec<'_, T>,
+    q: &'a [T],
+    k: &'a [T],
+    v: &'a [T],
+) -> Result<[Rows<'a, T>; 3]> {
     let AttentionSpec {
         batch, l, s, e, ev, ..
     } = *spec;
@@ -429,7 +440,13 @@ pub fn attention_over_q_rows<T: AttentionElement>(
         });
     }
     check_len("q", [spec.batch, spec.l, spec.e], q.len())?;
-    let g = validate(spec, &Rows::dense(&*q, spec.batch, spec.l, spec.e), k, v, q.len())?;
+    let g = validate(
+        spec,
+        &Rows::dense(&*q, spec.batch, spec.l, spec.e),
+        k,
+        v,
+        q.len(),
+    )?;
     for_each_block(&g, q, g.e, |b, r0, br, chunk, sc| {
         block(&g, b, r0, br, chunk, g.e, sc);
         chunk.copy_from_slice(&sc.acc[..chunk.len()]);
@@ -570,7 +587,11 @@ fn product<T: AttentionElement>(
         }
         return;
     }
-    assert!(dst.len() == m * n && (m - 1) * a_rs + k <= a.len() && (k - 1) * down + (n - 1) * across < b.len());
+    assert!(
+        dst.len() == m * n
+            && (m - 1) * a_rs + k <= a.len()
+            && (k - 1) * down + (n - 1) * across < b.len()
+    );
     // gemm computes dst = alpha·dst + beta·a·b; read_dst = false ignores
     // alpha and dst's old contents.
     // SAFETY: the pointers cover m·n, m·k elements and every b(p, j) with
@@ -626,7 +647,17 @@ fn block<T: AttentionElement>(
     sum.fill(0.0);
     // Causal rows r0..r0 + br see keys up to their last row, at most.
     let end = if g.causal { (r0 + br).min(s) } else { s };
-    let kend = if end < s && skippable(g, (q, qs), (&k[end * ks..], ks), (&v[end * vs..], vs), mask, r0, br, end) {
+    let kend = if end < s
+        && skippable(
+            g,
+            (q, qs),
+            (&k[end * ks..], ks),
+            (&v[end * vs..], vs),
+            mask,
+            r0,
+            br,
+            end,
+        ) {
         end
     } else {
         s

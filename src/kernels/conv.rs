@@ -159,7 +159,15 @@ pub(crate) fn conv2d<T: ConvElement>(
     let threads = o.saturating_mul(plane).saturating_mul(rows) >= PAR_WORK;
     for (n, out) in dst.chunks_mut(o * plane).take(g.batch).enumerate() {
         let cols = columns(g, &x[n * image..(n + 1) * image], col);
-        T::gemm_one(MatRef::dense(w, rows), MatRef::dense(cols, plane), out, o, rows, plane, threads);
+        T::gemm_one(
+            MatRef::dense(w, rows),
+            MatRef::dense(cols, plane),
+            out,
+            o,
+            rows,
+            plane,
+            threads,
+        );
     }
 }
 
@@ -189,9 +197,8 @@ pub(crate) fn conv2d_over_input<T: ConvElement>(
     // SAFETY: `MaybeUninit<T>` has `T`'s layout, and gemm_one only writes
     // initialised values into its destination (it never de-initialises an
     // element), so `image` stays a valid `[T]` for its later reads.
-    let dst = unsafe {
-        std::slice::from_raw_parts_mut(image.as_mut_ptr().cast::<MaybeUninit<T>>(), len)
-    };
+    let dst =
+        unsafe { std::slice::from_raw_parts_mut(image.as_mut_ptr().cast::<MaybeUninit<T>>(), len) };
     for xn in io.chunks_mut(len).take(g.batch) {
         // gemm_one writes all o * oh * ow == len elements of `dst` (read_dst
         // = false overwrites; an empty reduction writes zeros).

@@ -345,7 +345,6 @@ impl BinaryFn<bool> for Minimum {
     }
 }
 
-
 // --- loops ----------------------------------------------------------------
 
 /// `dst[i] = f(src[i])`. Lengths are equal (checked by the caller).
@@ -401,7 +400,11 @@ pub enum Side<'a, T> {
 
 /// `dst[i] = f(a[i], b[i])` with either side possibly a broadcast scalar.
 #[inline(always)]
-pub(super) fn zip<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: Side<'_, T>, dst: &mut [MaybeUninit<T>]) {
+pub(super) fn zip<T: Copy, F: BinaryFn<T>>(
+    a: Side<'_, T>,
+    b: Side<'_, T>,
+    dst: &mut [MaybeUninit<T>],
+) {
     match (a, b) {
         (Side::Slice(a), Side::Slice(b)) => {
             for ((d, x), y) in dst.iter_mut().zip(a).zip(b) {

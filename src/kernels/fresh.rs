@@ -22,7 +22,10 @@ pub(crate) fn filled<T: Element>(n: usize, v: T) -> Result<OwnedBuffer> {
 
 /// `n` elements from `items`, in order: an error (and no buffer) if it
 /// yields fewer.
-pub(crate) fn from_iter<T: Element>(n: usize, items: impl IntoIterator<Item = T>) -> Result<OwnedBuffer> {
+pub(crate) fn from_iter<T: Element>(
+    n: usize,
+    items: impl IntoIterator<Item = T>,
+) -> Result<OwnedBuffer> {
     let mut out = UninitBuffer::<T>::new(n)?;
     let mut written = 0;
     for (d, v) in out.as_uninit_mut().iter_mut().zip(items) {
@@ -30,7 +33,11 @@ pub(crate) fn from_iter<T: Element>(n: usize, items: impl IntoIterator<Item = T>
         written += 1;
     }
     if written != n {
-        return Err(crate::error::Error::LengthMismatch { shape: vec![n], expected: n, found: written });
+        return Err(crate::error::Error::LengthMismatch {
+            shape: vec![n],
+            expected: n,
+            found: written,
+        });
     }
     // SAFETY: `written == n`: the loop wrote every one of the `n` elements.
     Ok(unsafe { out.assume_init() })
@@ -45,7 +52,10 @@ pub(crate) fn copied<T: Element>(src: &[T]) -> Result<OwnedBuffer> {
 }
 
 /// The view `layout` of `src` copied into C order.
-pub(crate) fn gathered<T: Element>(src: &[T], layout: &crate::layout::Layout) -> Result<OwnedBuffer> {
+pub(crate) fn gathered<T: Element>(
+    src: &[T],
+    layout: &crate::layout::Layout,
+) -> Result<OwnedBuffer> {
     let mut out = UninitBuffer::<T>::new(layout.numel())?;
     super::strided::gather_into(src, layout, out.as_uninit_mut());
     // SAFETY: `gather_into` writes one element per position of the view,
@@ -63,7 +73,11 @@ pub(crate) fn cast<S: Element, D: Element>(src: &[S]) -> Result<OwnedBuffer> {
 
 /// `src` (shape `shape`) with its axes permuted by `axes` (checked by the
 /// caller to be a permutation).
-pub(crate) fn permuted<T: Element>(src: &[T], shape: &[usize], axes: &[usize]) -> Result<OwnedBuffer> {
+pub(crate) fn permuted<T: Element>(
+    src: &[T],
+    shape: &[usize],
+    axes: &[usize],
+) -> Result<OwnedBuffer> {
     let mut out = UninitBuffer::<T>::new(src.len())?;
     super::permute::permute_into(src, shape, axes, out.as_uninit_mut());
     // SAFETY: permute_into writes every element of every rows×cols block of
@@ -236,7 +250,11 @@ pub(crate) fn conv2d_over_input<T: ConvElement>(
 /// `f(src)` into a new buffer: of `T` (`test` false) or of bool (`test`
 /// true). `None` if `T` has no such function (planning rejects that
 /// first).
-pub(crate) fn func_unary<T: super::FuncElement>(f: super::Func, src: &[T], test: bool) -> Result<Option<OwnedBuffer>> {
+pub(crate) fn func_unary<T: super::FuncElement>(
+    f: super::Func,
+    src: &[T],
+    test: bool,
+) -> Result<Option<OwnedBuffer>> {
     if test {
         let mut out = UninitBuffer::<bool>::new(src.len())?;
         if !T::map_test(f, src, out.as_uninit_mut()) {
@@ -272,9 +290,17 @@ pub(crate) fn func_binary<T: super::FuncElement>(
     let mut ok = true;
     if test {
         let mut buf = UninitBuffer::<bool>::new(n)?;
-        super::broadcast_zip(a, a_shape, b, b_shape, out, buf.as_uninit_mut(), |x, y, d| {
-            ok &= T::zip_test(f, x, y, d);
-        });
+        super::broadcast_zip(
+            a,
+            a_shape,
+            b,
+            b_shape,
+            out,
+            buf.as_uninit_mut(),
+            |x, y, d| {
+                ok &= T::zip_test(f, x, y, d);
+            },
+        );
         if !ok {
             return Ok(None);
         }
@@ -284,9 +310,17 @@ pub(crate) fn func_binary<T: super::FuncElement>(
         Ok(Some(unsafe { buf.assume_init() }))
     } else {
         let mut buf = UninitBuffer::<T>::new(n)?;
-        super::broadcast_zip(a, a_shape, b, b_shape, out, buf.as_uninit_mut(), |x, y, d| {
-            ok &= T::zip_same(f, x, y, d);
-        });
+        super::broadcast_zip(
+            a,
+            a_shape,
+            b,
+            b_shape,
+            out,
+            buf.as_uninit_mut(),
+            |x, y, d| {
+                ok &= T::zip_same(f, x, y, d);
+            },
+        );
         if !ok {
             return Ok(None);
         }

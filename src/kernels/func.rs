@@ -118,11 +118,60 @@ impl Func {
     pub const ALL: [Func; 54] = {
         use Func::*;
         [
-            Acos, Acosh, Asin, Asinh, Atan, Atanh, Cos, Cosh, Sin, Sinh, Tan, Expm1, Log1p, Log2, Log10, Reciprocal,
-            Ceil, Floor, Round, Trunc, Sign, Square, Positive, Conj, Real, Imag, IsNan, IsInf, IsFinite, Signbit, LogicalNot,
-            BitwiseInvert, Atan2, Copysign, Hypot, Logaddexp, Nextafter, FloorDivide, Remainder, Pow, Equal,
-            NotEqual, Less, LessEqual, Greater, GreaterEqual, LogicalAnd, LogicalOr, LogicalXor, BitwiseAnd,
-            BitwiseOr, BitwiseXor, BitwiseLeftShift, BitwiseRightShift,
+            Acos,
+            Acosh,
+            Asin,
+            Asinh,
+            Atan,
+            Atanh,
+            Cos,
+            Cosh,
+            Sin,
+            Sinh,
+            Tan,
+            Expm1,
+            Log1p,
+            Log2,
+            Log10,
+            Reciprocal,
+            Ceil,
+            Floor,
+            Round,
+            Trunc,
+            Sign,
+            Square,
+            Positive,
+            Conj,
+            Real,
+            Imag,
+            IsNan,
+            IsInf,
+            IsFinite,
+            Signbit,
+            LogicalNot,
+            BitwiseInvert,
+            Atan2,
+            Copysign,
+            Hypot,
+            Logaddexp,
+            Nextafter,
+            FloorDivide,
+            Remainder,
+            Pow,
+            Equal,
+            NotEqual,
+            Less,
+            LessEqual,
+            Greater,
+            GreaterEqual,
+            LogicalAnd,
+            LogicalOr,
+            LogicalXor,
+            BitwiseAnd,
+            BitwiseOr,
+            BitwiseXor,
+            BitwiseLeftShift,
+            BitwiseRightShift,
         ]
     };
 
@@ -130,9 +179,10 @@ impl Func {
     pub const fn arity(self) -> usize {
         use Func::*;
         match self {
-            Atan2 | Copysign | Hypot | Logaddexp | Nextafter | FloorDivide | Remainder | Pow | Equal
-            | NotEqual | Less | LessEqual | Greater | GreaterEqual | LogicalAnd | LogicalOr | LogicalXor
-            | BitwiseAnd | BitwiseOr | BitwiseXor | BitwiseLeftShift | BitwiseRightShift => 2,
+            Atan2 | Copysign | Hypot | Logaddexp | Nextafter | FloorDivide | Remainder | Pow
+            | Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual | LogicalAnd
+            | LogicalOr | LogicalXor | BitwiseAnd | BitwiseOr | BitwiseXor | BitwiseLeftShift
+            | BitwiseRightShift => 2,
             _ => 1,
         }
     }
@@ -141,14 +191,11 @@ impl Func {
     pub const fn kind(self) -> FuncKind {
         use Func::*;
         match self {
-            Acos | Acosh | Asin | Asinh | Atan | Atanh | Cos | Cosh | Sin | Sinh | Tan | Expm1 | Log1p
-            | Log2 | Log10 | Reciprocal | Atan2 | Copysign | Hypot | Logaddexp | Nextafter => {
-                FuncKind::FloatMath
-            }
-            Ceil | Floor | Round | Trunc | Sign | Square | Positive | Conj | Real | Imag | FloorDivide | Remainder
-            | Pow => {
-                FuncKind::Numeric
-            }
+            Acos | Acosh | Asin | Asinh | Atan | Atanh | Cos | Cosh | Sin | Sinh | Tan | Expm1
+            | Log1p | Log2 | Log10 | Reciprocal | Atan2 | Copysign | Hypot | Logaddexp
+            | Nextafter => FuncKind::FloatMath,
+            Ceil | Floor | Round | Trunc | Sign | Square | Positive | Conj | Real | Imag
+            | FloorDivide | Remainder | Pow => FuncKind::Numeric,
             IsNan | IsInf | IsFinite | Signbit => FuncKind::Test,
             Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual => FuncKind::Compare,
             LogicalNot | LogicalAnd | LogicalOr | LogicalXor => FuncKind::Logical,
@@ -159,7 +206,10 @@ impl Func {
 
     /// Is the result bool whatever the operands' dtype?
     pub const fn bool_result(self) -> bool {
-        matches!(self.kind(), FuncKind::Test | FuncKind::Compare | FuncKind::Logical)
+        matches!(
+            self.kind(),
+            FuncKind::Test | FuncKind::Compare | FuncKind::Logical
+        )
     }
 
     /// The array API's name.
@@ -233,7 +283,12 @@ pub trait FuncElement: Element {
     /// `buf[i] = f(buf[i])`.
     fn map_same_inplace(f: Func, buf: &mut [Self]) -> bool;
     /// `dst[i] = f(a[i], b[i])`, a result of this type.
-    fn zip_same(f: Func, a: Side<'_, Self>, b: Side<'_, Self>, dst: &mut [MaybeUninit<Self>]) -> bool;
+    fn zip_same(
+        f: Func,
+        a: Side<'_, Self>,
+        b: Side<'_, Self>,
+        dst: &mut [MaybeUninit<Self>],
+    ) -> bool;
     /// `a[i] = f(a[i], b[i])`.
     fn zip_same_lhs(f: Func, a: &mut [Self], b: Side<'_, Self>) -> bool;
     /// `b[i] = f(a[i], b[i])`.
@@ -241,7 +296,12 @@ pub trait FuncElement: Element {
     /// `dst[i] = f(src[i])`, a bool result.
     fn map_test(f: Func, src: &[Self], dst: &mut [MaybeUninit<bool>]) -> bool;
     /// `dst[i] = f(a[i], b[i])`, a bool result.
-    fn zip_test(f: Func, a: Side<'_, Self>, b: Side<'_, Self>, dst: &mut [MaybeUninit<bool>]) -> bool;
+    fn zip_test(
+        f: Func,
+        a: Side<'_, Self>,
+        b: Side<'_, Self>,
+        dst: &mut [MaybeUninit<bool>],
+    ) -> bool;
 }
 
 // --- loops ------------------------------------------------------------------
@@ -261,7 +321,12 @@ fn map_inplace<T: Copy>(buf: &mut [T], f: impl Fn(T) -> T) {
 }
 
 #[inline(always)]
-fn zip<T: Copy, U>(a: Side<'_, T>, b: Side<'_, T>, dst: &mut [MaybeUninit<U>], f: impl Fn(T, T) -> U) {
+fn zip<T: Copy, U>(
+    a: Side<'_, T>,
+    b: Side<'_, T>,
+    dst: &mut [MaybeUninit<U>],
+    f: impl Fn(T, T) -> U,
+) {
     match (a, b) {
         (Side::Slice(a), Side::Slice(b)) => {
             for ((d, x), y) in dst.iter_mut().zip(a).zip(b) {
@@ -710,7 +775,10 @@ mod tests {
         assert_eq!(un(Func::Round, 2.5_f32), 2.0);
         assert!(un(Func::Sign, f64::NAN).is_nan());
         assert_eq!(bin(Func::Nextafter, 1.0_f32, 2.0), 1.0 + f32::EPSILON);
-        assert_eq!(bin(Func::Logaddexp, f64::NEG_INFINITY, f64::NEG_INFINITY), f64::NEG_INFINITY);
+        assert_eq!(
+            bin(Func::Logaddexp, f64::NEG_INFINITY, f64::NEG_INFINITY),
+            f64::NEG_INFINITY
+        );
         // No overflow near the top of the range, no cancellation near ±1.
         assert!((un(Func::Asinh, f64::MAX) - 710.475_860_073_943_9).abs() < 1e-9);
         assert!((un(Func::Acosh, f64::MAX) - 710.475_860_073_943_9).abs() < 1e-9);

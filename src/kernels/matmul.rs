@@ -65,7 +65,10 @@ impl<'a, T: Copy> MatRef<'a, T> {
                 hi += reach;
             }
         }
-        assert!(lo >= 0 && (hi as usize) < self.data.len(), "matrix outside its slice");
+        assert!(
+            lo >= 0 && (hi as usize) < self.data.len(),
+            "matrix outside its slice"
+        );
     }
 
     /// Element `(i, j)`.
@@ -122,7 +125,10 @@ unsafe fn float_gemm<T: 'static + Copy + Send + Sync>(
     // The closure may run on the pool's thread: carry the addresses, not
     // the (non-`Send`) pointers.
     let addr = dst.expose_provenance();
-    let (pa, pb) = (a.data.as_ptr().expose_provenance(), b.data.as_ptr().expose_provenance());
+    let (pa, pb) = (
+        a.data.as_ptr().expose_provenance(),
+        b.data.as_ptr().expose_provenance(),
+    );
     let run = || {
         let dst: *mut T = std::ptr::with_exposed_provenance_mut(addr);
         let pa: *const T = std::ptr::with_exposed_provenance(pa);
@@ -136,9 +142,25 @@ unsafe fn float_gemm<T: 'static + Copy + Send + Sync>(
         // reach from them was checked to be.
         unsafe {
             gemm::gemm(
-                m, n, k, dst, 1, n as isize, read_dst, pa.add(a.offset), a.cs, a.rs,
-                pb.add(b.offset), b.cs, b.rs, if read_dst { one } else { zero }, one, false, false,
-                false, par,
+                m,
+                n,
+                k,
+                dst,
+                1,
+                n as isize,
+                read_dst,
+                pa.add(a.offset),
+                a.cs,
+                a.rs,
+                pb.add(b.offset),
+                b.cs,
+                b.rs,
+                if read_dst { one } else { zero },
+                one,
+                false,
+                false,
+                false,
+                par,
             );
         }
     };
@@ -175,7 +197,17 @@ macro_rules! float_gemm {
                 }
                 // SAFETY: asserted above: dst covers m*n writable elements
                 // (not read: read_dst is false), a and b their products.
-                unsafe { float_gemm(dst.as_mut_ptr().cast::<$t>(), false, a, b, (m, k, n), (0.0, 1.0), threads) };
+                unsafe {
+                    float_gemm(
+                        dst.as_mut_ptr().cast::<$t>(),
+                        false,
+                        a,
+                        b,
+                        (m, k, n),
+                        (0.0, 1.0),
+                        threads,
+                    )
+                };
             }
 
             fn gemm_acc(
@@ -256,7 +288,13 @@ macro_rules! int_gemm {
 }
 /// `acc[j] += Σ_p a[i,p]·b[p,j]` with wrapping integer arithmetic (a
 /// contiguous row of `b` is read as a slice).
-fn int_row<T: Element + IntOps>(a: &MatRef<'_, T>, b: &MatRef<'_, T>, i: usize, k: usize, acc: &mut [T]) {
+fn int_row<T: Element + IntOps>(
+    a: &MatRef<'_, T>,
+    b: &MatRef<'_, T>,
+    i: usize,
+    k: usize,
+    acc: &mut [T],
+) {
     let n = acc.len();
     for p in 0..k {
         let av = a.get(i, p);

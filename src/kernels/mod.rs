@@ -22,9 +22,9 @@ pub(crate) mod attention;
 #[allow(unsafe_code)] // writes im2col and over-input results through raw slices
 pub(crate) mod conv;
 mod elementwise;
-pub(crate) mod func;
 #[allow(unsafe_code)] // `UninitBuffer::assume_init` once a kernel wrote every element
 pub(crate) mod fresh;
+pub(crate) mod func;
 #[allow(unsafe_code)] // `Isa::new_unchecked`, and the calls into the per-ISA copies
 mod isa;
 mod math;
@@ -32,8 +32,8 @@ mod math;
 pub(crate) mod matmul;
 mod permute;
 pub(crate) mod reduce;
-pub(crate) mod select;
 pub(crate) mod rows;
+pub(crate) mod select;
 pub(crate) mod strided;
 
 use std::mem::MaybeUninit;
@@ -48,13 +48,13 @@ use crate::shape::{broadcast_strides, c_strides};
 use isa::dispatch;
 
 pub use attention::{
-    attention_into, attention_into_rows, attention_over_q, attention_over_q_rows, AttentionElement, Rows, AttentionSpec, FullyMasked, Mask,
-    ATTENTION_KEY_TILE, ATTENTION_QUERY_BLOCK,
+    attention_into, attention_into_rows, attention_over_q, attention_over_q_rows, AttentionElement,
+    AttentionSpec, FullyMasked, Mask, Rows, ATTENTION_KEY_TILE, ATTENTION_QUERY_BLOCK,
 };
 pub use conv::{conv2d_geometry, ConvElement, ConvGeometry};
 pub use elementwise::{BinaryOp, Side, UnaryOp};
-pub use func::{Func, FuncElement, FuncKind};
 pub use fresh::OverInputScratch;
+pub use func::{Func, FuncElement, FuncKind};
 pub use isa::{Isa, Level};
 pub use matmul::MatmulElement;
 pub use reduce::{Max, Reduce, Sum};
@@ -409,7 +409,11 @@ pub(crate) fn broadcast_zip<T: Copy, U>(
     }
     let p = plan(a_shape, b_shape, out);
     for (row, d) in dst.chunks_mut(p.run).enumerate() {
-        f(side(a, p.a_at(row), p.run, p.a_slice), side(b, p.b_at(row), p.run, p.b_slice), d);
+        f(
+            side(a, p.a_at(row), p.run, p.a_slice),
+            side(b, p.b_at(row), p.run, p.b_slice),
+            d,
+        );
     }
 }
 

@@ -107,7 +107,8 @@ mod tests {
     #[test]
     fn where_picks_and_writes_in_place() {
         let c = [true, false, true];
-        let got: Vec<i32> = where_iter(Src::Each(&c), Src::Each(&[1, 2, 3]), Src::One(9), 3).collect();
+        let got: Vec<i32> =
+            where_iter(Src::Each(&c), Src::Each(&[1, 2, 3]), Src::One(9), 3).collect();
         assert_eq!(got, [1, 9, 3]);
         let mut io = [1, 2, 3];
         where_into(&mut io, Src::Each(&c), Src::One(9), true);

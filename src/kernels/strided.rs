@@ -106,9 +106,17 @@ mod tests {
         let base = Layout::contiguous(&[2, 3, 4]);
         let v = base
             .indexed(&[
-                Index::Slice { start: None, stop: None, step: -1 },
+                Index::Slice {
+                    start: None,
+                    stop: None,
+                    step: -1,
+                },
                 Index::Int(1),
-                Index::Slice { start: Some(3), stop: None, step: -2 },
+                Index::Slice {
+                    start: Some(3),
+                    stop: None,
+                    step: -2,
+                },
             ])
             .unwrap();
         let mut want = vec![];
@@ -123,5 +131,4 @@ mod tests {
         assert_eq!((dst[19], dst[17], dst[7], dst[5]), (100, 200, 100, 200));
         assert_eq!(dst.iter().filter(|x| **x >= 100).count(), 4);
     }
-
 }

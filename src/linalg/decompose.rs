@@ -44,7 +44,10 @@ macro_rules! float {
 pub(super) use float;
 
 /// Each matrix of the stack `s` held in `data`, as a `faer` view.
-pub(super) fn matrices<'a, T: LinalgFloat>(data: &'a [T], s: &Matrices) -> impl Iterator<Item = MatRef<'a, T>> {
+pub(super) fn matrices<'a, T: LinalgFloat>(
+    data: &'a [T],
+    s: &Matrices,
+) -> impl Iterator<Item = MatRef<'a, T>> {
     let (m, n, size) = (s.m, s.n, s.size());
     (0..s.count()).map(move |b| MatRef::from_row_major_slice(&data[b * size..(b + 1) * size], m, n))
 }
@@ -61,7 +64,11 @@ fn push<T: LinalgFloat>(out: &mut Vec<T>, a: MatRef<'_, T>, t: bool, tri: Option
                 Some(Side::Lower) => j > i,
                 None => false,
             };
-            out.push(if zero { <T as Element>::ZERO } else { *a.get(i, j) });
+            out.push(if zero {
+                <T as Element>::ZERO
+            } else {
+                *a.get(i, j)
+            });
         }
     }
 }
@@ -92,7 +99,11 @@ fn normalized<T: LinalgFloat>(a: MatRef<'_, T>) -> (faer::Mat<T>, i32) {
             big = big.max(Element::to_f64(*a.get(i, j)).abs());
         }
     }
-    let e = if big.is_finite() && big > 0.0 { big.log2().ceil() as i32 } else { 0 };
+    let e = if big.is_finite() && big > 0.0 {
+        big.log2().ceil() as i32
+    } else {
+        0
+    };
     let m = faer::Mat::from_fn(a.nrows(), a.ncols(), |i, j| {
         <T as Element>::from_f64(ldexp(Element::to_f64(*a.get(i, j)), -e))
     });
@@ -106,7 +117,13 @@ fn rescaled<T: LinalgFloat>(v: T, e: i32) -> T {
 
 /// Append the `n×n` identity.
 fn push_identity<T: LinalgFloat>(out: &mut Vec<T>, n: usize) {
-    out.extend((0..n * n).map(|i| if i % (n + 1) == 0 { <T as Element>::ONE } else { <T as Element>::ZERO }));
+    out.extend((0..n * n).map(|i| {
+        if i % (n + 1) == 0 {
+            <T as Element>::ONE
+        } else {
+            <T as Element>::ZERO
+        }
+    }));
 }
 
 /// `cholesky(x, upper)`: the lower factor `L` of `x = L·Lᵀ` (or `Lᵀ`),
@@ -159,11 +176,19 @@ pub fn det(x: &DynTensor) -> Result<DynTensor> {
 /// the elimination under a zero pivot (so no NaN follows it).
 fn lu_pivots<T: LinalgFloat>(a: MatRef<'_, T>) -> (f64, Vec<f64>) {
     let n = a.nrows();
-    let mut m: Vec<f64> = (0..n * n).map(|k| Element::to_f64(*a.get(k / n, k % n))).collect();
+    let mut m: Vec<f64> = (0..n * n)
+        .map(|k| Element::to_f64(*a.get(k / n, k % n)))
+        .collect();
     let mut sign = 1.0;
     let mut pivots = Vec::with_capacity(n);
     for k in 0..n {
-        let p = (k..n).fold(k, |best, i| if m[i * n + k].abs() > m[best * n + k].abs() { i } else { best });
+        let p = (k..n).fold(k, |best, i| {
+            if m[i * n + k].abs() > m[best * n + k].abs() {
+                i
+            } else {
+                best
+            }
+        });
         if p != k {
             for j in 0..n {
                 m.swap(k * n + j, p * n + j);
@@ -221,13 +246,17 @@ pub fn slogdet(x: &DynTensor) -> Result<(DynTensor, DynTensor)> {
 }
 
 /// One matrix's LU factors, refused when a pivot is exactly zero.
-fn lu_nonsingular<T: LinalgFloat>(op: &'static str, a: MatRef<'_, T>) -> Result<faer::linalg::solvers::PartialPivLu<T>> {
+fn lu_nonsingular<T: LinalgFloat>(
+    op: &'static str,
+    a: MatRef<'_, T>,
+) -> Result<faer::linalg::solvers::PartialPivLu<T>> {
     let lu = a.partial_piv_lu();
     let u = lu.U();
     // A pivot of zero, or one that overflowed for a matrix of finite
     // entries (the reciprocal of a subnormal pivot), is a singular matrix
     // to working precision.
-    let finite = (0..a.nrows()).all(|i| (0..a.ncols()).all(|j| Element::to_f64(*a.get(i, j)).is_finite()));
+    let finite =
+        (0..a.nrows()).all(|i| (0..a.ncols()).all(|j| Element::to_f64(*a.get(i, j)).is_finite()));
     if (0..a.nrows()).any(|i| {
         let v = Element::to_f64(*u.get(i, i));
         v == 0.0 || (finite && !v.is_finite())
@@ -263,17 +292,36 @@ pub fn solve(x1: &DynTensor, x2: &DynTensor) -> Result<DynTensor> {
     let s1 = Matrices::square(OP, x1.shape())?;
     let vector = x2.shape().len() == 1;
     let s2 = if vector {
-        Matrices { batch: Vec::new(), m: x2.shape()[0], n: 1 }
+        Matrices {
+            batch: Vec::new(),
+            m: x2.shape()[0],
+            n: 1,
+        }
     } else {
         Matrices::of(OP, x2.shape())?
     };
     if s2.m != s1.m {
-        return Err(Error::ShapeMismatch { op: OP, lhs: x1.shape().to_vec(), rhs: x2.shape().to_vec() });
+        return Err(Error::ShapeMismatch {
+            op: OP,
+            lhs: x1.shape().to_vec(),
+            rhs: x2.shape().to_vec(),
+        });
     }
     let batch = broadcast_shapes(OP, &s1.batch, &s2.batch)?.to_vec();
-    let (o1, o2) = (batch_offsets(&s1.batch, &batch), batch_offsets(&s2.batch, &batch));
-    let out_s = Matrices { batch, m: s1.m, n: s2.n };
-    let shape = if vector { out_s.shape_with(&[s1.m]) } else { out_s.shape_with(&[s1.m, s2.n]) };
+    let (o1, o2) = (
+        batch_offsets(&s1.batch, &batch),
+        batch_offsets(&s2.batch, &batch),
+    );
+    let out_s = Matrices {
+        batch,
+        m: s1.m,
+        n: s2.n,
+    };
+    let shape = if vector {
+        out_s.shape_with(&[s1.m])
+    } else {
+        out_s.shape_with(&[s1.m, s2.n])
+    };
     float!(OP, d, T => {
         let (t1, t2) = (read::<T>(x1, OP)?, read::<T>(x2, OP)?);
         let (a, b) = (t1.as_slice()?, t2.as_slice()?);
@@ -365,12 +413,17 @@ pub fn qr(x: &DynTensor, complete: bool) -> Result<(DynTensor, DynTensor)> {
 }
 
 /// One matrix's singular values, largest first.
-pub(super) fn singular_values<T: LinalgFloat>(op: &'static str, a: MatRef<'_, T>) -> Result<Vec<T>> {
+pub(super) fn singular_values<T: LinalgFloat>(
+    op: &'static str,
+    a: MatRef<'_, T>,
+) -> Result<Vec<T>> {
     if a.nrows() == 0 || a.ncols() == 0 {
         return Ok(Vec::new());
     }
     let (a, exponent) = normalized(a);
-    let sv = a.singular_values().map_err(|_| failure(op, "the SVD iteration did not converge"))?;
+    let sv = a
+        .singular_values()
+        .map_err(|_| failure(op, "the SVD iteration did not converge"))?;
     Ok(sv.into_iter().map(|v| rescaled(v, exponent)).collect())
 }
 
@@ -429,7 +482,12 @@ pub fn svdvals(x: &DynTensor) -> Result<DynTensor> {
 /// The relative tolerance of `pinv` and `matrix_rank` for each matrix of
 /// the stack: `rtol` (a number as a 0-d tensor, or a tensor that
 /// broadcasts to the stack's shape), by default `max(M, N)·eps`.
-fn tolerances(op: &'static str, s: &Matrices, rtol: Option<&DynTensor>, eps: f64) -> Result<Vec<f64>> {
+fn tolerances(
+    op: &'static str,
+    s: &Matrices,
+    rtol: Option<&DynTensor>,
+    eps: f64,
+) -> Result<Vec<f64>> {
     let Some(r) = rtol else {
         return Ok(vec![s.m.max(s.n) as f64 * eps; s.count()]);
     };
@@ -442,7 +500,10 @@ fn tolerances(op: &'static str, s: &Matrices, rtol: Option<&DynTensor>, eps: f64
     }
     let v = read::<f64>(r, op)?;
     let v = v.as_slice()?;
-    Ok(batch_offsets(r.shape(), &s.batch).into_iter().map(|i| v[i]).collect())
+    Ok(batch_offsets(r.shape(), &s.batch)
+        .into_iter()
+        .map(|i| v[i])
+        .collect())
 }
 
 /// `pinv(x, rtol)`: each matrix's pseudo-inverse (`N×M`), from its SVD,

@@ -30,9 +30,13 @@ mod norms;
 mod products;
 mod stack;
 
-pub use decompose::{cholesky, det, eigh, eigvalsh, inv, matrix_rank, pinv, qr, slogdet, solve, svd, svdvals};
+pub use decompose::{
+    cholesky, det, eigh, eigvalsh, inv, matrix_rank, pinv, qr, slogdet, solve, svd, svdvals,
+};
 pub use norms::{matrix_norm, vector_norm, MatrixOrd};
-pub use products::{cross, diagonal, matrix_power, outer, tensordot, trace, trace_dtype, vecdot, TensordotAxes};
+pub use products::{
+    cross, diagonal, matrix_power, outer, tensordot, trace, trace_dtype, vecdot, TensordotAxes,
+};
 
 #[cfg(test)]
 mod tests;

@@ -58,13 +58,20 @@ impl MatrixOrd {
     fn invalid(ord: &str) -> Error {
         Error::InvalidArgument {
             op: "linalg.matrix_norm",
-            reason: format!("ord={ord} is not a matrix norm; expected 'fro', 'nuc', 1, -1, 2, -2, inf or -inf"),
+            reason: format!(
+                "ord={ord} is not a matrix norm; expected 'fro', 'nuc', 1, -1, 2, -2, inf or -inf"
+            ),
         }
     }
 }
 
 /// The largest (`max`) or smallest of `v`; `EmptyReduction` for none.
-fn extreme(op: &'static str, shape: &[usize], v: impl Iterator<Item = f64>, max: bool) -> Result<f64> {
+fn extreme(
+    op: &'static str,
+    shape: &[usize],
+    v: impl Iterator<Item = f64>,
+    max: bool,
+) -> Result<f64> {
     v.reduce(|a, b| {
         if a.is_nan() || b.is_nan() {
             f64::NAN
@@ -74,7 +81,10 @@ fn extreme(op: &'static str, shape: &[usize], v: impl Iterator<Item = f64>, max:
             a
         }
     })
-    .ok_or_else(|| Error::EmptyReduction { op, shape: shape.to_vec() })
+    .ok_or_else(|| Error::EmptyReduction {
+        op,
+        shape: shape.to_vec(),
+    })
 }
 
 /// One vector's norm of order `ord` (NumPy's definitions: 0 counts the
@@ -104,7 +114,10 @@ fn norm_axes(ndim: usize, axis: Option<&[isize]>) -> Result<Vec<usize>> {
     let Some(axis) = axis else {
         return Ok((0..ndim).collect());
     };
-    let v = axis.iter().map(|&a| normalize_axis(a, ndim)).collect::<Result<Vec<_>>>()?;
+    let v = axis
+        .iter()
+        .map(|&a| normalize_axis(a, ndim))
+        .collect::<Result<Vec<_>>>()?;
     if (1..v.len()).any(|i| v[..i].contains(&v[i])) {
         return Err(Error::InvalidArgument {
             op: "linalg.vector_norm",
@@ -116,11 +129,19 @@ fn norm_axes(ndim: usize, axis: Option<&[isize]>) -> Result<Vec<usize>> {
 
 /// `vector_norm(x, axis, keepdims, ord)`: the norm of order `ord` of the
 /// vectors along `axis` (an axis, several, or all when `None`).
-pub fn vector_norm(x: &DynTensor, axis: Option<&[isize]>, keepdims: bool, ord: f64) -> Result<DynTensor> {
+pub fn vector_norm(
+    x: &DynTensor,
+    axis: Option<&[isize]>,
+    keepdims: bool,
+    ord: f64,
+) -> Result<DynTensor> {
     const OP: &str = "linalg.vector_norm";
     let d = float_dtype(OP, x.dtype())?;
     if ord.is_nan() {
-        return Err(Error::InvalidArgument { op: OP, reason: "ord must not be NaN".into() });
+        return Err(Error::InvalidArgument {
+            op: OP,
+            reason: "ord must not be NaN".into(),
+        });
     }
     let shape = x.shape();
     let reduced = norm_axes(shape.len(), axis)?;
@@ -129,7 +150,9 @@ pub fn vector_norm(x: &DynTensor, axis: Option<&[isize]>, keepdims: bool, ord: f
     let perm: Vec<isize> = kept.iter().chain(&reduced).map(|&a| a as isize).collect();
     let len: usize = reduced.iter().map(|&a| shape[a]).product();
     let out_shape: Vec<usize> = if keepdims {
-        (0..shape.len()).map(|a| if reduced.contains(&a) { 1 } else { shape[a] }).collect()
+        (0..shape.len())
+            .map(|a| if reduced.contains(&a) { 1 } else { shape[a] })
+            .collect()
     } else {
         kept.iter().map(|&a| shape[a]).collect()
     };
@@ -151,16 +174,28 @@ pub fn vector_norm(x: &DynTensor, axis: Option<&[isize]>, keepdims: bool, ord: f
 
 /// One `m×n` matrix's norm (`a` row-major, as f64; `sv` its singular
 /// values, for the orders that need them).
-fn matrix_norm_one(shape: &[usize], a: &[f64], (m, n): (usize, usize), ord: MatrixOrd, sv: &[f64]) -> Result<f64> {
+fn matrix_norm_one(
+    shape: &[usize],
+    a: &[f64],
+    (m, n): (usize, usize),
+    ord: MatrixOrd,
+    sv: &[f64],
+) -> Result<f64> {
     const OP: &str = "linalg.matrix_norm";
     let col = |j: usize| (0..m).map(|i| a[i * n + j].abs()).sum::<f64>();
     let row = |i: usize| a[i * n..(i + 1) * n].iter().map(|v| v.abs()).sum::<f64>();
     Ok(match ord {
         MatrixOrd::Fro => a.iter().map(|v| v * v).sum::<f64>().sqrt(),
         MatrixOrd::Nuc => sv.iter().sum(),
-        MatrixOrd::Two | MatrixOrd::NegTwo => extreme(OP, shape, sv.iter().copied(), ord == MatrixOrd::Two)?,
-        MatrixOrd::One | MatrixOrd::NegOne => extreme(OP, shape, (0..n).map(col), ord == MatrixOrd::One)?,
-        MatrixOrd::Inf | MatrixOrd::NegInf => extreme(OP, shape, (0..m).map(row), ord == MatrixOrd::Inf)?,
+        MatrixOrd::Two | MatrixOrd::NegTwo => {
+            extreme(OP, shape, sv.iter().copied(), ord == MatrixOrd::Two)?
+        }
+        MatrixOrd::One | MatrixOrd::NegOne => {
+            extreme(OP, shape, (0..n).map(col), ord == MatrixOrd::One)?
+        }
+        MatrixOrd::Inf | MatrixOrd::NegInf => {
+            extreme(OP, shape, (0..m).map(row), ord == MatrixOrd::Inf)?
+        }
     })
 }
 
@@ -170,7 +205,11 @@ pub fn matrix_norm(x: &DynTensor, keepdims: bool, ord: MatrixOrd) -> Result<DynT
     let d = float_dtype(OP, x.dtype())?;
     let s = Matrices::of(OP, x.shape())?;
     let needs_sv = matches!(ord, MatrixOrd::Nuc | MatrixOrd::Two | MatrixOrd::NegTwo);
-    let out_shape = if keepdims { s.shape_with(&[1, 1]) } else { s.batch.clone() };
+    let out_shape = if keepdims {
+        s.shape_with(&[1, 1])
+    } else {
+        s.batch.clone()
+    };
     float!(OP, d, T => {
         let t = read::<T>(x, OP)?;
         let data = t.as_slice()?;

@@ -23,7 +23,11 @@ pub enum TensordotAxes {
 
 /// The contracted axes of each operand, normalised and checked: equal
 /// counts, no axis twice, equal sizes.
-fn contracted(x1: &[usize], x2: &[usize], axes: &TensordotAxes) -> Result<(Vec<usize>, Vec<usize>)> {
+fn contracted(
+    x1: &[usize],
+    x2: &[usize],
+    axes: &TensordotAxes,
+) -> Result<(Vec<usize>, Vec<usize>)> {
     const OP: &str = "tensordot";
     let (a, b) = match axes {
         TensordotAxes::Last(n) => {
@@ -43,11 +47,18 @@ fn contracted(x1: &[usize], x2: &[usize], axes: &TensordotAxes) -> Result<(Vec<u
             if a.len() != b.len() {
                 return Err(Error::InvalidArgument {
                     op: OP,
-                    reason: format!("axes names {} axes of x1 and {} of x2; they must pair up", a.len(), b.len()),
+                    reason: format!(
+                        "axes names {} axes of x1 and {} of x2; they must pair up",
+                        a.len(),
+                        b.len()
+                    ),
                 });
             }
             let norm = |axes: &[isize], nd: usize| -> Result<Vec<usize>> {
-                let v = axes.iter().map(|&ax| normalize_axis(ax, nd)).collect::<Result<Vec<_>>>()?;
+                let v = axes
+                    .iter()
+                    .map(|&ax| normalize_axis(ax, nd))
+                    .collect::<Result<Vec<_>>>()?;
                 if (1..v.len()).any(|i| v[..i].contains(&v[i])) {
                     return Err(Error::InvalidArgument {
                         op: OP,
@@ -87,7 +98,11 @@ pub fn tensordot(x1: &DynTensor, x2: &DynTensor, axes: &TensordotAxes) -> Result
     let m: usize = free1.iter().map(|&i| s1[i]).product();
     let k: usize = a.iter().map(|&i| s1[i]).product();
     let n: usize = free2.iter().map(|&i| s2[i]).product();
-    let shape: Vec<usize> = free1.iter().map(|&i| s1[i]).chain(free2.iter().map(|&i| s2[i])).collect();
+    let shape: Vec<usize> = free1
+        .iter()
+        .map(|&i| s1[i])
+        .chain(free2.iter().map(|&i| s2[i]))
+        .collect();
     let (p1, p2) = (x1.permuted_view(&perm1)?, x2.permuted_view(&perm2)?);
     for_dtype!(d, T => {
         let (t1, t2) = (read::<T>(&p1, "tensordot")?, read::<T>(&p2, "tensordot")?);
@@ -99,7 +114,15 @@ pub fn tensordot(x1: &DynTensor, x2: &DynTensor, axes: &TensordotAxes) -> Result
 fn product<T: DynElement>(a: &[T], b: &[T], m: usize, k: usize, n: usize) -> Vec<T> {
     let mut out = vec![T::ZERO; m * n];
     if m * n * k > 0 {
-        matmul_batched_acc(MatRef::dense(a, k), MatRef::dense(b, n), &mut out, m, k, n, &[BatchOffsets { a: 0, b: 0 }]);
+        matmul_batched_acc(
+            MatRef::dense(a, k),
+            MatRef::dense(b, n),
+            &mut out,
+            m,
+            k,
+            n,
+            &[BatchOffsets { a: 0, b: 0 }],
+        );
     }
     out
 }
@@ -107,7 +130,12 @@ fn product<T: DynElement>(a: &[T], b: &[T], m: usize, k: usize, n: usize) -> Vec
 /// The broadcast shape of two vector operands and the normalised axis
 /// holding their vectors (which must exist in both, with equal sizes: it
 /// is never broadcast).
-fn vector_axis(op: &'static str, s1: &[usize], s2: &[usize], axis: isize) -> Result<(Vec<usize>, usize)> {
+fn vector_axis(
+    op: &'static str,
+    s1: &[usize],
+    s2: &[usize],
+    axis: isize,
+) -> Result<(Vec<usize>, usize)> {
     let nd = s1.len().max(s2.len());
     let min = s1.len().min(s2.len());
     let ax = normalize_axis(axis, nd)?;
@@ -159,7 +187,10 @@ pub fn cross(x1: &DynTensor, x2: &DynTensor, axis: isize) -> Result<DynTensor> {
         return Err(Error::InvalidShape {
             op: OP,
             shape: x1.shape().to_vec(),
-            reason: format!("the vectors along axis {axis} must have 3 elements, not {}", out[ax]),
+            reason: format!(
+                "the vectors along axis {axis} must have 3 elements, not {}",
+                out[ax]
+            ),
         });
     }
     let (o1, st1) = lanes(x1.shape(), &out, ax);
@@ -189,7 +220,11 @@ pub fn outer(x1: &DynTensor, x2: &DynTensor) -> Result<DynTensor> {
         return Err(Error::InvalidShape {
             op: OP,
             shape: x1.shape().to_vec(),
-            reason: format!("needs two vectors (1-dimensional), got shapes {:?} and {:?}", x1.shape(), x2.shape()),
+            reason: format!(
+                "needs two vectors (1-dimensional), got shapes {:?} and {:?}",
+                x1.shape(),
+                x2.shape()
+            ),
         });
     };
     for_dtype!(d, T => {
@@ -287,7 +322,9 @@ pub fn matrix_power(x: &DynTensor, n: i64) -> Result<DynTensor> {
 
 /// `a^e` for one `n×n` matrix, by repeated squaring.
 fn power<T: DynElement>(a: &[T], n: usize, mut e: u64) -> Vec<T> {
-    let mut acc: Vec<T> = (0..n * n).map(|i| if i % (n + 1) == 0 { T::ONE } else { T::ZERO }).collect();
+    let mut acc: Vec<T> = (0..n * n)
+        .map(|i| if i % (n + 1) == 0 { T::ONE } else { T::ZERO })
+        .collect();
     let mut base = a.to_vec();
     while e > 0 {
         if e & 1 == 1 {
@@ -300,4 +337,3 @@ fn power<T: DynElement>(a: &[T], n: usize, mut e: u64) -> Vec<T> {
     }
     acc
 }
-

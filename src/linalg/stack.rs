@@ -121,7 +121,9 @@ pub(super) fn new<T: DynElement>(data: &[T], shape: &[usize]) -> Result<DynTenso
 pub(super) fn batch_offsets(shape: &[usize], out: &[usize]) -> Vec<usize> {
     let strides = broadcast_strides(shape, out);
     let mut offs = Vec::with_capacity(out.iter().product());
-    for_each_index(out, |idx| offs.push(idx.iter().zip(&strides).map(|(i, s)| i * s).sum()));
+    for_each_index(out, |idx| {
+        offs.push(idx.iter().zip(&strides).map(|(i, s)| i * s).sum());
+    });
     offs
 }
 
@@ -156,7 +158,9 @@ pub(super) fn lanes(shape: &[usize], out: &[usize], axis: usize) -> (Vec<usize>,
     let mut outer = out.to_vec();
     outer[axis] = 1;
     let mut offs = Vec::with_capacity(outer.iter().product());
-    for_each_index(&outer, |idx| offs.push(idx.iter().zip(&strides).map(|(i, s)| i * s).sum()));
+    for_each_index(&outer, |idx| {
+        offs.push(idx.iter().zip(&strides).map(|(i, s)| i * s).sum());
+    });
     (offs, strides[axis])
 }
 

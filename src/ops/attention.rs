@@ -13,7 +13,9 @@
 
 use super::{claim_target, finish, outcome_of, reused, typed_plan, Applied, Operand};
 use crate::error::{Error, Result};
-use crate::kernels::{self, fresh, AttentionElement, AttentionSpec, BinaryOp, FullyMasked, Mask, Rows};
+use crate::kernels::{
+    self, fresh, AttentionElement, AttentionSpec, BinaryOp, FullyMasked, Mask, Rows,
+};
 use crate::plan::{Op, Plan};
 use crate::shape::attention_shapes;
 use crate::tensor::Tensor;
@@ -111,14 +113,22 @@ pub(crate) fn run_attention<T: AttentionElement>(
     if let Some((_, mut buf)) = claim_target(plan, &mut [&mut q], &mut outcome) {
         kernels::attention_over_q_rows(buf.as_mut_slice::<T>(), ks, vs, &spec)?;
         reused(&mut outcome, plan, 0, buf.len());
-        return Ok(finish(plan, Tensor::from_buffer(buf, &plan.shape)?, outcome));
+        return Ok(finish(
+            plan,
+            Tensor::from_buffer(buf, &plan.shape)?,
+            outcome,
+        ));
     }
     let qt = q.tensor().ok_or_else(|| Error::InvalidOperand {
         op: OP,
         reason: "the query must be a tensor".into(),
     })?;
     let buf = fresh::attention(&rows_of(qt)?, ks, vs, &spec)?;
-    Ok(finish(plan, Tensor::from_buffer(buf, &plan.shape)?, outcome))
+    Ok(finish(
+        plan,
+        Tensor::from_buffer(buf, &plan.shape)?,
+        outcome,
+    ))
 }
 
 /// A `[..., rows, width]` tensor as the kernel's [`Rows`]: each batch
@@ -138,13 +148,21 @@ fn rows_of<T: AttentionElement>(t: &Tensor<T>) -> Result<Rows<'_, T>> {
         1 => (1, shape[0]),
         _ => (shape[nd - 2], shape[nd - 1]),
     };
-    let rs = if nd >= 2 && rows > 1 { strides[nd - 2].unsigned_abs() } else { width };
+    let rs = if nd >= 2 && rows > 1 {
+        strides[nd - 2].unsigned_abs()
+    } else {
+        width
+    };
     let lead = nd.saturating_sub(2);
     let batch: usize = shape[..lead].iter().product();
     let mut offsets = Vec::with_capacity(batch);
     let mut idx = vec![0usize; lead];
     for _ in 0..batch {
-        let off: usize = idx.iter().zip(strides).map(|(i, s)| i * s.unsigned_abs()).sum();
+        let off: usize = idx
+            .iter()
+            .zip(strides)
+            .map(|(i, s)| i * s.unsigned_abs())
+            .sum();
         offsets.push(l.offset() + off);
         for d in (0..lead).rev() {
             idx[d] += 1;

@@ -60,10 +60,28 @@ pub(crate) fn run<'x, T: KernelElement>(
             let io = buf.as_mut_slice::<T>();
             if idx == 0 {
                 let bv = b.data(&sb)?;
-                kernels::binary(op, &[], &a_shape, bv, &b_shape, out, BinaryDst::Lhs, Some(io))?;
+                kernels::binary(
+                    op,
+                    &[],
+                    &a_shape,
+                    bv,
+                    &b_shape,
+                    out,
+                    BinaryDst::Lhs,
+                    Some(io),
+                )?;
             } else {
                 let av = a.data(&sa)?;
-                kernels::binary(op, av, &a_shape, &[], &b_shape, out, BinaryDst::Rhs, Some(io))?;
+                kernels::binary(
+                    op,
+                    av,
+                    &a_shape,
+                    &[],
+                    &b_shape,
+                    out,
+                    BinaryDst::Rhs,
+                    Some(io),
+                )?;
             }
         }
         reused(&mut outcome, plan, idx, bytes);

@@ -90,11 +90,19 @@ pub(crate) fn run_conv2d<T: ConvElement>(
     ) {
         fresh::conv2d_over_input(&g, buf.as_mut_slice::<T>(), wv, b, scratch);
         reused(&mut outcome, plan, 0, buf.len());
-        return Ok(finish(plan, Tensor::from_buffer(buf, &plan.shape)?, outcome));
+        return Ok(finish(
+            plan,
+            Tensor::from_buffer(buf, &plan.shape)?,
+            outcome,
+        ));
     }
     let xv = x.tensor().map(Tensor::as_slice).transpose()?.unwrap_or(&[]);
     let buf = fresh::conv2d(&g, xv, wv, b)?;
-    Ok(finish(plan, Tensor::from_buffer(buf, &plan.shape)?, outcome))
+    Ok(finish(
+        plan,
+        Tensor::from_buffer(buf, &plan.shape)?,
+        outcome,
+    ))
 }
 
 /// The running statistics and affine parameters of inference batch
@@ -360,14 +368,20 @@ mod tests {
         let x = Tensor::from_vec(data.clone(), &[2, 3, 5, 5]).unwrap();
         let keep = x.reshape(&[150]).unwrap();
         let (y, outcome) = conv2d(
-            Operand::Owned(&mut x.reshape(&[2, 3, 5, 5]).unwrap(), crate::plan::Offer::Donated),
+            Operand::Owned(
+                &mut x.reshape(&[2, 3, 5, 5]).unwrap(),
+                crate::plan::Offer::Donated,
+            ),
             Operand::Ref(&w),
             Some(&b),
             1,
             1,
         )
         .unwrap();
-        assert!(matches!(outcome.refused[..], [(0, crate::ops::Refusal::Shared { .. })]));
+        assert!(matches!(
+            outcome.refused[..],
+            [(0, crate::ops::Refusal::Shared { .. })]
+        ));
         assert!(!y.shares_buffer_with(&keep));
         assert_eq!(keep.to_vec().unwrap(), data);
         // another shape (stride 2): refused, a new buffer
@@ -380,7 +394,10 @@ mod tests {
             1,
         )
         .unwrap();
-        assert!(matches!(outcome.refused[..], [(0, crate::ops::Refusal::Shape { .. })]));
+        assert!(matches!(
+            outcome.refused[..],
+            [(0, crate::ops::Refusal::Shape { .. })]
+        ));
         assert!(!x.is_donated());
     }
 

@@ -21,7 +21,11 @@ fn unsupported<T: FuncElement>(f: Func) -> Error {
     }
 }
 
-fn done(plan: &Plan, buf: crate::buffer::OwnedBuffer, outcome: Outcome) -> Result<(DynTensor, Outcome)> {
+fn done(
+    plan: &Plan,
+    buf: crate::buffer::OwnedBuffer,
+    outcome: Outcome,
+) -> Result<(DynTensor, Outcome)> {
     let t = DynTensor::from_buffer(plan.dtype, buf, &plan.shape)?;
     count_fallbacks(plan, &outcome);
     Ok((t, outcome))

@@ -6,25 +6,37 @@
 use super::{copy_then, finish, outcome_of, same_shape, Applied, Operand};
 use crate::cumulative::with_initial;
 use crate::dyn_tensor::{DynElement, Scalar};
-use crate::tensor::Tensor;
 use crate::error::{Error, Result};
 use crate::lane_ops::LaneOp;
 use crate::plan::Plan;
+use crate::tensor::Tensor;
 
 /// Run an `Op::Lane` plan over its input `x` (in the plan's dtype).
-pub(crate) fn run<T: DynElement>(plan: &Plan, op: &LaneOp, x: Operand<'_, T>) -> Result<Applied<T>> {
+pub(crate) fn run<T: DynElement>(
+    plan: &Plan,
+    op: &LaneOp,
+    x: Operand<'_, T>,
+) -> Result<Applied<T>> {
     let shape = plan.shape.to_vec();
     if x.shape() == &shape[..] {
-        return same_shape(plan, x, |b| op.apply(b, &shape), |s| {
-            let mut r = Ok(());
-            let buf = copy_then(s, |b| r = op.apply(b, &shape))?;
-            r.map(|()| buf)
-        });
+        return same_shape(
+            plan,
+            x,
+            |b| op.apply(b, &shape),
+            |s| {
+                let mut r = Ok(());
+                let buf = copy_then(s, |b| r = op.apply(b, &shape))?;
+                r.map(|()| buf)
+            },
+        );
     }
     let (LaneOp::Running { running, axis, .. }, Some(t)) = (op, x.tensor()) else {
         return Err(Error::InvalidArgument {
             op: plan.op.name(),
-            reason: format!("a result of shape {shape:?} from an input of shape {:?}", x.shape()),
+            reason: format!(
+                "a result of shape {shape:?} from an input of shape {:?}",
+                x.shape()
+            ),
         });
     };
     let out = with_initial(t, *running, *axis)?;

@@ -37,9 +37,9 @@ use crate::buffer::OwnedBuffer;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::plan::{Holders, Offer, Op, OperandDesc, Plan};
-use crate::timeline::ResultKind;
 use crate::stats::{self, Reuse};
 use crate::tensor::Tensor;
+use crate::timeline::ResultKind;
 
 pub use crate::plan::{Outcome, Refusal};
 pub use crate::shape::matmul_shapes;
@@ -198,8 +198,12 @@ pub(crate) fn count_fallbacks(plan: &Plan, outcome: &Outcome) {
 
 /// How an operation's result was made, for the memory timeline.
 fn result_kind(plan: &Plan, outcome: &Outcome, copied: bool) -> ResultKind {
-    let own_copy = |i: usize| plan.casts.contains(&i) || plan.gathers.iter().any(|&g| usize::from(g) == i);
-    let view = matches!(plan.op, Op::Reshape { .. } | Op::Permute { .. } | Op::Index { .. });
+    let own_copy =
+        |i: usize| plan.casts.contains(&i) || plan.gathers.iter().any(|&g| usize::from(g) == i);
+    let view = matches!(
+        plan.op,
+        Op::Reshape { .. } | Op::Permute { .. } | Op::Index { .. }
+    );
     match outcome.reused {
         _ if plan.in_place => ResultKind::InPlace,
         Some(i) if own_copy(i) => ResultKind::Fresh,
@@ -247,7 +251,11 @@ fn same_shape<T: Element>(
     if let Some((_, mut buf)) = claim_target(plan, &mut [&mut x], &mut outcome) {
         in_place(buf.as_mut_slice::<T>())?;
         reused(&mut outcome, plan, 0, buf.len());
-        return Ok(finish(plan, Tensor::from_buffer(buf, &plan.shape)?, outcome));
+        return Ok(finish(
+            plan,
+            Tensor::from_buffer(buf, &plan.shape)?,
+            outcome,
+        ));
     }
     let one = x.scalar();
     let out = Tensor::from_buffer(fresh(x.data(&one)?)?, &plan.shape)?;

@@ -1,10 +1,12 @@
 //! Row operations (softmax, layer norm) and matmul.
 
-use super::{claim_target, copy_then, finish, outcome_of, reused, same_shape, typed_plan, Applied, Operand};
+use super::{
+    claim_target, copy_then, finish, outcome_of, reused, same_shape, typed_plan, Applied, Operand,
+};
 use crate::error::{Error, Result};
 use crate::kernels::matmul::{matmul_batched_acc, BatchOffsets, MatRef, MatmulElement};
-use crate::kernels::{fresh, BinaryOp, KernelElement};
 use crate::kernels::rows::{self, RowElement};
+use crate::kernels::{fresh, BinaryOp, KernelElement};
 use crate::plan::{Offer, Op, Plan};
 use crate::shape::matmul_shapes;
 use crate::tensor::Tensor;
@@ -97,7 +99,11 @@ pub(crate) fn run_matmul<T: MatmulElement>(
     };
     let p = products(ta, tb)?;
     let buf = fresh::matmul(p.a, p.b, p.m, p.k, p.n, &p.offs)?;
-    Ok(finish(plan, Tensor::from_buffer(buf, &p.out)?, outcome_of(plan)))
+    Ok(finish(
+        plan,
+        Tensor::from_buffer(buf, &p.out)?,
+        outcome_of(plan),
+    ))
 }
 
 /// `input + a @ b` (see [`Op::Addmm`]), accumulating the product into
@@ -157,7 +163,11 @@ fn products<'a, T: MatmulElement>(ta: &'a Tensor<T>, tb: &'a Tensor<T>) -> Resul
     let (rb, bb) = matrix_of(&lb, true);
     let oa = batch_offsets(&la, ba, &batch);
     let ob = batch_offsets(&lb, bb, &batch);
-    let offs = oa.into_iter().zip(ob).map(|(a, b)| BatchOffsets { a, b }).collect();
+    let offs = oa
+        .into_iter()
+        .zip(ob)
+        .map(|(a, b)| BatchOffsets { a, b })
+        .collect();
     let mat = |data, (rs, cs)| MatRef {
         data,
         offset: 0,
@@ -227,7 +237,13 @@ impl<T: RowElement> Tensor<T> {
         beta: Option<&Tensor<T>>,
         eps: f64,
     ) -> Result<Tensor<T>> {
-        Ok(layer_norm(Operand::Owned(&mut self, Offer::Temporary), gamma, beta, eps)?.0)
+        Ok(layer_norm(
+            Operand::Owned(&mut self, Offer::Temporary),
+            gamma,
+            beta,
+            eps,
+        )?
+        .0)
     }
 }
 

@@ -65,7 +65,8 @@ pub(crate) fn run_where<'x, T: DynElement>(
     let mut outcome = outcome_of(plan);
     let hc = Held::of(c, &out)?;
     let mut none = Operand::Scalar(T::ZERO);
-    if let Some((idx, mut buf)) = claim_target(plan, &mut [&mut none, &mut a, &mut b], &mut outcome) {
+    if let Some((idx, mut buf)) = claim_target(plan, &mut [&mut none, &mut a, &mut b], &mut outcome)
+    {
         let bytes = buf.len();
         let other = Held::of(if idx == 1 { &b } else { &a }, &out)?;
         where_into(buf.as_mut_slice::<T>(), hc.src(), other.src(), idx == 1);

@@ -26,7 +26,11 @@ pub fn unary<T: KernelElement>(op: UnaryOp, x: Operand<'_, T>) -> Result<Applied
 }
 
 /// Run a unary plan.
-pub(crate) fn run<T: KernelElement>(plan: &Plan, op: UnaryOp, x: Operand<'_, T>) -> Result<Applied<T>> {
+pub(crate) fn run<T: KernelElement>(
+    plan: &Plan,
+    op: UnaryOp,
+    x: Operand<'_, T>,
+) -> Result<Applied<T>> {
     check::<T>(op)?;
     same_shape(
         plan,

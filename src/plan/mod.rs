@@ -66,9 +66,9 @@ use crate::ownership::OwnershipSnapshot;
 use crate::promote::OperandDType;
 use crate::shape::Dims;
 
-pub(crate) use rules::permute_axes;
 pub use crate::dyn_tensor::check_scalar;
 pub use crate::layout::Coverage;
+pub(crate) use rules::permute_axes;
 
 /// How an operand is offered to an operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -334,9 +334,15 @@ impl Op {
     /// The role of operand `i`, for messages ("the input", "gamma").
     pub fn label(&self, i: usize) -> &'static str {
         let params: &[&'static str] = match self {
-            Op::Binary(_) | Op::Matmul => return ["the left operand", "the right operand"][i.min(1)],
-            Op::Func(f) if f.arity() == 2 => return ["the left operand", "the right operand"][i.min(1)],
-            Op::Attention { .. } => return ["the query", "the key", "the value", "the mask"][i.min(3)],
+            Op::Binary(_) | Op::Matmul => {
+                return ["the left operand", "the right operand"][i.min(1)]
+            }
+            Op::Func(f) if f.arity() == 2 => {
+                return ["the left operand", "the right operand"][i.min(1)]
+            }
+            Op::Attention { .. } => {
+                return ["the query", "the key", "the value", "the mask"][i.min(3)]
+            }
             Op::SetItem { .. } => return ["the target", "the value"][i.min(1)],
             Op::Where => return ["the condition", "the first value", "the second value"][i.min(2)],
             Op::Clip { min, .. } => match (i, min) {
@@ -462,7 +468,12 @@ impl fmt::Display for Plan {
                 Purpose::Result => write!(f, "; allocates {} B for the result", a.bytes)?,
                 Purpose::Cast(i) => write!(f, "; casts {} ({} B)", self.op.label(i), a.bytes)?,
                 Purpose::Gather(i) => {
-                    write!(f, "; copies {} into C order ({} B)", self.op.label(i), a.bytes)?;
+                    write!(
+                        f,
+                        "; copies {} into C order ({} B)",
+                        self.op.label(i),
+                        a.bytes
+                    )?;
                 }
                 Purpose::Scratch => write!(f, "; {} B of scratch", a.bytes)?,
             }
@@ -587,7 +598,10 @@ pub fn plan(op: &Op, operands: &[OperandDesc<'_>]) -> Result<Plan> {
 /// `result_type`).
 pub fn result_type(operands: &[OperandDesc<'_>]) -> Result<DType> {
     rules::common_dtype(&Op::Binary(BinaryOp::Add), operands).map_err(|e| match e {
-        Error::InvalidOperand { reason, .. } => Error::InvalidArgument { op: "result_type", reason },
+        Error::InvalidOperand { reason, .. } => Error::InvalidArgument {
+            op: "result_type",
+            reason,
+        },
         e => e,
     })
 }

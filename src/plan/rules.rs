@@ -4,15 +4,15 @@
 //! the target among them.
 
 use super::target::{choose_target, is_view_op, plan_gathers, Receives};
+use super::Refusal;
 use super::{Allocation, Holders, Kind, Offer, Op, OperandDesc, Plan, Purpose, Reduction};
 use crate::dyn_tensor::{check_scalar, Scalar};
 use crate::element::DType;
 use crate::error::{Error, Result};
 use crate::kernels::{BinaryOp, Func, FuncKind};
-use super::Refusal;
-use smallvec::SmallVec;
 use crate::promote::OperandDType;
 use crate::shape::{broadcast_shapes, checked_numel, normalize_axis, Dims};
+use smallvec::SmallVec;
 
 /// The signature of one op applied to its operands.
 struct Signature {
@@ -62,7 +62,10 @@ fn invalid_operand(op: &Op, reason: String) -> Error {
 /// The tensor dtype of operand `d` (an error for a scalar).
 fn tensor_dtype(op: &Op, d: &OperandDesc<'_>, what: &str) -> Result<DType> {
     d.held().ok_or_else(|| {
-        invalid_operand(op, format!("{what} must be a tensor or array, not a number"))
+        invalid_operand(
+            op,
+            format!("{what} must be a tensor or array, not a number"),
+        )
     })
 }
 
@@ -78,7 +81,10 @@ fn float_only(op: &Op, d: DType) -> Result<DType> {
     if d.is_float() {
         Ok(d)
     } else {
-        Err(invalid_operand(op, format!("needs a float tensor, got {d}")))
+        Err(invalid_operand(
+            op,
+            format!("needs a float tensor, got {d}"),
+        ))
     }
 }
 
@@ -98,7 +104,9 @@ pub(super) fn common_dtype(op: &Op, operands: &[OperandDesc<'_>]) -> Result<DTyp
     };
     let mut d = tensors.fold(first, OperandDType::promote).held_as();
     let scalar = |f: fn(&Scalar) -> bool| {
-        operands.iter().any(|o| matches!(&o.kind, Kind::Scalar(s) if f(s)))
+        operands
+            .iter()
+            .any(|o| matches!(&o.kind, Kind::Scalar(s) if f(s)))
     };
     if scalar(|s| matches!(s, Scalar::Float(_))) && !d.is_float() {
         d = DType::F64;
@@ -107,7 +115,6 @@ pub(super) fn common_dtype(op: &Op, operands: &[OperandDesc<'_>]) -> Result<DTyp
     }
     Ok(d)
 }
-
 
 fn check_scalars(op: &Op, operands: &[OperandDesc<'_>], dtype: DType) -> Result<()> {
     for o in operands {
@@ -170,7 +177,10 @@ pub(crate) fn reshape_target(numel: usize, dims: &[i64]) -> Result<Vec<usize>> {
             })?;
         }
     }
-    let mut out: Vec<usize> = dims.iter().map(|&d| usize::try_from(d).unwrap_or(0)).collect();
+    let mut out: Vec<usize> = dims
+        .iter()
+        .map(|&d| usize::try_from(d).unwrap_or(0))
+        .collect();
     if let Some(i) = infer {
         if known == 0 || !numel.is_multiple_of(known) {
             return Err(Error::InvalidArgument {
@@ -188,7 +198,12 @@ pub(crate) fn permute_axes(shape: &[usize], axes: Option<&[isize]>) -> Result<Ve
     crate::shape::permutation(shape, axes)
 }
 
-fn binary_signature(op: &Op, b: BinaryOp, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature> {
+fn binary_signature(
+    op: &Op,
+    b: BinaryOp,
+    o: &[OperandDesc<'_>],
+    in_place: bool,
+) -> Result<Signature> {
     let mut dtype = common_dtype(op, o)?;
     if b == BinaryOp::Div && !dtype.is_float() {
         // NumPy's true division has one loop for integers and bool:
@@ -222,7 +237,10 @@ fn binary_signature(op: &Op, b: BinaryOp, o: &[OperandDesc<'_>], in_place: bool)
 fn func_signature(op: &Op, f: Func, o: &[OperandDesc<'_>]) -> Result<Signature> {
     let common = common_dtype(op, o)?;
     let refuse = |what: &str| {
-        Err(invalid_operand(op, format!("is not defined for {common} (only for {what})")))
+        Err(invalid_operand(
+            op,
+            format!("is not defined for {common} (only for {what})"),
+        ))
     };
     let (compute, dtype) = match f.kind() {
         FuncKind::FloatMath => (float_result(common), float_result(common)),
@@ -246,7 +264,11 @@ fn func_signature(op: &Op, f: Func, o: &[OperandDesc<'_>]) -> Result<Signature> 
     // write a new buffer: no operand receives it. (Of other dtypes the
     // result's dtype already refuses them.)
     let tests = matches!(f.kind(), FuncKind::Test | FuncKind::Compare);
-    let receives = if tests && compute == DType::Bool { Receives::Never } else { Receives::Any };
+    let receives = if tests && compute == DType::Bool {
+        Receives::Never
+    } else {
+        Receives::Any
+    };
     let mut sig = Signature::new(dtype, shape, receives);
     sig.compute = Some(compute);
     Ok(sig)
@@ -275,10 +297,19 @@ fn reduce_signature(
             shape: x.shape.to_vec(),
         });
     }
-    Ok(Signature::new(dtype, crate::shape::reduce_shape(x.shape, ax, keepdims).into(), Receives::Never))
+    Ok(Signature::new(
+        dtype,
+        crate::shape::reduce_shape(x.shape, ax, keepdims).into(),
+        Receives::Never,
+    ))
 }
 
-fn conv2d_signature(op: &Op, o: &[OperandDesc<'_>], stride: usize, padding: usize) -> Result<Signature> {
+fn conv2d_signature(
+    op: &Op,
+    o: &[OperandDesc<'_>],
+    stride: usize,
+    padding: usize,
+) -> Result<Signature> {
     let x = &o[0];
     let dx = float_only(op, tensor_dtype(op, x, "the input")?)?;
     let dw = float_only(op, tensor_dtype(op, &o[1], "the weight")?)?;
@@ -357,7 +388,11 @@ fn clip_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
     Ok(sig)
 }
 
-fn setitem_signature(op: &Op, o: &[OperandDesc<'_>], index: &[crate::layout::Index]) -> Result<Signature> {
+fn setitem_signature(
+    op: &Op,
+    o: &[OperandDesc<'_>],
+    index: &[crate::layout::Index],
+) -> Result<Signature> {
     let (x, v) = (&o[0], &o[1]);
     let d = tensor_dtype(op, x, "the target")?;
     let view = crate::layout::Layout::contiguous(x.shape).indexed(index)?;
@@ -372,7 +407,11 @@ fn setitem_signature(op: &Op, o: &[OperandDesc<'_>], index: &[crate::layout::Ind
             rhs: v.shape.to_vec(),
         });
     }
-    Ok(Signature::new(d, Dims::from_slice(x.shape), Receives::Input))
+    Ok(Signature::new(
+        d,
+        Dims::from_slice(x.shape),
+        Receives::Input,
+    ))
 }
 
 fn attention_signature(
@@ -384,7 +423,10 @@ fn attention_signature(
 ) -> Result<Signature> {
     if causal && mask {
         // PyTorch's rule: an explicit mask and `is_causal` are exclusive.
-        return Err(invalid_arg(op, "an explicit mask cannot be combined with is_causal".into()));
+        return Err(invalid_arg(
+            op,
+            "an explicit mask cannot be combined with is_causal".into(),
+        ));
     }
     for (i, d) in o.iter().enumerate() {
         tensor_dtype(op, d, op.label(i))?;
@@ -393,7 +435,12 @@ fn attention_signature(
     if let Some(s) = scale.filter(|s| !s.is_finite()) {
         return Err(invalid_arg(op, format!("scale must be finite, got {s}")));
     }
-    let g = crate::shape::attention_shapes(o[0].shape, o[1].shape, o[2].shape, mask.then(|| o[3].shape))?;
+    let g = crate::shape::attention_shapes(
+        o[0].shape,
+        o[1].shape,
+        o[2].shape,
+        mask.then(|| o[3].shape),
+    )?;
     let broadcast_mask = mask && g.mask_batch.is_none();
     Ok(Signature {
         dtype,
@@ -438,7 +485,9 @@ fn product_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
 
 fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature> {
     let x = &o[0];
-    let same = |dtype: DType, receives: Receives| Signature::new(dtype, Dims::from_slice(x.shape), receives);
+    let same = |dtype: DType, receives: Receives| {
+        Signature::new(dtype, Dims::from_slice(x.shape), receives)
+    };
     Ok(match op {
         Op::Unary(u) => {
             let d = tensor_dtype(op, x, "the input")?;
@@ -490,7 +539,10 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
             if x.shape.len() < 2 {
                 return Err(invalid_arg(
                     op,
-                    format!("needs an input of at least 2 axes [N, C, ...], got shape {:?}", x.shape),
+                    format!(
+                        "needs an input of at least 2 axes [N, C, ...], got shape {:?}",
+                        x.shape
+                    ),
                 ));
             }
             check_eps(op, *eps)?;
@@ -501,7 +553,11 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
         Op::Permute { axes } => {
             let d = tensor_dtype(op, x, "the input")?;
             let perm = crate::shape::permutation(x.shape, axes.as_deref())?;
-            Signature::new(d, perm.iter().map(|&a| x.shape[a]).collect(), Receives::Input)
+            Signature::new(
+                d,
+                perm.iter().map(|&a| x.shape[a]).collect(),
+                Receives::Input,
+            )
         }
         Op::Index { index } => {
             let d = tensor_dtype(op, x, "the input")?;
@@ -527,6 +583,27 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
     })
 }
 
+/// Which operands are read through a cast copy: every tensor operand is
+/// read as the plan's dtype, except an in-place target, which must
+/// already have it, a cast's input, and a fill's (its values are not
+/// read).
+fn plan_casts(p: &mut Plan, o: &[OperandDesc<'_>]) {
+    for (i, d) in o.iter().enumerate() {
+        let Some(held) = d.held() else { continue };
+        let exempt =
+            matches!(p.op, Op::Cast { .. }) || !p.op.reads_input() || (p.in_place && i == 0);
+        let read_as = p.read_dtype(i);
+        if held != read_as && !exempt {
+            p.casts.push(i);
+            let n: usize = d.shape.iter().product();
+            p.allocations.push(Allocation {
+                purpose: Purpose::Cast(i),
+                bytes: n * read_as.size(),
+            });
+        }
+    }
+}
+
 pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Plan> {
     if o.len() != op.arity() {
         return Err(invalid_arg(
@@ -534,7 +611,12 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
             format!("takes {} operands, got {}", op.arity(), o.len()),
         ));
     }
-    if in_place && !matches!(op, Op::Unary(_) | Op::Binary(_) | Op::BatchNorm { .. } | Op::SetItem { .. }) {
+    if in_place
+        && !matches!(
+            op,
+            Op::Unary(_) | Op::Binary(_) | Op::BatchNorm { .. } | Op::SetItem { .. }
+        )
+    {
         return Err(invalid_arg(op, "has no in-place form".into()));
     }
     if !in_place && matches!(op, Op::SetItem { .. }) {
@@ -555,22 +637,7 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
         allocations: SmallVec::new(),
         in_place,
     };
-    // Every tensor operand is read as the plan's dtype (a cast copy
-    // otherwise), except an in-place target, which must already have it,
-    // a cast's input, and a fill's (its values are not read).
-    for (i, d) in o.iter().enumerate() {
-        let Some(held) = d.held() else { continue };
-        let exempt = matches!(op, Op::Cast { .. }) || !op.reads_input() || (in_place && i == 0);
-        let read_as = p.read_dtype(i);
-        if held != read_as && !exempt {
-            p.casts.push(i);
-            let n: usize = d.shape.iter().product();
-            p.allocations.push(Allocation {
-                purpose: Purpose::Cast(i),
-                bytes: n * read_as.size(),
-            });
-        }
-    }
+    plan_casts(&mut p, o);
     plan_gathers(&mut p, o);
     if in_place {
         if let Op::Binary(b) = op {
@@ -625,9 +692,15 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
         }),
         Some(_) => {}
         None => {
-            p.allocations.push(Allocation { purpose: Purpose::Result, bytes: numel_bytes });
+            p.allocations.push(Allocation {
+                purpose: Purpose::Result,
+                bytes: numel_bytes,
+            });
             if sig.scratch_fresh > 0 {
-                p.allocations.push(Allocation { purpose: Purpose::Scratch, bytes: sig.scratch_fresh });
+                p.allocations.push(Allocation {
+                    purpose: Purpose::Scratch,
+                    bytes: sig.scratch_fresh,
+                });
             }
         }
     }

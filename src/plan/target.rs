@@ -2,7 +2,7 @@
 //! into C order first, and which operand's buffer receives the result (the
 //! target), with the reason each other offered operand does not.
 
-use super::{Coverage, Holders, Offer, Op, OperandDesc, Plan, Purpose, Allocation, Refusal};
+use super::{Allocation, Coverage, Holders, Offer, Op, OperandDesc, Plan, Purpose, Refusal};
 
 /// Which operands may receive the result.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -21,7 +21,10 @@ pub(super) enum Receives {
 /// is a temporary or donated and covers its buffer, the buffer itself,
 /// moved into the result).
 pub(super) fn is_view_op(op: &Op) -> bool {
-    matches!(op, Op::Reshape { .. } | Op::Permute { .. } | Op::Index { .. })
+    matches!(
+        op,
+        Op::Reshape { .. } | Op::Permute { .. } | Op::Index { .. }
+    )
 }
 
 /// Which strided operands are copied into C order first: every one read
@@ -66,7 +69,10 @@ pub(super) fn choose_target(p: &mut Plan, o: &[OperandDesc<'_>], receives: Recei
         let Some(held) = d.held() else { continue };
         // A cast or C-order copy is the op's own buffer: it may receive
         // the result.
-        let (is_cast, gathered) = (p.casts.contains(&i), p.gathers.iter().any(|&g| usize::from(g) == i));
+        let (is_cast, gathered) = (
+            p.casts.contains(&i),
+            p.gathers.iter().any(|&g| usize::from(g) == i),
+        );
         let cast = is_cast || gathered;
         let offered = d.offer != Offer::Borrowed;
         if !offered && !cast {
@@ -81,8 +87,7 @@ pub(super) fn choose_target(p: &mut Plan, o: &[OperandDesc<'_>], receives: Recei
         // A reshape's result has another shape by definition: its buffer
         // moves into the result.
         let shape_fits = d.shape == p.shape.as_slice() || is_view_op(&p.op);
-        let shared_id =
-            d.id.is_some() && o.iter().enumerate().any(|(j, e)| j != i && e.id == d.id);
+        let shared_id = d.id.is_some() && o.iter().enumerate().any(|(j, e)| j != i && e.id == d.id);
         // The operands are read as `compute`; the result may be another
         // dtype (bool), which no operand of another dtype can hold.
         let result_fits = p.compute == p.dtype;
@@ -91,7 +96,11 @@ pub(super) fn choose_target(p: &mut Plan, o: &[OperandDesc<'_>], receives: Recei
                 // (An operand of another dtype is cast unless the op does
                 // not read it, a fill's.)
                 Some(Refusal::DType {
-                    operand: if is_cast || held != p.read_dtype(i) { held } else { p.compute },
+                    operand: if is_cast || held != p.read_dtype(i) {
+                        held
+                    } else {
+                        p.compute
+                    },
                     result: p.dtype,
                 })
             } else if gathered {

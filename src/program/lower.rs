@@ -38,7 +38,9 @@ use super::print::{jaxpr_name, Names};
 use super::{Atom, Program, Var};
 use crate::error::{Error, Result};
 use crate::layout::Coverage;
-use crate::plan::{plan, plan_in_place, Allocation, Holders, Offer, Op, OperandDesc, Plan, Purpose};
+use crate::plan::{
+    plan, plan_in_place, Allocation, Holders, Offer, Op, OperandDesc, Plan, Purpose,
+};
 
 /// A buffer of a planned program: an index into [`Lowered::buffers`].
 pub type BufferId = u32;
@@ -233,7 +235,12 @@ impl<'p> Walk<'p> {
 
     /// Plan equation `i` over its described arguments: the eager plan,
     /// and where its result goes.
-    fn plan_eqn(&mut self, i: usize, descs: SmallVec<[OperandDesc<'p>; 3]>, steps: &mut [Step]) -> Result<(Plan, Write)> {
+    fn plan_eqn(
+        &mut self,
+        i: usize,
+        descs: SmallVec<[OperandDesc<'p>; 3]>,
+        steps: &mut [Step],
+    ) -> Result<(Plan, Write)> {
         let p = self.p;
         let e = &p.eqns[i];
         let out = e.out;
@@ -249,7 +256,11 @@ impl<'p> Walk<'p> {
         let mut plan = if let Op::SetItem { .. } = e.op {
             let borrowed: SmallVec<[OperandDesc<'_>; 3]> = descs
                 .iter()
-                .map(|d| OperandDesc { offer: Offer::Borrowed, holders: Holders::Exclusive, ..d.clone() })
+                .map(|d| OperandDesc {
+                    offer: Offer::Borrowed,
+                    holders: Holders::Exclusive,
+                    ..d.clone()
+                })
                 .collect();
             plan_in_place(&e.op, &borrowed)?
         } else {
@@ -259,18 +270,49 @@ impl<'p> Walk<'p> {
         let write = match (&e.op, plan.target) {
             (Op::SetItem { .. }, _) if setitem_in_place => Write::InPlace { arg: 0 },
             (Op::SetItem { .. }, _) => {
-                plan.allocations.push(Allocation { purpose: Purpose::Result, bytes: out_bytes });
+                plan.allocations.push(Allocation {
+                    purpose: Purpose::Result,
+                    bytes: out_bytes,
+                });
                 let (b, reused) = self.result_buffer(i, out_bytes, steps);
                 Write::Buffer { buffer: b, reused }
             }
             _ if p.vars[out as usize].view.is_some() => Write::View,
-            (_, Some(j)) if !plan.casts.contains(&j) && !plan.gathers.contains(&(j as u8)) => Write::InPlace { arg: j },
+            (_, Some(j)) if !plan.casts.contains(&j) && !plan.gathers.contains(&(j as u8)) => {
+                Write::InPlace { arg: j }
+            }
             _ => {
                 let (b, reused) = self.result_buffer(i, out_bytes, steps);
                 Write::Buffer { buffer: b, reused }
             }
         };
         Ok((plan, write))
+    }
+
+    /// Release the arguments that die at equation `i` (and its result,
+    /// when nothing reads it); a writable buffer no variable holds any
+    /// more becomes free. Returns the released variables.
+    fn release(&mut self, i: usize) -> SmallVec<[Var; 4]> {
+        let e = &self.p.eqns[i];
+        let mut release: SmallVec<[Var; 4]> = SmallVec::new();
+        for a in &e.args {
+            if let Atom::Var(v) = *a {
+                if self.live.dies_at(v, i) && !release.contains(&v) {
+                    release.push(v);
+                }
+            }
+        }
+        if self.live.dead_after(e.out, i) {
+            release.push(e.out);
+        }
+        for &v in &release {
+            let b = self.var_buffer[v as usize];
+            self.holders[b as usize].retain(|u| *u != v);
+            if self.holders[b as usize].is_empty() && self.writable(b) {
+                self.free.push((b, i));
+            }
+        }
+        release
     }
 
     fn bind(&mut self, v: Var, b: BufferId) {
@@ -285,7 +327,11 @@ pub fn lower(program: Program, donated: &[bool]) -> Result<Lowered> {
     if donated.len() != program.inputs.len() {
         return Err(Error::InvalidArgument {
             op: "jit",
-            reason: format!("{} donation flags for {} inputs", donated.len(), program.inputs.len()),
+            reason: format!(
+                "{} donation flags for {} inputs",
+                donated.len(),
+                program.inputs.len()
+            ),
         });
     }
     // Without reuse first: its peak caps the plan with reuse.
@@ -356,10 +402,15 @@ fn walk(p: &Program, donated: &[bool], cap: Option<(usize, Vec<usize>)>) -> Resu
             },
             Write::Buffer { buffer, .. } => buffer,
         };
-        if write != Write::View && matches!(w.buffers[out_buffer as usize].origin, Origin::Input(_)) {
+        if write != Write::View && matches!(w.buffers[out_buffer as usize].origin, Origin::Input(_))
+        {
             w.writes[out_buffer as usize] = true;
         }
-        if let Write::Buffer { buffer, reused: true } = write {
+        if let Write::Buffer {
+            buffer,
+            reused: true,
+        } = write
+        {
             w.writes[buffer as usize] = true;
         }
         // Bytes live during this equation: every held buffer, plus the
@@ -374,25 +425,7 @@ fn walk(p: &Program, donated: &[bool], cap: Option<(usize, Vec<usize>)>) -> Resu
             w.usage[i] = held + plan.allocated_bytes();
         }
         w.bind(out, out_buffer);
-        // Release the arguments that die here (and an unread result).
-        let mut release: SmallVec<[Var; 4]> = SmallVec::new();
-        for a in &e.args {
-            if let Atom::Var(v) = *a {
-                if w.live.dies_at(v, i) && !release.contains(&v) {
-                    release.push(v);
-                }
-            }
-        }
-        if w.live.dead_after(out, i) {
-            release.push(out);
-        }
-        for &v in &release {
-            let b = w.var_buffer[v as usize];
-            w.holders[b as usize].retain(|u| *u != v);
-            if w.holders[b as usize].is_empty() && w.writable(b) {
-                w.free.push((b, i));
-            }
-        }
+        let release = w.release(i);
         steps.push(Step {
             plan,
             write,
@@ -415,7 +448,8 @@ fn walk(p: &Program, donated: &[bool], cap: Option<(usize, Vec<usize>)>) -> Resu
 /// The first equation writing into a donated input's buffer (in place, or
 /// a kept buffer that was one).
 fn first_donated_write(p: &Program, w: &Walk<'_>, steps: &[Step]) -> Option<usize> {
-    let donated_buffer = |b: BufferId| matches!(w.buffers[b as usize].origin, Origin::Input(k) if w.donated[k]);
+    let donated_buffer =
+        |b: BufferId| matches!(w.buffers[b as usize].origin, Origin::Input(k) if w.donated[k]);
     steps.iter().enumerate().find_map(|(i, s)| {
         let hit = match s.write {
             Write::InPlace { arg } => match p.eqns[i].args[arg] {
@@ -430,7 +464,15 @@ fn first_donated_write(p: &Program, w: &Walk<'_>, steps: &[Step]) -> Option<usiz
 }
 
 fn finish(program: Program, donated: &[bool], w: Walked) -> Lowered {
-    let Walked { steps, buffers, var_buffer, writes, live, usage, first } = w;
+    let Walked {
+        steps,
+        buffers,
+        var_buffer,
+        writes,
+        live,
+        usage,
+        first,
+    } = w;
     let p = &program;
     let nbytes = |v: Var| p.vars[v as usize].nbytes();
     let mut aliases = Vec::new();
@@ -475,11 +517,21 @@ fn finish(program: Program, donated: &[bool], w: Walked) -> Lowered {
             buffer_end(var_buffer[v as usize]).map(|end| (end, nbytes(v)))
         })
         .collect();
-    let after_death = |i: usize| -> usize { left.iter().filter(|&&(end, _)| end < i).map(|&(_, b)| b).sum() };
+    let after_death = |i: usize| -> usize {
+        left.iter()
+            .filter(|&&(end, _)| end < i)
+            .map(|&(_, b)| b)
+            .sum()
+    };
     let argument_size: usize = p.inputs.iter().map(|&v| nbytes(v)).sum();
     let consts: usize = p.consts.iter().map(|&v| nbytes(v)).sum();
-    let live_bytes: Vec<usize> = (0..steps.len()).map(|i| usage[i] + after_death(i)).collect();
-    let peak = live_bytes.iter().copied().fold(argument_size + consts, usize::max);
+    let live_bytes: Vec<usize> = (0..steps.len())
+        .map(|i| usage[i] + after_death(i))
+        .collect();
+    let peak = live_bytes
+        .iter()
+        .copied()
+        .fold(argument_size + consts, usize::max);
     let output_size: usize = p.outputs.iter().map(|&v| nbytes(v)).sum();
     let alias_size: usize = aliases.iter().map(|&(o, _)| nbytes(p.outputs[o])).sum();
     let temp = temp_peak(p, &steps, &live, &var_buffer, &buffers);
@@ -508,7 +560,13 @@ fn finish(program: Program, donated: &[bool], w: Walked) -> Lowered {
 /// allocates that hold no output, from the equation that first writes
 /// them to the last read of any variable they hold, plus each equation's
 /// casts, copies and scratch.
-fn temp_peak(p: &Program, steps: &[Step], live: &Liveness, var_buffer: &[BufferId], buffers: &[Buffer]) -> usize {
+fn temp_peak(
+    p: &Program,
+    steps: &[Step],
+    live: &Liveness,
+    var_buffer: &[BufferId],
+    buffers: &[Buffer],
+) -> usize {
     let n = steps.len();
     let mut span: Vec<Option<(usize, usize)>> = vec![None; buffers.len()];
     let mut output = vec![false; buffers.len()];
@@ -561,9 +619,11 @@ fn unusable_reason(p: &Program, steps: &[Step], live: &Liveness, v: Var) -> Stri
         }
     }
     let why = why.unwrap_or_else(|| {
-        if p.vars.iter().enumerate().any(|(u, info)| {
-            info.view.as_ref().is_some_and(|(r, _)| *r == v) && live.output[u]
-        }) {
+        if p.vars
+            .iter()
+            .enumerate()
+            .any(|(u, info)| info.view.as_ref().is_some_and(|(r, _)| *r == v) && live.output[u])
+        {
             "a view of it is returned, so its buffer must stay as it is".into()
         } else if p.vars.iter().enumerate().any(|(u, info)| {
             info.view.as_ref().is_some_and(|(r, _)| *r == v) && live.last[u].is_some_and(|l| l > i)
@@ -603,37 +663,73 @@ impl Lowered {
         let _ = write!(
             s,
             "\n// arguments {} B, outputs {} B (aliased {} B), temporaries {} B, peak {} B",
-            m.argument_size_in_bytes, m.output_size_in_bytes, m.alias_size_in_bytes, m.temp_size_in_bytes, m.peak_memory_in_bytes
+            m.argument_size_in_bytes,
+            m.output_size_in_bytes,
+            m.alias_size_in_bytes,
+            m.temp_size_in_bytes,
+            m.peak_memory_in_bytes
         );
-        let list = |vs: &[Var]| vs.iter().map(|&v| names.typed(p, v)).collect::<Vec<_>>().join(" ");
+        let list = |vs: &[Var]| {
+            vs.iter()
+                .map(|&v| names.typed(p, v))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         let sep = if p.consts.is_empty() { "" } else { " " };
-        let _ = write!(s, "\n{{ lambda {}{sep}; {}. let", list(&p.consts), list(&p.inputs));
+        let _ = write!(
+            s,
+            "\n{{ lambda {}{sep}; {}. let",
+            list(&p.consts),
+            list(&p.inputs)
+        );
         for ((e, st), live) in p.eqns.iter().zip(&self.steps).zip(&self.live_bytes) {
             let line = names.eqn(p, e);
             let place = match st.write {
                 Write::InPlace { arg } => format!("in place over {}", names.atom(&e.args[arg])),
                 Write::View => "a view of its argument's buffer".into(),
-                Write::Buffer { buffer, reused: false } => format!("new buffer #{buffer} ({} B)", self.buffers[buffer as usize].bytes),
-                Write::Buffer { buffer, reused: true } => {
+                Write::Buffer {
+                    buffer,
+                    reused: false,
+                } => format!(
+                    "new buffer #{buffer} ({} B)",
+                    self.buffers[buffer as usize].bytes
+                ),
+                Write::Buffer {
+                    buffer,
+                    reused: true,
+                } => {
                     let from = match self.buffers[buffer as usize].origin {
                         Origin::Input(k) => format!("argument {k}"),
                         Origin::Alloc(j) => names.get(p.eqns[j].out).to_string(),
                         Origin::Const(_) => "a constant".into(),
                     };
-                    format!("reuses buffer #{buffer} of {from} ({} B)", self.buffers[buffer as usize].bytes)
+                    format!(
+                        "reuses buffer #{buffer} of {from} ({} B)",
+                        self.buffers[buffer as usize].bytes
+                    )
                 }
             };
             let _ = write!(s, "\n    {line:<60} # {place}; {live} B live");
         }
         let outs: Vec<&str> = p.outputs.iter().map(|&v| names.get(v)).collect();
-        let _ = write!(s, "\n  in ({}{}) }}", outs.join(", "), if outs.len() == 1 { "," } else { "" });
+        let _ = write!(
+            s,
+            "\n  in ({}{}) }}",
+            outs.join(", "),
+            if outs.len() == 1 { "," } else { "" }
+        );
         s
     }
 
     /// Inputs whose buffers the program consumes when donated (aliases and
     /// donors), in order.
     pub fn consumed(&self) -> Vec<usize> {
-        let mut c: Vec<usize> = self.aliases.iter().map(|&(_, k)| k).chain(self.donors.iter().copied()).collect();
+        let mut c: Vec<usize> = self
+            .aliases
+            .iter()
+            .map(|&(_, k)| k)
+            .chain(self.donors.iter().copied())
+            .collect();
         c.sort_unstable();
         c
     }

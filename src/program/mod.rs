@@ -54,7 +54,7 @@ use crate::dyn_tensor::{DynTensor, Scalar};
 use crate::element::DType;
 use crate::error::{Error, Result};
 use crate::layout::{Coverage, Layout};
-use crate::plan::{plan, plan_in_place, permute_axes, Op, OperandDesc};
+use crate::plan::{permute_axes, plan, plan_in_place, Op, OperandDesc};
 use crate::shape::Dims;
 
 pub use lower::{lower, BufferId, Lowered, MemoryAnalysis, Step, Write};
@@ -214,18 +214,28 @@ impl Builder {
         if let Some(k) = self.captured.iter().position(|c| c.handle.same_view(t)) {
             return Ok(self.program.consts[k]);
         }
-        let value = if t.coverage().is_contiguous() { t.clone() } else { t.contiguous()? };
+        let value = if t.coverage().is_contiguous() {
+            t.clone()
+        } else {
+            t.contiguous()?
+        };
         let v = self.constant(t.dtype(), t.shape());
-        self.captured.push(Captured { handle: t.clone(), value });
+        self.captured.push(Captured {
+            handle: t.clone(),
+            value,
+        });
         Ok(v)
     }
 
     /// The type of `v`.
     pub fn info(&self, v: Var) -> Result<&VarInfo> {
-        self.program.vars.get(v as usize).ok_or_else(|| Error::InvalidArgument {
-            op: "trace",
-            reason: format!("variable {v} does not exist"),
-        })
+        self.program
+            .vars
+            .get(v as usize)
+            .ok_or_else(|| Error::InvalidArgument {
+                op: "trace",
+                reason: format!("variable {v} does not exist"),
+            })
     }
 
     /// Type `op` over `args` (the eager planner's validation) and append

@@ -7,8 +7,8 @@ use std::fmt::{self, Write as _};
 use super::{Atom, Eqn, Program, Var};
 use crate::dyn_tensor::Scalar;
 use crate::element::DType;
-use crate::layout::Index;
 use crate::lane_ops::LaneOp;
+use crate::layout::Index;
 use crate::plan::{permute_axes, Op};
 
 /// JAX's short dtype names.
@@ -92,7 +92,13 @@ fn index(ix: &[Index]) -> String {
 fn tuple<T: ToString>(xs: &[T]) -> String {
     match xs {
         [x] => format!("({},)", x.to_string()),
-        _ => format!("({})", xs.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")),
+        _ => format!(
+            "({})",
+            xs.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 
@@ -100,14 +106,21 @@ fn tuple<T: ToString>(xs: &[T]) -> String {
 pub(super) fn params(op: &Op, shape_in: &[usize], shape_out: &[usize]) -> String {
     let ps: Vec<String> = match op {
         Op::Unary(_) | Op::Binary(_) | Op::Func(_) | Op::Matmul | Op::Addmm | Op::Where => vec![],
-        Op::Clip { min, max } => vec![format!("min={}", if *min { "True" } else { "False" }), format!("max={}", if *max { "True" } else { "False" })],
+        Op::Clip { min, max } => vec![
+            format!("min={}", if *min { "True" } else { "False" }),
+            format!("max={}", if *max { "True" } else { "False" }),
+        ],
         Op::Reduce { axis, keepdims, .. } => vec![
             format!("axis={}", axis.map_or("None".into(), |a| a.to_string())),
             format!("keepdims={}", if *keepdims { "True" } else { "False" }),
         ],
         Op::Softmax { axis } => vec![format!("axis={axis}")],
-        Op::LayerNorm { eps, .. } | Op::BatchNorm { eps, .. } => vec![format!("eps={}", py_float(*eps))],
-        Op::Conv2d { stride, padding, .. } => vec![format!("padding={padding}"), format!("stride={stride}")],
+        Op::LayerNorm { eps, .. } | Op::BatchNorm { eps, .. } => {
+            vec![format!("eps={}", py_float(*eps))]
+        }
+        Op::Conv2d {
+            stride, padding, ..
+        } => vec![format!("padding={padding}"), format!("stride={stride}")],
         Op::Reshape { .. } => vec![format!("new_sizes={}", tuple(shape_out))],
         Op::Permute { axes } => {
             let p = permute_axes(shape_in, axes.as_deref()).unwrap_or_default();
@@ -129,21 +142,37 @@ pub(super) fn params(op: &Op, shape_in: &[usize], shape_out: &[usize]) -> String
 }
 
 fn py_bool(b: bool) -> &'static str {
-    if b { "True" } else { "False" }
+    if b {
+        "True"
+    } else {
+        "False"
+    }
 }
 
 /// The parameters of a [`LaneOp`] (`axis=None` where it was left out).
 fn lane_params(l: &LaneOp) -> Vec<String> {
     match l {
-        LaneOp::Sort { axis, descending } => vec![format!("axis={axis}"), format!("descending={}", py_bool(*descending))],
-        LaneOp::Running { axis, dtype, include_initial, .. } => vec![
+        LaneOp::Sort { axis, descending } => vec![
+            format!("axis={axis}"),
+            format!("descending={}", py_bool(*descending)),
+        ],
+        LaneOp::Running {
+            axis,
+            dtype,
+            include_initial,
+            ..
+        } => vec![
             format!("axis={}", axis.map_or("None".into(), |a| a.to_string())),
             format!("dtype={}", dtype.map_or("None".into(), |d| d.to_string())),
             format!("include_initial={}", py_bool(*include_initial)),
         ],
         LaneOp::Roll { shifts, axes } => vec![
             format!("shift={}", tuple(shifts)),
-            if axes.is_empty() { "axis=None".into() } else { format!("axis={}", tuple(axes)) },
+            if axes.is_empty() {
+                "axis=None".into()
+            } else {
+                format!("axis={}", tuple(axes))
+            },
         ],
         LaneOp::Triangle { k, .. } => vec![format!("k={k}")],
         LaneOp::Fill { value, dtype, .. } => vec![
@@ -159,7 +188,11 @@ pub(super) struct Names(Vec<String>);
 impl Names {
     pub(super) fn new(p: &Program) -> Self {
         let mut names = vec![String::new(); p.vars.len()];
-        let order = p.consts.iter().chain(&p.inputs).chain(p.eqns.iter().map(|e| &e.out));
+        let order = p
+            .consts
+            .iter()
+            .chain(&p.inputs)
+            .chain(p.eqns.iter().map(|e| &e.out));
         for (i, &v) in order.enumerate() {
             names[v as usize] = name(i);
         }
@@ -216,7 +249,12 @@ pub(super) fn jaxpr_name(op: &Op) -> &'static str {
 impl fmt::Display for Program {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = Names::new(self);
-        let list = |vs: &[Var]| vs.iter().map(|&v| n.typed(self, v)).collect::<Vec<_>>().join(" ");
+        let list = |vs: &[Var]| {
+            vs.iter()
+                .map(|&v| n.typed(self, v))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         let consts = list(&self.consts);
         let sep = if consts.is_empty() { "" } else { " " };
         write!(f, "{{ lambda {consts}{sep}; {}. let", list(&self.inputs))?;

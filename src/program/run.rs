@@ -87,7 +87,11 @@ impl Lowered {
     /// Run the program: `consts` are the captured constants, `args` one
     /// per input (a donated input that the plan consumes, claimed from
     /// its caller, as [`RunArg::Consumed`]). Returns the outputs.
-    pub fn run(&self, consts: &[DynTensor], args: Vec<RunArg>) -> std::result::Result<Vec<DynTensor>, RunError> {
+    pub fn run(
+        &self,
+        consts: &[DynTensor],
+        args: Vec<RunArg>,
+    ) -> std::result::Result<Vec<DynTensor>, RunError> {
         let p = &self.program;
         let mut run = Run {
             l: self,
@@ -161,10 +165,12 @@ impl Run<'_> {
             .outputs
             .iter()
             .map(|&v| {
-                self.env[v as usize].clone().ok_or_else(|| Error::InvalidArgument {
-                    op: "jit",
-                    reason: "an output was released before the end".into(),
-                })
+                self.env[v as usize]
+                    .clone()
+                    .ok_or_else(|| Error::InvalidArgument {
+                        op: "jit",
+                        reason: "an output was released before the end".into(),
+                    })
             })
             .collect()
     }
@@ -187,10 +193,12 @@ impl Run<'_> {
     }
 
     fn handle(&self, v: Var) -> Result<DynTensor> {
-        self.env[v as usize].clone().ok_or_else(|| Error::InvalidArgument {
-            op: "jit",
-            reason: format!("variable {v} read after its release"),
-        })
+        self.env[v as usize]
+            .clone()
+            .ok_or_else(|| Error::InvalidArgument {
+                op: "jit",
+                reason: format!("variable {v} read after its release"),
+            })
     }
 
     fn step(&mut self, i: usize) -> Result<()> {
@@ -213,17 +221,24 @@ impl Run<'_> {
         for (j, a) in e.args.iter().enumerate() {
             args.push(match *a {
                 Atom::Lit(s) => Arg::Scalar(s),
-                Atom::Var(v) if target == Some(j) => Arg::Tensor(self.env[v as usize].take().ok_or_else(|| Error::InvalidArgument {
-                    op: "jit",
-                    reason: format!("variable {v} written after its release"),
-                })?),
+                Atom::Var(v) if target == Some(j) => {
+                    Arg::Tensor(self.env[v as usize].take().ok_or_else(|| {
+                        Error::InvalidArgument {
+                            op: "jit",
+                            reason: format!("variable {v} written after its release"),
+                        }
+                    })?)
+                }
                 Atom::Var(v) => Arg::Tensor(self.handle(v)?),
             });
         }
         if let Op::SetItem { .. } = e.op {
             // The target: its only handle (written in place), or another
             // handle (copied on write, into the planned buffer).
-            if let Some(Arg::Tensor(t)) = args.first_mut().map(|a| std::mem::replace(a, Arg::Scalar(crate::Scalar::Int(0)))) {
+            if let Some(Arg::Tensor(t)) = args
+                .first_mut()
+                .map(|a| std::mem::replace(a, Arg::Scalar(crate::Scalar::Int(0))))
+            {
                 target_handle = Some(t);
             }
             if let Some(t) = target_handle.as_mut() {
@@ -249,10 +264,11 @@ impl Run<'_> {
         });
         drop(args);
         let result = result.and_then(|r| {
-            r.or_else(|| target_handle.take()).ok_or_else(|| Error::InvalidArgument {
-                op: "jit",
-                reason: "a setitem without a target".into(),
-            })
+            r.or_else(|| target_handle.take())
+                .ok_or_else(|| Error::InvalidArgument {
+                    op: "jit",
+                    reason: "a setitem without a target".into(),
+                })
         });
         if !left.is_empty() {
             mismatch();
@@ -276,14 +292,22 @@ impl Run<'_> {
         let before_write = l.first_donated_write.is_none_or(|w| i < w);
         let mut kept: SmallVec<[(BufferId, DynTensor); 4]> = SmallVec::new();
         for &v in &st.release {
-            let Some(t) = self.env[v as usize].take() else { continue };
+            let Some(t) = self.env[v as usize].take() else {
+                continue;
+            };
             let b = l.var_buffer[v as usize];
             if st.keep.contains(&b) {
                 kept.push((b, t));
                 continue;
             }
             if before_write {
-                if let Some(k) = l.program.inputs.iter().position(|&u| u == v).filter(|&k| self.consumed[k]) {
+                if let Some(k) = l
+                    .program
+                    .inputs
+                    .iter()
+                    .position(|&u| u == v)
+                    .filter(|&k| self.consumed[k])
+                {
                     self.pending.push((k, t));
                     continue;
                 }
@@ -293,7 +317,8 @@ impl Run<'_> {
         // A kept buffer is taken from the last handle released on it.
         while let Some((b, mut t)) = kept.pop() {
             let others: SmallVec<[DynTensor; 2]> = {
-                let (same, rest): (SmallVec<[_; 4]>, SmallVec<[_; 4]>) = kept.drain(..).partition(|(c, _)| *c == b);
+                let (same, rest): (SmallVec<[_; 4]>, SmallVec<[_; 4]>) =
+                    kept.drain(..).partition(|(c, _)| *c == b);
                 kept = rest;
                 same.into_iter().map(|(_, t)| t).collect()
             };
@@ -332,7 +357,10 @@ impl Run<'_> {
                 continue;
             }
             let from_env = env[v as usize].take();
-            let from_pending = pending.iter().find(|(j, _)| *j == k).map(|(_, t)| t.clone());
+            let from_pending = pending
+                .iter()
+                .find(|(j, _)| *j == k)
+                .map(|(_, t)| t.clone());
             let b = l.var_buffer[v as usize];
             let tensor = from_env.or(from_pending).or_else(|| {
                 let info = &p.vars[v as usize];
@@ -340,7 +368,10 @@ impl Run<'_> {
                 DynTensor::from_buffer(info.dtype, buf, &info.shape).ok()
             });
             if let Some(t) = tensor {
-                out.push(Donor { input: k, tensor: t });
+                out.push(Donor {
+                    input: k,
+                    tensor: t,
+                });
             }
         }
         // The program's other handles (views) go with the environment, so

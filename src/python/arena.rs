@@ -49,7 +49,8 @@ fn entered(py: Python<'_>) -> PyResult<Bound<'_, PyTuple>> {
     // SAFETY: `var` is a live ContextVar and we are attached; on success
     // PyContextVar_Get stores a new reference (the variable has a default,
     // so never NULL) in `value`.
-    let rc = unsafe { pyo3::ffi::PyContextVar_Get(var.as_ptr(), std::ptr::null_mut(), &raw mut value) };
+    let rc =
+        unsafe { pyo3::ffi::PyContextVar_Get(var.as_ptr(), std::ptr::null_mut(), &raw mut value) };
     if rc != 0 || value.is_null() {
         return Err(PyErr::fetch(py));
     }

@@ -8,11 +8,11 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use smallvec::smallvec;
 
+use super::errors::IntoPyResult;
 use super::interop::{self, np_dtype};
 use super::operands::call;
 use super::ownership::self_input;
 use super::tensor::PyTensor;
-use super::errors::IntoPyResult;
 use crate::plan::{Op, OperandDesc};
 use crate::OperandDType;
 
@@ -26,7 +26,11 @@ const DEVICE: &str = "cpu";
 impl PyTensor {
     /// The array API namespace of this tensor: the `donate` module.
     #[pyo3(signature = (*, api_version = None))]
-    fn __array_namespace__<'py>(&self, py: Python<'py>, api_version: Option<&str>) -> PyResult<Bound<'py, PyModule>> {
+    fn __array_namespace__<'py>(
+        &self,
+        py: Python<'py>,
+        api_version: Option<&str>,
+    ) -> PyResult<Bound<'py, PyModule>> {
         if let Some(v) = api_version {
             if !["2021.12", "2022.12", "2023.12", "2024.12"].contains(&v) {
                 return Err(PyValueError::new_err(format!(
@@ -51,7 +55,9 @@ impl PyTensor {
         stream: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, Self>> {
         if stream.is_some_and(|s| !s.is_none()) {
-            return Err(PyValueError::new_err("to_device: streams are not supported on the CPU"));
+            return Err(PyValueError::new_err(
+                "to_device: streams are not supported on the CPU",
+            ));
         }
         check_device(Some(device))?;
         Ok(slf)
@@ -62,7 +68,11 @@ impl PyTensor {
     #[getter(mT)]
     fn m_t(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
         let axes = crate::manipulation::matrix_transpose_perm(slf.get().ndim_of()).py()?;
-        call(slf.py(), &Op::Permute { axes: Some(axes) }, smallvec![self_input(slf)])
+        call(
+            slf.py(),
+            &Op::Permute { axes: Some(axes) },
+            smallvec![self_input(slf)],
+        )
     }
 
     /// A one-element tensor as a Python complex (its imaginary part 0).
@@ -94,9 +104,9 @@ impl PyTensor {
 /// A `device=` argument: `None` or `"cpu"`.
 pub(crate) fn check_device(device: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
     match device {
-        Some(d) if !d.is_none() && d.extract::<String>().ok().as_deref() != Some(DEVICE) => {
-            Err(PyValueError::new_err(format!("unsupported device {d}; donate has only \"cpu\"")))
-        }
+        Some(d) if !d.is_none() && d.extract::<String>().ok().as_deref() != Some(DEVICE) => Err(
+            PyValueError::new_err(format!("unsupported device {d}; donate has only \"cpu\"")),
+        ),
         _ => Ok(()),
     }
 }
@@ -122,7 +132,10 @@ fn dtype_of(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<OperandDType> {
 /// Python numbers weak (NEP 50).
 #[pyfunction]
 #[pyo3(signature = (*arrays_and_dtypes))]
-pub(crate) fn result_type<'py>(py: Python<'py>, arrays_and_dtypes: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn result_type<'py>(
+    py: Python<'py>,
+    arrays_and_dtypes: &Bound<'py, PyTuple>,
+) -> PyResult<Bound<'py, PyAny>> {
     let mut descs = Vec::with_capacity(arrays_and_dtypes.len());
     for x in arrays_and_dtypes.iter() {
         descs.push(match interop::scalar_arg(&x)? {
@@ -131,7 +144,9 @@ pub(crate) fn result_type<'py>(py: Python<'py>, arrays_and_dtypes: &Bound<'py, P
         });
     }
     if descs.is_empty() {
-        return Err(PyValueError::new_err("result_type needs at least one array or dtype"));
+        return Err(PyValueError::new_err(
+            "result_type needs at least one array or dtype",
+        ));
     }
     let d = crate::plan::result_type(&descs).py()?;
     Ok(np_dtype(py, d).into_any())
@@ -141,7 +156,11 @@ pub(crate) fn result_type<'py>(py: Python<'py>, arrays_and_dtypes: &Bound<'py, P
 /// calls "safe": `to` is what `from_` and `to` promote to.
 #[pyfunction]
 #[pyo3(signature = (from_, to, /))]
-pub(crate) fn can_cast(py: Python<'_>, from_: &Bound<'_, PyAny>, to: &Bound<'_, PyAny>) -> PyResult<bool> {
+pub(crate) fn can_cast(
+    py: Python<'_>,
+    from_: &Bound<'_, PyAny>,
+    to: &Bound<'_, PyAny>,
+) -> PyResult<bool> {
     let (f, t) = (dtype_of(py, from_)?, dtype_of(py, to)?);
     Ok(OperandDType::promote(f, t) == t)
 }
@@ -161,4 +180,3 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(can_cast, m)?)?;
     Ok(())
 }
-

@@ -91,7 +91,11 @@ pub(crate) fn from_dlpack<'py>(
         // view and a DonationWarning, as every op does).
         let input = super::ownership::require_tensor(x, "from_dlpack")?;
         let shape = input.shape().iter().map(|&d| d as i64).collect();
-        let r = super::operands::call(py, &crate::plan::Op::Reshape { shape }, smallvec::smallvec![input])?;
+        let r = super::operands::call(
+            py,
+            &crate::plan::Op::Reshape { shape },
+            smallvec::smallvec![input],
+        )?;
         return Ok(Bound::new(py, r)?.into_any());
     }
     if copy == Some(false) {

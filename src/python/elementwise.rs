@@ -79,7 +79,14 @@ pub(crate) fn clip<'py>(
     for b in [min, max].into_iter().flatten() {
         ins.push(require_input(b, "clip")?);
     }
-    call(x.py(), &Op::Clip { min: min.is_some(), max: max.is_some() }, ins)
+    call(
+        x.py(),
+        &Op::Clip {
+            min: min.is_some(),
+            max: max.is_some(),
+        },
+        ins,
+    )
 }
 
 func_fns! {

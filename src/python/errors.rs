@@ -49,7 +49,10 @@ create_exception!(
 pub(crate) fn axis_error(py: Python<'_>) -> PyResult<&Bound<'_, pyo3::types::PyType>> {
     static TYPE: pyo3::sync::PyOnceLock<Py<pyo3::types::PyType>> = pyo3::sync::PyOnceLock::new();
     TYPE.get_or_try_init(py, || {
-        let base = py.import("numpy.exceptions")?.getattr("AxisError")?.cast_into::<pyo3::types::PyType>()?;
+        let base = py
+            .import("numpy.exceptions")?
+            .getattr("AxisError")?
+            .cast_into::<pyo3::types::PyType>()?;
         PyErr::new_type(
             py,
             c"donate.AxisError",
@@ -67,10 +70,16 @@ pub(crate) fn axis_error(py: Python<'_>) -> PyResult<&Bound<'_, pyo3::types::PyT
 pub(crate) fn shape_error(py: Python<'_>) -> PyResult<&Bound<'_, pyo3::types::PyType>> {
     static TYPE: pyo3::sync::PyOnceLock<Py<pyo3::types::PyType>> = pyo3::sync::PyOnceLock::new();
     TYPE.get_or_try_init(py, || {
-        let bases = (py.get_type::<PyValueError>(), py.get_type::<PyOverflowError>());
+        let bases = (
+            py.get_type::<PyValueError>(),
+            py.get_type::<PyOverflowError>(),
+        );
         let attrs = pyo3::types::PyDict::new(py);
         attrs.set_item("__module__", "donate")?;
-        attrs.set_item("__doc__", "A shape that cannot exist: its element count or byte size overflows.")?;
+        attrs.set_item(
+            "__doc__",
+            "A shape that cannot exist: its element count or byte size overflows.",
+        )?;
         py.get_type::<pyo3::types::PyType>()
             .call1(("ShapeError", bases, attrs))?
             .cast_into::<pyo3::types::PyType>()
@@ -98,9 +107,9 @@ pub(crate) fn to_py(e: &Error) -> PyErr {
             Err(e) => e,
         }),
         Error::LinAlg { .. } => LinAlgError::new_err(msg),
-        Error::DTypeMismatch { .. } | Error::UnsupportedDType { .. } | Error::InvalidOperand { .. } => {
-            PyTypeError::new_err(msg)
-        }
+        Error::DTypeMismatch { .. }
+        | Error::UnsupportedDType { .. }
+        | Error::InvalidOperand { .. } => PyTypeError::new_err(msg),
         Error::ArenaExhausted { .. } | Error::AllocationFailed { .. } => {
             PyMemoryError::new_err(msg)
         }

@@ -3,8 +3,8 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use smallvec::smallvec;
 use pyo3::types::PyDict;
+use smallvec::smallvec;
 
 use super::errors::IntoPyResult;
 use super::interop::{self, dtype_arg, shape_arg};
@@ -78,7 +78,8 @@ fn nbytes(d: DType, shape: &[usize]) -> usize {
 fn filled(py: Python<'_>, shape: &Bound<'_, PyAny>, value: Scalar, d: DType) -> PyResult<PyTensor> {
     let shape = shape_arg(shape)?;
     crate::plan::check_scalar("full", value, d).py()?;
-    let t = super::arena::detach(py, nbytes(d, &shape), || DynTensor::full(d, &shape, value)).py()?;
+    let t =
+        super::arena::detach(py, nbytes(d, &shape), || DynTensor::full(d, &shape, value)).py()?;
     Ok(PyTensor::new(t))
 }
 
@@ -109,7 +110,12 @@ pub(crate) fn ones(
     device: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     super::array_api::check_device(device)?;
-    filled(py, shape, Scalar::Int(1), dtype_arg(py, dtype)?.unwrap_or(DType::F32))
+    filled(
+        py,
+        shape,
+        Scalar::Int(1),
+        dtype_arg(py, dtype)?.unwrap_or(DType::F32),
+    )
 }
 
 /// A tensor of `shape` whose contents are unspecified. donate zero-fills it
@@ -229,7 +235,11 @@ binary_fn!(
 #[pyfunction]
 #[pyo3(signature = (x, axis = -1), text_signature = "(x, axis=-1)")]
 pub(crate) fn softmax(x: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTensor> {
-    call(x.py(), &Op::Softmax { axis }, smallvec![require_tensor(x, "softmax")?])
+    call(
+        x.py(),
+        &Op::Softmax { axis },
+        smallvec![require_tensor(x, "softmax")?],
+    )
 }
 
 #[pyfunction]

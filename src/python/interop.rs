@@ -10,10 +10,10 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyMemoryView, PyTuple};
 
-use crate::dyn_tensor::for_dtype;
-use crate::{DynTensor, Scalar};
 use super::errors::IntoPyResult;
+use crate::dyn_tensor::for_dtype;
 use crate::{DType, OperandDType, Tensor};
+use crate::{DynTensor, Scalar};
 
 /// The `numpy` module, imported once.
 pub(crate) fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
@@ -50,7 +50,9 @@ fn dtype_of_descr(d: &Bound<'_, PyArrayDescr>, from_python: bool) -> PyResult<DT
         ));
     }
     let name: String = d.str()?.extract()?;
-    Err(PyTypeError::new_err(format!("unsupported dtype {name}; {SUPPORTED}")))
+    Err(PyTypeError::new_err(format!(
+        "unsupported dtype {name}; {SUPPORTED}"
+    )))
 }
 
 /// A `dtype=` argument: `None`, a donate/NumPy dtype, a scalar type or a
@@ -223,7 +225,9 @@ pub(crate) fn to_operand(
     let t = to_tensor(py, obj, None)?;
     let had = if numpy_like {
         let d = obj.getattr("dtype")?;
-        let d = d.cast::<PyArrayDescr>().map_err(|e| PyTypeError::new_err(e.to_string()))?;
+        let d = d
+            .cast::<PyArrayDescr>()
+            .map_err(|e| PyTypeError::new_err(e.to_string()))?;
         OperandDType::from_numpy(d.kind(), d.itemsize())
     } else {
         None

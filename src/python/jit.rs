@@ -73,7 +73,13 @@ pub(crate) fn current_trace() -> u32 {
 }
 
 fn tracer_error(op: &str, reason: &str) -> PyErr {
-    TracerError::new_err(Error::Tracer { op: op.into(), reason: reason.into() }.to_string())
+    TracerError::new_err(
+        Error::Tracer {
+            op: op.into(),
+            reason: reason.into(),
+        }
+        .to_string(),
+    )
 }
 
 /// The error for an operation that needs the value of tracer `t`.
@@ -90,11 +96,18 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Trace {
-    fn with_builder<R>(&self, op: &str, f: impl FnOnce(&mut Builder) -> crate::Result<R>) -> PyResult<R> {
+    fn with_builder<R>(
+        &self,
+        op: &str,
+        f: impl FnOnce(&mut Builder) -> crate::Result<R>,
+    ) -> PyResult<R> {
         let mut g = lock(&self.builder);
-        let b = g
-            .as_mut()
-            .ok_or_else(|| tracer_error(op, "a tracer was used after its trace ended (it escaped the traced function)"))?;
+        let b = g.as_mut().ok_or_else(|| {
+            tracer_error(
+                op,
+                "a tracer was used after its trace ended (it escaped the traced function)",
+            )
+        })?;
         f(b).py()
     }
 
@@ -147,7 +160,12 @@ fn atom(py: Python<'_>, trace: &Arc<Trace>, op: &Op, src: Source<'_>) -> PyResul
             let me = obj.get();
             match me.tracer() {
                 Some(tr) if Arc::ptr_eq(&tr.trace, trace) => Atom::Var(tr.var(op.name())?),
-                Some(_) => return Err(tracer_error(op.name(), "a tracer of another trace was used")),
+                Some(_) => {
+                    return Err(tracer_error(
+                        op.name(),
+                        "a tracer of another trace was used",
+                    ))
+                }
                 None => Atom::Var(trace.constant(&read(py, me)?)?),
             }
         }
@@ -205,7 +223,9 @@ fn sort_donation<'py>(
     donated: &mut Vec<Bound<'py, PyTensor>>,
     refused: &mut Vec<String>,
 ) {
-    let (Offer::Donated, Source::Tensor(t)) = (input.offer, &input.src) else { return };
+    let (Offer::Donated, Source::Tensor(t)) = (input.offer, &input.src) else {
+        return;
+    };
     if t.get().tracer().is_none() {
         refused.push(format!(
             "{}: {} ({}) was donated but not used: {}; it is unchanged",
@@ -221,7 +241,12 @@ fn sort_donation<'py>(
 
 /// Record an in-place update of `target` (`x op= y`, `x[i] = v`): the
 /// tracer is rebound to the updated value.
-pub(crate) fn record_update(py: Python<'_>, op: &Op, target: &Bound<'_, PyTensor>, others: Inputs<'_>) -> PyResult<Outcome> {
+pub(crate) fn record_update(
+    py: Python<'_>,
+    op: &Op,
+    target: &Bound<'_, PyTensor>,
+    others: Inputs<'_>,
+) -> PyResult<Outcome> {
     let me = target.get();
     if me.tracer().is_none() {
         // A tensor made while this trace runs (`out = donate.zeros(...)`,
@@ -244,7 +269,10 @@ pub(crate) fn record_update(py: Python<'_>, op: &Op, target: &Bound<'_, PyTensor
         });
     }
     let Some(tr) = me.tracer() else {
-        return Err(tracer_error(op.name(), "the tensor could not become a tracer"));
+        return Err(tracer_error(
+            op.name(),
+            "the tensor could not become a tracer",
+        ));
     };
     let trace = Arc::clone(&tr.trace);
     let mut atoms = vec![Atom::Var(tr.var(op.name())?)];
@@ -262,7 +290,9 @@ pub(crate) fn record_update(py: Python<'_>, op: &Op, target: &Bound<'_, PyTensor
 
 /// A tracer's copy (`copy()`, `contiguous()`): the same value.
 pub(crate) fn same_value(t: &PyTensor) -> PyResult<Option<PyTensor>> {
-    let Some(tr) = t.tracer() else { return Ok(None) };
+    let Some(tr) = t.tracer() else {
+        return Ok(None);
+    };
     let v = tr.var("copy")?;
     Ok(Some(tr.trace.tracer(v, t.dtype, &t.shape)))
 }
@@ -325,7 +355,10 @@ impl PyTrace {
 
     /// The input tracers, one per type given.
     fn inputs(&self) -> Vec<PyTensor> {
-        self.inputs.iter().map(|(v, d, s)| self.trace.tracer(*v, *d, s)).collect()
+        self.inputs
+            .iter()
+            .map(|(v, d, s)| self.trace.tracer(*v, *d, s))
+            .collect()
     }
 
     /// End the trace with `outputs` (tensors: tracers of this trace, or
@@ -336,12 +369,20 @@ impl PyTrace {
         self.end();
         let mut outs = Vec::with_capacity(outputs.len());
         for o in &outputs {
-            let Atom::Var(v) = atom(py, &self.trace, &Op::Reshape { shape: vec![] }, Source::Tensor(o.clone()))? else {
+            let Atom::Var(v) = atom(
+                py,
+                &self.trace,
+                &Op::Reshape { shape: vec![] },
+                Source::Tensor(o.clone()),
+            )?
+            else {
                 unreachable!("a tensor is a variable");
             };
             outs.push(v);
         }
-        let b = lock(&self.trace.builder).take().ok_or_else(|| tracer_error("trace", "the trace was already finished"))?;
+        let b = lock(&self.trace.builder)
+            .take()
+            .ok_or_else(|| tracer_error("trace", "the trace was already finished"))?;
         let (program, consts) = b.finish_captured(&outs).py()?;
         let explicit = std::mem::take(&mut *lock(&self.trace.explicit));
         Ok(PyProgram {
@@ -384,10 +425,22 @@ impl PyProgram {
     /// names input `k` in messages (`argument 0 'a'`).
     #[pyo3(signature = (donated, name, labels, stacklevel = 1))]
     #[allow(clippy::needless_pass_by_value)] // PyO3 extracts the list into a Vec
-    fn lower(&self, py: Python<'_>, donated: Vec<bool>, name: String, labels: Vec<String>, stacklevel: i32) -> PyResult<PyLowered> {
+    fn lower(
+        &self,
+        py: Python<'_>,
+        donated: Vec<bool>,
+        name: String,
+        labels: Vec<String>,
+        stacklevel: i32,
+    ) -> PyResult<PyLowered> {
         let program = (*self.program).clone();
         let lowered = lower(program, &donated).py()?;
-        let label = |k: usize| labels.get(k).cloned().unwrap_or_else(|| format!("argument {k}"));
+        let label = |k: usize| {
+            labels
+                .get(k)
+                .cloned()
+                .unwrap_or_else(|| format!("argument {k}"))
+        };
         // An explicit donation inside the function of an argument the
         // caller did not donate: refused (the caller keeps its buffer).
         let mut messages: Vec<String> = self
@@ -402,15 +455,17 @@ impl PyProgram {
                 )
             })
             .collect();
-        messages.extend(lowered
-            .unusable
-            .iter()
-            .map(|(k, why)| {
-                let v = lowered.program.inputs[*k];
-                let info = &lowered.program.vars[v as usize];
-                let dims: Vec<String> = info.shape.iter().map(ToString::to_string).collect();
-                format!("Some donated buffers were not usable: {}[{}] ({}): {why}", info.dtype, dims.join(", "), label(*k))
-            }));
+        messages.extend(lowered.unusable.iter().map(|(k, why)| {
+            let v = lowered.program.inputs[*k];
+            let info = &lowered.program.vars[v as usize];
+            let dims: Vec<String> = info.shape.iter().map(ToString::to_string).collect();
+            format!(
+                "Some donated buffers were not usable: {}[{}] ({}): {why}",
+                info.dtype,
+                dims.join(", "),
+                label(*k)
+            )
+        }));
         warn_all_at(py, messages, stacklevel)?;
         let consumer: &'static str = Box::leak(format!("jit({name})").into_boxed_str());
         Ok(PyLowered {
@@ -505,7 +560,11 @@ impl PyLowered {
     /// Run over `args` (one tensor per input). Donated arguments the plan
     /// consumes are taken when exclusive, else copied with a warning.
     #[allow(clippy::needless_pass_by_value)] // PyO3 extracts the list into a Vec
-    fn run<'py>(&self, py: Python<'py>, args: Vec<Bound<'py, PyTensor>>) -> PyResult<Bound<'py, PyList>> {
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        args: Vec<Bound<'py, PyTensor>>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let l = &*self.lowered;
         let p = &l.program;
         if args.len() != p.inputs.len() {
@@ -520,7 +579,10 @@ impl PyLowered {
         let consumed = l.consumed();
         // Every argument is read first: a donated tensor also passed as
         // another argument is then not exclusive, and is copied.
-        let mut handles: Vec<Option<DynTensor>> = args.iter().map(|a| read(py, a.get()).map(Some)).collect::<PyResult<_>>()?;
+        let mut handles: Vec<Option<DynTensor>> = args
+            .iter()
+            .map(|a| read(py, a.get()).map(Some))
+            .collect::<PyResult<_>>()?;
         // Which donated arguments are shared (copy protection), warned
         // about before anything is taken.
         let mut take = vec![false; args.len()];
@@ -536,13 +598,26 @@ impl PyLowered {
             if exclusive {
                 take[k] = true;
             } else {
-                let twice = args.iter().enumerate().find(|(j, a)| *j != k && a.is(&args[k]));
+                let twice = args
+                    .iter()
+                    .enumerate()
+                    .find(|(j, a)| *j != k && a.is(&args[k]));
                 let why = if let Some((j, _)) = twice {
-                    format!("the same tensor is passed twice (also as {})", self.label(j))
+                    format!(
+                        "the same tensor is passed twice (also as {})",
+                        self.label(j)
+                    )
                 } else if whole {
-                    Error::NotDonatable { handles: s.handles, exports: s.exports }.to_string()
+                    Error::NotDonatable {
+                        handles: s.handles,
+                        exports: s.exports,
+                    }
+                    .to_string()
                 } else {
-                    Error::PartialView { shape: me.shape.to_vec() }.to_string()
+                    Error::PartialView {
+                        shape: me.shape.to_vec(),
+                    }
+                    .to_string()
                 };
                 messages.push(format!(
                     "jit({}): {} ({}) was donated but cannot be taken: {why}; it was copied first, and the caller's tensor is unchanged",
@@ -592,7 +667,10 @@ impl PyLowered {
 
 impl PyLowered {
     fn label(&self, k: usize) -> String {
-        self.labels.get(k).cloned().unwrap_or_else(|| format!("argument {k}"))
+        self.labels
+            .get(k)
+            .cloned()
+            .unwrap_or_else(|| format!("argument {k}"))
     }
 
     /// Each argument has the dtype and shape the program was traced for.
@@ -602,7 +680,10 @@ impl PyLowered {
             let info = &p.vars[v as usize];
             let me = a.get();
             if me.tracer().is_some() {
-                return Err(tracer_error("jit", "a jitted function was called with a tracer (nested tracing is not supported)"));
+                return Err(tracer_error(
+                    "jit",
+                    "a jitted function was called with a tracer (nested tracing is not supported)",
+                ));
             }
             if me.dtype != info.dtype || me.shape[..] != info.shape[..] {
                 return Err(pyo3::exceptions::PyValueError::new_err(format!(
@@ -647,10 +728,16 @@ impl PyLowered {
                     RunArg::Consumed(super::arena::detach(py, h.nbytes(), || h.deep_copy()).py()?)
                 }
             } else if consumed.contains(&k) {
-                let h = handles[k].take().ok_or_else(|| tracer_error("jit", "an argument handle"))?;
+                let h = handles[k]
+                    .take()
+                    .ok_or_else(|| tracer_error("jit", "an argument handle"))?;
                 RunArg::Consumed(super::arena::detach(py, h.nbytes(), || h.deep_copy()).py()?)
             } else {
-                RunArg::Read(handles[k].take().ok_or_else(|| tracer_error("jit", "an argument handle"))?)
+                RunArg::Read(
+                    handles[k]
+                        .take()
+                        .ok_or_else(|| tracer_error("jit", "an argument handle"))?,
+                )
             };
             run_args.push(arg);
         }

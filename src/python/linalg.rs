@@ -22,13 +22,20 @@ use crate::{DType, DynTensor, Result};
 
 /// Read the tensor arguments of `op` (a number becomes a 0-d tensor).
 fn read_all(py: Python<'_>, op: &str, args: &[&Bound<'_, PyAny>]) -> PyResult<Vec<DynTensor>> {
-    let inputs: Vec<Input<'_>> = args.iter().map(|a| require_tensor(a, op)).collect::<PyResult<_>>()?;
+    let inputs: Vec<Input<'_>> = args
+        .iter()
+        .map(|a| require_tensor(a, op))
+        .collect::<PyResult<_>>()?;
     read_unplanned(py, op, &inputs)
 }
 
 /// Run the core's `f` over `xs`, the interpreter released for large
 /// inputs.
-fn run<R: Send>(py: Python<'_>, xs: &[DynTensor], f: impl FnOnce() -> Result<R> + Send) -> PyResult<R> {
+fn run<R: Send>(
+    py: Python<'_>,
+    xs: &[DynTensor],
+    f: impl FnOnce() -> Result<R> + Send,
+) -> PyResult<R> {
     let bytes = xs.iter().map(DynTensor::nbytes).sum::<usize>();
     super::arena::detach(py, bytes, f).py()
 }
@@ -59,7 +66,10 @@ fn binary(
 /// An integer argument that must not be a bool (`axis=True` is a mistake).
 fn int_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<i64> {
     if obj.is_instance_of::<PyBool>() || !obj.is_instance_of::<PyInt>() {
-        return Err(PyTypeError::new_err(format!("{what} must be an integer, not {}", obj.get_type().name()?)));
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be an integer, not {}",
+            obj.get_type().name()?
+        )));
     }
     obj.extract()
 }
@@ -78,13 +88,15 @@ fn axis_list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<isize>> {
 fn tensordot_axes(axes: &Bound<'_, PyAny>) -> PyResult<TensordotAxes> {
     if axes.is_instance_of::<PyInt>() {
         let n = int_arg(axes, "tensordot: axes")?;
-        return usize::try_from(n)
-            .map(TensordotAxes::Last)
-            .map_err(|_| PyValueError::new_err(format!("tensordot: axes must be non-negative, got {n}")));
+        return usize::try_from(n).map(TensordotAxes::Last).map_err(|_| {
+            PyValueError::new_err(format!("tensordot: axes must be non-negative, got {n}"))
+        });
     }
     let pair: Vec<Bound<'_, PyAny>> = axes
         .try_iter()
-        .map_err(|_| PyTypeError::new_err("tensordot: axes must be an int or a pair of axis sequences"))?
+        .map_err(|_| {
+            PyTypeError::new_err("tensordot: axes must be an int or a pair of axis sequences")
+        })?
         .collect::<PyResult<_>>()?;
     let [a, b] = &pair[..] else {
         return Err(PyValueError::new_err(format!(
@@ -99,7 +111,11 @@ fn tensordot_axes(axes: &Bound<'_, PyAny>) -> PyResult<TensordotAxes> {
 /// (a count of trailing/leading axes, or two sequences of axes).
 #[pyfunction]
 #[pyo3(signature = (x1, x2, /, *, axes = None), text_signature = "(x1, x2, /, *, axes=2)")]
-pub(crate) fn tensordot(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>, axes: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+pub(crate) fn tensordot(
+    x1: &Bound<'_, PyAny>,
+    x2: &Bound<'_, PyAny>,
+    axes: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
     let axes = match axes {
         Some(a) => tensordot_axes(a)?,
         None => TensordotAxes::Last(2),
@@ -111,7 +127,11 @@ pub(crate) fn tensordot(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>, axes: Opti
 /// axes broadcast.
 #[pyfunction]
 #[pyo3(signature = (x1, x2, /, *, axis = -1), text_signature = "(x1, x2, /, *, axis=-1)")]
-pub(crate) fn vecdot(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTensor> {
+pub(crate) fn vecdot(
+    x1: &Bound<'_, PyAny>,
+    x2: &Bound<'_, PyAny>,
+    axis: isize,
+) -> PyResult<PyTensor> {
     binary(x1, x2, "vecdot", |a, b| linalg::vecdot(a, b, axis))
 }
 
@@ -190,15 +210,24 @@ fn svdvals(x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
 /// diagonal `offset`.
 #[pyfunction]
 #[pyo3(signature = (x, /, *, offset = 0, dtype = None))]
-fn trace(x: &Bound<'_, PyAny>, offset: isize, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+fn trace(
+    x: &Bound<'_, PyAny>,
+    offset: isize,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
     let dtype: Option<DType> = dtype_arg(x.py(), dtype)?;
     unary(x, "linalg.trace", |a| linalg::trace(a, offset, dtype))
 }
 
 /// A norm's `ord`: a Python int or float.
 fn ord_number(ord: &Bound<'_, PyAny>, op: &str) -> PyResult<f64> {
-    if ord.is_instance_of::<PyBool>() || !(ord.is_instance_of::<PyInt>() || ord.is_instance_of::<PyFloat>()) {
-        return Err(PyTypeError::new_err(format!("{op}: ord must be a number, not {}", ord.get_type().name()?)));
+    if ord.is_instance_of::<PyBool>()
+        || !(ord.is_instance_of::<PyInt>() || ord.is_instance_of::<PyFloat>())
+    {
+        return Err(PyTypeError::new_err(format!(
+            "{op}: ord must be a number, not {}",
+            ord.get_type().name()?
+        )));
     }
     ord.extract()
 }
@@ -219,24 +248,34 @@ fn vector_norm(
     let ord = ord.map_or(Ok(2.0), |o| ord_number(o, OP))?;
     let over: Option<Vec<isize>> = match axis.filter(|a| !a.is_none()) {
         None => None,
-        Some(a) if a.is_instance_of::<PyInt>() => Some(vec![int_arg(a, "linalg.vector_norm: axis")? as isize]),
+        Some(a) if a.is_instance_of::<PyInt>() => {
+            Some(vec![int_arg(a, "linalg.vector_norm: axis")? as isize])
+        }
         Some(a) => Some(
             a.try_iter()?
                 .map(|v| Ok(int_arg(&v?, "linalg.vector_norm: axis")? as isize))
                 .collect::<PyResult<_>>()?,
         ),
     };
-    unary(x, OP, |t| linalg::vector_norm(t, over.as_deref(), keepdims, ord))
+    unary(x, OP, |t| {
+        linalg::vector_norm(t, over.as_deref(), keepdims, ord)
+    })
 }
 
 /// `matrix_norm(x, /, *, keepdims=False, ord="fro")`.
 #[pyfunction]
 #[pyo3(signature = (x, /, *, keepdims = false, ord = None), text_signature = "(x, /, *, keepdims=False, ord='fro')")]
-fn matrix_norm(x: &Bound<'_, PyAny>, keepdims: bool, ord: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+fn matrix_norm(
+    x: &Bound<'_, PyAny>,
+    keepdims: bool,
+    ord: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
     const OP: &str = "linalg.matrix_norm";
     let ord = match ord.filter(|o| !o.is_none()) {
         None => MatrixOrd::Fro,
-        Some(o) if o.is_instance_of::<PyString>() => MatrixOrd::from_name(&o.extract::<String>()?).py()?,
+        Some(o) if o.is_instance_of::<PyString>() => {
+            MatrixOrd::from_name(&o.extract::<String>()?).py()?
+        }
         Some(o) => MatrixOrd::from_number(ord_number(o, OP)?).py()?,
     };
     unary(x, OP, |t| linalg::matrix_norm(t, keepdims, ord))
@@ -325,7 +364,10 @@ fn svd(x: &Bound<'_, PyAny>, full_matrices: bool) -> PyResult<(PyTensor, PyTenso
 
 /// Register the module functions.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("LinAlgError", m.py().get_type::<super::errors::LinAlgError>())?;
+    m.add(
+        "LinAlgError",
+        m.py().get_type::<super::errors::LinAlgError>(),
+    )?;
     m.add_function(wrap_pyfunction!(tensordot, m)?)?;
     m.add_function(wrap_pyfunction!(vecdot, m)?)?;
     m.add_function(wrap_pyfunction!(cholesky, m)?)?;

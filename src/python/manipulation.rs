@@ -16,8 +16,8 @@ use super::interop::{dtype_arg, scalar_arg, shape_arg};
 use super::operands::{call, read_unplanned, Input};
 use super::ownership::require_tensor;
 use super::tensor::PyTensor;
-use crate::layout::Index;
 use crate::lane_ops::LaneOp;
+use crate::layout::Index;
 use crate::plan::Op;
 use crate::{creation, manipulation, DType, DynTensor};
 
@@ -31,13 +31,17 @@ fn ints(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<i64>> {
 }
 
 fn axes(v: &[i64]) -> Vec<isize> {
-    v.iter().map(|&a| isize::try_from(a).unwrap_or(isize::MAX)).collect()
+    v.iter()
+        .map(|&a| isize::try_from(a).unwrap_or(isize::MAX))
+        .collect()
 }
 
 /// The tensors of a sequence argument (`concat([a, b])`), read.
 fn read_seq(py: Python<'_>, op: &str, seq: &Bound<'_, PyAny>) -> PyResult<Vec<DynTensor>> {
     if seq.cast::<PyTensor>().is_ok() {
-        return Err(PyTypeError::new_err(format!("{op} takes a sequence of tensors, not one tensor")));
+        return Err(PyTypeError::new_err(format!(
+            "{op} takes a sequence of tensors, not one tensor"
+        )));
     }
     let inputs = seq
         .try_iter()?
@@ -59,9 +63,15 @@ fn wrap(t: DynTensor) -> PyTensor {
 /// flattened), promoted together, into a new buffer.
 #[pyfunction]
 #[pyo3(signature = (arrays, /, *, axis = Some(0)), text_signature = "(arrays, /, *, axis=0)")]
-pub(crate) fn concat(py: Python<'_>, arrays: &Bound<'_, PyAny>, axis: Option<isize>) -> PyResult<PyTensor> {
+pub(crate) fn concat(
+    py: Python<'_>,
+    arrays: &Bound<'_, PyAny>,
+    axis: Option<isize>,
+) -> PyResult<PyTensor> {
     let xs = read_seq(py, "concat", arrays)?;
-    Ok(wrap(manipulation::concat(&xs.iter().collect::<Vec<_>>(), axis).py()?))
+    Ok(wrap(
+        manipulation::concat(&xs.iter().collect::<Vec<_>>(), axis).py()?,
+    ))
 }
 
 /// `stack(arrays, /, *, axis=0)`: joined along a new axis.
@@ -69,7 +79,9 @@ pub(crate) fn concat(py: Python<'_>, arrays: &Bound<'_, PyAny>, axis: Option<isi
 #[pyo3(signature = (arrays, /, *, axis = 0))]
 pub(crate) fn stack(py: Python<'_>, arrays: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTensor> {
     let xs = read_seq(py, "stack", arrays)?;
-    Ok(wrap(manipulation::stack(&xs.iter().collect::<Vec<_>>(), axis).py()?))
+    Ok(wrap(
+        manipulation::stack(&xs.iter().collect::<Vec<_>>(), axis).py()?,
+    ))
 }
 
 /// `broadcast_to(x, /, shape)`: a copy of `x` repeated to `shape`.
@@ -77,19 +89,33 @@ pub(crate) fn stack(py: Python<'_>, arrays: &Bound<'_, PyAny>, axis: isize) -> P
 #[pyo3(signature = (x, /, shape))]
 pub(crate) fn broadcast_to(x: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     let shape = shape_arg(shape)?;
-    Ok(wrap(manipulation::broadcast_to(&read_one(x, "broadcast_to")?, &shape).py()?))
+    Ok(wrap(
+        manipulation::broadcast_to(&read_one(x, "broadcast_to")?, &shape).py()?,
+    ))
 }
 
 /// `broadcast_arrays(*arrays)`: each array broadcast to their common
 /// shape (new buffers).
 #[pyfunction]
 #[pyo3(signature = (*arrays))]
-pub(crate) fn broadcast_arrays<'py>(py: Python<'py>, arrays: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyList>> {
+pub(crate) fn broadcast_arrays<'py>(
+    py: Python<'py>,
+    arrays: &Bound<'py, PyTuple>,
+) -> PyResult<Bound<'py, PyList>> {
     let xs = read_seq(py, "broadcast_arrays", arrays.as_any())?;
     let shapes: Vec<&[usize]> = xs.iter().map(DynTensor::shape).collect();
     let out = manipulation::broadcast_all(&shapes).py()?;
-    let ts = xs.iter().map(|x| manipulation::broadcast_to(x, &out)).collect::<crate::Result<Vec<_>>>().py()?;
-    PyList::new(py, ts.into_iter().map(|t| Py::new(py, wrap(t))).collect::<PyResult<Vec<_>>>()?)
+    let ts = xs
+        .iter()
+        .map(|x| manipulation::broadcast_to(x, &out))
+        .collect::<crate::Result<Vec<_>>>()
+        .py()?;
+    PyList::new(
+        py,
+        ts.into_iter()
+            .map(|t| Py::new(py, wrap(t)))
+            .collect::<PyResult<Vec<_>>>()?,
+    )
 }
 
 /// `tile(x, repetitions, /)`.
@@ -104,37 +130,64 @@ pub(crate) fn tile(x: &Bound<'_, PyAny>, repetitions: &Bound<'_, PyAny>) -> PyRe
 /// integer tensor (one count per element along `axis`).
 #[pyfunction]
 #[pyo3(signature = (x, repeats, /, *, axis = None))]
-pub(crate) fn repeat(x: &Bound<'_, PyAny>, repeats: &Bound<'_, PyAny>, axis: Option<isize>) -> PyResult<PyTensor> {
+pub(crate) fn repeat(
+    x: &Bound<'_, PyAny>,
+    repeats: &Bound<'_, PyAny>,
+    axis: Option<isize>,
+) -> PyResult<PyTensor> {
     let counts: Vec<usize> = if let Ok(r) = repeats.extract::<usize>() {
         vec![r]
     } else {
         let t = read_one(repeats, "repeat")?;
         if !t.dtype().is_int() {
-            return Err(PyTypeError::new_err(format!("repeat: repeats must be integers, not {}", t.dtype())));
+            return Err(PyTypeError::new_err(format!(
+                "repeat: repeats must be integers, not {}",
+                t.dtype()
+            )));
         }
         let t = t.cast(DType::I64).py()?;
         let v = t.typed::<i64>("repeat").py()?.as_slice().py()?.to_vec();
         v.into_iter()
-            .map(|c| usize::try_from(c).map_err(|_| pyo3::exceptions::PyValueError::new_err("repeat: negative count")))
+            .map(|c| {
+                usize::try_from(c)
+                    .map_err(|_| pyo3::exceptions::PyValueError::new_err("repeat: negative count"))
+            })
             .collect::<PyResult<_>>()?
     };
-    Ok(wrap(manipulation::repeat(&read_one(x, "repeat")?, &counts, axis).py()?))
+    Ok(wrap(
+        manipulation::repeat(&read_one(x, "repeat")?, &counts, axis).py()?,
+    ))
 }
 
 /// `roll(x, /, shift, *, axis=None)`.
 #[pyfunction]
 #[pyo3(signature = (x, /, shift, *, axis = None))]
-pub(crate) fn roll(x: &Bound<'_, PyAny>, shift: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+pub(crate) fn roll(
+    x: &Bound<'_, PyAny>,
+    shift: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
     let shifts = ints(shift, "shift")?;
-    let ax = axis.filter(|a| !a.is_none()).map(|a| ints(a, "axis")).transpose()?.unwrap_or_default();
-    let op = Op::Lane(Box::new(LaneOp::Roll { shifts, axes: axes(&ax) }));
+    let ax = axis
+        .filter(|a| !a.is_none())
+        .map(|a| ints(a, "axis"))
+        .transpose()?
+        .unwrap_or_default();
+    let op = Op::Lane(Box::new(LaneOp::Roll {
+        shifts,
+        axes: axes(&ax),
+    }));
     call(x.py(), &op, smallvec![require_tensor(x, "roll")?])
 }
 
 /// `take(x, indices, /, *, axis=None)`.
 #[pyfunction]
 #[pyo3(signature = (x, indices, /, *, axis = None))]
-pub(crate) fn take(x: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>, axis: Option<isize>) -> PyResult<PyTensor> {
+pub(crate) fn take(
+    x: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    axis: Option<isize>,
+) -> PyResult<PyTensor> {
     let (x, i) = (read_one(x, "take")?, read_one(indices, "take")?);
     Ok(wrap(manipulation::take(&x, &i, axis).py()?))
 }
@@ -142,33 +195,56 @@ pub(crate) fn take(x: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>, axis: Optio
 /// `take_along_axis(x, indices, /, *, axis=-1)`.
 #[pyfunction]
 #[pyo3(signature = (x, indices, /, *, axis = -1), text_signature = "(x, indices, /, *, axis=-1)")]
-pub(crate) fn take_along_axis(x: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTensor> {
-    let (x, i) = (read_one(x, "take_along_axis")?, read_one(indices, "take_along_axis")?);
+pub(crate) fn take_along_axis(
+    x: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    axis: isize,
+) -> PyResult<PyTensor> {
+    let (x, i) = (
+        read_one(x, "take_along_axis")?,
+        read_one(indices, "take_along_axis")?,
+    );
     Ok(wrap(manipulation::take_along_axis(&x, &i, axis).py()?))
 }
 
 /// `meshgrid(*arrays, indexing="xy")`.
 #[pyfunction]
 #[pyo3(signature = (*arrays, indexing = "xy"))]
-pub(crate) fn meshgrid<'py>(py: Python<'py>, arrays: &Bound<'py, PyTuple>, indexing: &str) -> PyResult<Bound<'py, PyList>> {
+pub(crate) fn meshgrid<'py>(
+    py: Python<'py>,
+    arrays: &Bound<'py, PyTuple>,
+    indexing: &str,
+) -> PyResult<Bound<'py, PyList>> {
     let xy = match indexing {
         "xy" => true,
         "ij" => false,
-        o => return Err(pyo3::exceptions::PyValueError::new_err(format!("meshgrid: indexing must be 'xy' or 'ij', not {o:?}"))),
+        o => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "meshgrid: indexing must be 'xy' or 'ij', not {o:?}"
+            )))
+        }
     };
     let xs = read_seq(py, "meshgrid", arrays.as_any())?;
     let ts = manipulation::meshgrid(&xs.iter().collect::<Vec<_>>(), xy).py()?;
-    PyList::new(py, ts.into_iter().map(|t| Py::new(py, wrap(t))).collect::<PyResult<Vec<_>>>()?)
+    PyList::new(
+        py,
+        ts.into_iter()
+            .map(|t| Py::new(py, wrap(t)))
+            .collect::<PyResult<Vec<_>>>()?,
+    )
 }
 
 /// A planned view of `x` (a temporary or donated `x` moves into it),
 /// `op` made from `x`'s shape.
-fn view(x: &Bound<'_, PyAny>, what: &str, op: impl FnOnce(&[usize]) -> crate::Result<Op>) -> PyResult<PyTensor> {
+fn view(
+    x: &Bound<'_, PyAny>,
+    what: &str,
+    op: impl FnOnce(&[usize]) -> crate::Result<Op>,
+) -> PyResult<PyTensor> {
     let input = require_tensor(x, what)?;
     let op = op(input.shape()).py()?;
     call(x.py(), &op, smallvec![input])
 }
-
 
 /// `astype(x, dtype, /, *, copy=True, device=None)`: `x` converted to
 /// `dtype` (the planned cast: a temporary or donated input of the same
@@ -184,7 +260,8 @@ pub(crate) fn astype<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     check_device(device)?;
     let py = x.py();
-    let dtype = dtype_arg(py, Some(dtype))?.ok_or_else(|| PyTypeError::new_err("astype needs a dtype"))?;
+    let dtype =
+        dtype_arg(py, Some(dtype))?.ok_or_else(|| PyTypeError::new_err("astype needs a dtype"))?;
     if let Ok(t) = x.cast::<PyTensor>() {
         if !copy && t.get().dtype == dtype {
             return Ok(t.clone().into_any());
@@ -206,7 +283,11 @@ pub(crate) fn permute_dims(x: &Bound<'_, PyAny>, axes: &Bound<'_, PyAny>) -> PyR
 #[pyfunction]
 #[pyo3(signature = (x, /))]
 pub(crate) fn matrix_transpose(x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-    view(x, "matrix_transpose", |s| Ok(Op::Permute { axes: Some(manipulation::matrix_transpose_perm(s.len())?) }))
+    view(x, "matrix_transpose", |s| {
+        Ok(Op::Permute {
+            axes: Some(manipulation::matrix_transpose_perm(s.len())?),
+        })
+    })
 }
 
 /// `reshape(x, /, shape, *, copy=None)`: `x` with another shape, a view
@@ -215,7 +296,11 @@ pub(crate) fn matrix_transpose(x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
 /// buffer.
 #[pyfunction]
 #[pyo3(signature = (x, /, shape, *, copy = None))]
-pub(crate) fn reshape(x: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>, copy: Option<bool>) -> PyResult<PyTensor> {
+pub(crate) fn reshape(
+    x: &Bound<'_, PyAny>,
+    shape: &Bound<'_, PyAny>,
+    copy: Option<bool>,
+) -> PyResult<PyTensor> {
     let py = x.py();
     let shape = ints(shape, "shape")?;
     let input = require_tensor(x, "reshape")?;
@@ -234,7 +319,11 @@ pub(crate) fn reshape(x: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>, copy: Opti
 #[pyfunction]
 #[pyo3(signature = (x, /, axis = 0))]
 pub(crate) fn expand_dims(x: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTensor> {
-    view(x, "expand_dims", |s| Ok(Op::Index { index: manipulation::expand_dims_index(s.len(), axis)? }))
+    view(x, "expand_dims", |s| {
+        Ok(Op::Index {
+            index: manipulation::expand_dims_index(s.len(), axis)?,
+        })
+    })
 }
 
 /// `squeeze(x, /, axis)`: a view without the given axes of length 1.
@@ -242,23 +331,46 @@ pub(crate) fn expand_dims(x: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTenso
 #[pyo3(signature = (x, /, axis))]
 pub(crate) fn squeeze(x: &Bound<'_, PyAny>, axis: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     let ax = axes(&ints(axis, "axis")?);
-    view(x, "squeeze", |s| Ok(Op::Index { index: manipulation::squeeze_index(s, &ax)? }))
+    view(x, "squeeze", |s| {
+        Ok(Op::Index {
+            index: manipulation::squeeze_index(s, &ax)?,
+        })
+    })
 }
 
 /// `moveaxis(x, source, destination, /)`: a view with axes moved.
 #[pyfunction]
 #[pyo3(signature = (x, source, destination, /))]
-pub(crate) fn moveaxis(x: &Bound<'_, PyAny>, source: &Bound<'_, PyAny>, destination: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-    let (src, dst) = (axes(&ints(source, "source")?), axes(&ints(destination, "destination")?));
-    view(x, "moveaxis", |s| Ok(Op::Permute { axes: Some(manipulation::moveaxis_perm(s.len(), &src, &dst)?) }))
+pub(crate) fn moveaxis(
+    x: &Bound<'_, PyAny>,
+    source: &Bound<'_, PyAny>,
+    destination: &Bound<'_, PyAny>,
+) -> PyResult<PyTensor> {
+    let (src, dst) = (
+        axes(&ints(source, "source")?),
+        axes(&ints(destination, "destination")?),
+    );
+    view(x, "moveaxis", |s| {
+        Ok(Op::Permute {
+            axes: Some(manipulation::moveaxis_perm(s.len(), &src, &dst)?),
+        })
+    })
 }
 
 /// `flip(x, /, *, axis=None)`: a view with the axes reversed.
 #[pyfunction]
 #[pyo3(signature = (x, /, *, axis = None))]
 pub(crate) fn flip(x: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
-    let ax = axis.filter(|a| !a.is_none()).map(|a| ints(a, "axis")).transpose()?.map(|v| axes(&v));
-    view(x, "flip", |s| Ok(Op::Index { index: manipulation::flip_index(s.len(), ax.as_deref())? }))
+    let ax = axis
+        .filter(|a| !a.is_none())
+        .map(|a| ints(a, "axis"))
+        .transpose()?
+        .map(|v| axes(&v));
+    view(x, "flip", |s| {
+        Ok(Op::Index {
+            index: manipulation::flip_index(s.len(), ax.as_deref())?,
+        })
+    })
 }
 
 /// `unstack(x, /, *, axis=0)`: views of `x`'s slices along `axis`.
@@ -275,12 +387,25 @@ pub(crate) fn unstack<'py>(x: &Bound<'py, PyAny>, axis: isize) -> PyResult<Bound
     let ax = crate::shape::normalize_axis(axis, shape.len()).py()?;
     let views = (0..shape[ax])
         .map(|i| {
-            let mut index = vec![Index::Slice { start: None, stop: None, step: 1 }; ax];
+            let mut index = vec![
+                Index::Slice {
+                    start: None,
+                    stop: None,
+                    step: 1
+                };
+                ax
+            ];
             index.push(Index::Int(i as i64));
             call(x.py(), &Op::Index { index }, smallvec![Input::kept(&base)])
         })
         .collect::<PyResult<Vec<_>>>()?;
-    PyTuple::new(x.py(), views.into_iter().map(|v| Py::new(x.py(), v)).collect::<PyResult<Vec<_>>>()?)
+    PyTuple::new(
+        x.py(),
+        views
+            .into_iter()
+            .map(|v| Py::new(x.py(), v))
+            .collect::<PyResult<Vec<_>>>()?,
+    )
 }
 
 /// `eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None)`.
@@ -296,7 +421,9 @@ pub(crate) fn eye(
 ) -> PyResult<PyTensor> {
     check_device(device)?;
     let d = dtype_arg(py, dtype)?.unwrap_or(DType::F32);
-    Ok(wrap(creation::eye(n_rows, n_cols.unwrap_or(n_rows), k, d).py()?))
+    Ok(wrap(
+        creation::eye(n_rows, n_cols.unwrap_or(n_rows), k, d).py()?,
+    ))
 }
 
 /// `linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True)`.
@@ -314,7 +441,9 @@ pub(crate) fn linspace(
 ) -> PyResult<PyTensor> {
     check_device(device)?;
     if scalar_arg(start)?.is_none() || scalar_arg(stop)?.is_none() {
-        return Err(PyTypeError::new_err("linspace: start and stop must be Python numbers"));
+        return Err(PyTypeError::new_err(
+            "linspace: start and stop must be Python numbers",
+        ));
     }
     let (a, b): (f64, f64) = (start.extract()?, stop.extract()?);
     let d = dtype_arg(py, dtype)?.unwrap_or(DType::F32);
@@ -325,14 +454,22 @@ pub(crate) fn linspace(
 #[pyfunction]
 #[pyo3(signature = (x, /, *, k = 0))]
 pub(crate) fn tril(x: &Bound<'_, PyAny>, k: i64) -> PyResult<PyTensor> {
-    call(x.py(), &Op::Lane(Box::new(LaneOp::Triangle { k, upper: false })), smallvec![require_tensor(x, "tril")?])
+    call(
+        x.py(),
+        &Op::Lane(Box::new(LaneOp::Triangle { k, upper: false })),
+        smallvec![require_tensor(x, "tril")?],
+    )
 }
 
 /// `triu(x, /, *, k=0)`.
 #[pyfunction]
 #[pyo3(signature = (x, /, *, k = 0))]
 pub(crate) fn triu(x: &Bound<'_, PyAny>, k: i64) -> PyResult<PyTensor> {
-    call(x.py(), &Op::Lane(Box::new(LaneOp::Triangle { k, upper: true })), smallvec![require_tensor(x, "triu")?])
+    call(
+        x.py(),
+        &Op::Lane(Box::new(LaneOp::Triangle { k, upper: true })),
+        smallvec![require_tensor(x, "triu")?],
+    )
 }
 
 /// A `*_like` function: `value` in `x`'s shape, in `dtype` (or `x`'s);
@@ -353,21 +490,33 @@ fn like(
 /// `zeros_like(x, /, *, dtype=None, device=None)`.
 #[pyfunction]
 #[pyo3(signature = (x, /, *, dtype = None, device = None))]
-pub(crate) fn zeros_like(x: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+pub(crate) fn zeros_like(
+    x: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
     like(x, "zeros_like", crate::Scalar::Int(0), dtype, device)
 }
 
 /// `empty_like(x, /, *, dtype=None, device=None)` (zero-filled).
 #[pyfunction]
 #[pyo3(signature = (x, /, *, dtype = None, device = None))]
-pub(crate) fn empty_like(x: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+pub(crate) fn empty_like(
+    x: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
     like(x, "empty_like", crate::Scalar::Int(0), dtype, device)
 }
 
 /// `ones_like(x, /, *, dtype=None, device=None)`.
 #[pyfunction]
 #[pyo3(signature = (x, /, *, dtype = None, device = None))]
-pub(crate) fn ones_like(x: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+pub(crate) fn ones_like(
+    x: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
     like(x, "ones_like", crate::Scalar::Int(1), dtype, device)
 }
 
@@ -380,7 +529,8 @@ pub(crate) fn full_like(
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
-    let v = scalar_arg(fill_value)?.ok_or_else(|| PyTypeError::new_err("full_like: fill_value must be a Python number"))?;
+    let v = scalar_arg(fill_value)?
+        .ok_or_else(|| PyTypeError::new_err("full_like: fill_value must be a Python number"))?;
     like(x, "full_like", v, dtype, device)
 }
 

@@ -31,23 +31,23 @@
 
 mod arena;
 mod array_api;
-mod errors;
 mod buffer_view;
 mod dlpack;
 mod elementwise;
+mod errors;
 mod functions;
 mod interop;
 mod jit;
-mod manipulation;
 mod linalg;
+mod manipulation;
 mod operands;
 mod ops;
 mod ownership;
 mod searching;
 mod statistics;
 mod temporary;
-mod timeline;
 mod tensor;
+mod timeline;
 
 use pyo3::prelude::*;
 
@@ -107,7 +107,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::batch_norm, m)?)?;
     m.add_function(wrap_pyfunction!(functions::matmul, m)?)?;
     m.add_function(wrap_pyfunction!(functions::addmm, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::scaled_dot_product_attention, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        functions::scaled_dot_product_attention,
+        m
+    )?)?;
     m.add_function(wrap_pyfunction!(functions::memory_stats, m)?)?;
     m.add_function(wrap_pyfunction!(functions::reset_peak_memory, m)?)?;
     m.add_function(wrap_pyfunction!(functions::arena, m)?)?;

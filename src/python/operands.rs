@@ -130,7 +130,11 @@ impl<'py> Input<'py> {
 /// only reads it). An explicitly donated input is not consumed: a
 /// `DonationWarning` says so. A tracer raises `TracerError` (such
 /// operations are not recorded by `donate.jit`).
-pub(crate) fn read_unplanned(py: Python<'_>, op: &str, inputs: &[Input<'_>]) -> PyResult<Vec<DynTensor>> {
+pub(crate) fn read_unplanned(
+    py: Python<'_>,
+    op: &str,
+    inputs: &[Input<'_>],
+) -> PyResult<Vec<DynTensor>> {
     let mut out = Vec::with_capacity(inputs.len());
     let mut warnings = Vec::new();
     for i in inputs {
@@ -220,8 +224,10 @@ pub(crate) fn call<'py>(py: Python<'py>, op: &Op, inputs: Inputs<'py>) -> PyResu
 
     // 1., 2.
     let plan = {
-        let descs: SmallVec<[OperandDesc<'_>; 3]> =
-            inputs.iter().map(|i| i.describe(py, Some(&gates))).collect();
+        let descs: SmallVec<[OperandDesc<'_>; 3]> = inputs
+            .iter()
+            .map(|i| i.describe(py, Some(&gates)))
+            .collect();
         plan(op, &descs).py()?
     };
     let work = work(&plan, inputs.iter().map(Input::shape));
@@ -265,14 +271,15 @@ pub(crate) fn call<'py>(py: Python<'py>, op: &Op, inputs: Inputs<'py>) -> PyResu
             // A temporary was decided before the other operands were read
             // and before the warnings (Python code that could have
             // obtained a reference to it): it must still be one.
-            args[*i] = if *offer == Offer::Donated || super::temporary::still_temporary(obj.as_any()) {
-                Arg::Held(g)
-            } else {
-                // Read like a named tensor: the core's claim of another
-                // handle is refused, and the result goes to a new buffer.
-                g.check_readable().py()?;
-                Arg::Tensor(g.clone())
-            };
+            args[*i] =
+                if *offer == Offer::Donated || super::temporary::still_temporary(obj.as_any()) {
+                    Arg::Held(g)
+                } else {
+                    // Read like a named tensor: the core's claim of another
+                    // handle is refused, and the result goes to a new buffer.
+                    g.check_readable().py()?;
+                    Arg::Tensor(g.clone())
+                };
             let r = super::arena::detach(py, work, || execute(&plan, &mut args));
             drop(args);
             drop(slot.take()); // unlocked before any warning runs Python code
@@ -281,7 +288,10 @@ pub(crate) fn call<'py>(py: Python<'py>, op: &Op, inputs: Inputs<'py>) -> PyResu
     };
     let late = warnings(
         &plan,
-        outcome.refused.iter().filter(|r| !plan.refusals.contains(r)),
+        outcome
+            .refused
+            .iter()
+            .filter(|r| !plan.refusals.contains(r)),
         &signatures,
     );
     warn_all(py, late)?;
@@ -307,7 +317,10 @@ pub(crate) fn call_in_place<'py>(
         descs.extend(others.iter().map(|i| i.describe(py, None)));
         plan_in_place(op, &descs).py()?
     };
-    let work = work(&plan, std::iter::once(&me.shape[..]).chain(others.iter().map(Input::shape)));
+    let work = work(
+        &plan,
+        std::iter::once(&me.shape[..]).chain(others.iter().map(Input::shape)),
+    );
     let signatures: Vec<String> = if plan.offers.contains(&Offer::Donated) {
         std::iter::once(String::new())
             .chain(others.iter().map(Input::signature))

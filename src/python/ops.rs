@@ -188,7 +188,11 @@ pub(crate) fn set_item<'py>(
 /// is `x`'s leading dimensions): `x` becomes `where(mask, value, x)`
 /// (the mask extended over the trailing axes), written into `x` as a
 /// whole assignment (copy-on-write when its buffer is shared).
-pub(crate) fn set_mask<'py>(x: &Bound<'py, PyTensor>, mask: Input<'py>, value: Input<'py>) -> PyResult<()> {
+pub(crate) fn set_mask<'py>(
+    x: &Bound<'py, PyTensor>,
+    mask: Input<'py>,
+    value: Input<'py>,
+) -> PyResult<()> {
     let py = x.py();
     let (shape, m) = (x.get().shape.to_vec(), mask.shape().to_vec());
     if m.len() > shape.len() || shape[..m.len()] != m[..] {
@@ -196,10 +200,18 @@ pub(crate) fn set_mask<'py>(x: &Bound<'py, PyTensor>, mask: Input<'py>, value: I
             "a boolean index of shape {m:?} does not match the tensor's leading dimensions {shape:?}"
         )));
     }
-    let full: Vec<i64> = m.iter().map(|&d| d as i64).chain(std::iter::repeat_n(1, shape.len() - m.len())).collect();
+    let full: Vec<i64> = m
+        .iter()
+        .map(|&d| d as i64)
+        .chain(std::iter::repeat_n(1, shape.len() - m.len()))
+        .collect();
     let mask = call(py, &Op::Reshape { shape: full }, smallvec![mask])?;
     let mask = Bound::new(py, mask)?;
-    let new = call(py, &Op::Where, smallvec![Input::kept(&mask), value, Input::kept(x)])?;
+    let new = call(
+        py,
+        &Op::Where,
+        smallvec![Input::kept(&mask), value, Input::kept(x)],
+    )?;
     let new = Bound::new(py, new)?;
     set_item(x, vec![crate::Index::Ellipsis], Input::kept(&new))
 }

@@ -21,9 +21,9 @@ use pyo3::prelude::*;
 use smallvec::smallvec;
 
 use super::errors::{DonatedError, IntoPyResult};
-use super::temporary::offer_of;
 use super::interop;
 use super::operands::{call, Input, Source};
+use super::temporary::offer_of;
 use super::tensor::PyTensor;
 use crate::kernels::Func;
 use crate::plan::{Offer, Op};
@@ -145,7 +145,10 @@ impl PyDonated {
     }
 
     fn input<'py>(&self, py: Python<'py>) -> PyResult<Input<'py>> {
-        Ok(Input::new(Source::Tensor(self.consume(py)?), Offer::Donated))
+        Ok(Input::new(
+            Source::Tensor(self.consume(py)?),
+            Offer::Donated,
+        ))
     }
 }
 

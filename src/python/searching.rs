@@ -19,37 +19,58 @@ use super::operands::{call, read_unplanned};
 use super::ownership::require_tensor;
 use super::statistics::{compute, read_x, AxisArg};
 use super::tensor::PyTensor;
-use crate::searching::{self as core, Extreme, Side};
-use crate::sets::unique;
 use crate::lane_ops::LaneOp;
 use crate::plan::Op;
+use crate::searching::{self as core, Extreme, Side};
+use crate::sets::unique;
 use crate::sorting;
 
 /// The index of the first maximum of `x` along `axis` (`None`: of the
 /// flattened tensor), int64.
 #[pyfunction]
 #[pyo3(signature = (x, /, *, axis = None, keepdims = false))]
-pub(crate) fn argmax(x: &Bound<'_, PyAny>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
+pub(crate) fn argmax(
+    x: &Bound<'_, PyAny>,
+    axis: Option<isize>,
+    keepdims: bool,
+) -> PyResult<PyTensor> {
     let t = read_x(x, "argmax")?;
-    compute(x.py(), &[&t], || core::arg_extreme(&t, Extreme::Max, axis, keepdims)).map(PyTensor::new)
+    compute(x.py(), &[&t], || {
+        core::arg_extreme(&t, Extreme::Max, axis, keepdims)
+    })
+    .map(PyTensor::new)
 }
 
 /// The index of the first minimum of `x` along `axis` (as `argmax`).
 #[pyfunction]
 #[pyo3(signature = (x, /, *, axis = None, keepdims = false))]
-pub(crate) fn argmin(x: &Bound<'_, PyAny>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
+pub(crate) fn argmin(
+    x: &Bound<'_, PyAny>,
+    axis: Option<isize>,
+    keepdims: bool,
+) -> PyResult<PyTensor> {
     let t = read_x(x, "argmin")?;
-    compute(x.py(), &[&t], || core::arg_extreme(&t, Extreme::Min, axis, keepdims)).map(PyTensor::new)
+    compute(x.py(), &[&t], || {
+        core::arg_extreme(&t, Extreme::Min, axis, keepdims)
+    })
+    .map(PyTensor::new)
 }
 
 /// The number of nonzero elements of `x` over `axis` (an int, a tuple,
 /// or `None` for all), int64.
 #[pyfunction]
 #[pyo3(signature = (x, /, *, axis = None, keepdims = false))]
-pub(crate) fn count_nonzero(x: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<PyTensor> {
+pub(crate) fn count_nonzero(
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+) -> PyResult<PyTensor> {
     let named = AxisArg::from_py(axis)?.axes();
     let t = read_x(x, "count_nonzero")?;
-    compute(x.py(), &[&t], || core::count_nonzero(&t, named.as_deref(), keepdims)).map(PyTensor::new)
+    compute(x.py(), &[&t], || {
+        core::count_nonzero(&t, named.as_deref(), keepdims)
+    })
+    .map(PyTensor::new)
 }
 
 /// The indices of the nonzero elements of `x`: a tuple of one int64
@@ -75,7 +96,11 @@ pub(crate) fn searchsorted(
     let side = match side {
         "left" => Side::Left,
         "right" => Side::Right,
-        s => return Err(PyValueError::new_err(format!("searchsorted: side must be 'left' or 'right', not {s:?}"))),
+        s => {
+            return Err(PyValueError::new_err(format!(
+                "searchsorted: side must be 'left' or 'right', not {s:?}"
+            )))
+        }
     };
     let op = "searchsorted";
     let mut inputs = vec![require_tensor(x1, op)?, require_tensor(x2, op)?];
@@ -84,7 +109,10 @@ pub(crate) fn searchsorted(
     }
     let t = read_unplanned(x1.py(), op, &inputs)?;
     let all: Vec<_> = t.iter().collect();
-    compute(x1.py(), &all, || core::searchsorted(&t[0], &t[1], side, t.get(2))).map(PyTensor::new)
+    compute(x1.py(), &all, || {
+        core::searchsorted(&t[0], &t[1], side, t.get(2))
+    })
+    .map(PyTensor::new)
 }
 
 /// `x` sorted along `axis` (always stably; `descending` reverses the
@@ -94,7 +122,12 @@ pub(crate) fn searchsorted(
     signature = (x, /, *, axis = -1, descending = false, stable = true),
     text_signature = "(x, /, *, axis=-1, descending=False, stable=True)"
 )]
-pub(crate) fn sort(x: &Bound<'_, PyAny>, axis: isize, descending: bool, stable: bool) -> PyResult<PyTensor> {
+pub(crate) fn sort(
+    x: &Bound<'_, PyAny>,
+    axis: isize,
+    descending: bool,
+    stable: bool,
+) -> PyResult<PyTensor> {
     let _ = stable; // every sort is stable
     let op = Op::Lane(Box::new(LaneOp::Sort { axis, descending }));
     call(x.py(), &op, smallvec![require_tensor(x, "sort")?])
@@ -106,7 +139,12 @@ pub(crate) fn sort(x: &Bound<'_, PyAny>, axis: isize, descending: bool, stable: 
     signature = (x, /, *, axis = -1, descending = false, stable = true),
     text_signature = "(x, /, *, axis=-1, descending=False, stable=True)"
 )]
-pub(crate) fn argsort(x: &Bound<'_, PyAny>, axis: isize, descending: bool, stable: bool) -> PyResult<PyTensor> {
+pub(crate) fn argsort(
+    x: &Bound<'_, PyAny>,
+    axis: isize,
+    descending: bool,
+    stable: bool,
+) -> PyResult<PyTensor> {
     let _ = stable; // every sort is stable
     let t = read_x(x, "argsort")?;
     compute(x.py(), &[&t], || sorting::argsort(&t, axis, descending)).map(PyTensor::new)

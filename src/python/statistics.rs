@@ -50,11 +50,16 @@ impl AxisArg {
             if o.is_instance_of::<pyo3::types::PyBool>() {
                 return Err(PyTypeError::new_err("an axis must be an int, not a bool"));
             }
-            o.extract::<isize>()
-                .map_err(|_| PyTypeError::new_err(format!("an axis must be an int or a tuple of ints, not {o}")))
+            o.extract::<isize>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "an axis must be an int or a tuple of ints, not {o}"
+                ))
+            })
         };
         if let Ok(t) = obj.cast::<PyTuple>() {
-            return Ok(AxisArg::Many(t.iter().map(|a| axis(&a)).collect::<PyResult<_>>()?));
+            return Ok(AxisArg::Many(
+                t.iter().map(|a| axis(&a)).collect::<PyResult<_>>()?,
+            ));
         }
         Ok(AxisArg::One(axis(obj)?))
     }
@@ -88,10 +93,17 @@ pub(crate) fn compute<T: Send>(
 }
 
 /// `statistic` over `axis` in the core.
-fn unplanned(x: &Bound<'_, PyAny>, statistic: Statistic, axis: &AxisArg, keepdims: bool) -> PyResult<PyTensor> {
+fn unplanned(
+    x: &Bound<'_, PyAny>,
+    statistic: Statistic,
+    axis: &AxisArg,
+    keepdims: bool,
+) -> PyResult<PyTensor> {
     let t = read_x(x, statistic.name())?;
     let named = axis.axes();
-    let r = compute(x.py(), &[&t], || reduce(&t, statistic, named.as_deref(), keepdims))?;
+    let r = compute(x.py(), &[&t], || {
+        reduce(&t, statistic, named.as_deref(), keepdims)
+    })?;
     Ok(PyTensor::new(r))
 }
 
@@ -107,8 +119,20 @@ fn planned_or_not(
     let axis = AxisArg::from_py(axis)?;
     let planned = !matches!(statistic, Statistic::Sum { dtype: Some(_) });
     match axis {
-        AxisArg::All if planned => ops::reduce(x.py(), kind, require_tensor(x, statistic.name())?, None, keepdims),
-        AxisArg::One(a) if planned => ops::reduce(x.py(), kind, require_tensor(x, statistic.name())?, Some(a), keepdims),
+        AxisArg::All if planned => ops::reduce(
+            x.py(),
+            kind,
+            require_tensor(x, statistic.name())?,
+            None,
+            keepdims,
+        ),
+        AxisArg::One(a) if planned => ops::reduce(
+            x.py(),
+            kind,
+            require_tensor(x, statistic.name())?,
+            Some(a),
+            keepdims,
+        ),
         _ => unplanned(x, statistic, &axis, keepdims),
     }
 }
@@ -131,7 +155,11 @@ pub(crate) fn sum(
 /// The arithmetic mean of `x` over `axis` (NaN over no elements).
 #[pyfunction]
 #[pyo3(signature = (x, /, *, axis = None, keepdims = false))]
-pub(crate) fn mean(x: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<PyTensor> {
+pub(crate) fn mean(
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+) -> PyResult<PyTensor> {
     planned_or_not(x, Reduction::Mean, Statistic::Mean, axis, keepdims)
 }
 
@@ -139,7 +167,11 @@ pub(crate) fn mean(x: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, keepdi
 /// over no elements).
 #[pyfunction]
 #[pyo3(signature = (x, /, *, axis = None, keepdims = false))]
-pub(crate) fn max(x: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<PyTensor> {
+pub(crate) fn max(
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+) -> PyResult<PyTensor> {
     planned_or_not(x, Reduction::Max, Statistic::Max, axis, keepdims)
 }
 
@@ -147,7 +179,11 @@ pub(crate) fn max(x: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, keepdim
 /// over no elements).
 #[pyfunction]
 #[pyo3(signature = (x, /, *, axis = None, keepdims = false))]
-pub(crate) fn min(x: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<PyTensor> {
+pub(crate) fn min(
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+) -> PyResult<PyTensor> {
     unplanned(x, Statistic::Min, &AxisArg::from_py(axis)?, keepdims)
 }
 
@@ -161,21 +197,46 @@ pub(crate) fn prod(
     keepdims: bool,
 ) -> PyResult<PyTensor> {
     let dtype = dtype_arg(x.py(), dtype)?;
-    unplanned(x, Statistic::Prod { dtype }, &AxisArg::from_py(axis)?, keepdims)
+    unplanned(
+        x,
+        Statistic::Prod { dtype },
+        &AxisArg::from_py(axis)?,
+        keepdims,
+    )
 }
 
 /// The variance of `x` over `axis`, divided by `N - correction`.
 #[pyfunction]
 #[pyo3(signature = (x, /, *, axis = None, correction = 0.0, keepdims = false))]
-pub(crate) fn var(x: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, correction: f64, keepdims: bool) -> PyResult<PyTensor> {
-    unplanned(x, Statistic::Var { correction }, &AxisArg::from_py(axis)?, keepdims)
+pub(crate) fn var(
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    correction: f64,
+    keepdims: bool,
+) -> PyResult<PyTensor> {
+    unplanned(
+        x,
+        Statistic::Var { correction },
+        &AxisArg::from_py(axis)?,
+        keepdims,
+    )
 }
 
 /// The standard deviation of `x` over `axis` (the square root of `var`).
 #[pyfunction]
 #[pyo3(name = "std", signature = (x, /, *, axis = None, correction = 0.0, keepdims = false))]
-pub(crate) fn std_dev(x: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, correction: f64, keepdims: bool) -> PyResult<PyTensor> {
-    unplanned(x, Statistic::Std { correction }, &AxisArg::from_py(axis)?, keepdims)
+pub(crate) fn std_dev(
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    correction: f64,
+    keepdims: bool,
+) -> PyResult<PyTensor> {
+    unplanned(
+        x,
+        Statistic::Std { correction },
+        &AxisArg::from_py(axis)?,
+        keepdims,
+    )
 }
 
 fn running(
@@ -235,8 +296,13 @@ pub(crate) fn diff(
     prepend: Option<&Bound<'_, PyAny>>,
     append: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
-    let n = usize::try_from(n).map_err(|_| PyValueError::new_err(format!("diff: n must be non-negative, got {n}")))?;
-    let present: Vec<&Bound<'_, PyAny>> = [prepend, append].into_iter().flatten().filter(|o| !o.is_none()).collect();
+    let n = usize::try_from(n)
+        .map_err(|_| PyValueError::new_err(format!("diff: n must be non-negative, got {n}")))?;
+    let present: Vec<&Bound<'_, PyAny>> = [prepend, append]
+        .into_iter()
+        .flatten()
+        .filter(|o| !o.is_none())
+        .collect();
     let mut inputs = vec![require_tensor(x, "diff")?];
     for o in &present {
         inputs.push(require_tensor(o, "diff")?);

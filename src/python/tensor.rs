@@ -19,18 +19,18 @@ use numpy::PyArrayDescr;
 use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
-use smallvec::smallvec;
 use pyo3::types::{PyDict, PyTuple};
+use smallvec::smallvec;
 
-use super::errors::{DonatedError, IntoPyResult};
 use super::buffer_view;
+use super::errors::{DonatedError, IntoPyResult};
 use super::interop::{self, np_dtype};
 use super::operands::{call, read, Input};
 use super::ops::{self, BnArgs};
 use super::ownership::{donated_self, input_from, require_input, self_input, PyDonated};
+use crate::kernels::Func;
 use crate::plan::{Coverage, Op, Reduction};
 use crate::slot::Slot;
-use crate::kernels::Func;
 use crate::{BinaryOp, DType, DynTensor, UnaryOp};
 
 /// A tensor whose buffer knows who owns it.
@@ -87,7 +87,9 @@ impl PyTensor {
             shape: crate::tensor::Dims::from_slice(shape),
             dtype,
             coverage: Coverage::Whole,
-            slot: Slot::new(DynTensor::zeros(dtype, &[0]).unwrap_or_else(|_| unreachable!("an empty tensor"))),
+            slot: Slot::new(
+                DynTensor::zeros(dtype, &[0]).unwrap_or_else(|_| unreachable!("an empty tensor")),
+            ),
             tracer: std::sync::OnceLock::from(Box::new(tracer)),
             made_in_trace: 0,
         }
@@ -756,7 +758,10 @@ ops::binary_operators! { tensor_methods {
 }}
 
 /// What `__reduce__` returns: `donate.tensor` and its arguments.
-type Reduced<'py> = (Bound<'py, PyAny>, (Bound<'py, PyAny>, Bound<'py, PyArrayDescr>));
+type Reduced<'py> = (
+    Bound<'py, PyAny>,
+    (Bound<'py, PyAny>, Bound<'py, PyArrayDescr>),
+);
 
 /// `x op= other`; PyO3 returns `x` itself.
 fn inplace_dunder(

@@ -19,7 +19,10 @@ pub(crate) struct PyTimeline {
 impl PyTimeline {
     #[new]
     fn py_new() -> Self {
-        PyTimeline { timeline: None, kept: Vec::new() }
+        PyTimeline {
+            timeline: None,
+            kept: Vec::new(),
+        }
     }
 
     /// Start recording (again: the records so far are kept).
@@ -39,7 +42,11 @@ impl PyTimeline {
 
     /// `[{"op", "live_bytes", "result"}, ...]`, one per operation.
     fn records<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let live = self.timeline.as_ref().map(Timeline::records).unwrap_or_default();
+        let live = self
+            .timeline
+            .as_ref()
+            .map(Timeline::records)
+            .unwrap_or_default();
         let list = PyList::empty(py);
         for r in self.kept.iter().chain(&live) {
             let d = PyDict::new(py);

@@ -43,7 +43,12 @@ fn classify(name: &str) -> u8 {
     let builtin = name.contains("BUILTIN_FAST") || name.ends_with("BUILTIN_O");
     let generic = matches!(
         name,
-        "CALL" | "PRECALL" | "CALL_ADAPTIVE" | "PRECALL_ADAPTIVE" | "CALL_KW" | "CALL_NON_PY_GENERAL"
+        "CALL"
+            | "PRECALL"
+            | "CALL_ADAPTIVE"
+            | "PRECALL_ADAPTIVE"
+            | "CALL_KW"
+            | "CALL_NON_PY_GENERAL"
     );
     let mut c = 0;
     if operator || descriptor {
@@ -145,7 +150,9 @@ pub(super) fn allows(py: Python<'_>, role: Role) -> bool {
     }
     // SAFETY: PyFrame_GetCode returns a new (owned) reference.
     let code = unsafe { Bound::from_owned_ptr(py, code.cast()) };
-    let Ok(lasti) = usize::try_from(lasti) else { return false };
+    let Ok(lasti) = usize::try_from(lasti) else {
+        return false;
+    };
     if !layout_known(py, &code) {
         return false;
     }
