@@ -160,13 +160,24 @@ pub fn matmul_shapes(a: &[usize], b: &[usize]) -> Result<MatmulShapes> {
     let (m, k) = (a2[a2.len() - 2], a2[a2.len() - 1]);
     let (k2, n) = (b2[b2.len() - 2], b2[b2.len() - 1]);
     if k != k2 {
-        return Err(Error::ShapeMismatch {
+        // (Not "not compatible": equal shapes such as [2, 3] @ [2, 3]
+        // fail here, on the inner dimensions.)
+        let which = if b.len() == 1 {
+            "length"
+        } else {
+            "second-to-last axis"
+        };
+        return Err(err(format!(
+            "its last axis ({k}) must equal the {which} of the right operand {b:?} ({k2})"
+        )));
+    }
+    let batch = broadcast_shapes("matmul", &a2[..a2.len() - 2], &b2[..b2.len() - 2])
+        .map_err(|_| Error::ShapeMismatch {
             op: "matmul",
             lhs: a.to_vec(),
             rhs: b.to_vec(),
-        });
-    }
-    let batch = broadcast_shapes("matmul", &a2[..a2.len() - 2], &b2[..b2.len() - 2])?.to_vec();
+        })?
+        .to_vec();
     let mut out = batch.clone();
     if a.len() > 1 {
         out.push(m);

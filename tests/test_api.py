@@ -243,3 +243,22 @@ def test_maximum_and_minimum_follow_numpy_and_the_donation_rules() -> None:
     np.testing.assert_array_equal(ta.numpy(), a)
     with pytest.raises(TypeError):
         donate.maximum(ta, object())
+
+
+def test_errors_name_what_the_user_did() -> None:
+    # Equal shapes that cannot be multiplied: the inner dimensions, not
+    # "not compatible".
+    with pytest.raises(ValueError, match=r"matmul: .*last axis \(3\) must equal the second-to-last axis of the right operand \[2, 3\] \(2\)"):
+        donate.ones((2, 3)) @ donate.ones((2, 3))
+    with pytest.raises(ValueError, match=r"length of the right operand \[4\]"):
+        donate.ones(3) @ donate.ones(4)
+    # Batch dimensions that do not broadcast name the whole shapes.
+    with pytest.raises(ValueError, match=r"\[4, 2, 3\] and \[5, 3, 2\]"):
+        donate.ones((4, 2, 3)) @ donate.ones((5, 3, 2))
+    # A conversion names itself, not item().
+    for convert in (float, int, bool):
+        with pytest.raises(ValueError) as e:
+            convert(donate.ones(3))
+        assert "item()" not in str(e.value), str(e.value)
+    with pytest.raises(ValueError, match=r"^float\(\) needs a tensor with exactly one element"):
+        float(donate.ones(3))

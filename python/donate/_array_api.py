@@ -119,6 +119,9 @@ class _Info:
 
 
 def __array_namespace_info__() -> _Info:
+    """The array API's inspection namespace: ``capabilities()``,
+    ``default_device()``, ``default_dtypes()``, ``devices()`` and
+    ``dtypes()`` (the CPU, and the dtypes donate has)."""
     return _Info()
 
 

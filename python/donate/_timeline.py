@@ -46,6 +46,9 @@ class MemoryTimeline:
 
     @property
     def records(self) -> list[dict[str, Any]]:
+        """One dict per recorded operation, in order: ``op``,
+        ``live_bytes`` after it, and ``result`` (``"fresh"``, ``"reused"``,
+        ``"donated"``, ``"copied"``, ``"in_place"`` or ``"view"``)."""
         return list(self._timeline.records())
 
     def plot(

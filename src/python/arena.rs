@@ -185,6 +185,8 @@ impl PyArena {
         self.arena.reset_peak();
     }
 
+    /// The arena's budget in bytes (`None` given at creation: unbounded,
+    /// shown as the largest integer).
     #[getter]
     fn max_bytes(&self) -> usize {
         self.arena.stats().max_bytes

@@ -232,6 +232,9 @@ binary_fn!(
     maximum => Maximum, minimum => Minimum, add => Add, subtract => Sub, multiply => Mul, divide => Div,
 );
 
+/// The softmax of `x` along `axis` (each row minus its maximum,
+/// exponentiated, divided by its sum); written over a temporary or donated
+/// `x`.
 #[pyfunction]
 #[pyo3(signature = (x, axis = -1), text_signature = "(x, axis=-1)")]
 pub(crate) fn softmax(x: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTensor> {
@@ -242,6 +245,9 @@ pub(crate) fn softmax(x: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTensor> {
     )
 }
 
+/// Layer normalisation of `x` over its last axis: `(x - mean) / sqrt(var +
+/// eps)`, times `gamma` and plus `beta` (each of the last axis's length)
+/// when given; written over a temporary or donated `x`.
 #[pyfunction]
 #[pyo3(signature = (x, gamma = None, beta = None, eps = 1e-5))]
 pub(crate) fn layer_norm(
@@ -346,6 +352,9 @@ pub(crate) fn addmm<'py>(
     call(input.py(), &Op::Addmm, inputs)
 }
 
+/// The matrix product `a @ b`, as NumPy's `matmul`: stacks of matrices
+/// broadcast over their leading axes, and a 1-d operand is a row (left)
+/// or a column (right) whose axis the result drops. Always a new buffer.
 #[pyfunction]
 pub(crate) fn matmul(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     let py = a.py();

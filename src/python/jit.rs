@@ -490,10 +490,17 @@ impl PyProgram {
 #[pyclass(module = "donate", name = "MemoryAnalysis", frozen, get_all)]
 #[allow(clippy::struct_field_names)] // JAX's field names
 pub(crate) struct PyMemoryAnalysis {
+    /// Bytes of all the arguments.
     argument_size_in_bytes: usize,
+    /// Bytes of all the outputs (those written into donated arguments too).
     output_size_in_bytes: usize,
+    /// Bytes of the outputs written into donated arguments' buffers.
     alias_size_in_bytes: usize,
+    /// The most bytes of intermediates live at once (scratch and casts
+    /// included).
     temp_size_in_bytes: usize,
+    /// The most bytes live at once during a call: arguments, constants,
+    /// intermediates and outputs.
     peak_memory_in_bytes: usize,
 }
 
@@ -527,6 +534,9 @@ impl PyLowered {
         self.lowered.as_text(&self.name)
     }
 
+    /// The planned memory, under JAX's names: arguments, outputs, the
+    /// outputs written into donated arguments, the most intermediate bytes
+    /// live at once, and the peak of a call.
     fn memory_analysis(&self) -> PyMemoryAnalysis {
         let m = self.lowered.memory;
         PyMemoryAnalysis {

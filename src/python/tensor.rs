@@ -99,6 +99,18 @@ impl PyTensor {
         self.shape.iter().product()
     }
 
+    /// The single element as a Python number, for the conversion `what`
+    /// (`item`, `float`, ...), which the errors name.
+    fn element<'py>(slf: &Bound<'py, Self>, what: &str) -> PyResult<Bound<'py, PyAny>> {
+        if slf.get().numel() != 1 {
+            return Err(PyValueError::new_err(format!(
+                "{what}() needs a tensor with exactly one element, got shape {:?}",
+                slf.get().shape
+            )));
+        }
+        view(slf, what)?.call_method0("item")
+    }
+
     pub(crate) fn shape_str(&self) -> String {
         format!(
             "{}[{}]",
@@ -270,31 +282,38 @@ ops::binary_operators! { tensor_methods {
     #[allow(non_upper_case_globals)]
     const __array_ufunc__: Option<bool> = None;
 
+    /// The shape, a tuple of ints (NumPy's `shape`).
     #[getter]
     fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         PyTuple::new(py, &self.shape)
     }
 
+    /// The element type, a NumPy `dtype` (`float32`, `int64`, `bool`, ...).
     #[getter]
     fn dtype<'py>(&self, py: Python<'py>) -> Bound<'py, PyArrayDescr> {
         np_dtype(py, self.dtype)
     }
 
+    /// The number of dimensions.
     #[getter]
     fn ndim(&self) -> usize {
         self.shape.len()
     }
 
+    /// The number of elements.
     #[getter]
     fn size(&self) -> usize {
         self.numel()
     }
 
+    /// The bytes of the elements (`size * itemsize`; a view's own, not its
+    /// buffer's).
     #[getter]
     fn nbytes(&self) -> usize {
         self.numel() * self.dtype.size()
     }
 
+    /// The bytes of one element.
     #[getter]
     fn itemsize(&self) -> usize {
         self.dtype.size()
@@ -405,6 +424,9 @@ ops::binary_operators! { tensor_methods {
         view(slf, "numpy")
     }
 
+    /// NumPy's array protocol (`np.asarray(t)`): the read-only view of
+    /// `numpy()` (no copy), converted to `dtype` or copied when asked
+    /// (`copy=True`; `copy=False` with a conversion is a `ValueError`).
     #[pyo3(signature = (dtype = None, copy = None))]
     fn __array__<'py>(
         slf: &Bound<'py, Self>,
@@ -425,19 +447,15 @@ ops::binary_operators! { tensor_methods {
         }
     }
 
+    /// The elements as nested Python lists of Python numbers (a 0-d tensor:
+    /// the number).
     fn tolist<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         view(slf, "tolist")?.call_method0("tolist")
     }
 
     /// The single element as a Python number.
     fn item<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        if slf.get().numel() != 1 {
-            return Err(PyValueError::new_err(format!(
-                "item() needs a tensor with exactly one element, got shape {:?}",
-                slf.get().shape
-            )));
-        }
-        view(slf, "item")?.call_method0("item")
+        Self::element(slf, "item")
     }
 
     fn __bool__(slf: &Bound<'_, Self>) -> PyResult<bool> {
@@ -447,17 +465,17 @@ ops::binary_operators! { tensor_methods {
                 "the truth value of a tensor with more than one element is ambiguous",
             ));
         }
-        Self::item(slf)?.is_truthy()
+        Self::element(slf, "bool")?.is_truthy()
     }
 
     fn __float__(slf: &Bound<'_, Self>) -> PyResult<f64> {
         slf.get().check_traced("float()")?;
-        Self::item(slf)?.extract::<f64>()
+        Self::element(slf, "float")?.extract::<f64>()
     }
 
     fn __int__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         slf.get().check_traced("int()")?;
-        let v = Self::item(slf)?;
+        let v = Self::element(slf, "int")?;
         v.py().get_type::<pyo3::types::PyInt>().call1((v,))
     }
 
@@ -585,22 +603,36 @@ ops::binary_operators! { tensor_methods {
     }
 
     // ---- reductions and rows ----
+    /// The sum over `axis` (all elements when `None`), the reduced axis
+    /// kept as length 1 with `keepdims`; integers sum as int64 (uint64 for
+    /// unsigned), as NumPy's. Always a new buffer.
     #[pyo3(signature = (axis = None, keepdims = false))]
     fn sum(slf: &Bound<'_, Self>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
         ops::reduce(slf.py(), Reduction::Sum, self_input(slf), axis, keepdims)
     }
+    /// The mean over `axis` (all elements when `None`), the reduced axis
+    /// kept as length 1 with `keepdims`; integers average as float64.
+    /// Always a new buffer.
     #[pyo3(signature = (axis = None, keepdims = false))]
     fn mean(slf: &Bound<'_, Self>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
         ops::reduce(slf.py(), Reduction::Mean, self_input(slf), axis, keepdims)
     }
+    /// The maximum over `axis` (all elements when `None`), the reduced axis
+    /// kept as length 1 with `keepdims`; NaN wins, as NumPy's. Always a
+    /// new buffer.
     #[pyo3(signature = (axis = None, keepdims = false))]
     fn max(slf: &Bound<'_, Self>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
         ops::reduce(slf.py(), Reduction::Max, self_input(slf), axis, keepdims)
     }
+    /// The softmax along `axis` (each row minus its maximum, exponentiated,
+    /// divided by its sum); written over a temporary or donated input.
     #[pyo3(signature = (axis = -1), text_signature = "(self, /, axis=-1)")]
     fn softmax(slf: &Bound<'_, Self>, axis: isize) -> PyResult<PyTensor> {
         call(slf.py(), &Op::Softmax { axis }, smallvec![self_input(slf)])
     }
+    /// Layer normalisation over the last axis: `(x - mean) / sqrt(var +
+    /// eps)`, times `gamma` and plus `beta` (each of the last axis's
+    /// length) when given; written over a temporary or donated input.
     #[pyo3(signature = (gamma = None, beta = None, eps = 1e-5))]
     fn layer_norm(
         slf: &Bound<'_, Self>,
