@@ -18,7 +18,8 @@ command -v valgrind >/dev/null || { echo "valgrind is not installed (Debian: apt
 export PROPTEST_CASES="${PROPTEST_CASES:-24}"
 export RUST_BACKTRACE=0
 
-# The test executables of the release build (debug info on, see Cargo.toml).
+# The test executables of the release build (no debug info: memcheck names
+# functions from the symbol table; `--profile profiling` adds line numbers).
 mapfile -t bins < <(cargo test --release --no-run --message-format=json 2>/dev/null |
     python3 -c '
 import json, sys
