@@ -1,6 +1,6 @@
 """The memory timeline of one transformer encoder layer (4x512x768), run
 three ways: donation off (every op allocates), eager donation, and
-``donate.jit``. Writes ``benches/timeline.png`` (the README shows it).
+``donate.jit``. Writes ``benches/timeline.png`` (docs/timeline.md shows it).
 
     python benches/timeline.py [--out PATH] [--size full|small]
 

@@ -118,3 +118,9 @@ pub use tensor::Tensor;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The Rust guide's examples (`docs/rust.md`), compiled and run as
+/// doc-tests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/rust.md")]
+pub struct RustGuideDoctests;

@@ -3,7 +3,7 @@
 Temporaries are reused implicitly (``(a + b).relu()`` writes into the buffer
 of ``a + b``), ``t.donate()`` and ``t.relu_donate()`` move a buffer
 explicitly, and a donation that cannot be honoured copies and warns with
-:class:`DonationWarning`. See the README for the rules.
+:class:`DonationWarning`. See docs/promises.md for the rules.
 """
 
 from __future__ import annotations

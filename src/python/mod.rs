@@ -54,8 +54,8 @@ use pyo3::prelude::*;
 // On a free-threaded interpreter, importing donate turns the GIL back on:
 // the module's thread safety without the GIL (the slot locks, the donor
 // gates, the temporary check on 3.14t) has not been run there yet (no
-// free-threaded CPython could be built on the test machines; see the
-// README's "Versions checked"). Declare `gil_used = false` once the thread
+// free-threaded CPython could be built on the test machines; see
+// docs/promises.md, "Versions checked"). Declare `gil_used = false` once the thread
 // suites pass on 3.14t.
 #[pymodule(gil_used = true)]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
