@@ -147,6 +147,18 @@ impl std::fmt::Display for Scalar {
 }
 
 impl Scalar {
+    /// The dtype this number takes when it makes a tensor on its own
+    /// (`full(s, v)`, a number passed where a tensor is needed): bool,
+    /// int64, or [`DType::DEFAULT_FLOAT`]. As an operand beside a tensor it
+    /// is weak instead (NEP 50) and takes the tensor's dtype.
+    pub fn tensor_dtype(self) -> DType {
+        match self {
+            Scalar::Bool(_) => DType::Bool,
+            Scalar::Int(_) => DType::I64,
+            Scalar::Float(_) => DType::DEFAULT_FLOAT,
+        }
+    }
+
     /// A typed element as a weak scalar (used by planning only for range
     /// checks and messages, so an `i64` beyond 2^53 may round here).
     pub fn of<T: Element>(v: T) -> Scalar {

@@ -21,6 +21,14 @@ pub enum DType {
 }
 
 impl DType {
+    /// The default floating dtype: what Python floats become when they make
+    /// a tensor on their own (`asarray([1.5])`, `full(s, 1.5)`, `exp(1.5)`),
+    /// and what `zeros`, `ones`, `eye`, `linspace` and a float `arange`
+    /// make without a `dtype`. float32, as in PyTorch and
+    /// JAX, not NumPy's float64: the kernels and the memory budgets of
+    /// tensor code are float32's. The one place this is decided.
+    pub const DEFAULT_FLOAT: DType = DType::F32;
+
     /// Every dtype, for tests and tables.
     pub const ALL: [DType; 11] = {
         use DType::{Bool, F32, F64, I16, I32, I64, I8, U16, U32, U64, U8};

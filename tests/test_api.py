@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+from typing import Any
 
 import numpy as np
 import pytest
@@ -262,3 +263,15 @@ def test_errors_name_what_the_user_did() -> None:
         assert "item()" not in str(e.value), str(e.value)
     with pytest.raises(ValueError, match=r"^float\(\) needs a tensor with exactly one element"):
         float(donate.ones(3))
+
+
+@pytest.mark.parametrize("v,want", [(True, "bool"), (3, "int64"), (2.5, "float32")])
+def test_a_python_number_makes_a_tensor_of_one_dtype_everywhere(v: Any, want: str) -> None:
+    # One answer (Scalar::tensor_dtype, the default float for floats):
+    # asarray and full made float32 from 2.5 while a number passed where a
+    # tensor is needed (exp(2.5), sum(2.5)) made float64.
+    made = [donate.asarray(v), donate.full((), v), donate.expand_dims(v, axis=0), donate.reshape(v, (1,))]
+    assert [str(t.dtype) for t in made] == [want] * len(made)
+    if want == "float32":
+        assert donate.exp(v).dtype == np.float32
+        assert donate.sum(v).dtype == np.float32

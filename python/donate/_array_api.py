@@ -109,9 +109,8 @@ class _Info:
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, _np.dtype]:
         _core._check_device(device)
-        # float32, as NumPy-free tensor libraries default to (and as
-        # `donate.asarray(0.5)` gives).
-        return {"real floating": _DTYPES["float32"], "integral": _DTYPES["int64"], "indexing": _DTYPES["int64"]}
+        # The core's default float (float32; docs/array-api.md).
+        return {"real floating": _core._DEFAULT_FLOAT, "integral": _DTYPES["int64"], "indexing": _DTYPES["int64"]}
 
     def dtypes(self, *, device: Any = None, kind: Any = None) -> dict[str, _np.dtype]:
         _core._check_device(device)

@@ -25,6 +25,7 @@ __all__ = [
     "ShapeError",
     "Tensor",
     "TracerError",
+    "_DEFAULT_FLOAT",
     "_Timeline",
     "_Trace",
     "_check_device",
@@ -193,6 +194,7 @@ __all__ = [
     "zeros_like",
 ]
 ISA: str
+_DEFAULT_FLOAT: np.dtype[Any]
 
 class DonatedError(RuntimeError): ...
 class DonationWarning(UserWarning): ...

@@ -36,7 +36,7 @@ pub mod unary;
 use crate::buffer::OwnedBuffer;
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::plan::{Holders, Offer, Op, OperandDesc, Plan};
+use crate::plan::{Holders, Offer, OperandDesc, Plan};
 use crate::stats::{self, Reuse};
 use crate::tensor::Tensor;
 use crate::timeline::ResultKind;
@@ -163,8 +163,7 @@ pub(crate) fn outcome_of(plan: &Plan) -> Outcome {
 /// copied into C order), no caller's buffer was reused: the bytes count
 /// as reused, but not as a donation.
 pub(crate) fn reused(outcome: &mut Outcome, plan: &Plan, idx: usize, bytes: usize) {
-    let own_copy = plan.casts.contains(&idx) || plan.gathers.iter().any(|&g| usize::from(g) == idx);
-    if own_copy {
+    if plan.is_own_copy(idx) {
         stats::record_reused_bytes(bytes);
     } else {
         let kind = match plan.offers.get(idx) {
@@ -198,15 +197,10 @@ pub(crate) fn count_fallbacks(plan: &Plan, outcome: &Outcome) {
 
 /// How an operation's result was made, for the memory timeline.
 fn result_kind(plan: &Plan, outcome: &Outcome, copied: bool) -> ResultKind {
-    let own_copy =
-        |i: usize| plan.casts.contains(&i) || plan.gathers.iter().any(|&g| usize::from(g) == i);
-    let view = matches!(
-        plan.op,
-        Op::Reshape { .. } | Op::Permute { .. } | Op::Index { .. }
-    );
+    let view = plan.op.is_view();
     match outcome.reused {
         _ if plan.in_place => ResultKind::InPlace,
-        Some(i) if own_copy(i) => ResultKind::Fresh,
+        Some(i) if plan.is_own_copy(i) => ResultKind::Fresh,
         Some(i) if plan.offers.get(i) == Some(&Offer::Donated) => ResultKind::Donated,
         _ if view && plan.allocated_bytes() == 0 => ResultKind::View,
         Some(_) => ResultKind::Reused,

@@ -310,6 +310,17 @@ impl Op {
         }
     }
 
+    /// Whether the op's result is a view of its input's buffer (reshape,
+    /// transpose, basic index), or, when the input is a temporary or
+    /// donated and covers its buffer, the buffer itself moved into the
+    /// result.
+    pub fn is_view(&self) -> bool {
+        matches!(
+            self,
+            Op::Reshape { .. } | Op::Permute { .. } | Op::Index { .. }
+        )
+    }
+
     /// Whether the op reads its input's values (a fill, `zeros_like` and
     /// the like, does not: its input is neither cast nor gathered).
     pub fn reads_input(&self) -> bool {
@@ -438,6 +449,14 @@ impl Plan {
         } else {
             self.compute
         }
+    }
+
+    /// Whether operand `i` is read through the op's own copy (a cast, or a
+    /// strided view copied into C order): when that copy receives the
+    /// result, no caller's buffer is reused, and the caller's tensor is
+    /// never claimed.
+    pub fn is_own_copy(&self, i: usize) -> bool {
+        self.casts.contains(&i) || self.gathers.iter().any(|&g| usize::from(g) == i)
     }
 
     /// Bytes the plan allocates.

@@ -3,7 +3,7 @@
 //! parameter, which operands may receive the result, and the choice of
 //! the target among them.
 
-use super::target::{choose_target, is_view_op, plan_gathers, Receives};
+use super::target::{choose_target, plan_gathers, Receives};
 use super::Refusal;
 use super::{Allocation, Holders, Kind, Offer, Op, OperandDesc, Plan, Purpose, Reduction};
 use crate::dyn_tensor::{check_scalar, Scalar};
@@ -668,7 +668,7 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
         return Ok(p);
     }
     choose_target(&mut p, o, sig.receives);
-    if is_view_op(op) {
+    if op.is_view() {
         // A view shares its input's buffer: it allocates nothing, except
         // a reshape of a strided view, which is a copy.
         if matches!(op, Op::Reshape { .. }) && !o[0].coverage.is_contiguous() {

@@ -17,16 +17,6 @@ pub(super) enum Receives {
     Never,
 }
 
-/// Ops whose result is a view of their input's buffer (or, when the input
-/// is a temporary or donated and covers its buffer, the buffer itself,
-/// moved into the result).
-pub(super) fn is_view_op(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::Reshape { .. } | Op::Permute { .. } | Op::Index { .. }
-    )
-}
-
 /// Which strided operands are copied into C order first: every one read
 /// by a kernel that needs contiguous data. Matmul's factors are read
 /// through their strides (the GEMM takes row and column strides), the
@@ -39,8 +29,8 @@ pub(super) fn plan_gathers(p: &mut Plan, o: &[OperandDesc<'_>]) {
         }
         let strided_ok = match p.op {
             // (A fill does not read its input's values at all.)
-            _ if !p.op.reads_input() => true,
-            Op::Matmul | Op::Reshape { .. } | Op::Permute { .. } | Op::Index { .. } => true,
+            _ if !p.op.reads_input() || p.op.is_view() => true,
+            Op::Matmul => true,
             Op::Addmm => i > 0,
             Op::SetItem { .. } => i == 0,
             // The attention kernel reads q, k and v row by row.
@@ -69,11 +59,9 @@ pub(super) fn choose_target(p: &mut Plan, o: &[OperandDesc<'_>], receives: Recei
         let Some(held) = d.held() else { continue };
         // A cast or C-order copy is the op's own buffer: it may receive
         // the result.
-        let (is_cast, gathered) = (
-            p.casts.contains(&i),
-            p.gathers.iter().any(|&g| usize::from(g) == i),
-        );
-        let cast = is_cast || gathered;
+        let cast = p.is_own_copy(i);
+        let is_cast = p.casts.contains(&i);
+        let gathered = cast && !is_cast;
         let offered = d.offer != Offer::Borrowed;
         if !offered && !cast {
             continue;
@@ -86,7 +74,7 @@ pub(super) fn choose_target(p: &mut Plan, o: &[OperandDesc<'_>], receives: Recei
         };
         // A reshape's result has another shape by definition: its buffer
         // moves into the result.
-        let shape_fits = d.shape == p.shape.as_slice() || is_view_op(&p.op);
+        let shape_fits = d.shape == p.shape.as_slice() || p.op.is_view();
         let shared_id = d.id.is_some() && o.iter().enumerate().any(|(j, e)| j != i && e.id == d.id);
         // The operands are read as `compute`; the result may be another
         // dtype (bool), which no operand of another dtype can hold.

@@ -278,9 +278,7 @@ impl<'p> Walk<'p> {
                 Write::Buffer { buffer: b, reused }
             }
             _ if p.vars[out as usize].view.is_some() => Write::View,
-            (_, Some(j)) if !plan.casts.contains(&j) && !plan.gathers.contains(&(j as u8)) => {
-                Write::InPlace { arg: j }
-            }
+            (_, Some(j)) if !plan.is_own_copy(j) => Write::InPlace { arg: j },
             _ => {
                 let (b, reused) = self.result_buffer(i, out_bytes, steps);
                 Write::Buffer { buffer: b, reused }

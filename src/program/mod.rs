@@ -273,9 +273,7 @@ impl Builder {
             }
         };
         let view = match (&op, args.first()) {
-            (Op::Reshape { .. } | Op::Permute { .. } | Op::Index { .. }, Some(Atom::Var(x))) => {
-                self.view_of(&op, *x, &p.shape)?
-            }
+            (op, Some(Atom::Var(x))) if op.is_view() => self.view_of(op, *x, &p.shape)?,
             _ => None,
         };
         let out = self.var(p.dtype, &p.shape, view);

@@ -94,7 +94,7 @@ pub(crate) fn zeros(
 ) -> PyResult<PyTensor> {
     super::array_api::check_device(device)?;
     let shape = shape_arg(shape)?;
-    let d = dtype_arg(py, dtype)?.unwrap_or(DType::F32);
+    let d = dtype_arg(py, dtype)?.unwrap_or(DType::DEFAULT_FLOAT);
     Ok(PyTensor::new(
         super::arena::detach(py, nbytes(d, &shape), || DynTensor::zeros(d, &shape)).py()?,
     ))
@@ -114,7 +114,7 @@ pub(crate) fn ones(
         py,
         shape,
         Scalar::Int(1),
-        dtype_arg(py, dtype)?.unwrap_or(DType::F32),
+        dtype_arg(py, dtype)?.unwrap_or(DType::DEFAULT_FLOAT),
     )
 }
 
@@ -146,11 +146,7 @@ pub(crate) fn full(
     super::array_api::check_device(device)?;
     let v = interop::scalar_arg(fill_value)?
         .ok_or_else(|| PyTypeError::new_err("full: fill_value must be a Python number"))?;
-    let d = dtype_arg(py, dtype)?.unwrap_or(match v {
-        Scalar::Bool(_) => DType::Bool,
-        Scalar::Int(_) => DType::I64,
-        Scalar::Float(_) => DType::F32,
-    });
+    let d = dtype_arg(py, dtype)?.unwrap_or(v.tensor_dtype());
     filled(py, shape, v, d)
 }
 
@@ -188,7 +184,11 @@ pub(crate) fn arange(
             }
         }
     }
-    let target = d.unwrap_or(if all_int { DType::I64 } else { DType::F32 });
+    let target = d.unwrap_or(if all_int {
+        DType::I64
+    } else {
+        DType::DEFAULT_FLOAT
+    });
     let np = interop::numpy(py)?;
     let kwargs = PyDict::new(py);
     kwargs.set_item(

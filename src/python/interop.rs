@@ -39,7 +39,7 @@ fn dtype_of_descr(d: &Bound<'_, PyArrayDescr>, from_python: bool) -> PyResult<DT
     let kind = d.kind();
     let size = d.itemsize();
     if from_python && (kind, size) == (b'f', 8) {
-        return Ok(DType::F32);
+        return Ok(DType::DEFAULT_FLOAT);
     }
     if let Some(o) = OperandDType::from_numpy(kind, size) {
         return Ok(o.held_as());

@@ -335,7 +335,7 @@ impl PyTrace {
         let mut b = Builder::new();
         let mut inputs = Vec::with_capacity(types.len());
         for (d, shape) in types {
-            let d = super::interop::dtype_arg(py, Some(&d))?.unwrap_or(DType::F32);
+            let d = super::interop::dtype_arg(py, Some(&d))?.unwrap_or(DType::DEFAULT_FLOAT);
             inputs.push((b.input(d, &shape), d, shape));
         }
         let id = NEXT_TRACE.fetch_add(1, Ordering::Relaxed).max(1);

@@ -420,7 +420,7 @@ pub(crate) fn eye(
     device: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     check_device(device)?;
-    let d = dtype_arg(py, dtype)?.unwrap_or(DType::F32);
+    let d = dtype_arg(py, dtype)?.unwrap_or(DType::DEFAULT_FLOAT);
     Ok(wrap(
         creation::eye(n_rows, n_cols.unwrap_or(n_rows), k, d).py()?,
     ))
@@ -446,7 +446,7 @@ pub(crate) fn linspace(
         ));
     }
     let (a, b): (f64, f64) = (start.extract()?, stop.extract()?);
-    let d = dtype_arg(py, dtype)?.unwrap_or(DType::F32);
+    let d = dtype_arg(py, dtype)?.unwrap_or(DType::DEFAULT_FLOAT);
     Ok(wrap(creation::linspace(a, b, num, d, endpoint).py()?))
 }
 

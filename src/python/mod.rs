@@ -76,6 +76,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<jit::PyMemoryAnalysis>()?;
     m.add_class::<timeline::PyTimeline>()?;
     m.add("ISA", crate::Isa::active().name())?;
+    // The core's default float, for the array API's inspection namespace.
+    m.add(
+        "_DEFAULT_FLOAT",
+        interop::np_dtype(py, crate::DType::DEFAULT_FLOAT),
+    )?;
     m.add_function(wrap_pyfunction!(functions::tensor, m)?)?;
     m.add_function(wrap_pyfunction!(functions::asarray, m)?)?;
     m.add_function(wrap_pyfunction!(functions::from_numpy, m)?)?;

@@ -144,16 +144,7 @@ pub(crate) fn read_unplanned(
         out.push(match &i.src {
             Source::Tensor(t) => read(py, t.get())?,
             Source::Temp(t, _) => t.clone(),
-            Source::Scalar(s) => DynTensor::full(
-                match s {
-                    Scalar::Bool(_) => crate::DType::Bool,
-                    Scalar::Int(_) => crate::DType::I64,
-                    Scalar::Float(_) => crate::DType::F64,
-                },
-                &[],
-                *s,
-            )
-            .py()?,
+            Source::Scalar(s) => DynTensor::full(s.tensor_dtype(), &[], *s).py()?,
         });
     }
     super::errors::warn_all(py, warnings)?;
@@ -247,7 +238,7 @@ pub(crate) fn call<'py>(py: Python<'py>, op: &Op, inputs: Inputs<'py>) -> PyResu
         args.push(match input.src {
             Source::Scalar(s) => Arg::Scalar(s),
             Source::Temp(t, _) => Arg::Tensor(t),
-            Source::Tensor(obj) if plan.target == Some(i) && !plan.casts.contains(&i) => {
+            Source::Tensor(obj) if plan.target == Some(i) && !plan.is_own_copy(i) => {
                 target = Some((i, obj, input.offer));
                 Arg::Scalar(Scalar::Int(0)) // replaced below
             }

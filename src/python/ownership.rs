@@ -27,7 +27,7 @@ use super::temporary::offer_of;
 use super::tensor::PyTensor;
 use crate::kernels::Func;
 use crate::plan::{Offer, Op};
-use crate::{BinaryOp, DType, DynTensor, Scalar, UnaryOp};
+use crate::{BinaryOp, DynTensor, UnaryOp};
 
 /// `self` of a method as an operand (checked before any new reference to
 /// it exists).
@@ -97,17 +97,14 @@ pub(crate) fn require_input<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResul
 
 /// An operand that must be a tensor (every operation but the element-wise
 /// binary ones, where a Python number stays a weak scalar): as
-/// [`require_input`], but a Python number becomes a 0-d tensor of NumPy's
-/// dtype for it (float64, int64), as `np.sum(3)` and `np.exp(1.0)` do.
+/// [`require_input`], but a Python number becomes a 0-d tensor of its
+/// [`Scalar::tensor_dtype`] (bool, int64, the default float), as
+/// `asarray(v)` makes it.
 pub(crate) fn require_tensor<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Input<'py>> {
     let input = require_input(obj, what)?;
     match input.src {
         Source::Scalar(s) => {
-            let dtype = match s {
-                Scalar::Bool(_) => DType::Bool,
-                Scalar::Int(_) => DType::I64,
-                Scalar::Float(_) => DType::F64,
-            };
+            let dtype = s.tensor_dtype();
             let t = DynTensor::full(dtype, &[], s).py()?;
             Ok(Input::new(Source::Temp(t, dtype.into()), Offer::Temporary))
         }
