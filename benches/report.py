@@ -487,7 +487,7 @@ def main() -> None:
         *targets(res),
     ]
     if not a.no_rust:
-        lines += ["", "The sketch's own accounting, in Rust (`cargo run --release --example workloads`):", "", *rust_table()]
+        lines += ["", "The first design's own accounting, in Rust (`cargo run --release --example workloads`):", "", *rust_table()]
     if not all(r.get("hwm_reset", True) for w in res.values() for r in w.values()):
         lines += ["", "Note: /proc/self/clear_refs was not writable, so RSS peaks include set-up."]
     text = "\n".join(lines) + "\n"

@@ -1,4 +1,4 @@
-//! The sketch's first row, measured: a chain of 10 relus over a 1000×1000
+//! The first design's first row, measured: a chain of 10 relus over a 1000×1000
 //! f32 tensor, always-copy (every intermediate kept, as `let` bindings on
 //! borrowed tensors keep them) versus donation (each relu consumes its input).
 //! Peak bytes come from the core's allocation statistics.

@@ -1,8 +1,8 @@
-//! The design sketch's table of savings, measured with the sketch's own
+//! The first design's table of savings, measured with the first design's own
 //! accounting: each workload written with `let` bindings.
 //!
 //! * always-copy borrows (`&a`), so every intermediate lives to the end of
-//!   its scope, as the sketch counts it;
+//!   its scope, as the first design counts it;
 //! * donation moves (`a.relu()` by value, `y + &x`, `y.conv2d_into(..)`), so
 //!   a buffer is reused as soon as its value is dead.
 //!

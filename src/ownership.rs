@@ -30,7 +30,7 @@
 //!
 //! Every transition is a single compare-exchange on one `AtomicU64`, so no
 //! decision is ever made on a value that another thread has changed in the
-//! meantime (the design sketch's `can_reuse()`-then-mutate race, and its
+//! meantime (the first design's `can_reuse()`-then-mutate race, and its
 //! `inc_ref` that cleared `exclusive` for good, are both impossible here).
 //!
 //! [`acquire_exclusive`]: OwnershipState::acquire_exclusive
@@ -236,7 +236,7 @@ mod tests {
 
     #[test]
     fn share_then_release_restores_exclusive() {
-        // The sketch's bug: inc_ref cleared `exclusive` for good.
+        // The first design's bug: inc_ref cleared `exclusive` for good.
         let s = OwnershipState::new();
         s.share().unwrap();
         assert!(!s.snapshot().is_exclusive());

@@ -1,10 +1,10 @@
 //! How an operation treats its input: [`CopySemantics`], [`OpBuilder`],
 //! [`Donated`] and the arithmetic operators.
 //!
-//! Differences from the design sketch, on purpose:
+//! Differences from the first design, on purpose:
 //! * `OpBuilder` can only reuse an input it *owns* ([`OpBuilder::new`] takes
 //!   the tensor by value). A builder over a borrowed tensor
-//!   ([`OpBuilder::borrowed`]) always copies: the sketch's
+//!   ([`OpBuilder::borrowed`]) always copies: the first design's
 //!   `OpBuilder::new(&self).inplace_if_possible()` would have changed a
 //!   tensor its caller still holds.
 //! * `DonateInput` on a buffer that cannot be donated does not panic: it

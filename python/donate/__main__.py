@@ -1,5 +1,5 @@
 """`python -m donate`: measure a chain of 10 relus four ways and print the
-peak tensor memory and time of each (the design sketch's first example)."""
+peak tensor memory and time of each (the first design's first example)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 
 import donate
 
-SHAPE = (1000, 1000)  # 4 MB of float32, the sketch's size
+SHAPE = (1000, 1000)  # 4 MB of float32, the first design's size
 N_OPS = 10
 RUNS = 5
 
@@ -21,7 +21,7 @@ def fresh() -> donate.Tensor:
 
 
 def keep_every_result(x: donate.Tensor) -> donate.Tensor:
-    # `let` bindings that all live to the end of the scope: how the sketch
+    # `let` bindings that all live to the end of the scope: how the first design
     # counts "always copy".
     hs = [x]
     for _ in range(N_OPS):
@@ -61,7 +61,7 @@ def measure(fn: Callable[[donate.Tensor], donate.Tensor], implicit: bool) -> tup
 
 def main() -> None:
     rows = [
-        ("always copy, every result kept (the sketch's accounting)", keep_every_result, False),
+        ("always copy, every result kept (the first design's accounting)", keep_every_result, False),
         ("always copy, chained temporaries", chained, False),
         ("implicit donation, chained temporaries", chained, True),
         ("explicit donation, x = x.relu_donate()", explicit, True),

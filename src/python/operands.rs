@@ -18,7 +18,7 @@
 //! 4. **Warn** for each explicit donation the plan refused, before any
 //!    buffer is claimed, so that a warning turned into an error cannot
 //!    leave a half-done donation.
-//! 5. **Claim and compute** ([`crate::plan::execute`], interpreter
+//! 5. **Claim and compute** ([`crate::execute::execute`], interpreter
 //!    released) with the target's slot locked: a temporary is checked
 //!    again first (only the evaluation stack and this call may refer to
 //!    it, now that no Python code runs before the claim); if another
