@@ -138,7 +138,6 @@ pub fn execute(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)
         return Err(internal(plan, "an in-place plan given to execute"));
     }
     prepare(plan, args)?;
-    let name = plan.op.name();
     let simple = |r: Result<DynTensor>| -> Result<(DynTensor, Outcome)> {
         let outcome = outcome_of(plan);
         let t = r?;
@@ -195,20 +194,7 @@ pub fn execute(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)
                 .ok_or_else(|| internal(plan, "batch-norm parameters"))?;
             conv::run_batch_norm::<T>(plan, x, &p).map(wrap::<T>)
         }, Err(internal(plan, "a float-only op"))),
-        Op::Reduce {
-            kind,
-            axis,
-            keepdims,
-        } => {
-            let t = args[0].tensor().ok_or_else(|| internal(plan, "a tensor"))?;
-            simple(match kind {
-                Reduction::Sum => each!(t, t => t.sum(*axis, *keepdims).map(DynTensor::from)),
-                Reduction::Max => each!(t, t => t.max(*axis, *keepdims).map(DynTensor::from)),
-                Reduction::Mean => for_float!(plan.dtype, T => {
-                    t.typed::<T>(name)?.mean(*axis, *keepdims).map(DynTensor::from)
-                }, Err(internal(plan, "a float mean"))),
-            })
-        }
+        Op::Reduce { .. } | Op::Statistic(_) => simple(reduction(plan, args)),
         Op::Permute { axes } => {
             let t = args[0].tensor().ok_or_else(|| internal(plan, "a tensor"))?;
             let axes: Vec<isize> = permute_axes(t.shape(), axes.as_deref())?
@@ -298,6 +284,32 @@ fn batch_norm_params<'s, T: crate::dyn_tensor::DynFloat>(
         beta,
         eps,
     })
+}
+
+/// A reduction: the single-axis `Reduce` kernels, or a statistic over any
+/// axes ([`crate::statistics::reduce`]); always a new buffer.
+fn reduction(plan: &Plan, args: &[Arg<'_>]) -> Result<DynTensor> {
+    let t = args
+        .first()
+        .and_then(Arg::tensor)
+        .ok_or_else(|| internal(plan, "a tensor"))?;
+    match &plan.op {
+        Op::Reduce {
+            kind,
+            axis,
+            keepdims,
+        } => match kind {
+            Reduction::Sum => each!(t, t => t.sum(*axis, *keepdims).map(DynTensor::from)),
+            Reduction::Max => each!(t, t => t.max(*axis, *keepdims).map(DynTensor::from)),
+            Reduction::Mean => for_float!(plan.dtype, T => {
+                t.typed::<T>(plan.op.name())?.mean(*axis, *keepdims).map(DynTensor::from)
+            }, Err(internal(plan, "a float mean"))),
+        },
+        Op::Statistic(s) => {
+            crate::statistics::reduce(t, s.statistic, s.axes.as_deref(), s.keepdims)
+        }
+        _ => Err(internal(plan, "a reduction")),
+    }
 }
 
 /// A view op (reshape, permute, index) shares its input's buffer; a

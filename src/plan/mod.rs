@@ -202,6 +202,15 @@ pub enum Reduction {
     Max,
 }
 
+/// The parameters of [`Op::Statistic`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct StatisticOp {
+    pub statistic: crate::statistics::Statistic,
+    /// `None`: every axis.
+    pub axes: Option<Vec<isize>>,
+    pub keepdims: bool,
+}
+
 /// An operation and its non-tensor parameters. Operand order: the input
 /// first, then the op's parameters as listed.
 #[derive(Debug, Clone, PartialEq)]
@@ -269,6 +278,11 @@ pub enum Op {
     /// (Boxed: `Roll`'s two `Vec`s would make every `Op`, and every
     /// `Plan`, 16 bytes larger, and each eager call moves its plan.)
     Lane(Box<crate::lane_ops::LaneOp>),
+    /// `[x]`: a statistic over any set of axes (`sum`/`prod` in a `dtype`,
+    /// `mean`, `max`, `min`, `var`, `std`; [`crate::statistics`]), always a
+    /// new buffer. (Single-axis `sum`/`mean`/`max` without a `dtype` are the
+    /// [`Op::Reduce`] kernels.) Boxed as `Lane` is.
+    Statistic(Box<StatisticOp>),
     /// `[q, k, v, mask?]`: `softmax(q·kᵀ·scale + mask)·v` over the last two
     /// axes (`q` `[..., L, E]`, `k` `[..., S, E]`, `v` `[..., S, Ev]`),
     /// fused: the `L×S` scores are never held. `scale` `None`: `1/sqrt(E)`.
@@ -304,6 +318,7 @@ impl Op {
             Op::SetItem { .. } => "__setitem__",
             Op::Cast { .. } => "astype",
             Op::Lane(l) => l.name(),
+            Op::Statistic(s) => s.statistic.name(),
             Op::Where => "where",
             Op::Clip { .. } => "clip",
             Op::Attention { .. } => "scaled_dot_product_attention",

@@ -304,6 +304,33 @@ fn reduce_signature(
     ))
 }
 
+/// `sum`, `prod`, `mean`, `max`, `min`, `var`, `std` over any axes: the
+/// dtype and axis rules of [`crate::statistics`]; the input is read as
+/// the result's dtype (a `sum(dtype=...)` or an integer `mean` casts it
+/// first, as the statistics do); `max`/`min` over no elements are an
+/// error here, before anything runs. Always a new buffer.
+fn statistic_signature(op: &Op, s: &super::StatisticOp, x: &OperandDesc<'_>) -> Result<Signature> {
+    use crate::statistics::Statistic;
+    let d = tensor_dtype(op, x, "the input")?;
+    let name = s.statistic.name();
+    let axes = crate::lanes::normalize_axes(name, s.axes.as_deref(), x.shape.len())?;
+    let n: usize = axes.iter().map(|&a| x.shape[a]).product();
+    if n == 0 && matches!(s.statistic, Statistic::Max | Statistic::Min) {
+        return Err(Error::EmptyReduction {
+            op: name,
+            shape: x.shape.to_vec(),
+        });
+    }
+    let dtype = s.statistic.result_dtype(d);
+    let mut sig = Signature::new(
+        dtype,
+        crate::lanes::reduced_shape(x.shape, &axes, s.keepdims).into(),
+        Receives::Never,
+    );
+    sig.compute = Some(dtype);
+    Ok(sig)
+}
+
 fn conv2d_signature(
     op: &Op,
     o: &[OperandDesc<'_>],
@@ -575,6 +602,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
             let (dtype, shape) = l.signature(tensor_dtype(op, x, "the input")?, x.shape)?;
             Signature::new(dtype, shape.into(), Receives::Input)
         }
+        Op::Statistic(s) => statistic_signature(op, s, x)?,
         Op::Attention {
             causal,
             scale,

@@ -129,6 +129,7 @@ pub(super) fn params(op: &Op, shape_in: &[usize], shape_out: &[usize]) -> String
         Op::Index { index: ix } | Op::SetItem { index: ix } => vec![format!("index={}", index(ix))],
         Op::Cast { dtype } => vec![format!("new_dtype={dtype}")],
         Op::Lane(l) => lane_params(l),
+        Op::Statistic(s) => statistic_params(s),
         Op::Attention { causal, scale, .. } => vec![
             format!("causal={}", if *causal { "True" } else { "False" }),
             format!("scale={}", scale.map_or("None".into(), py_float)),
@@ -147,6 +148,30 @@ fn py_bool(b: bool) -> &'static str {
     } else {
         "False"
     }
+}
+
+/// The parameters of a statistic (`axes=None` for every axis).
+fn statistic_params(s: &crate::plan::StatisticOp) -> Vec<String> {
+    use crate::statistics::Statistic;
+    let mut ps = vec![format!(
+        "axes={}",
+        s.axes.as_ref().map_or("None".into(), |a| tuple(a))
+    )];
+    match s.statistic {
+        Statistic::Sum { dtype } | Statistic::Prod { dtype } => ps.push(format!(
+            "dtype={}",
+            dtype.map_or("None".into(), |d| d.to_string())
+        )),
+        Statistic::Var { correction } | Statistic::Std { correction } => {
+            ps.push(format!("correction={}", py_float(correction)));
+        }
+        Statistic::Mean | Statistic::Max | Statistic::Min => {}
+    }
+    ps.push(format!(
+        "keepdims={}",
+        if s.keepdims { "True" } else { "False" }
+    ));
+    ps
 }
 
 /// The parameters of a [`LaneOp`] (`axis=None` where it was left out).

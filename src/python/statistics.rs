@@ -5,12 +5,13 @@
 //!
 //! They translate the arguments (an axis, a tuple of axes, a dtype) and
 //! call the core: [`crate::statistics`] and [`crate::cumulative`] decide
-//! the dtypes, shapes and values. `sum`, `mean` and `max` over one axis
-//! or all of them, without a `dtype`, are the planned `Op::Reduce` (as
-//! `t.sum(0)`: traceable by `donate.jit`); everything else runs in the
-//! core directly, its result always a new tensor: its inputs are only
-//! read, and an explicitly donated one is refused with a
-//! `DonationWarning` ([`read_unplanned`]).
+//! the dtypes, shapes and values. Every statistic is a planned operation
+//! (traceable by `donate.jit`, its donations refused with the planner's
+//! reasons): `sum`, `mean` and `max` over one axis or all of them, without
+//! a `dtype`, are the `Op::Reduce` kernels (as `t.sum(0)`); the rest
+//! (`min`, `prod`, `var`, `std`, tuples of axes, `dtype=`) is
+//! `Op::Statistic`. `diff` still runs in the core directly, its input only
+//! read ([`read_unplanned`]).
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -26,8 +27,8 @@ use super::ownership::require_tensor;
 use super::tensor::PyTensor;
 use crate::cumulative::{diff as diff_core, Running};
 use crate::lane_ops::LaneOp;
-use crate::plan::{Op, Reduction};
-use crate::statistics::{reduce, Statistic};
+use crate::plan::{Op, Reduction, StatisticOp};
+use crate::statistics::Statistic;
 use crate::DynTensor;
 
 /// An `axis=` argument of a reduction.
@@ -92,19 +93,21 @@ pub(crate) fn compute<T: Send>(
     super::arena::detach(py, bytes, f).py()
 }
 
-/// `statistic` over `axis` in the core.
-fn unplanned(
+/// `statistic` over `axis`: the planned [`Op::Statistic`] (a temporary or
+/// donated input is refused, as every new-buffer op refuses it; traced by
+/// `donate.jit`).
+fn statistic_op(
     x: &Bound<'_, PyAny>,
     statistic: Statistic,
     axis: &AxisArg,
     keepdims: bool,
 ) -> PyResult<PyTensor> {
-    let t = read_x(x, statistic.name())?;
-    let named = axis.axes();
-    let r = compute(x.py(), &[&t], || {
-        reduce(&t, statistic, named.as_deref(), keepdims)
-    })?;
-    Ok(PyTensor::new(r))
+    let op = Op::Statistic(Box::new(StatisticOp {
+        statistic,
+        axes: axis.axes(),
+        keepdims,
+    }));
+    call(x.py(), &op, smallvec![require_tensor(x, statistic.name())?])
 }
 
 /// `sum`, `mean`, `max`: the planned reduction for one axis or all of
@@ -133,7 +136,7 @@ fn planned_or_not(
             Some(a),
             keepdims,
         ),
-        _ => unplanned(x, statistic, &axis, keepdims),
+        _ => statistic_op(x, statistic, &axis, keepdims),
     }
 }
 
@@ -184,7 +187,7 @@ pub(crate) fn min(
     axis: Option<&Bound<'_, PyAny>>,
     keepdims: bool,
 ) -> PyResult<PyTensor> {
-    unplanned(x, Statistic::Min, &AxisArg::from_py(axis)?, keepdims)
+    statistic_op(x, Statistic::Min, &AxisArg::from_py(axis)?, keepdims)
 }
 
 /// The product of the elements of `x` over `axis`, in `dtype` (as `sum`).
@@ -197,7 +200,7 @@ pub(crate) fn prod(
     keepdims: bool,
 ) -> PyResult<PyTensor> {
     let dtype = dtype_arg(x.py(), dtype)?;
-    unplanned(
+    statistic_op(
         x,
         Statistic::Prod { dtype },
         &AxisArg::from_py(axis)?,
@@ -214,7 +217,7 @@ pub(crate) fn var(
     correction: f64,
     keepdims: bool,
 ) -> PyResult<PyTensor> {
-    unplanned(
+    statistic_op(
         x,
         Statistic::Var { correction },
         &AxisArg::from_py(axis)?,
@@ -231,7 +234,7 @@ pub(crate) fn std_dev(
     correction: f64,
     keepdims: bool,
 ) -> PyResult<PyTensor> {
-    unplanned(
+    statistic_op(
         x,
         Statistic::Std { correction },
         &AxisArg::from_py(axis)?,
