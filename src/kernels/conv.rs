@@ -194,11 +194,11 @@ pub(crate) fn conv2d_over_input<T: ConvElement>(
     }
     let threads = len.saturating_mul(rows) >= PAR_WORK;
     let image = &mut image[..len];
+    let ptr = image.as_mut_ptr().cast::<MaybeUninit<T>>();
     // SAFETY: `MaybeUninit<T>` has `T`'s layout, and gemm_one only writes
     // initialised values into its destination (it never de-initialises an
     // element), so `image` stays a valid `[T]` for its later reads.
-    let dst =
-        unsafe { std::slice::from_raw_parts_mut(image.as_mut_ptr().cast::<MaybeUninit<T>>(), len) };
+    let dst = unsafe { std::slice::from_raw_parts_mut(ptr, len) };
     for xn in io.chunks_mut(len).take(g.batch) {
         // gemm_one writes all o * oh * ow == len elements of `dst` (read_dst
         // = false overwrites; an empty reduction writes zeros).

@@ -46,11 +46,11 @@ fn context_var(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
 fn entered(py: Python<'_>) -> PyResult<Bound<'_, PyTuple>> {
     let var = context_var(py)?;
     let mut value: *mut pyo3::ffi::PyObject = std::ptr::null_mut();
+    let (v, no_default) = (var.as_ptr(), std::ptr::null_mut());
     // SAFETY: `var` is a live ContextVar and we are attached; on success
     // PyContextVar_Get stores a new reference (the variable has a default,
     // so never NULL) in `value`.
-    let rc =
-        unsafe { pyo3::ffi::PyContextVar_Get(var.as_ptr(), std::ptr::null_mut(), &raw mut value) };
+    let rc = unsafe { pyo3::ffi::PyContextVar_Get(v, no_default, &raw mut value) };
     if rc != 0 || value.is_null() {
         return Err(PyErr::fetch(py));
     }

@@ -18,7 +18,8 @@
 //! or another handle (`t.reshape(...)`) is never written: donation copies
 //! and in-place ops copy on write, so no view ever sees a change.
 //!
-//! Modules: [`tensor`] (the class), [`ops`] (Python arguments to core
+//! Modules: [`tensor`] (the class; its conversions to NumPy and Python
+//! values in [`conversions`]), [`ops`] (Python arguments to core
 //! operations), [`operands`] (the one call sequence: describe, plan,
 //! warn, claim and execute; locks and donor gates), [`ownership`]
 //! (temporaries, `Donated`), [`arena`], [`interop`] (NumPy and Python
@@ -32,6 +33,7 @@
 mod arena;
 mod array_api;
 mod buffer_view;
+mod conversions;
 mod dlpack;
 mod elementwise;
 mod errors;

@@ -101,7 +101,7 @@ impl PyTensor {
 
     /// The single element as a Python number, for the conversion `what`
     /// (`item`, `float`, ...), which the errors name.
-    fn element<'py>(slf: &Bound<'py, Self>, what: &str) -> PyResult<Bound<'py, PyAny>> {
+    pub(super) fn element<'py>(slf: &Bound<'py, Self>, what: &str) -> PyResult<Bound<'py, PyAny>> {
         if slf.get().numel() != 1 {
             return Err(PyValueError::new_err(format!(
                 "{what}() needs a tensor with exactly one element, got shape {:?}",
@@ -150,7 +150,7 @@ impl PyTensor {
 }
 
 /// The read-only NumPy view, or a `DonatedError` naming `what`.
-fn view<'py>(slf: &Bound<'py, PyTensor>, what: &str) -> PyResult<Bound<'py, PyAny>> {
+pub(super) fn view<'py>(slf: &Bound<'py, PyTensor>, what: &str) -> PyResult<Bound<'py, PyAny>> {
     slf.get().check_live(slf.py(), what)?;
     interop::numpy_view(slf.as_any())
 }
@@ -415,47 +415,6 @@ ops::binary_operators! { tensor_methods {
             .call_method("array2string", (view,), Some(&kwargs))?
             .extract()?;
         Ok(format!("Tensor({body}, dtype={dtype})"))
-    }
-
-    /// A read-only NumPy array over this tensor's buffer (no copy). While it
-    /// lives, the buffer is never donated or written in place: donations
-    /// copy (with a warning) and in-place ops copy on write.
-    fn numpy<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        view(slf, "numpy")
-    }
-
-    /// NumPy's array protocol (`np.asarray(t)`): the read-only view of
-    /// `numpy()` (no copy), converted to `dtype` or copied when asked
-    /// (`copy=True`; `copy=False` with a conversion is a `ValueError`).
-    #[pyo3(signature = (dtype = None, copy = None))]
-    fn __array__<'py>(
-        slf: &Bound<'py, Self>,
-        dtype: Option<&Bound<'py, PyAny>>,
-        copy: Option<bool>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let view = view(slf, "__array__")?;
-        let needs_cast = dtype.is_some_and(|d| !d.is_none());
-        if copy == Some(false) && needs_cast {
-            return Err(PyValueError::new_err(
-                "a dtype conversion needs a copy, but copy=False",
-            ));
-        }
-        match (needs_cast, copy) {
-            (true, _) => view.call_method1("astype", (dtype.expect("checked"),)),
-            (false, Some(true)) => view.call_method0("copy"),
-            _ => Ok(view),
-        }
-    }
-
-    /// The elements as nested Python lists of Python numbers (a 0-d tensor:
-    /// the number).
-    fn tolist<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        view(slf, "tolist")?.call_method0("tolist")
-    }
-
-    /// The single element as a Python number.
-    fn item<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        Self::element(slf, "item")
     }
 
     fn __bool__(slf: &Bound<'_, Self>) -> PyResult<bool> {

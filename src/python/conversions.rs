@@ -1,0 +1,54 @@
+//! `Tensor`'s conversions to NumPy and to Python values (`numpy()`,
+//! `np.asarray(t)`, `tolist()`, `item()`): each reads the buffer through
+//! the read-only NumPy view, which blocks donation and in-place writes
+//! while it lives. (The scalar protocols `bool()`, `float()` and `int()`
+//! are with the other protocol slots in `tensor.rs`.)
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use super::tensor::{view, PyTensor};
+
+#[pymethods]
+impl PyTensor {
+    /// A read-only NumPy array over this tensor's buffer (no copy). While it
+    /// lives, the buffer is never donated or written in place: donations
+    /// copy (with a warning) and in-place ops copy on write.
+    fn numpy<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        view(slf, "numpy")
+    }
+
+    /// NumPy's array protocol (`np.asarray(t)`): the read-only view of
+    /// `numpy()` (no copy), converted to `dtype` or copied when asked
+    /// (`copy=True`; `copy=False` with a conversion is a `ValueError`).
+    #[pyo3(signature = (dtype = None, copy = None))]
+    pub(super) fn __array__<'py>(
+        slf: &Bound<'py, Self>,
+        dtype: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let view = view(slf, "__array__")?;
+        let needs_cast = dtype.is_some_and(|d| !d.is_none());
+        if copy == Some(false) && needs_cast {
+            return Err(PyValueError::new_err(
+                "a dtype conversion needs a copy, but copy=False",
+            ));
+        }
+        match (needs_cast, copy) {
+            (true, _) => view.call_method1("astype", (dtype.expect("checked"),)),
+            (false, Some(true)) => view.call_method0("copy"),
+            _ => Ok(view),
+        }
+    }
+
+    /// The elements as nested Python lists of Python numbers (a 0-d tensor:
+    /// the number).
+    fn tolist<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        view(slf, "tolist")?.call_method0("tolist")
+    }
+
+    /// The single element as a Python number.
+    fn item<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::element(slf, "item")
+    }
+}
