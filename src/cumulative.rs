@@ -21,7 +21,7 @@
 //! running operations are [`LaneOp::Running`](crate::lane_ops::LaneOp::Running),
 //! planned, over the kernels here ([`scan_rows`], [`with_initial`]).
 
-use crate::dyn_tensor::DynTensor;
+use crate::dyn_tensor::{DynTensor, Meta};
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::lanes::{from_lanes, lanes, Lanes};
@@ -119,6 +119,48 @@ pub(crate) fn with_initial<T: Element>(
     Tensor::from_vec(out, &dims)
 }
 
+/// The dtype and shape of [`diff`]: the operands' promoted dtype; the
+/// joined axis `n` shorter (empty when shorter than `n`).
+pub fn diff_signature(
+    x: Meta<'_>,
+    axis: isize,
+    n: usize,
+    prepend: Option<Meta<'_>>,
+    append: Option<Meta<'_>>,
+) -> Result<(DType, Vec<usize>)> {
+    let shape = x.shape;
+    if shape.is_empty() {
+        return Err(Error::InvalidArgument {
+            op: "diff",
+            reason: "a 0-d tensor has no axis to take differences along".into(),
+        });
+    }
+    let axis = normalize_axis(axis, shape.len())?;
+    let mut dtype = x.dtype;
+    let mut joined = shape[axis];
+    for e in [prepend, append].into_iter().flatten() {
+        let s = e.shape;
+        let fits = s.len() == shape.len()
+            && s.iter()
+                .zip(shape)
+                .enumerate()
+                .all(|(i, (a, b))| i == axis || a == b);
+        if !fits {
+            return Err(Error::ShapeMismatch {
+                op: "diff",
+                lhs: shape.to_vec(),
+                rhs: s.to_vec(),
+            });
+        }
+        dtype = DType::promote(dtype, e.dtype);
+        joined = joined.saturating_add(s[axis]);
+    }
+    let mut out = shape.to_vec();
+    out[axis] = joined.saturating_sub(n);
+    crate::shape::checked_numel(&out, dtype.size())?;
+    Ok((dtype, out))
+}
+
 /// The `n`-th forward differences of `x` along `axis`, after prepending
 /// `prepend` and appending `append` along it (each of `x`'s shape but
 /// along `axis`). `n = 0` is the (joined) input itself; an axis shorter
@@ -134,31 +176,15 @@ pub fn diff(
     prepend: Option<&DynTensor>,
     append: Option<&DynTensor>,
 ) -> Result<DynTensor> {
+    let (dtype, _) = diff_signature(
+        x.meta(),
+        axis,
+        n,
+        prepend.map(DynTensor::meta),
+        append.map(DynTensor::meta),
+    )?;
     let shape = x.shape();
-    if shape.is_empty() {
-        return Err(Error::InvalidArgument {
-            op: "diff",
-            reason: "a 0-d tensor has no axis to take differences along".into(),
-        });
-    }
     let axis = normalize_axis(axis, shape.len())?;
-    let mut dtype = x.dtype();
-    for e in [prepend, append].into_iter().flatten() {
-        let s = e.shape();
-        let fits = s.len() == shape.len()
-            && s.iter()
-                .zip(shape)
-                .enumerate()
-                .all(|(i, (a, b))| i == axis || a == b);
-        if !fits {
-            return Err(Error::ShapeMismatch {
-                op: "diff",
-                lhs: shape.to_vec(),
-                rhs: s.to_vec(),
-            });
-        }
-        dtype = DType::promote(dtype, e.dtype());
-    }
     let parts: Vec<DynTensor> = [prepend, Some(x), append]
         .into_iter()
         .flatten()

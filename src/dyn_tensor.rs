@@ -242,9 +242,30 @@ dyn_elem!(u64, U64);
 dyn_elem!(f32, F32);
 dyn_elem!(f64, F64);
 
+/// What a signature step knows of an operand: its dtype and shape, not
+/// its values (a tracer has no more). The functions that always write a
+/// new buffer ([`crate::plan::FreshOp`]) decide their result's dtype and
+/// shape from these alone, before anything is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Meta<'a> {
+    pub dtype: DType,
+    pub shape: &'a [usize],
+}
+
+impl<'a> Meta<'a> {
+    pub fn new(dtype: DType, shape: &'a [usize]) -> Self {
+        Meta { dtype, shape }
+    }
+}
+
 impl DynTensor {
     pub fn dtype(&self) -> DType {
         each!(self, t => t.dtype())
+    }
+
+    /// Its dtype and shape.
+    pub fn meta(&self) -> Meta<'_> {
+        Meta::new(self.dtype(), self.shape())
     }
 
     pub fn shape(&self) -> &[usize] {

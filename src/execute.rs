@@ -195,6 +195,7 @@ pub fn execute(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)
             conv::run_batch_norm::<T>(plan, x, &p).map(wrap::<T>)
         }, Err(internal(plan, "a float-only op"))),
         Op::Reduce { .. } | Op::Statistic(_) => simple(reduction(plan, args)),
+        Op::Fresh(f) => simple(fresh(f, args)),
         Op::Permute { axes } => {
             let t = args[0].tensor().ok_or_else(|| internal(plan, "a tensor"))?;
             let axes: Vec<isize> = permute_axes(t.shape(), axes.as_deref())?
@@ -219,6 +220,21 @@ pub fn execute(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)
             attention::run_attention::<T>(plan, q, k, v, m).map(wrap::<T>)
         }, Err(internal(plan, "a float-only op"))),
     }
+}
+
+/// Run the plan of one result of a function of several results
+/// ([`crate::plan::FreshOp::parts`]), computing every result at once: the
+/// function's results in order. Any other plan gives its one result.
+pub fn execute_parts(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(Vec<DynTensor>, Outcome)> {
+    let Op::Fresh(f) = &plan.op else {
+        let (t, outcome) = execute(plan, args)?;
+        return Ok((vec![t], outcome));
+    };
+    prepare(plan, args)?;
+    let outcome = outcome_of(plan);
+    let all = with_operands(args, |xs| f.run_all(xs))?;
+    count_fallbacks(plan, &outcome);
+    Ok((all, outcome))
 }
 
 /// `where` and `clip` (`crate::ops::select`).
@@ -310,6 +326,29 @@ fn reduction(plan: &Plan, args: &[Arg<'_>]) -> Result<DynTensor> {
         }
         _ => Err(internal(plan, "a reduction")),
     }
+}
+
+/// A function whose result is always a new buffer: its operands read as
+/// they are (a Python number as a 0-d tensor).
+fn fresh(f: &crate::plan::FreshOp, args: &[Arg<'_>]) -> Result<DynTensor> {
+    with_operands(args, |xs| f.run(xs))
+}
+
+/// `f` of the operands as tensors (a Python number as a 0-d tensor).
+fn with_operands<R>(args: &[Arg<'_>], f: impl FnOnce(&[&DynTensor]) -> Result<R>) -> Result<R> {
+    let scalars: Vec<DynTensor> = args
+        .iter()
+        .filter_map(|a| match a {
+            Arg::Scalar(s) => Some(crate::plan::fresh_scalar(*s)),
+            _ => None,
+        })
+        .collect::<Result<_>>()?;
+    let mut numbers = scalars.iter();
+    let xs: Vec<&DynTensor> = args
+        .iter()
+        .filter_map(|a| a.tensor().or_else(|| numbers.next()))
+        .collect();
+    f(&xs)
 }
 
 /// A view op (reshape, permute, index) shares its input's buffer; a

@@ -100,7 +100,7 @@ mod python;
 pub use arena::{ArenaGuard, ArenaStats, TensorArena};
 pub use block::ALIGN;
 pub use buffer::{ExportGuard, OwnedBuffer};
-pub use dyn_tensor::{DynTensor, Scalar};
+pub use dyn_tensor::{DynTensor, Meta, Scalar};
 pub use element::{DType, Element, Float};
 pub use error::{Error, Result};
 pub use kernels::{BinaryOp, Isa, UnaryOp};

@@ -11,7 +11,7 @@
 //! are read through a C-order copy.
 
 use crate::creation::collect;
-use crate::dyn_tensor::{each, for_dtype, DynElement, DynTensor};
+use crate::dyn_tensor::{each, for_dtype, DynElement, DynTensor, Meta};
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::kernels::fresh;
@@ -31,15 +31,15 @@ fn axis_of(_op: &'static str, axis: isize, ndim: usize) -> Result<usize> {
     normalize_axis(axis, ndim)
 }
 
-/// The dtype several tensors promote to.
-fn common(op: &'static str, xs: &[&DynTensor]) -> Result<DType> {
+/// The dtype several operands promote to.
+fn common(op: &'static str, xs: &[Meta<'_>]) -> Result<DType> {
     let first = xs
         .first()
         .ok_or_else(|| invalid(op, "needs at least one tensor".into()))?;
     Ok(xs
         .iter()
         .skip(1)
-        .fold(first.dtype(), |d, x| DType::promote(d, x.dtype())))
+        .fold(first.dtype, |d, x| DType::promote(d, x.dtype)))
 }
 
 /// `x` as a C-order tensor of `dtype` (itself when it already is one).
@@ -74,22 +74,16 @@ fn interleave(
     })
 }
 
-/// `concat(xs, axis)`: joined along `axis` (`None`: each flattened first).
-pub fn concat(xs: &[&DynTensor], axis: Option<isize>) -> Result<DynTensor> {
+/// The dtype and shape of `concat(xs, axis)`.
+pub fn concat_signature(xs: &[Meta<'_>], axis: Option<isize>) -> Result<(DType, Vec<usize>)> {
     let dtype = common("concat", xs)?;
-    let xs = xs
-        .iter()
-        .map(|x| prepared(x, dtype))
-        .collect::<Result<Vec<_>>>()?;
     let Some(axis) = axis else {
-        let total = xs
-            .iter()
-            .map(|x| x.shape().iter().product::<usize>())
-            .sum::<usize>();
-        let blocks: Vec<usize> = xs.iter().map(|x| x.shape().iter().product()).collect();
-        return interleave("concat", &xs, 1, &blocks, &[total]);
+        let numels: Vec<usize> = xs.iter().map(|x| x.shape.iter().product()).collect();
+        let total = numels.iter().fold(0usize, |a, &n| a.saturating_add(n));
+        let total = checked_dim_sum(numels.iter().copied(), &[total], dtype.size())?;
+        return Ok((dtype, vec![total]));
     };
-    let first = xs[0].shape().to_vec();
+    let first = xs[0].shape;
     if first.is_empty() {
         return Err(invalid(
             "concat",
@@ -97,53 +91,77 @@ pub fn concat(xs: &[&DynTensor], axis: Option<isize>) -> Result<DynTensor> {
         ));
     }
     let ax = axis_of("concat", axis, first.len())?;
-    for x in &xs {
-        let s = x.shape();
+    for x in xs {
+        let s = x.shape;
         let same = s.len() == first.len()
             && s.iter()
-                .zip(&first)
+                .zip(first)
                 .enumerate()
                 .all(|(i, (a, b))| i == ax || a == b);
         if !same {
             return Err(Error::ShapeMismatch {
                 op: "concat",
-                lhs: first.clone(),
+                lhs: first.to_vec(),
                 rhs: s.to_vec(),
             });
         }
     }
     // (Empty tensors can have any lengths: the sum is checked.)
-    let mut shape = first.clone();
-    shape[ax] = xs
-        .iter()
-        .fold(0usize, |a, x| a.saturating_add(x.shape()[ax]));
-    shape[ax] = checked_dim_sum(xs.iter().map(|x| x.shape()[ax]), &shape, dtype.size())?;
+    let mut shape = first.to_vec();
+    shape[ax] = xs.iter().fold(0usize, |a, x| a.saturating_add(x.shape[ax]));
+    shape[ax] = checked_dim_sum(xs.iter().map(|x| x.shape[ax]), &shape, dtype.size())?;
     checked_numel(&shape, dtype.size())?;
+    Ok((dtype, shape))
+}
+
+/// `concat(xs, axis)`: joined along `axis` (`None`: each flattened first).
+pub fn concat(xs: &[&DynTensor], axis: Option<isize>) -> Result<DynTensor> {
+    let meta: Vec<Meta<'_>> = xs.iter().map(|x| x.meta()).collect();
+    let (dtype, shape) = concat_signature(&meta, axis)?;
+    let xs = xs
+        .iter()
+        .map(|x| prepared(x, dtype))
+        .collect::<Result<Vec<_>>>()?;
+    let Some(axis) = axis else {
+        let blocks: Vec<usize> = xs.iter().map(|x| x.shape().iter().product()).collect();
+        return interleave("concat", &xs, 1, &blocks, &shape);
+    };
+    let first = xs[0].shape();
+    let ax = axis_of("concat", axis, first.len())?;
     let outer: usize = first[..ax].iter().product();
     let inner: usize = first[ax + 1..].iter().product();
     let blocks: Vec<usize> = xs.iter().map(|x| x.shape()[ax] * inner).collect();
     interleave("concat", &xs, outer, &blocks, &shape)
 }
 
+/// The dtype and shape of `stack(xs, axis)`.
+pub fn stack_signature(xs: &[Meta<'_>], axis: isize) -> Result<(DType, Vec<usize>)> {
+    let dtype = common("stack", xs)?;
+    let first = xs[0].shape;
+    if let Some(x) = xs.iter().find(|x| x.shape != first) {
+        return Err(Error::ShapeMismatch {
+            op: "stack",
+            lhs: first.to_vec(),
+            rhs: x.shape.to_vec(),
+        });
+    }
+    let ax = axis_of("stack", axis, first.len() + 1)?;
+    let mut shape = first.to_vec();
+    shape.insert(ax, xs.len());
+    checked_numel(&shape, dtype.size())?;
+    Ok((dtype, shape))
+}
+
 /// `stack(xs, axis)`: tensors of one shape joined along a new axis.
 pub fn stack(xs: &[&DynTensor], axis: isize) -> Result<DynTensor> {
-    let dtype = common("stack", xs)?;
+    let meta: Vec<Meta<'_>> = xs.iter().map(|x| x.meta()).collect();
+    let (dtype, shape) = stack_signature(&meta, axis)?;
     let xs = xs
         .iter()
         .map(|x| prepared(x, dtype))
         .collect::<Result<Vec<_>>>()?;
-    let first = xs[0].shape().to_vec();
-    if let Some(x) = xs.iter().find(|x| x.shape() != first.as_slice()) {
-        return Err(Error::ShapeMismatch {
-            op: "stack",
-            lhs: first,
-            rhs: x.shape().to_vec(),
-        });
-    }
+    let first = xs[0].shape();
     let ax = axis_of("stack", axis, first.len() + 1)?;
-    let mut shape = first.clone();
-    shape.insert(ax, xs.len());
-    checked_numel(&shape, dtype.size())?;
     let outer: usize = first[..ax].iter().product();
     let inner: usize = first[ax..].iter().product();
     interleave("stack", &xs, outer, &vec![inner; xs.len()], &shape)
@@ -168,17 +186,23 @@ fn like<T: Element>(
     Tensor::from_buffer(buf, shape)
 }
 
-/// `broadcast_to(x, shape)`: a copy of `x` repeated to `shape`.
-pub fn broadcast_to(x: &DynTensor, shape: &[usize]) -> Result<DynTensor> {
-    checked_numel(shape, x.dtype().size())?;
-    let b = broadcast_shapes("broadcast_to", x.shape(), shape)?;
+/// The shape of `broadcast_to(x, shape)`: `shape`, checked.
+pub fn broadcast_to_signature(x: Meta<'_>, shape: &[usize]) -> Result<(DType, Vec<usize>)> {
+    checked_numel(shape, x.dtype.size())?;
+    let b = broadcast_shapes("broadcast_to", x.shape, shape)?;
     if b.as_slice() != shape {
         return Err(Error::ShapeMismatch {
             op: "broadcast_to",
-            lhs: x.shape().to_vec(),
+            lhs: x.shape.to_vec(),
             rhs: shape.to_vec(),
         });
     }
+    Ok((x.dtype, shape.to_vec()))
+}
+
+/// `broadcast_to(x, shape)`: a copy of `x` repeated to `shape`.
+pub fn broadcast_to(x: &DynTensor, shape: &[usize]) -> Result<DynTensor> {
+    broadcast_to_signature(x.meta(), shape)?;
     gather(x, &Layout::broadcast(x.shape(), shape)?, shape)
 }
 
@@ -191,21 +215,21 @@ pub fn broadcast_all(shapes: &[&[usize]]) -> Result<Vec<usize>> {
     Ok(out)
 }
 
-/// `tile(x, reps)`: `x` repeated `reps[i]` times along axis `i` (the
-/// shorter of the shape and `reps` padded with leading ones).
-pub fn tile(x: &DynTensor, reps: &[usize]) -> Result<DynTensor> {
-    let nd = x.shape().len().max(reps.len());
+/// `x`'s shape and `reps`, padded with leading ones to one length.
+fn tile_padded(shape: &[usize], reps: &[usize]) -> (Vec<usize>, Vec<usize>) {
+    let nd = shape.len().max(reps.len());
     let pad = |v: &[usize]| -> Vec<usize> {
         std::iter::repeat_n(1, nd - v.len())
             .chain(v.iter().copied())
             .collect()
     };
-    let (s, r) = (pad(x.shape()), pad(reps));
-    // `x` as [1, s0, 1, s1, …] broadcast to [r0, s0, r1, s1, …]: its C
-    // order is the tiled tensor's.
-    let split: Vec<usize> = s.iter().flat_map(|&d| [1, d]).collect();
-    let wide: Vec<usize> = r.iter().zip(&s).flat_map(|(&k, &d)| [k, d]).collect();
-    let size = x.dtype().size();
+    (pad(shape), pad(reps))
+}
+
+/// The shape of `tile(x, reps)`.
+pub fn tile_signature(x: Meta<'_>, reps: &[usize]) -> Result<(DType, Vec<usize>)> {
+    let (s, r) = tile_padded(x.shape, reps);
+    let size = x.dtype.size();
     // (Saturated, to name the shape that cannot exist.)
     let wanted: Vec<usize> = r
         .iter()
@@ -218,16 +242,32 @@ pub fn tile(x: &DynTensor, reps: &[usize]) -> Result<DynTensor> {
         .map(|(&k, &d)| checked_dim_mul(k, d, &wanted, size))
         .collect::<Result<_>>()?;
     checked_numel(&shape, size)?;
+    Ok((x.dtype, shape))
+}
+
+/// `tile(x, reps)`: `x` repeated `reps[i]` times along axis `i` (the
+/// shorter of the shape and `reps` padded with leading ones).
+pub fn tile(x: &DynTensor, reps: &[usize]) -> Result<DynTensor> {
+    let (_, shape) = tile_signature(x.meta(), reps)?;
+    let (s, r) = tile_padded(x.shape(), reps);
+    // `x` as [1, s0, 1, s1, …] broadcast to [r0, s0, r1, s1, …]: its C
+    // order is the tiled tensor's.
+    let split: Vec<usize> = s.iter().flat_map(|&d| [1, d]).collect();
+    let wide: Vec<usize> = r.iter().zip(&s).flat_map(|(&k, &d)| [k, d]).collect();
     gather(x, &Layout::broadcast(&split, &wide)?, &shape)
 }
 
-/// `repeat(x, repeats, axis)`: each element repeated (`repeats` one count
-/// for all, or one per element along `axis`; `axis` `None`: flattened).
-pub fn repeat(x: &DynTensor, repeats: &[usize], axis: Option<isize>) -> Result<DynTensor> {
-    let x = x.contiguous()?;
+/// The counts of `repeat(x, repeats, axis)`, one per element along the
+/// axis, and the shape repeated (`x`'s, flattened for `axis` `None`) with
+/// the repeated axis.
+fn repeat_counts(
+    shape: &[usize],
+    repeats: &[usize],
+    axis: Option<isize>,
+) -> Result<(Vec<usize>, Vec<usize>, usize)> {
     let (shape, ax) = match axis {
-        None => (vec![x.shape().iter().product()], 0),
-        Some(a) => (x.shape().to_vec(), axis_of("repeat", a, x.shape().len())?),
+        None => (vec![shape.iter().product()], 0),
+        Some(a) => (shape.to_vec(), axis_of("repeat", a, shape.len())?),
     };
     let len = shape[ax];
     let counts: Vec<usize> = match repeats {
@@ -240,12 +280,31 @@ pub fn repeat(x: &DynTensor, repeats: &[usize], axis: Option<isize>) -> Result<D
             ))
         }
     };
+    Ok((counts, shape, ax))
+}
+
+/// The shape of `repeat(x, repeats, axis)`.
+pub fn repeat_signature(
+    x: Meta<'_>,
+    repeats: &[usize],
+    axis: Option<isize>,
+) -> Result<(DType, Vec<usize>)> {
+    let (counts, mut out, ax) = repeat_counts(x.shape, repeats, axis)?;
+    out[ax] = counts.iter().fold(0usize, |a, &c| a.saturating_add(c));
+    out[ax] = checked_dim_sum(counts.iter().copied(), &out, x.dtype.size())?;
+    checked_numel(&out, x.dtype.size())?;
+    Ok((x.dtype, out))
+}
+
+/// `repeat(x, repeats, axis)`: each element repeated (`repeats` one count
+/// for all, or one per element along `axis`; `axis` `None`: flattened).
+pub fn repeat(x: &DynTensor, repeats: &[usize], axis: Option<isize>) -> Result<DynTensor> {
+    let (_, out_shape) = repeat_signature(x.meta(), repeats, axis)?;
+    let (counts, shape, ax) = repeat_counts(x.shape(), repeats, axis)?;
+    let x = x.contiguous()?;
+    let len = shape[ax];
     let outer: usize = shape[..ax].iter().product();
     let inner: usize = shape[ax + 1..].iter().product();
-    let mut out_shape = shape.clone();
-    out_shape[ax] = counts.iter().fold(0usize, |a, &c| a.saturating_add(c));
-    out_shape[ax] = checked_dim_sum(counts.iter().copied(), &out_shape, x.dtype().size())?;
-    checked_numel(&out_shape, x.dtype().size())?;
     each!(&x, t => {
         let d = t.as_slice()?;
         let items = (0..outer).flat_map(|o| {
@@ -258,14 +317,20 @@ pub fn repeat(x: &DynTensor, repeats: &[usize], axis: Option<isize>) -> Result<D
     })
 }
 
+/// Indices must be integers.
+fn check_indices(indices: DType) -> Result<()> {
+    if indices.is_float() || indices.is_bool() {
+        return Err(Error::InvalidIndex {
+            reason: format!("indices must be integers, not {indices}"),
+        });
+    }
+    Ok(())
+}
+
 /// Index values as positions on an axis of `len` (negative ones count from
 /// the end); out of range is an `IndexError`.
 fn positions(indices: &DynTensor, len: usize) -> Result<Vec<usize>> {
-    if indices.dtype().is_float() || indices.dtype().is_bool() {
-        return Err(Error::InvalidIndex {
-            reason: format!("indices must be integers, not {}", indices.dtype()),
-        });
-    }
+    check_indices(indices.dtype())?;
     let ix = prepared(indices, DType::I64)?;
     let v = data::<i64>(&ix, "take")?;
     v.iter()
@@ -281,26 +346,44 @@ fn positions(indices: &DynTensor, len: usize) -> Result<Vec<usize>> {
         .collect()
 }
 
+/// The axis `take` gathers along.
+fn take_axis(shape: &[usize], axis: Option<isize>) -> Result<usize> {
+    match axis {
+        Some(a) => axis_of("take", a, shape.len()),
+        None if shape.len() == 1 => Ok(0),
+        None => Err(invalid(
+            "take",
+            format!("axis is required for a {}-d tensor", shape.len()),
+        )),
+    }
+}
+
+/// The dtype and shape of `take(x, indices, axis)`.
+pub fn take_signature(
+    x: Meta<'_>,
+    indices: Meta<'_>,
+    axis: Option<isize>,
+) -> Result<(DType, Vec<usize>)> {
+    let ax = take_axis(x.shape, axis)?;
+    if indices.shape.len() != 1 {
+        return Err(invalid(
+            "take",
+            format!("indices must be 1-d, got shape {:?}", indices.shape),
+        ));
+    }
+    check_indices(indices.dtype)?;
+    let mut out = x.shape.to_vec();
+    out[ax] = indices.shape[0];
+    checked_numel(&out, x.dtype.size())?;
+    Ok((x.dtype, out))
+}
+
 /// `take(x, indices, axis)`: the elements at `indices` (1-D) along `axis`
 /// (`None`: `x` must be 1-D).
 pub fn take(x: &DynTensor, indices: &DynTensor, axis: Option<isize>) -> Result<DynTensor> {
+    let (_, out_shape) = take_signature(x.meta(), indices.meta(), axis)?;
     let shape = x.shape().to_vec();
-    let ax = match axis {
-        Some(a) => axis_of("take", a, shape.len())?,
-        None if shape.len() == 1 => 0,
-        None => {
-            return Err(invalid(
-                "take",
-                format!("axis is required for a {}-d tensor", shape.len()),
-            ))
-        }
-    };
-    if indices.shape().len() != 1 {
-        return Err(invalid(
-            "take",
-            format!("indices must be 1-d, got shape {:?}", indices.shape()),
-        ));
-    }
+    let ax = take_axis(&shape, axis)?;
     let pos = positions(indices, shape[ax])?;
     let x = x.contiguous()?;
     let (len, outer, inner) = (
@@ -308,8 +391,6 @@ pub fn take(x: &DynTensor, indices: &DynTensor, axis: Option<isize>) -> Result<D
         shape[..ax].iter().product::<usize>(),
         shape[ax + 1..].iter().product::<usize>(),
     );
-    let mut out_shape = shape.clone();
-    out_shape[ax] = pos.len();
     each!(&x, t => {
         let d = t.as_slice()?;
         let pos = &pos;
@@ -320,11 +401,13 @@ pub fn take(x: &DynTensor, indices: &DynTensor, axis: Option<isize>) -> Result<D
     })
 }
 
-/// `take_along_axis(x, indices, axis)`: `out[..., i, ...] = x[..., indices[..., i, ...], ...]`;
-/// the other axes of `x` and `indices` broadcast.
-pub fn take_along_axis(x: &DynTensor, indices: &DynTensor, axis: isize) -> Result<DynTensor> {
-    let shape = x.shape().to_vec();
-    let is = indices.shape().to_vec();
+/// The dtype and shape of `take_along_axis(x, indices, axis)`.
+pub fn take_along_axis_signature(
+    x: Meta<'_>,
+    indices: Meta<'_>,
+    axis: isize,
+) -> Result<(DType, Vec<usize>)> {
+    let (shape, is) = (x.shape, indices.shape);
     if is.len() != shape.len() {
         return Err(invalid(
             "take_along_axis",
@@ -336,12 +419,24 @@ pub fn take_along_axis(x: &DynTensor, indices: &DynTensor, axis: isize) -> Resul
         ));
     }
     let ax = axis_of("take_along_axis", axis, shape.len())?;
-    let (mut xs, mut js) = (shape.clone(), is.clone());
+    let (mut xs, mut js) = (shape.to_vec(), is.to_vec());
     xs[ax] = 1;
     js[ax] = 1;
     let mut out = broadcast_shapes("take_along_axis", &xs, &js)?.to_vec();
     out[ax] = is[ax];
-    let n = checked_numel(&out, x.dtype().size())?;
+    checked_numel(&out, x.dtype.size())?;
+    check_indices(indices.dtype)?;
+    Ok((x.dtype, out))
+}
+
+/// `take_along_axis(x, indices, axis)`: `out[..., i, ...] = x[..., indices[..., i, ...], ...]`;
+/// the other axes of `x` and `indices` broadcast.
+pub fn take_along_axis(x: &DynTensor, indices: &DynTensor, axis: isize) -> Result<DynTensor> {
+    let (_, out) = take_along_axis_signature(x.meta(), indices.meta(), axis)?;
+    let shape = x.shape().to_vec();
+    let is = indices.shape().to_vec();
+    let ax = axis_of("take_along_axis", axis, shape.len())?;
+    let n: usize = out.iter().product();
     let pos = positions(indices, shape[ax])?;
     let (xc, ic) = (
         crate::shape::c_strides(&shape),
@@ -511,34 +606,49 @@ pub fn flip_index(ndim: usize, axes: Option<&[isize]>) -> Result<Vec<Index>> {
         .collect())
 }
 
-/// `meshgrid(xs, indexing)`: 1-d tensors spread over a grid (`xy`: the
-/// first two axes swapped, as NumPy's default), each a new buffer.
-pub fn meshgrid(xs: &[&DynTensor], xy: bool) -> Result<Vec<DynTensor>> {
-    if xs.is_empty() {
-        return Ok(Vec::new());
-    }
-    if let Some(x) = xs.iter().find(|x| x.shape().len() != 1) {
+/// The grid's shape of `meshgrid(xs, indexing)` (`xy`: the first two
+/// axes swapped, as NumPy's default) and the common dtype.
+pub fn meshgrid_signature(xs: &[Meta<'_>], xy: bool) -> Result<(DType, Vec<usize>)> {
+    if let Some(x) = xs.iter().find(|x| x.shape.len() != 1) {
         return Err(invalid(
             "meshgrid",
-            format!("needs 1-d tensors, got shape {:?}", x.shape()),
+            format!("needs 1-d tensors, got shape {:?}", x.shape),
         ));
     }
     let dtype = common("meshgrid", xs)?;
-    let mut lens: Vec<usize> = xs.iter().map(|x| x.shape()[0]).collect();
-    let swap = xy && xs.len() > 1;
-    if swap {
+    let mut lens: Vec<usize> = xs.iter().map(|x| x.shape[0]).collect();
+    if xy && xs.len() > 1 {
         lens.swap(0, 1);
     }
-    xs.iter()
-        .enumerate()
-        .map(|(i, x)| {
-            let pos = if swap && i < 2 { 1 - i } else { i };
-            let mut s = vec![1; lens.len()];
-            s[pos] = lens[pos];
-            let x = prepared(x, dtype)?.reshape(&s)?;
-            broadcast_to(&x, &lens)
-        })
-        .collect()
+    checked_numel(&lens, dtype.size())?;
+    Ok((dtype, lens))
+}
+
+/// Result `part` of `meshgrid(xs, indexing)`: `xs[part]` spread over the
+/// grid, a new buffer.
+pub fn meshgrid_part(xs: &[&DynTensor], xy: bool, part: usize) -> Result<DynTensor> {
+    let meta: Vec<Meta<'_>> = xs.iter().map(|x| x.meta()).collect();
+    let (dtype, lens) = meshgrid_signature(&meta, xy)?;
+    let x = xs.get(part).ok_or_else(|| {
+        invalid(
+            "meshgrid",
+            format!("no result {part} of {} inputs", xs.len()),
+        )
+    })?;
+    let pos = if xy && xs.len() > 1 && part < 2 {
+        1 - part
+    } else {
+        part
+    };
+    let mut s = vec![1; lens.len()];
+    s[pos] = lens[pos];
+    let x = prepared(x, dtype)?.reshape(&s)?;
+    broadcast_to(&x, &lens)
+}
+
+/// `meshgrid(xs, indexing)`: every result of [`meshgrid_part`].
+pub fn meshgrid(xs: &[&DynTensor], xy: bool) -> Result<Vec<DynTensor>> {
+    (0..xs.len()).map(|i| meshgrid_part(xs, xy, i)).collect()
 }
 
 #[cfg(test)]

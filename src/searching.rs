@@ -21,7 +21,8 @@
 
 use std::cmp::Ordering;
 
-use crate::dyn_tensor::{each, DynTensor};
+use crate::dyn_tensor::{each, DynTensor, Meta};
+use crate::element::DType;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::lanes::{lanes, normalize_axes, reduced_shape};
@@ -38,6 +39,37 @@ pub enum Extreme {
     Min,
 }
 
+impl Extreme {
+    /// The function's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Extreme::Max => "argmax",
+            Extreme::Min => "argmin",
+        }
+    }
+}
+
+/// The shape of `argmax`/`argmin` (int64): the reduced shape; a lane of no
+/// elements has no extreme ([`Error::EmptyReduction`]).
+pub fn arg_extreme_signature(
+    x: Meta<'_>,
+    extreme: Extreme,
+    axis: Option<isize>,
+    keepdims: bool,
+) -> Result<(DType, Vec<usize>)> {
+    let op = extreme.name();
+    let named = axis.map(|a| [a]);
+    let along = normalize_axes(op, named.as_ref().map(|a| &a[..]), x.shape.len())?;
+    let len: usize = along.iter().map(|&a| x.shape[a]).product();
+    if len == 0 {
+        return Err(Error::EmptyReduction {
+            op,
+            shape: x.shape.to_vec(),
+        });
+    }
+    Ok((DType::I64, reduced_shape(x.shape, &along, keepdims)))
+}
+
 /// The int64 positions of the first maximum (minimum) of `x` along `axis`
 /// (`None`: of the flattened tensor), with `keepdims` keeping the axis
 /// (every axis for `None`) as 1.
@@ -47,20 +79,13 @@ pub fn arg_extreme(
     axis: Option<isize>,
     keepdims: bool,
 ) -> Result<DynTensor> {
-    let op = match extreme {
-        Extreme::Max => "argmax",
-        Extreme::Min => "argmin",
-    };
+    let (_, out) = arg_extreme_signature(x.meta(), extreme, axis, keepdims)?;
     let named = axis.map(|a| [a]);
-    let along = normalize_axes(op, named.as_ref().map(|a| &a[..]), x.shape().len())?;
-    let len: usize = along.iter().map(|&a| x.shape()[a]).product();
-    if len == 0 {
-        return Err(Error::EmptyReduction {
-            op,
-            shape: x.shape().to_vec(),
-        });
-    }
-    let out = reduced_shape(x.shape(), &along, keepdims);
+    let along = normalize_axes(
+        extreme.name(),
+        named.as_ref().map(|a| &a[..]),
+        x.shape().len(),
+    )?;
     let v: Vec<i64> = each!(x, t => {
         let l = lanes(t, &along)?;
         l.iter().map(|lane| first_extreme(lane, extreme) as i64).collect()
@@ -86,11 +111,21 @@ fn first_extreme<T: Element>(lane: &[T], extreme: Extreme) -> usize {
     best
 }
 
+/// The shape of `count_nonzero` (int64): the reduced shape.
+pub fn count_nonzero_signature(
+    x: Meta<'_>,
+    axes: Option<&[isize]>,
+    keepdims: bool,
+) -> Result<(DType, Vec<usize>)> {
+    let axes = normalize_axes("count_nonzero", axes, x.shape.len())?;
+    Ok((DType::I64, reduced_shape(x.shape, &axes, keepdims)))
+}
+
 /// The int64 number of nonzero elements of `x` over `axes` (`None`:
 /// every axis).
 pub fn count_nonzero(x: &DynTensor, axes: Option<&[isize]>, keepdims: bool) -> Result<DynTensor> {
+    let (_, out) = count_nonzero_signature(x.meta(), axes, keepdims)?;
     let axes = normalize_axes("count_nonzero", axes, x.shape().len())?;
-    let out = reduced_shape(x.shape(), &axes, keepdims);
     let v: Vec<i64> = each!(x, t => {
         let l = lanes(t, &axes)?;
         l.iter().map(|lane| nonzero_positions(lane).count() as i64).collect()
@@ -141,6 +176,39 @@ pub enum Side {
     Right,
 }
 
+/// The shape of `searchsorted(x1, x2, sorter=)` (int64): `x2`'s; `x1`
+/// is 1-d, `sorter` an integer tensor of `x1`'s shape.
+pub fn searchsorted_signature(
+    x1: Meta<'_>,
+    x2: Meta<'_>,
+    sorter: Option<Meta<'_>>,
+) -> Result<(DType, Vec<usize>)> {
+    let op = "searchsorted";
+    if x1.shape.len() != 1 {
+        return Err(Error::InvalidShape {
+            op,
+            shape: x1.shape.to_vec(),
+            reason: "x1 must be 1-d".into(),
+        });
+    }
+    if let Some(s) = sorter {
+        if !s.dtype.is_int() {
+            return Err(Error::InvalidOperand {
+                op,
+                reason: format!("sorter must have an integer dtype, not {}", s.dtype),
+            });
+        }
+        if s.shape != x1.shape {
+            return Err(Error::ShapeMismatch {
+                op,
+                lhs: x1.shape.to_vec(),
+                rhs: s.shape.to_vec(),
+            });
+        }
+    }
+    Ok((DType::I64, x2.shape.to_vec()))
+}
+
 /// For each element `v` of `x2`, the int64 index into `x1` (sorted, or
 /// sorted by `sorter`) before which `v` would keep it sorted: before
 /// equal elements for [`Side::Left`], after them for [`Side::Right`].
@@ -150,14 +218,7 @@ pub fn searchsorted(
     side: Side,
     sorter: Option<&DynTensor>,
 ) -> Result<DynTensor> {
-    let op = "searchsorted";
-    if x1.shape().len() != 1 {
-        return Err(Error::InvalidShape {
-            op,
-            shape: x1.shape().to_vec(),
-            reason: "x1 must be 1-d".into(),
-        });
-    }
+    searchsorted_signature(x1.meta(), x2.meta(), sorter.map(DynTensor::meta))?;
     let n = x1.shape()[0];
     let perm: Option<Vec<usize>> = match sorter {
         None => None,
@@ -187,22 +248,9 @@ pub fn searchsorted(
     Tensor::from_vec(v, x2.shape()).map(DynTensor::from)
 }
 
-/// A sorter's entries as positions into `x1` (checked).
+/// A sorter's entries as positions into `x1` (its dtype and shape
+/// checked by [`searchsorted_signature`]; each entry checked here).
 fn sorter_positions(s: &DynTensor, x1_shape: &[usize]) -> Result<Vec<usize>> {
-    let op = "searchsorted";
-    if !s.dtype().is_int() {
-        return Err(Error::InvalidOperand {
-            op,
-            reason: format!("sorter must have an integer dtype, not {}", s.dtype()),
-        });
-    }
-    if s.shape() != x1_shape {
-        return Err(Error::ShapeMismatch {
-            op,
-            lhs: x1_shape.to_vec(),
-            rhs: s.shape().to_vec(),
-        });
-    }
     let n = x1_shape[0];
     let raw: Vec<i128> = each!(s, t => t.to_vec()?.into_iter().map(Element::to_i128).collect());
     raw.into_iter()

@@ -18,8 +18,8 @@
 
 use std::cmp::Ordering;
 
-use crate::dyn_tensor::{each, DynTensor};
-use crate::element::Element;
+use crate::dyn_tensor::{each, DynTensor, Meta};
+use crate::element::{DType, Element};
 use crate::error::Result;
 use crate::lanes::{from_lanes, lanes};
 use crate::shape::normalize_axis;
@@ -46,8 +46,15 @@ pub(crate) fn sorted_positions<T: Element>(lane: &[T], descending: bool) -> Vec<
     idx
 }
 
+/// The shape of `argsort` (int64): `x`'s.
+pub fn argsort_signature(x: Meta<'_>, axis: isize) -> Result<(DType, Vec<usize>)> {
+    normalize_axis(axis, x.shape.len())?;
+    Ok((DType::I64, x.shape.to_vec()))
+}
+
 /// The int64 indices that sort `x` along `axis` (stably).
 pub fn argsort(x: &DynTensor, axis: isize, descending: bool) -> Result<DynTensor> {
+    argsort_signature(x.meta(), axis)?;
     let axis = normalize_axis(axis, x.shape().len())?;
     each!(x, t => along(t, axis, |lane| {
         sorted_positions(lane, descending).into_iter().map(|i| i as i64).collect()

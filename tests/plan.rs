@@ -631,3 +631,31 @@ proptest! {
         prop_assert_eq!(&p.allocations[..], &want_alloc);
     }
 }
+
+/// A function of `Op::Fresh` reads each operand in its own dtype and
+/// layout (no cast, no gather) and always writes a new buffer: an offered
+/// operand is refused with `NewBuffer`, and the result is the one
+/// allocation.
+#[test]
+fn a_fresh_function_reads_operands_as_they_are_and_refuses_donations() {
+    use donate::plan::FreshOp;
+    let op = Op::Fresh(Box::new(FreshOp::Take { axis: Some(0) }));
+    let x = OperandDesc::tensor(DType::F32, &[4, 3]).offered(Offer::Donated, Holders::Exclusive);
+    let i = OperandDesc::tensor(DType::I32, &[2]);
+    let p = plan(&op, &[x, i]).unwrap();
+    assert_eq!((p.dtype, &p.shape[..]), (DType::F32, &[2, 3][..]));
+    assert!(p.casts.is_empty() && p.gathers.is_empty());
+    assert_eq!(p.target, None);
+    assert_eq!(p.refusals.to_vec(), vec![(0, Refusal::NewBuffer("take"))]);
+    assert_eq!(
+        p.allocations.to_vec(),
+        vec![Allocation {
+            purpose: Purpose::Result,
+            bytes: 2 * 3 * 4
+        }]
+    );
+    // The signature's checks are the function's: float indices are refused
+    // before anything runs.
+    let f = OperandDesc::tensor(DType::F32, &[2]);
+    assert!(plan(&op, &[OperandDesc::tensor(DType::F32, &[4, 3]), f]).is_err());
+}

@@ -466,3 +466,53 @@ fn a_strided_constant_runs() {
     let out = l.run(&consts, vec![RunArg::Read(x)]).unwrap();
     assert_eq!(f32s(&out[0]), [10.0, 13.0, 11.0, 14.0, 12.0, 15.0]);
 }
+
+/// A function that may fail on values (`take`: an index out of range)
+/// keeps every donated input intact until it has run: the donated buffer
+/// is not written before it, and a failure returns the input unchanged.
+/// Without it (`argmax`, which never fails on values) the same chain
+/// writes into the donated buffer at once.
+#[test]
+fn a_donated_input_outlives_a_function_that_may_fail_on_values() {
+    use donate::plan::FreshOp;
+    let _g = lock();
+    let build = |fallible: bool| {
+        let mut b = Builder::new();
+        let x = b.input(DType::F32, &[4]);
+        let i = b.input(DType::I64, &[2]);
+        let y = b
+            .push(
+                Op::Binary(BinaryOp::Mul),
+                &[v(x), Atom::Lit(Scalar::Float(2.0))],
+            )
+            .unwrap();
+        let f = if fallible {
+            FreshOp::Take { axis: Some(0) }
+        } else {
+            FreshOp::Concat {
+                axis: Some(0),
+                n: 2,
+            }
+        };
+        let args = if fallible { [v(y), v(i)] } else { [v(y), v(y)] };
+        let z = b.push(Op::Fresh(Box::new(f)), &args).unwrap();
+        b.finish(&[z]).unwrap()
+    };
+    let free = lower(build(false), &[true, false]).unwrap();
+    assert_eq!(free.first_donated_write, Some(0), "mul writes over x");
+    let kept = lower(build(true), &[true, false]).unwrap();
+    assert_eq!(kept.first_donated_write, None, "x is not written before take");
+
+    let x = tensor(&[1.0, 2.0, 3.0, 4.0], &[4]);
+    let ptr = x.buffer_ptr();
+    let bad: DynTensor = donate::Tensor::<i64>::from_slice(&[0, 9], &[2])
+        .unwrap()
+        .into();
+    let err = kept
+        .run(&[], vec![RunArg::Consumed(x), RunArg::Read(bad)])
+        .unwrap_err();
+    assert!(matches!(err.error, donate::Error::InvalidIndex { .. }));
+    let back = &err.returned[0];
+    assert_eq!((back.input, back.tensor.buffer_ptr()), (0, ptr));
+    assert_eq!(f32s(&back.tensor), [1.0, 2.0, 3.0, 4.0]);
+}

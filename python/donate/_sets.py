@@ -33,22 +33,22 @@ class UniqueInverseResult(NamedTuple):
 def unique_all(x: Any, /) -> UniqueAllResult:
     """The unique elements of ``x``, the flat index of each one's first
     occurrence, the index of each element's value, and the counts."""
-    return UniqueAllResult(*_core._unique(x))
+    return UniqueAllResult(*_core._unique(x, "unique_all"))
 
 
 def unique_counts(x: Any, /) -> UniqueCountsResult:
     """The unique elements of ``x`` and how often each occurs."""
-    values, _, _, counts = _core._unique(x)
+    values, _, _, counts = _core._unique(x, "unique_counts")
     return UniqueCountsResult(values, counts)
 
 
 def unique_inverse(x: Any, /) -> UniqueInverseResult:
     """The unique elements of ``x`` and, for each element, the index of its
     value (``x``'s shape)."""
-    values, _, inverse, _ = _core._unique(x)
+    values, _, inverse, _ = _core._unique(x, "unique_inverse")
     return UniqueInverseResult(values, inverse)
 
 
 def unique_values(x: Any, /) -> _core.Tensor:
     """The unique elements of ``x``, sorted."""
-    return _core._unique(x)[0]
+    return _core._unique(x, "unique_values")[0]

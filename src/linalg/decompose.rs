@@ -7,18 +7,23 @@
 //! Each matrix of a stack is decomposed on its own, in the input's dtype.
 //! A singular matrix (an exactly zero pivot, as LAPACK's `getrf` reports)
 //! makes `inv` and `solve` fail; a matrix that is not positive definite
-//! makes `cholesky` fail; both are [`Error::LinAlg`], raised before any
-//! result exists.
+//! makes `cholesky` fail; an iteration that does not converge (the
+//! symmetric eigendecomposition, the SVD) makes its function fail; all are
+//! [`Error::LinAlg`], raised before any result exists. Every other error
+//! depends on dtypes and shapes only: each function's `_signature` raises
+//! it, and the function starts from its signature.
 
 use faer::linalg::solvers::{DenseSolveCore, Solve};
 use faer::{MatRef, Side};
 
-use crate::dyn_tensor::{for_float, DynElement, DynTensor};
+use crate::dyn_tensor::{for_float, DynElement, DynTensor, Meta};
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::shape::broadcast_shapes;
 
-use super::stack::{batch_offsets, float_dtype, new, promote_float, read, Matrices};
+use super::stack::{
+    batch_offsets, float_matrices, float_square, new, pick, promote_float, read, sized, Matrices,
+};
 
 /// The float element types, as `faer` computes with them.
 pub(super) trait LinalgFloat: DynElement + crate::Float + faer::traits::RealField {}
@@ -126,12 +131,19 @@ fn push_identity<T: LinalgFloat>(out: &mut Vec<T>, n: usize) {
     }));
 }
 
+/// The dtype and shape of `cholesky(x, upper)`: a float stack of square
+/// matrices, kept.
+pub(crate) fn cholesky_signature(x: Meta<'_>) -> Result<(DType, Vec<usize>)> {
+    let (d, _) = float_square("linalg.cholesky", x)?;
+    sized(d, x.shape.to_vec())
+}
+
 /// `cholesky(x, upper)`: the lower factor `L` of `x = L·Lᵀ` (or `Lᵀ`),
 /// reading each matrix's lower triangle.
 pub fn cholesky(x: &DynTensor, upper: bool) -> Result<DynTensor> {
     const OP: &str = "linalg.cholesky";
-    let d = float_dtype(OP, x.dtype())?;
-    let s = Matrices::square(OP, x.shape())?;
+    let (d, _) = cholesky_signature(x.meta())?;
+    let s = Matrices::of(OP, x.shape())?;
     float!(OP, d, T => {
         let t = read::<T>(x, OP)?;
         let mut out = Vec::with_capacity(t.numel());
@@ -147,15 +159,22 @@ pub fn cholesky(x: &DynTensor, upper: bool) -> Result<DynTensor> {
     })
 }
 
+/// The dtype and shape of `det(x)`: one float per square matrix of the
+/// stack.
+pub(crate) fn det_signature(x: Meta<'_>) -> Result<(DType, Vec<usize>)> {
+    let (d, s) = float_square("linalg.det", x)?;
+    sized(d, s.batch)
+}
+
 /// `det(x)`: each matrix's determinant (1 for 0×0), the product of its
 /// LU pivots.
 pub fn det(x: &DynTensor) -> Result<DynTensor> {
     const OP: &str = "linalg.det";
-    let d = float_dtype(OP, x.dtype())?;
-    let s = Matrices::square(OP, x.shape())?;
+    let (d, out) = det_signature(x.meta())?;
+    let s = Matrices::of(OP, x.shape())?;
     float!(OP, d, T => {
         let t = read::<T>(x, OP)?;
-        let out: Vec<T> = matrices(t.as_slice()?, &s)
+        let dets: Vec<T> = matrices(t.as_slice()?, &s)
             .map(|a| {
                 // A zero pivot means an exactly singular matrix (the
                 // pivots after it may be NaN: the factorisation divided
@@ -165,7 +184,7 @@ pub fn det(x: &DynTensor) -> Result<DynTensor> {
                 <T as Element>::from_f64(det)
             })
             .collect();
-        new(&out, &s.batch)
+        new(&dets, &out)
     })
 }
 
@@ -227,12 +246,20 @@ fn slogdet_one<T: LinalgFloat>(a: MatRef<'_, T>) -> (f64, f64) {
     (sign, log)
 }
 
+/// The dtype and shape of result `part` of `slogdet(x)` (`sign`,
+/// `logabsdet`): each one float per square matrix of the stack.
+pub(crate) fn slogdet_signature(x: Meta<'_>, part: usize) -> Result<(DType, Vec<usize>)> {
+    const OP: &str = "linalg.slogdet";
+    let (d, s) = float_square(OP, x)?;
+    pick(OP, d, [s.batch.clone(), s.batch], part)
+}
+
 /// `slogdet(x)`: the sign (0 for a singular matrix) and the log of the
 /// absolute value of each determinant, both in `x`'s dtype.
 pub fn slogdet(x: &DynTensor) -> Result<(DynTensor, DynTensor)> {
     const OP: &str = "linalg.slogdet";
-    let d = float_dtype(OP, x.dtype())?;
-    let s = Matrices::square(OP, x.shape())?;
+    let (d, out) = slogdet_signature(x.meta(), 0)?;
+    let s = Matrices::of(OP, x.shape())?;
     float!(OP, d, T => {
         let t = read::<T>(x, OP)?;
         let (signs, logs): (Vec<T>, Vec<T>) = matrices(t.as_slice()?, &s)
@@ -241,7 +268,7 @@ pub fn slogdet(x: &DynTensor) -> Result<(DynTensor, DynTensor)> {
                 (<T as Element>::from_f64(sg), <T as Element>::from_f64(lg))
             })
             .unzip();
-        Ok((new(&signs, &s.batch)?, new(&logs, &s.batch)?))
+        Ok((new(&signs, &out)?, new(&logs, &out)?))
     })
 }
 
@@ -266,11 +293,18 @@ fn lu_nonsingular<T: LinalgFloat>(
     Ok(lu)
 }
 
+/// The dtype and shape of `inv(x)`: a float stack of square matrices,
+/// kept.
+pub(crate) fn inv_signature(x: Meta<'_>) -> Result<(DType, Vec<usize>)> {
+    let (d, _) = float_square("linalg.inv", x)?;
+    sized(d, x.shape.to_vec())
+}
+
 /// `inv(x)`: each matrix's inverse.
 pub fn inv(x: &DynTensor) -> Result<DynTensor> {
     const OP: &str = "linalg.inv";
-    let d = float_dtype(OP, x.dtype())?;
-    let s = Matrices::square(OP, x.shape())?;
+    let (d, _) = inv_signature(x.meta())?;
+    let s = Matrices::of(OP, x.shape())?;
     float!(OP, d, T => {
         let t = read::<T>(x, OP)?;
         let mut out = Vec::with_capacity(t.numel());
@@ -283,49 +317,61 @@ pub fn inv(x: &DynTensor) -> Result<DynTensor> {
     })
 }
 
+/// `solve`'s operands as stacks: `x1`'s square matrices and `x2`'s
+/// right-hand sides (a vector `(M,)` read as one `M×1` matrix for the
+/// whole stack), checked to have the same `M`.
+fn solve_stacks(op: &'static str, x1: Meta<'_>, x2: Meta<'_>) -> Result<(Matrices, Matrices)> {
+    let s1 = Matrices::square(op, x1.shape)?;
+    let s2 = if let [m] = x2.shape {
+        Matrices {
+            batch: Vec::new(),
+            m: *m,
+            n: 1,
+        }
+    } else {
+        Matrices::of(op, x2.shape)?
+    };
+    if s2.m != s1.m {
+        return Err(Error::ShapeMismatch {
+            op,
+            lhs: x1.shape.to_vec(),
+            rhs: x2.shape.to_vec(),
+        });
+    }
+    Ok((s1, s2))
+}
+
+/// The dtype and shape of `solve(x1, x2)`: the promoted float dtype, the
+/// broadcast stack, then `(M,)` for a vector `x2` or `(M, K)`.
+pub(crate) fn solve_signature(x1: Meta<'_>, x2: Meta<'_>) -> Result<(DType, Vec<usize>)> {
+    const OP: &str = "linalg.solve";
+    let d = promote_float(OP, x1.dtype, x2.dtype)?;
+    let (s1, s2) = solve_stacks(OP, x1, x2)?;
+    let mut shape = broadcast_shapes(OP, &s1.batch, &s2.batch)?.to_vec();
+    shape.push(s1.m);
+    if x2.shape.len() != 1 {
+        shape.push(s2.n);
+    }
+    sized(d, shape)
+}
+
 /// `solve(x1, x2)`: `x1⁻¹·x2` for each square `x1` of the stack; `x2` is
 /// one vector (`(M,)`, for every matrix) or a stack of `M×K` matrices
 /// whose stack dimensions broadcast with `x1`'s.
 pub fn solve(x1: &DynTensor, x2: &DynTensor) -> Result<DynTensor> {
     const OP: &str = "linalg.solve";
-    let d = promote_float(OP, x1.dtype(), x2.dtype())?;
-    let s1 = Matrices::square(OP, x1.shape())?;
-    let vector = x2.shape().len() == 1;
-    let s2 = if vector {
-        Matrices {
-            batch: Vec::new(),
-            m: x2.shape()[0],
-            n: 1,
-        }
-    } else {
-        Matrices::of(OP, x2.shape())?
-    };
-    if s2.m != s1.m {
-        return Err(Error::ShapeMismatch {
-            op: OP,
-            lhs: x1.shape().to_vec(),
-            rhs: x2.shape().to_vec(),
-        });
-    }
-    let batch = broadcast_shapes(OP, &s1.batch, &s2.batch)?.to_vec();
+    let (d, shape) = solve_signature(x1.meta(), x2.meta())?;
+    let (s1, s2) = solve_stacks(OP, x1.meta(), x2.meta())?;
+    let tail = if x2.shape().len() == 1 { 1 } else { 2 };
+    let batch = &shape[..shape.len() - tail];
     let (o1, o2) = (
-        batch_offsets(&s1.batch, &batch),
-        batch_offsets(&s2.batch, &batch),
+        batch_offsets(&s1.batch, batch),
+        batch_offsets(&s2.batch, batch),
     );
-    let out_s = Matrices {
-        batch,
-        m: s1.m,
-        n: s2.n,
-    };
-    let shape = if vector {
-        out_s.shape_with(&[s1.m])
-    } else {
-        out_s.shape_with(&[s1.m, s2.n])
-    };
     float!(OP, d, T => {
         let (t1, t2) = (read::<T>(x1, OP)?, read::<T>(x2, OP)?);
         let (a, b) = (t1.as_slice()?, t2.as_slice()?);
-        let mut out = Vec::with_capacity(out_s.count() * out_s.size());
+        let mut out = Vec::with_capacity(o1.len() * s1.m * s2.n);
         for (&i, &j) in o1.iter().zip(&o2) {
             if s1.m == 0 {
                 continue;
@@ -340,12 +386,20 @@ pub fn solve(x1: &DynTensor, x2: &DynTensor) -> Result<DynTensor> {
     })
 }
 
+/// The dtype and shape of result `part` of `eigh(x)`: the eigenvalues
+/// `(..., M)` or the eigenvectors `(..., M, M)`.
+pub(crate) fn eigh_signature(x: Meta<'_>, part: usize) -> Result<(DType, Vec<usize>)> {
+    const OP: &str = "linalg.eigh";
+    let (d, s) = float_square(OP, x)?;
+    pick(OP, d, [s.shape_with(&[s.n]), x.shape.to_vec()], part)
+}
+
 /// `eigh(x)`: the eigenvalues (ascending) and the eigenvectors (columns)
 /// of each symmetric matrix, reading its lower triangle.
 pub fn eigh(x: &DynTensor) -> Result<(DynTensor, DynTensor)> {
     const OP: &str = "linalg.eigh";
-    let d = float_dtype(OP, x.dtype())?;
-    let s = Matrices::square(OP, x.shape())?;
+    let (d, w_shape) = eigh_signature(x.meta(), 0)?;
+    let s = Matrices::of(OP, x.shape())?;
     float!(OP, d, T => {
         let t = read::<T>(x, OP)?;
         let (mut vals, mut vecs) = (Vec::with_capacity(s.count() * s.n), Vec::with_capacity(t.numel()));
@@ -358,15 +412,21 @@ pub fn eigh(x: &DynTensor) -> Result<(DynTensor, DynTensor)> {
             vals.extend(e.S().column_vector().iter().map(|&v| rescaled(v, exponent)));
             push(&mut vecs, e.U(), false, None);
         }
-        Ok((new(&vals, &s.shape_with(&[s.n]))?, new(&vecs, x.shape())?))
+        Ok((new(&vals, &w_shape)?, new(&vecs, x.shape())?))
     })
+}
+
+/// The dtype and shape of `eigvalsh(x)`: `(..., M)`.
+pub(crate) fn eigvalsh_signature(x: Meta<'_>) -> Result<(DType, Vec<usize>)> {
+    let (d, s) = float_square("linalg.eigvalsh", x)?;
+    sized(d, s.shape_with(&[s.n]))
 }
 
 /// `eigvalsh(x)`: the eigenvalues (ascending) of each symmetric matrix.
 pub fn eigvalsh(x: &DynTensor) -> Result<DynTensor> {
     const OP: &str = "linalg.eigvalsh";
-    let d = float_dtype(OP, x.dtype())?;
-    let s = Matrices::square(OP, x.shape())?;
+    let (d, shape) = eigvalsh_signature(x.meta())?;
+    let s = Matrices::of(OP, x.shape())?;
     float!(OP, d, T => {
         let t = read::<T>(x, OP)?;
         let mut vals = Vec::with_capacity(s.count() * s.n);
@@ -377,8 +437,27 @@ pub fn eigvalsh(x: &DynTensor) -> Result<DynTensor> {
                 vals.extend(w.into_iter().map(|v| rescaled(v, exponent)));
             }
         }
-        new(&vals, &s.shape_with(&[s.n]))
+        new(&vals, &shape)
     })
+}
+
+/// The dtype and shape of result `part` of `qr(x, complete)`: `Q`
+/// `(..., M, M)` and `R` `(..., M, N)` when `complete`, else `Q`
+/// `(..., M, K)` and `R` `(..., K, N)` (`K = min(M, N)`).
+pub(crate) fn qr_signature(
+    x: Meta<'_>,
+    complete: bool,
+    part: usize,
+) -> Result<(DType, Vec<usize>)> {
+    const OP: &str = "linalg.qr";
+    let (d, s) = float_matrices(OP, x)?;
+    let inner = if complete { s.m } else { s.m.min(s.n) };
+    pick(
+        OP,
+        d,
+        [s.shape_with(&[s.m, inner]), s.shape_with(&[inner, s.n])],
+        part,
+    )
 }
 
 /// `qr(x, complete)`: `Q` (orthonormal columns) and `R` (upper
@@ -386,11 +465,13 @@ pub fn eigvalsh(x: &DynTensor) -> Result<DynTensor> {
 /// and `M×N` (`K = min(M, N)`).
 pub fn qr(x: &DynTensor, complete: bool) -> Result<(DynTensor, DynTensor)> {
     const OP: &str = "linalg.qr";
-    let d = float_dtype(OP, x.dtype())?;
+    let (d, q_shape) = qr_signature(x.meta(), complete, 0)?;
+    let (_, r_shape) = qr_signature(x.meta(), complete, 1)?;
     let s = Matrices::of(OP, x.shape())?;
     let (m, n) = (s.m, s.n);
     let k = m.min(n);
-    let (qc, rr) = if complete { (m, m) } else { (k, k) };
+    // `Q`'s columns, `R`'s rows.
+    let (qc, rr) = (q_shape[q_shape.len() - 1], r_shape[r_shape.len() - 2]);
     float!(OP, d, T => {
         let t = read::<T>(x, OP)?;
         let (mut q, mut r) = (Vec::with_capacity(s.count() * m * qc), Vec::with_capacity(s.count() * rr * n));
@@ -408,7 +489,7 @@ pub fn qr(x: &DynTensor, complete: bool) -> Result<(DynTensor, DynTensor)> {
             // The complete R's rows below the first K are zero.
             r.extend(std::iter::repeat_n(<T as Element>::ZERO, (rr - k) * n));
         }
-        Ok((new(&q, &s.shape_with(&[m, qc]))?, new(&r, &s.shape_with(&[rr, n]))?))
+        Ok((new(&q, &q_shape)?, new(&r, &r_shape)?))
     })
 }
 
@@ -427,16 +508,39 @@ pub(super) fn singular_values<T: LinalgFloat>(
     Ok(sv.into_iter().map(|v| rescaled(v, exponent)).collect())
 }
 
+/// The dtype and shape of result `part` of `svd(x, full_matrices)`: `U`
+/// `(..., M, M)`, `S` `(..., K)` and `Vh` `(..., N, N)` when
+/// `full_matrices`, else `U` `(..., M, K)` and `Vh` `(..., K, N)`
+/// (`K = min(M, N)`).
+pub(crate) fn svd_signature(
+    x: Meta<'_>,
+    full_matrices: bool,
+    part: usize,
+) -> Result<(DType, Vec<usize>)> {
+    const OP: &str = "linalg.svd";
+    let (d, s) = float_matrices(OP, x)?;
+    let (m, n) = (s.m, s.n);
+    let k = m.min(n);
+    let (uc, vr) = if full_matrices { (m, n) } else { (k, k) };
+    let shapes = [
+        s.shape_with(&[m, uc]),
+        s.shape_with(&[k]),
+        s.shape_with(&[vr, n]),
+    ];
+    pick(OP, d, shapes, part)
+}
+
 /// `svd(x, full_matrices)`: `U`, the singular values `S` (largest first)
 /// and `Vh` with `x = U·diag(S)·Vh`; `U` is `M×M` and `Vh` `N×N` when
 /// `full_matrices`, else `M×K` and `K×N`.
 pub fn svd(x: &DynTensor, full_matrices: bool) -> Result<(DynTensor, DynTensor, DynTensor)> {
     const OP: &str = "linalg.svd";
-    let d = float_dtype(OP, x.dtype())?;
+    let (d, u_shape) = svd_signature(x.meta(), full_matrices, 0)?;
+    let (_, s_shape) = svd_signature(x.meta(), full_matrices, 1)?;
+    let (_, vh_shape) = svd_signature(x.meta(), full_matrices, 2)?;
     let s = Matrices::of(OP, x.shape())?;
     let (m, n) = (s.m, s.n);
     let k = m.min(n);
-    let (uc, vr) = if full_matrices { (m, n) } else { (k, k) };
     float!(OP, d, T => {
         let t = read::<T>(x, OP)?;
         let (mut u, mut sv, mut vh) = (Vec::new(), Vec::new(), Vec::new());
@@ -456,18 +560,20 @@ pub fn svd(x: &DynTensor, full_matrices: bool) -> Result<(DynTensor, DynTensor, 
             sv.extend(f.S().column_vector().iter().map(|&v| rescaled(v, exponent)));
             push(&mut vh, f.V(), true, None);
         }
-        Ok((
-            new(&u, &s.shape_with(&[m, uc]))?,
-            new(&sv, &s.shape_with(&[k]))?,
-            new(&vh, &s.shape_with(&[vr, n]))?,
-        ))
+        Ok((new(&u, &u_shape)?, new(&sv, &s_shape)?, new(&vh, &vh_shape)?))
     })
+}
+
+/// The dtype and shape of `svdvals(x)`: `(..., min(M, N))`.
+pub(crate) fn svdvals_signature(x: Meta<'_>) -> Result<(DType, Vec<usize>)> {
+    let (d, s) = float_matrices("linalg.svdvals", x)?;
+    sized(d, s.shape_with(&[s.m.min(s.n)]))
 }
 
 /// `svdvals(x)`: each matrix's singular values, largest first.
 pub fn svdvals(x: &DynTensor) -> Result<DynTensor> {
     const OP: &str = "linalg.svdvals";
-    let d = float_dtype(OP, x.dtype())?;
+    let (d, shape) = svdvals_signature(x.meta())?;
     let s = Matrices::of(OP, x.shape())?;
     float!(OP, d, T => {
         let t = read::<T>(x, OP)?;
@@ -475,13 +581,31 @@ pub fn svdvals(x: &DynTensor) -> Result<DynTensor> {
         for a in matrices(t.as_slice()?, &s) {
             out.extend(singular_values(OP, a)?);
         }
-        new(&out, &s.shape_with(&[s.m.min(s.n)]))
+        new(&out, &shape)
     })
+}
+
+/// The float stack of `pinv` and `matrix_rank`, with their `rtol` (of
+/// any dtype: it is read as f64) checked to broadcast to the stack's
+/// shape.
+fn rtol_stack(op: &'static str, x: Meta<'_>, rtol: Option<Meta<'_>>) -> Result<(DType, Matrices)> {
+    let (d, s) = float_matrices(op, x)?;
+    if let Some(r) = rtol {
+        if broadcast_shapes(op, r.shape, &s.batch)?[..] != s.batch[..] {
+            return Err(Error::InvalidShape {
+                op,
+                shape: r.shape.to_vec(),
+                reason: format!("rtol must broadcast to the stack's shape {:?}", s.batch),
+            });
+        }
+    }
+    Ok((d, s))
 }
 
 /// The relative tolerance of `pinv` and `matrix_rank` for each matrix of
 /// the stack: `rtol` (a number as a 0-d tensor, or a tensor that
-/// broadcasts to the stack's shape), by default `max(M, N)·eps`.
+/// broadcasts to the stack's shape, as [`rtol_stack`] checked), by
+/// default `max(M, N)·eps`.
 fn tolerances(
     op: &'static str,
     s: &Matrices,
@@ -491,13 +615,6 @@ fn tolerances(
     let Some(r) = rtol else {
         return Ok(vec![s.m.max(s.n) as f64 * eps; s.count()]);
     };
-    if broadcast_shapes(op, r.shape(), &s.batch)?[..] != s.batch[..] {
-        return Err(Error::InvalidShape {
-            op,
-            shape: r.shape().to_vec(),
-            reason: format!("rtol must broadcast to the stack's shape {:?}", s.batch),
-        });
-    }
     let v = read::<f64>(r, op)?;
     let v = v.as_slice()?;
     Ok(batch_offsets(r.shape(), &s.batch)
@@ -506,11 +623,17 @@ fn tolerances(
         .collect())
 }
 
+/// The dtype and shape of `pinv(x, rtol)`: `(..., N, M)`.
+pub(crate) fn pinv_signature(x: Meta<'_>, rtol: Option<Meta<'_>>) -> Result<(DType, Vec<usize>)> {
+    let (d, s) = rtol_stack("linalg.pinv", x, rtol)?;
+    sized(d, s.shape_with(&[s.n, s.m]))
+}
+
 /// `pinv(x, rtol)`: each matrix's pseudo-inverse (`N×M`), from its SVD,
 /// the singular values at or below `rtol` times the largest set to zero.
 pub fn pinv(x: &DynTensor, rtol: Option<&DynTensor>) -> Result<DynTensor> {
     const OP: &str = "linalg.pinv";
-    let d = float_dtype(OP, x.dtype())?;
+    let (d, shape) = pinv_signature(x.meta(), rtol.map(DynTensor::meta))?;
     let s = Matrices::of(OP, x.shape())?;
     let (m, n) = (s.m, s.n);
     float!(OP, d, T => {
@@ -539,15 +662,27 @@ pub fn pinv(x: &DynTensor, rtol: Option<&DynTensor>) -> Result<DynTensor> {
                 }
             }
         }
-        new(&out, &s.shape_with(&[n, m]))
+        new(&out, &shape)
     })
+}
+
+/// The dtype and shape of `matrix_rank(x, rtol)`: one int64 per matrix
+/// of the stack.
+pub(crate) fn matrix_rank_signature(
+    x: Meta<'_>,
+    rtol: Option<Meta<'_>>,
+) -> Result<(DType, Vec<usize>)> {
+    let (_, s) = rtol_stack("linalg.matrix_rank", x, rtol)?;
+    sized(DType::I64, s.batch)
 }
 
 /// `matrix_rank(x, rtol)`: the number of singular values of each matrix
 /// above `rtol` times the largest, as int64.
 pub fn matrix_rank(x: &DynTensor, rtol: Option<&DynTensor>) -> Result<DynTensor> {
     const OP: &str = "linalg.matrix_rank";
-    let d = float_dtype(OP, x.dtype())?;
+    let (_, shape) = matrix_rank_signature(x.meta(), rtol.map(DynTensor::meta))?;
+    // Float32 or float64, as the signature checked.
+    let d = x.dtype();
     let s = Matrices::of(OP, x.shape())?;
     float!(OP, d, T => {
         let tol = tolerances(OP, &s, rtol, Element::to_f64(T::EPSILON))?;
@@ -558,6 +693,6 @@ pub fn matrix_rank(x: &DynTensor, rtol: Option<&DynTensor>) -> Result<DynTensor>
             let cutoff = rt * sv.first().copied().unwrap_or(0.0);
             out.push(sv.iter().filter(|&&v| v > cutoff).count() as i64);
         }
-        new(&out, &s.batch)
+        new(&out, &shape)
     })
 }

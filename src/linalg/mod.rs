@@ -27,6 +27,7 @@
 
 mod decompose;
 mod norms;
+mod op;
 mod products;
 mod stack;
 
@@ -34,6 +35,7 @@ pub use decompose::{
     cholesky, det, eigh, eigvalsh, inv, matrix_rank, pinv, qr, slogdet, solve, svd, svdvals,
 };
 pub use norms::{matrix_norm, vector_norm, MatrixOrd};
+pub use op::LinalgOp;
 pub use products::{
     cross, diagonal, matrix_power, outer, tensordot, trace, trace_dtype, vecdot, TensordotAxes,
 };

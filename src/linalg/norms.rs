@@ -2,13 +2,13 @@
 //! (`axis`, `keepdims`), and the norms, computed in f64 and returned in the
 //! input's float dtype.
 
-use crate::dyn_tensor::{for_float, DynTensor};
-use crate::element::Element;
+use crate::dyn_tensor::{for_float, DynTensor, Meta};
+use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::shape::normalize_axis;
 
 use super::decompose::{float, matrices, not_float, singular_values};
-use super::stack::{float_dtype, new, read, Matrices};
+use super::stack::{float_dtype, float_matrices, new, read, sized, Matrices};
 
 /// The orders of `matrix_norm`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +53,12 @@ impl MatrixOrd {
         .find(|&(v, _)| v == ord)
         .map(|(_, o)| o)
         .ok_or_else(|| Self::invalid(&ord.to_string()))
+    }
+
+    /// Whether the norm is computed from the singular values (the nuclear
+    /// norm, ±2), whose iteration can fail to converge.
+    pub(crate) fn needs_singular_values(self) -> bool {
+        matches!(self, MatrixOrd::Nuc | MatrixOrd::Two | MatrixOrd::NegTwo)
     }
 
     fn invalid(ord: &str) -> Error {
@@ -127,6 +133,51 @@ fn norm_axes(ndim: usize, axis: Option<&[isize]>) -> Result<Vec<usize>> {
     Ok(v)
 }
 
+/// The axes of `vector_norm` a shape of `ndim` dimensions keeps.
+fn kept_axes(ndim: usize, reduced: &[usize]) -> Vec<usize> {
+    (0..ndim).filter(|a| !reduced.contains(a)).collect()
+}
+
+/// The dtype and shape of `vector_norm(x, axis, keepdims, ord)`: `x`'s
+/// float dtype, the axes not reduced (the reduced ones as 1s when
+/// `keepdims`). A norm of order ±inf of empty vectors (the largest or
+/// smallest of no element) is an [`Error::EmptyReduction`] when there
+/// is at least one of them.
+pub(crate) fn vector_norm_signature(
+    x: Meta<'_>,
+    axis: Option<&[isize]>,
+    keepdims: bool,
+    ord: f64,
+) -> Result<(DType, Vec<usize>)> {
+    const OP: &str = "linalg.vector_norm";
+    let d = float_dtype(OP, x.dtype)?;
+    if ord.is_nan() {
+        return Err(Error::InvalidArgument {
+            op: OP,
+            reason: "ord must not be NaN".into(),
+        });
+    }
+    let shape = x.shape;
+    let reduced = norm_axes(shape.len(), axis)?;
+    let kept = kept_axes(shape.len(), &reduced);
+    let len: usize = reduced.iter().map(|&a| shape[a]).product();
+    let rows: usize = kept.iter().map(|&a| shape[a]).product();
+    if ord.is_infinite() && len == 0 && rows > 0 {
+        return Err(Error::EmptyReduction {
+            op: OP,
+            shape: shape.to_vec(),
+        });
+    }
+    let out_shape: Vec<usize> = if keepdims {
+        (0..shape.len())
+            .map(|a| if reduced.contains(&a) { 1 } else { shape[a] })
+            .collect()
+    } else {
+        kept.iter().map(|&a| shape[a]).collect()
+    };
+    sized(d, out_shape)
+}
+
 /// `vector_norm(x, axis, keepdims, ord)`: the norm of order `ord` of the
 /// vectors along `axis` (an axis, several, or all when `None`).
 pub fn vector_norm(
@@ -136,26 +187,13 @@ pub fn vector_norm(
     ord: f64,
 ) -> Result<DynTensor> {
     const OP: &str = "linalg.vector_norm";
-    let d = float_dtype(OP, x.dtype())?;
-    if ord.is_nan() {
-        return Err(Error::InvalidArgument {
-            op: OP,
-            reason: "ord must not be NaN".into(),
-        });
-    }
+    let (d, out_shape) = vector_norm_signature(x.meta(), axis, keepdims, ord)?;
     let shape = x.shape();
     let reduced = norm_axes(shape.len(), axis)?;
-    let kept: Vec<usize> = (0..shape.len()).filter(|a| !reduced.contains(a)).collect();
+    let kept = kept_axes(shape.len(), &reduced);
     // The kept axes first, the reduced ones last: one row per result.
     let perm: Vec<isize> = kept.iter().chain(&reduced).map(|&a| a as isize).collect();
     let len: usize = reduced.iter().map(|&a| shape[a]).product();
-    let out_shape: Vec<usize> = if keepdims {
-        (0..shape.len())
-            .map(|a| if reduced.contains(&a) { 1 } else { shape[a] })
-            .collect()
-    } else {
-        kept.iter().map(|&a| shape[a]).collect()
-    };
     let p = x.permuted_view(&perm)?;
     float!(OP, d, T => {
         let t = read::<T>(&p, OP)?;
@@ -199,17 +237,44 @@ fn matrix_norm_one(
     })
 }
 
-/// `matrix_norm(x, keepdims, ord)`: each matrix's norm of order `ord`.
-pub fn matrix_norm(x: &DynTensor, keepdims: bool, ord: MatrixOrd) -> Result<DynTensor> {
+/// The dtype and shape of `matrix_norm(x, keepdims, ord)`: `x`'s float
+/// dtype, the stack (with `(1, 1)` when `keepdims`). An order that takes
+/// the largest or smallest of no value (±2 of a matrix without singular
+/// values, ±1 without columns, ±inf without rows) is an
+/// [`Error::EmptyReduction`] when the stack has a matrix.
+pub(crate) fn matrix_norm_signature(
+    x: Meta<'_>,
+    keepdims: bool,
+    ord: MatrixOrd,
+) -> Result<(DType, Vec<usize>)> {
     const OP: &str = "linalg.matrix_norm";
-    let d = float_dtype(OP, x.dtype())?;
-    let s = Matrices::of(OP, x.shape())?;
-    let needs_sv = matches!(ord, MatrixOrd::Nuc | MatrixOrd::Two | MatrixOrd::NegTwo);
+    let (d, s) = float_matrices(OP, x)?;
+    let none = match ord {
+        MatrixOrd::Fro | MatrixOrd::Nuc => false,
+        MatrixOrd::Two | MatrixOrd::NegTwo => s.m.min(s.n) == 0,
+        MatrixOrd::One | MatrixOrd::NegOne => s.n == 0,
+        MatrixOrd::Inf | MatrixOrd::NegInf => s.m == 0,
+    };
+    if none && s.count() > 0 {
+        return Err(Error::EmptyReduction {
+            op: OP,
+            shape: x.shape.to_vec(),
+        });
+    }
     let out_shape = if keepdims {
         s.shape_with(&[1, 1])
     } else {
-        s.batch.clone()
+        s.batch
     };
+    sized(d, out_shape)
+}
+
+/// `matrix_norm(x, keepdims, ord)`: each matrix's norm of order `ord`.
+pub fn matrix_norm(x: &DynTensor, keepdims: bool, ord: MatrixOrd) -> Result<DynTensor> {
+    const OP: &str = "linalg.matrix_norm";
+    let (d, out_shape) = matrix_norm_signature(x.meta(), keepdims, ord)?;
+    let s = Matrices::of(OP, x.shape())?;
+    let needs_sv = ord.needs_singular_values();
     float!(OP, d, T => {
         let t = read::<T>(x, OP)?;
         let data = t.as_slice()?;

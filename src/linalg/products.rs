@@ -3,13 +3,15 @@
 //! integers kept (and wrapping, as NumPy's), two operands promoted by
 //! NumPy's table.
 
-use crate::dyn_tensor::{for_dtype, DynElement, DynTensor};
+use crate::dyn_tensor::{for_dtype, DynElement, DynTensor, Meta};
 use crate::element::DType;
 use crate::error::{Error, Result};
 use crate::kernels::matmul::{matmul_batched_acc, BatchOffsets, MatRef};
 use crate::shape::{broadcast_shapes, normalize_axis};
 
-use super::stack::{float_dtype, lanes, new, numeric_dtype, promote_numeric, read, Acc, Matrices};
+use super::stack::{
+    float_dtype, lanes, new, numeric_dtype, promote_numeric, read, sized, Acc, Matrices,
+};
 
 /// Which axes `tensordot` contracts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,24 +87,43 @@ fn contracted(
     Ok((a, b))
 }
 
+/// The axes of a shape not in `contracted`, in order.
+fn free(shape: &[usize], contracted: &[usize]) -> Vec<usize> {
+    (0..shape.len())
+        .filter(|i| !contracted.contains(i))
+        .collect()
+}
+
+/// The dtype and shape of `tensordot(x1, x2, axes)`: the promoted
+/// numeric dtype, `x1`'s free axes followed by `x2`'s.
+pub(crate) fn tensordot_signature(
+    x1: Meta<'_>,
+    x2: Meta<'_>,
+    axes: &TensordotAxes,
+) -> Result<(DType, Vec<usize>)> {
+    let d = promote_numeric("tensordot", x1.dtype, x2.dtype)?;
+    let (s1, s2) = (x1.shape, x2.shape);
+    let (a, b) = contracted(s1, s2, axes)?;
+    let shape = free(s1, &a)
+        .into_iter()
+        .map(|i| s1[i])
+        .chain(free(s2, &b).into_iter().map(|i| s2[i]))
+        .collect();
+    sized(d, shape)
+}
+
 /// `tensordot(x1, x2, axes)`: the sum of products over the contracted
 /// axes; the result's shape is `x1`'s free axes followed by `x2`'s.
 pub fn tensordot(x1: &DynTensor, x2: &DynTensor, axes: &TensordotAxes) -> Result<DynTensor> {
-    let d = promote_numeric("tensordot", x1.dtype(), x2.dtype())?;
+    let (d, shape) = tensordot_signature(x1.meta(), x2.meta(), axes)?;
     let (s1, s2) = (x1.shape(), x2.shape());
     let (a, b) = contracted(s1, s2, axes)?;
-    let free1: Vec<usize> = (0..s1.len()).filter(|i| !a.contains(i)).collect();
-    let free2: Vec<usize> = (0..s2.len()).filter(|i| !b.contains(i)).collect();
+    let (free1, free2) = (free(s1, &a), free(s2, &b));
     let perm1: Vec<isize> = free1.iter().chain(&a).map(|&i| i as isize).collect();
     let perm2: Vec<isize> = b.iter().chain(&free2).map(|&i| i as isize).collect();
     let m: usize = free1.iter().map(|&i| s1[i]).product();
     let k: usize = a.iter().map(|&i| s1[i]).product();
     let n: usize = free2.iter().map(|&i| s2[i]).product();
-    let shape: Vec<usize> = free1
-        .iter()
-        .map(|&i| s1[i])
-        .chain(free2.iter().map(|&i| s2[i]))
-        .collect();
     let (p1, p2) = (x1.permuted_view(&perm1)?, x2.permuted_view(&perm2)?);
     for_dtype!(d, T => {
         let (t1, t2) = (read::<T>(&p1, "tensordot")?, read::<T>(&p2, "tensordot")?);
@@ -155,14 +176,27 @@ fn vector_axis(
     Ok((broadcast_shapes(op, s1, s2)?.to_vec(), ax))
 }
 
+/// The dtype and shape of `vecdot(x1, x2, axis)`: the promoted numeric
+/// dtype, the broadcast shape without `axis`.
+pub(crate) fn vecdot_signature(
+    x1: Meta<'_>,
+    x2: Meta<'_>,
+    axis: isize,
+) -> Result<(DType, Vec<usize>)> {
+    const OP: &str = "vecdot";
+    let d = promote_numeric(OP, x1.dtype, x2.dtype)?;
+    let (mut shape, ax) = vector_axis(OP, x1.shape, x2.shape, axis)?;
+    shape.remove(ax);
+    sized(d, shape)
+}
+
 /// `vecdot(x1, x2, axis)`: the dot products of the vectors along `axis`,
 /// the other axes broadcast.
 pub fn vecdot(x1: &DynTensor, x2: &DynTensor, axis: isize) -> Result<DynTensor> {
     const OP: &str = "vecdot";
-    let d = promote_numeric(OP, x1.dtype(), x2.dtype())?;
+    let (d, shape) = vecdot_signature(x1.meta(), x2.meta(), axis)?;
     let (out, ax) = vector_axis(OP, x1.shape(), x2.shape(), axis)?;
-    let mut shape = out.clone();
-    let len = shape.remove(ax);
+    let len = out[ax];
     let (o1, st1) = lanes(x1.shape(), &out, ax);
     let (o2, st2) = lanes(x2.shape(), &out, ax);
     for_dtype!(d, T => {
@@ -177,22 +211,35 @@ pub fn vecdot(x1: &DynTensor, x2: &DynTensor, axis: isize) -> Result<DynTensor> 
     })
 }
 
-/// `cross(x1, x2, axis)`: the cross products of the 3-vectors along
-/// `axis`, the other axes broadcast.
-pub fn cross(x1: &DynTensor, x2: &DynTensor, axis: isize) -> Result<DynTensor> {
+/// The dtype and shape of `cross(x1, x2, axis)`: the promoted numeric
+/// dtype, the broadcast shape (3 along `axis`).
+pub(crate) fn cross_signature(
+    x1: Meta<'_>,
+    x2: Meta<'_>,
+    axis: isize,
+) -> Result<(DType, Vec<usize>)> {
     const OP: &str = "linalg.cross";
-    let d = promote_numeric(OP, x1.dtype(), x2.dtype())?;
-    let (out, ax) = vector_axis(OP, x1.shape(), x2.shape(), axis)?;
+    let d = promote_numeric(OP, x1.dtype, x2.dtype)?;
+    let (out, ax) = vector_axis(OP, x1.shape, x2.shape, axis)?;
     if out[ax] != 3 {
         return Err(Error::InvalidShape {
             op: OP,
-            shape: x1.shape().to_vec(),
+            shape: x1.shape.to_vec(),
             reason: format!(
                 "the vectors along axis {axis} must have 3 elements, not {}",
                 out[ax]
             ),
         });
     }
+    sized(d, out)
+}
+
+/// `cross(x1, x2, axis)`: the cross products of the 3-vectors along
+/// `axis`, the other axes broadcast.
+pub fn cross(x1: &DynTensor, x2: &DynTensor, axis: isize) -> Result<DynTensor> {
+    const OP: &str = "linalg.cross";
+    let (d, out) = cross_signature(x1.meta(), x2.meta(), axis)?;
+    let ax = normalize_axis(axis, out.len())?;
     let (o1, st1) = lanes(x1.shape(), &out, ax);
     let (o2, st2) = lanes(x2.shape(), &out, ax);
     let (oo, sto) = lanes(&out, &out, ax);
@@ -212,21 +259,28 @@ pub fn cross(x1: &DynTensor, x2: &DynTensor, axis: isize) -> Result<DynTensor> {
     })
 }
 
-/// `outer(x1, x2)`: every product `x1[i]·x2[j]` of two vectors.
-pub fn outer(x1: &DynTensor, x2: &DynTensor) -> Result<DynTensor> {
+/// The dtype and shape of `outer(x1, x2)`: the promoted numeric dtype,
+/// `(M, N)` for vectors of `M` and `N` elements.
+pub(crate) fn outer_signature(x1: Meta<'_>, x2: Meta<'_>) -> Result<(DType, Vec<usize>)> {
     const OP: &str = "linalg.outer";
-    let d = promote_numeric(OP, x1.dtype(), x2.dtype())?;
-    let (&[m], &[n]) = (x1.shape(), x2.shape()) else {
+    let d = promote_numeric(OP, x1.dtype, x2.dtype)?;
+    let (&[m], &[n]) = (x1.shape, x2.shape) else {
         return Err(Error::InvalidShape {
             op: OP,
-            shape: x1.shape().to_vec(),
+            shape: x1.shape.to_vec(),
             reason: format!(
                 "needs two vectors (1-dimensional), got shapes {:?} and {:?}",
-                x1.shape(),
-                x2.shape()
+                x1.shape, x2.shape
             ),
         });
     };
+    sized(d, vec![m, n])
+}
+
+/// `outer(x1, x2)`: every product `x1[i]·x2[j]` of two vectors.
+pub fn outer(x1: &DynTensor, x2: &DynTensor) -> Result<DynTensor> {
+    const OP: &str = "linalg.outer";
+    let (d, shape) = outer_signature(x1.meta(), x2.meta())?;
     for_dtype!(d, T => {
         let (t1, t2) = (read::<T>(x1, OP)?, read::<T>(x2, OP)?);
         let (a, b) = (t1.as_slice()?, t2.as_slice()?);
@@ -234,7 +288,7 @@ pub fn outer(x1: &DynTensor, x2: &DynTensor) -> Result<DynTensor> {
             .iter()
             .flat_map(|&p| b.iter().map(move |&q| Acc::zero::<T>().mul_add(p, q).get()))
             .collect();
-        new(&res, &[m, n])
+        new(&res, &shape)
     })
 }
 
@@ -250,12 +304,21 @@ fn diagonal_positions(m: usize, n: usize, offset: isize) -> impl Iterator<Item =
     (0..len).map(move |i| (r0 + i, c0 + i))
 }
 
+/// The dtype and shape of `diagonal(x, offset)`: `x`'s dtype, the stack
+/// followed by the diagonal's length.
+pub(crate) fn diagonal_signature(x: Meta<'_>, offset: isize) -> Result<(DType, Vec<usize>)> {
+    let s = Matrices::of("linalg.diagonal", x.shape)?;
+    let len = diagonal_positions(s.m, s.n, offset).count();
+    sized(x.dtype, s.shape_with(&[len]))
+}
+
 /// `diagonal(x, offset)`: the diagonal of each matrix, every dtype.
 pub fn diagonal(x: &DynTensor, offset: isize) -> Result<DynTensor> {
     const OP: &str = "linalg.diagonal";
+    let (d, shape) = diagonal_signature(x.meta(), offset)?;
     let s = Matrices::of(OP, x.shape())?;
-    let len = diagonal_positions(s.m, s.n, offset).count();
-    for_dtype!(x.dtype(), T => {
+    let len = shape[shape.len() - 1];
+    for_dtype!(d, T => {
         let t = read::<T>(x, OP)?;
         let data = t.as_slice()?;
         let mut res = Vec::with_capacity(s.count() * len);
@@ -263,7 +326,7 @@ pub fn diagonal(x: &DynTensor, offset: isize) -> Result<DynTensor> {
             let base = b * s.size();
             res.extend(diagonal_positions(s.m, s.n, offset).map(|(i, j)| data[base + i * s.n + j]));
         }
-        new(&res, &s.shape_with(&[len]))
+        new(&res, &shape)
     })
 }
 
@@ -278,12 +341,20 @@ pub fn trace_dtype(x: DType, requested: Option<DType>) -> DType {
     })
 }
 
+/// The dtype and shape of `trace(x, offset, dtype)`: [`trace_dtype`],
+/// one element per matrix of the stack (whatever the offset).
+pub(crate) fn trace_signature(x: Meta<'_>, dtype: Option<DType>) -> Result<(DType, Vec<usize>)> {
+    let s = Matrices::of("linalg.trace", x.shape)?;
+    sized(trace_dtype(x.dtype, dtype), s.batch)
+}
+
 /// `trace(x, offset, dtype)`: the sum of each matrix's diagonal `offset`,
 /// in [`trace_dtype`].
 pub fn trace(x: &DynTensor, offset: isize, dtype: Option<DType>) -> Result<DynTensor> {
     const OP: &str = "linalg.trace";
+    let (d, shape) = trace_signature(x.meta(), dtype)?;
     let s = Matrices::of(OP, x.shape())?;
-    for_dtype!(trace_dtype(x.dtype(), dtype), T => {
+    for_dtype!(d, T => {
         let t = read::<T>(x, OP)?;
         let data = t.as_slice()?;
         let res: Vec<T> = (0..s.count())
@@ -294,8 +365,22 @@ pub fn trace(x: &DynTensor, offset: isize, dtype: Option<DType>) -> Result<DynTe
                     .get()
             })
             .collect();
-        new(&res, &s.batch)
+        new(&res, &shape)
     })
+}
+
+/// The dtype and shape of `matrix_power(x, n)`: a stack of square
+/// matrices, kept, of a numeric dtype (a float one when `n < 0`: the
+/// power is one of the inverse).
+pub(crate) fn matrix_power_signature(x: Meta<'_>, n: i64) -> Result<(DType, Vec<usize>)> {
+    const OP: &str = "linalg.matrix_power";
+    Matrices::square(OP, x.shape)?;
+    let d = if n < 0 {
+        float_dtype(OP, x.dtype)?
+    } else {
+        numeric_dtype(OP, x.dtype)?
+    };
+    sized(d, x.shape.to_vec())
 }
 
 /// `matrix_power(x, n)`: each square matrix to the integer power `n`
@@ -303,12 +388,11 @@ pub fn trace(x: &DynTensor, offset: isize, dtype: Option<DType>) -> Result<DynTe
 /// float matrices).
 pub fn matrix_power(x: &DynTensor, n: i64) -> Result<DynTensor> {
     const OP: &str = "linalg.matrix_power";
-    let s = Matrices::square(OP, x.shape())?;
+    let (d, shape) = matrix_power_signature(x.meta(), n)?;
     if n < 0 {
-        float_dtype(OP, x.dtype())?;
         return matrix_power(&super::inv(x)?, n.checked_neg().unwrap_or(i64::MAX));
     }
-    let d = numeric_dtype(OP, x.dtype())?;
+    let s = Matrices::of(OP, x.shape())?;
     for_dtype!(d, T => {
         let t = read::<T>(x, OP)?;
         let data = t.as_slice()?;
@@ -316,7 +400,7 @@ pub fn matrix_power(x: &DynTensor, n: i64) -> Result<DynTensor> {
         for b in 0..s.count() {
             res.extend(power(&data[b * s.size()..(b + 1) * s.size()], s.n, n.unsigned_abs()));
         }
-        new(&res, x.shape())
+        new(&res, &shape)
     })
 }
 

@@ -3,10 +3,10 @@
 //! checks, the broadcasting of stack dimensions, and reading an operand as
 //! a contiguous tensor of the dtype a function computes in.
 
-use crate::dyn_tensor::{DynElement, DynTensor};
+use crate::dyn_tensor::{DynElement, DynTensor, Meta};
 use crate::element::DType;
 use crate::error::{Error, Result};
-use crate::shape::broadcast_strides;
+use crate::shape::{broadcast_strides, checked_numel};
 use crate::tensor::Tensor;
 
 /// The dtype a float-only function computes in and returns: the input's,
@@ -42,6 +42,46 @@ pub(super) fn promote_numeric(op: &'static str, a: DType, b: DType) -> Result<DT
 /// The dtype two float operands promote to.
 pub(super) fn promote_float(op: &'static str, a: DType, b: DType) -> Result<DType> {
     Ok(DType::promote(float_dtype(op, a)?, float_dtype(op, b)?))
+}
+
+/// A result's dtype and shape, refused when its size overflows (as
+/// [`Tensor::from_slice`] refuses it when the result is made).
+pub(super) fn sized(dtype: DType, shape: Vec<usize>) -> Result<(DType, Vec<usize>)> {
+    checked_numel(&shape, dtype.size())?;
+    Ok((dtype, shape))
+}
+
+/// Result `part` (dtype `dtype`, every result checked by [`sized`]) of a
+/// function of several results, with
+/// [`LinalgOp::run`](super::LinalgOp::run)'s error for a part it does
+/// not have.
+pub(super) fn pick<const N: usize>(
+    op: &'static str,
+    dtype: DType,
+    shapes: [Vec<usize>; N],
+    part: usize,
+) -> Result<(DType, Vec<usize>)> {
+    for s in &shapes {
+        checked_numel(s, dtype.size())?;
+    }
+    shapes
+        .into_iter()
+        .nth(part)
+        .map(|s| (dtype, s))
+        .ok_or_else(|| Error::InvalidArgument {
+            op,
+            reason: format!("has no result {part}"),
+        })
+}
+
+/// A float stack of matrices: its dtype (float32 or float64) and stack.
+pub(super) fn float_matrices(op: &'static str, x: Meta<'_>) -> Result<(DType, Matrices)> {
+    Ok((float_dtype(op, x.dtype)?, Matrices::of(op, x.shape)?))
+}
+
+/// A float stack of square matrices: its dtype and stack.
+pub(super) fn float_square(op: &'static str, x: Meta<'_>) -> Result<(DType, Matrices)> {
+    Ok((float_dtype(op, x.dtype)?, Matrices::square(op, x.shape)?))
 }
 
 /// A stack of `m×n` matrices: the shape `(*batch, m, n)`.

@@ -3,8 +3,9 @@
 
 #![allow(clippy::float_cmp)] // exact values where the arithmetic is exact
 
+use super::stack::Matrices;
 use super::*;
-use crate::{DType, DynTensor, Error, Tensor};
+use crate::{DType, DynTensor, Error, Meta, Tensor};
 
 fn f64s(data: &[f64], shape: &[usize]) -> DynTensor {
     Tensor::from_slice(data, shape).unwrap().into()
@@ -307,4 +308,387 @@ fn determinants_with_subnormal_pivots_stay_finite() {
         "{sign} {log}"
     );
     assert!(matches!(inv(&x), Err(Error::LinAlg { .. })));
+}
+
+/// A stack of matrices of `shape` in `dtype`, symmetric and diagonally
+/// dominant where square (so positive definite and invertible): each
+/// matrix's `(i, j)` entry is `1/(1+i+j)`, plus `rows+cols+b` on the
+/// diagonal of the `b`th.
+fn stack_of(dtype: DType, shape: &[usize]) -> DynTensor {
+    let (m, n) = match shape {
+        [.., m, n] => (*m, *n),
+        [n] => (1, *n),
+        _ => (1, 1),
+    };
+    let data: Vec<f64> = (0..shape.iter().product::<usize>())
+        .map(|k| {
+            let (b, i, j) = (k / (m * n), k / n % m, k % n);
+            let diag = if i == j { (m + n + b) as f64 } else { 0.0 };
+            1.0 / (1 + i + j) as f64 + diag
+        })
+        .collect();
+    f64s(&data, shape).cast(dtype).unwrap()
+}
+
+/// `vector_norm`'s op.
+fn vnorm(axes: Option<Vec<isize>>, keepdims: bool, ord: f64) -> LinalgOp {
+    LinalgOp::VectorNorm {
+        axes,
+        keepdims,
+        ord,
+    }
+}
+
+/// `matrix_norm`'s op.
+fn mnorm(keepdims: bool, ord: MatrixOrd) -> LinalgOp {
+    LinalgOp::MatrixNorm { keepdims, ord }
+}
+
+/// `tensordot`'s op.
+fn tdot(axes: TensordotAxes) -> LinalgOp {
+    LinalgOp::Tensordot { axes }
+}
+
+/// `trace`'s op.
+fn trace_op(offset: isize, dtype: Option<DType>) -> LinalgOp {
+    LinalgOp::Trace { offset, dtype }
+}
+
+/// Every order of `matrix_norm`.
+const ORDS: [MatrixOrd; 8] = [
+    MatrixOrd::Fro,
+    MatrixOrd::Nuc,
+    MatrixOrd::One,
+    MatrixOrd::NegOne,
+    MatrixOrd::Two,
+    MatrixOrd::NegTwo,
+    MatrixOrd::Inf,
+    MatrixOrd::NegInf,
+];
+
+/// Checks that the signature of every result of an op equals what running
+/// it gives, and names the functions checked.
+#[derive(Default)]
+struct Agree(std::collections::BTreeSet<&'static str>);
+
+impl Agree {
+    fn check(&mut self, op: &LinalgOp, xs: &[&DynTensor]) {
+        self.0.insert(op.name());
+        let metas: Vec<Meta<'_>> = xs.iter().map(|x| x.meta()).collect();
+        for p in 0..op.parts() {
+            let mut op = op.clone();
+            if let LinalgOp::Eigh { part }
+            | LinalgOp::Qr { part, .. }
+            | LinalgOp::Slogdet { part }
+            | LinalgOp::Svd { part, .. } = &mut op
+            {
+                *part = p;
+            }
+            let r = op
+                .run(xs)
+                .unwrap_or_else(|e| panic!("{op:?} {metas:?}: {e}"));
+            let sig = op.signature(&metas);
+            assert_eq!(sig, Ok((r.dtype(), r.shape().to_vec())), "{op:?} {metas:?}");
+        }
+    }
+
+    /// The functions of square matrices, on `x`.
+    fn square(&mut self, x: &DynTensor) {
+        use LinalgOp as L;
+        for op in [
+            L::Cholesky { upper: false },
+            L::Cholesky { upper: true },
+            L::Det,
+            L::Eigvalsh,
+            L::Inv,
+            L::MatrixPower { n: 3 },
+            L::MatrixPower { n: 0 },
+            L::MatrixPower { n: -2 },
+            L::Eigh { part: 0 },
+            L::Slogdet { part: 0 },
+        ] {
+            self.check(&op, &[x]);
+        }
+    }
+
+    /// The functions of any stack of matrices, on `x`.
+    fn matrices(&mut self, x: &DynTensor) {
+        use LinalgOp as L;
+        let mut ops = vec![
+            L::Diagonal { offset: 0 },
+            L::Diagonal { offset: 1 },
+            L::Diagonal { offset: -5 },
+            L::Svdvals,
+            trace_op(0, None),
+            trace_op(-1, Some(DType::F32)),
+            L::MatrixRank { rtol: false },
+            L::Pinv { rtol: false },
+            vnorm(None, false, 2.0),
+            vnorm(Some(vec![-1]), true, 1.0),
+            vnorm(Some(vec![-1, 0]), false, 0.5),
+        ];
+        for b in [false, true] {
+            ops.push(L::Qr {
+                complete: b,
+                part: 0,
+            });
+            ops.push(L::Svd {
+                full_matrices: b,
+                part: 0,
+            });
+        }
+        let s = Matrices::of("t", x.shape()).unwrap();
+        if s.count() * s.m * s.n > 0 {
+            ops.push(vnorm(Some(vec![-2]), false, f64::NEG_INFINITY));
+        }
+        for ord in ORDS {
+            // (The orders that take the largest or smallest of no value
+            // are errors: see the next test.)
+            let none = match ord {
+                MatrixOrd::Two | MatrixOrd::NegTwo => s.m.min(s.n) == 0,
+                MatrixOrd::One | MatrixOrd::NegOne => s.n == 0,
+                MatrixOrd::Inf | MatrixOrd::NegInf => s.m == 0,
+                _ => false,
+            };
+            if !none || s.count() == 0 {
+                ops.extend([mnorm(false, ord), mnorm(true, ord)]);
+            }
+        }
+        for op in &ops {
+            self.check(op, &[x]);
+        }
+        // rtol: a number, and one per matrix of the stack.
+        let per = f64s(&vec![1e-3; s.count()], &s.batch);
+        for r in [f64s(&[0.5], &[]), per] {
+            self.check(&L::MatrixRank { rtol: true }, &[x, &r]);
+            self.check(&L::Pinv { rtol: true }, &[x, &r]);
+        }
+    }
+}
+
+#[test]
+fn signature_matches_run_for_every_op() {
+    use LinalgOp as L;
+    let mut agree = Agree::default();
+    for d in [DType::F32, DType::F64] {
+        let square: Vec<DynTensor> = [
+            &[3, 3][..],
+            &[2, 3, 3],
+            &[2, 1, 2, 2],
+            &[0, 2, 2],
+            &[1, 0, 0],
+        ]
+        .iter()
+        .map(|s| stack_of(d, s))
+        .collect();
+        for x in &square {
+            agree.square(x);
+            agree.matrices(x);
+        }
+        for s in [&[3, 2][..], &[2, 2, 4], &[4, 1], &[2, 0, 3]] {
+            agree.matrices(&stack_of(d, s));
+        }
+        // solve: one vector for the whole stack, a stack of right-hand
+        // sides, broadcast stacks, mixed dtypes.
+        let v3 = stack_of(d, &[3]);
+        let rhs = [
+            (0, stack_of(d, &[2, 3, 2])),
+            (1, stack_of(d, &[2, 3, 2])),
+            (1, stack_of(DType::F64, &[4, 1, 3, 1])),
+            (3, stack_of(d, &[2, 2])),
+        ];
+        agree.check(&L::Solve, &[&square[0], &v3]);
+        agree.check(&L::Solve, &[&square[1], &v3]);
+        for (i, b) in &rhs {
+            agree.check(&L::Solve, &[&square[*i], b]);
+        }
+        // Products, in floats.
+        let m23 = stack_of(d, &[2, 3]);
+        agree.check(&L::Vecdot { axis: -1 }, &[&m23, &v3]);
+        agree.check(&L::Cross { axis: -1 }, &[&m23, &v3]);
+        agree.check(&L::Outer, &[&v3, &stack_of(d, &[4])]);
+        agree.check(
+            &tdot(TensordotAxes::Last(1)),
+            &[&m23, &stack_of(d, &[3, 2])],
+        );
+    }
+    // Integers (and bool), where the function takes them; two dtypes
+    // promote.
+    let i = i64s(&[2, 1, 0, 1, 3, 1, 0, 1, 4], &[3, 3]);
+    let small: DynTensor = Tensor::<i8>::from_slice(&[1, -2, 3, 4, 5, -6], &[2, 3])
+        .unwrap()
+        .into();
+    let flags: DynTensor = Tensor::<bool>::from_slice(&[true, false, true, true], &[2, 2])
+        .unwrap()
+        .into();
+    for op in [L::MatrixPower { n: 5 }, L::MatrixPower { n: 0 }] {
+        agree.check(&op, &[&i]);
+    }
+    for op in [
+        L::Diagonal { offset: 1 },
+        trace_op(0, None),
+        trace_op(1, None),
+    ] {
+        for x in [&i, &small, &flags] {
+            agree.check(&op, &[x]);
+        }
+    }
+    let v = i64s(&[1, 2, 3], &[3]);
+    let col = i64s(&[1, 2], &[2, 1]);
+    agree.check(&L::Vecdot { axis: -1 }, &[&small, &v]);
+    agree.check(&L::Vecdot { axis: 0 }, &[&small, &col]);
+    agree.check(&L::Cross { axis: -1 }, &[&small, &v]);
+    agree.check(&L::Cross { axis: 1 }, &[&v, &small]);
+    agree.check(&L::Outer, &[&small.reshape(&[6]).unwrap(), &v]);
+    let (f23, f32) = (stack_of(DType::F32, &[2, 3]), stack_of(DType::F32, &[3, 2]));
+    for (axes, x2) in [
+        (TensordotAxes::Last(2), &f23),
+        (TensordotAxes::Last(0), &f32),
+        (TensordotAxes::Pairs(vec![1, 0], vec![0, 1]), &f32),
+        (TensordotAxes::Pairs(vec![-1], vec![0]), &f32),
+        (TensordotAxes::Last(1), &i),
+    ] {
+        agree.check(&tdot(axes), &[&small, x2]);
+    }
+    assert_eq!(agree.0.len(), 21, "{:?}", agree.0);
+}
+
+#[test]
+fn signature_raises_the_errors_run_raises() {
+    use LinalgOp as L;
+    use TensordotAxes::{Last, Pairs};
+    let sq = f64s(&[1.0, 2.0, 3.0, 5.0], &[2, 2]);
+    let rect = f64s(&[1.0; 6], &[2, 3]);
+    let tall = f64s(&[1.0; 6], &[3, 2]);
+    let vec3 = f64s(&[1.0; 3], &[3]);
+    let int = i64s(&[1, 0, 0, 1], &[2, 2]);
+    let stack = f64s(&[1.0; 8], &[2, 2, 2]);
+    let stack3 = f64s(&[1.0; 12], &[3, 2, 2]);
+    let empty = f64s(&[], &[2, 0]);
+    let svd = |part| L::Svd {
+        full_matrices: true,
+        part,
+    };
+    let cases: Vec<(LinalgOp, Vec<&DynTensor>)> = vec![
+        (L::Inv, vec![&int]),
+        (L::Det, vec![&rect]),
+        (L::Solve, vec![&sq, &vec3]),
+        (L::Solve, vec![&sq, &tall]),
+        (L::Solve, vec![&stack, &stack3]),
+        (L::Solve, vec![&int, &sq]),
+        (L::Cholesky { upper: false }, vec![&vec3]),
+        (L::Eigh { part: 1 }, vec![&rect]),
+        (L::Eigh { part: 2 }, vec![&sq]),
+        (svd(3), vec![&int]),
+        (svd(3), vec![&sq]),
+        (L::MatrixPower { n: -1 }, vec![&int]),
+        (L::MatrixPower { n: 2 }, vec![&rect]),
+        (L::Cross { axis: -1 }, vec![&sq, &sq]),
+        (L::Cross { axis: 2 }, vec![&vec3, &vec3]),
+        (L::Vecdot { axis: -1 }, vec![&rect, &sq]),
+        (L::Outer, vec![&sq, &vec3]),
+        (tdot(Pairs(vec![0, 1], vec![0])), vec![&rect, &sq]),
+        (tdot(Pairs(vec![1], vec![0])), vec![&rect, &sq]),
+        (tdot(Pairs(vec![1, -1], vec![0, 1])), vec![&rect, &tall]),
+        (tdot(Last(3)), vec![&rect, &sq]),
+        (vnorm(Some(vec![1]), false, f64::INFINITY), vec![&empty]),
+        (vnorm(Some(vec![0, -2]), false, 2.0), vec![&rect]),
+        (vnorm(None, false, f64::NAN), vec![&rect]),
+        (mnorm(false, MatrixOrd::One), vec![&empty]),
+        (mnorm(true, MatrixOrd::NegTwo), vec![&empty]),
+        (L::MatrixRank { rtol: true }, vec![&stack, &vec3]),
+        (L::Pinv { rtol: true }, vec![&stack, &sq]),
+        (trace_op(0, None), vec![&vec3]),
+    ];
+    for (op, xs) in &cases {
+        let metas: Vec<Meta<'_>> = xs.iter().map(|x| x.meta()).collect();
+        let err = op.run(xs).expect_err(&format!("{op:?} on {metas:?}"));
+        assert_eq!(op.signature(&metas), Err(err), "{op:?} on {metas:?}");
+    }
+}
+
+#[test]
+fn only_ops_that_fail_on_values_fail_on_values() {
+    use LinalgOp as L;
+    let singular = f64s(&[1.0, 2.0, 2.0, 4.0], &[2, 2]);
+    let indefinite = f64s(&[-1.0, 0.0, 0.0, 1.0], &[2, 2]);
+    // The iterations of the SVD and of eigh do not converge on NaN.
+    let nan = f64s(&[f64::NAN, 1.0, 1.0, 2.0, 3.0, 1.0, 0.5, 1.0, 2.0], &[3, 3]);
+    for (op, x) in [
+        (L::Inv, &singular),
+        (L::MatrixPower { n: -3 }, &singular),
+        (L::Cholesky { upper: true }, &indefinite),
+        (L::Svdvals, &nan),
+        (L::Eigh { part: 0 }, &nan),
+        (L::MatrixRank { rtol: false }, &nan),
+        (mnorm(false, MatrixOrd::Two), &nan),
+    ] {
+        assert!(op.fails_on_values(), "{op:?}");
+        assert!(op.signature(&[x.meta()]).is_ok());
+        let r = op.run(&[x]);
+        assert!(matches!(r, Err(Error::LinAlg { .. })), "{op:?}: {r:?}");
+    }
+    assert!(L::Solve.fails_on_values());
+    for op in [
+        L::Det,
+        L::Slogdet { part: 1 },
+        L::MatrixPower { n: 3 },
+        mnorm(false, MatrixOrd::Fro),
+        L::Qr {
+            complete: true,
+            part: 0,
+        },
+    ] {
+        assert!(!op.fails_on_values(), "{op:?}");
+        assert!(op.run(&[&singular]).is_ok());
+    }
+}
+
+#[test]
+fn params_are_printed_in_python_spelling() {
+    use LinalgOp as L;
+    let cases: Vec<(LinalgOp, &[&str])> = vec![
+        (tdot(TensordotAxes::Last(2)), &["axes=2"]),
+        (
+            tdot(TensordotAxes::Pairs(vec![1], vec![0, -1])),
+            &["axes=((1,), (0, -1))"],
+        ),
+        (L::Vecdot { axis: -1 }, &["axis=-1"]),
+        (L::Cholesky { upper: false }, &["upper=False"]),
+        (trace_op(0, None), &["offset=0", "dtype=None"]),
+        (
+            trace_op(-1, Some(DType::F64)),
+            &["offset=-1", "dtype=float64"],
+        ),
+        (
+            vnorm(None, true, 2.0),
+            &["axes=None", "keepdims=True", "ord=2.0"],
+        ),
+        (
+            vnorm(Some(vec![0]), false, f64::NEG_INFINITY),
+            &["axes=(0,)", "keepdims=False", "ord=-inf"],
+        ),
+        (mnorm(false, MatrixOrd::Fro), &["keepdims=False", "ord=fro"]),
+        (mnorm(true, MatrixOrd::NegTwo), &["keepdims=True", "ord=-2"]),
+        (
+            L::Qr {
+                complete: false,
+                part: 1,
+            },
+            &["complete=False", "part=1"],
+        ),
+        (
+            L::Svd {
+                full_matrices: true,
+                part: 2,
+            },
+            &["full_matrices=True", "part=2"],
+        ),
+        (L::MatrixPower { n: 3 }, &["n=3"]),
+        (L::Inv, &[]),
+        (L::Pinv { rtol: true }, &[]),
+    ];
+    for (op, want) in cases {
+        assert_eq!(op.params(), want, "{op:?}");
+    }
 }

@@ -51,6 +51,7 @@
 //! # Ok::<(), donate::Error>(())
 //! ```
 
+mod fresh;
 mod rules;
 mod target;
 
@@ -68,6 +69,8 @@ use crate::shape::Dims;
 
 pub use crate::dyn_tensor::check_scalar;
 pub use crate::layout::Coverage;
+pub(crate) use fresh::scalar_tensor as fresh_scalar;
+pub use fresh::FreshOp;
 pub(crate) use rules::permute_axes;
 
 /// How an operand is offered to an operation.
@@ -283,6 +286,11 @@ pub enum Op {
     /// new buffer. (Single-axis `sum`/`mean`/`max` without a `dtype` are the
     /// [`Op::Reduce`] kernels.) Boxed as `Lane` is.
     Statistic(Box<StatisticOp>),
+    /// A function whose result is always a new buffer and depends on the
+    /// operands' dtypes and shapes only ([`FreshOp`]: joining, tiling,
+    /// gathering, searching, `diff`, linear algebra); each operand is read
+    /// in its own dtype and layout. Boxed as `Lane` is.
+    Fresh(Box<FreshOp>),
     /// `[q, k, v, mask?]`: `softmax(q·kᵀ·scale + mask)·v` over the last two
     /// axes (`q` `[..., L, E]`, `k` `[..., S, E]`, `v` `[..., S, Ev]`),
     /// fused: the `L×S` scores are never held. `scale` `None`: `1/sqrt(E)`.
@@ -319,6 +327,7 @@ impl Op {
             Op::Cast { .. } => "astype",
             Op::Lane(l) => l.name(),
             Op::Statistic(s) => s.statistic.name(),
+            Op::Fresh(f) => f.name(),
             Op::Where => "where",
             Op::Clip { .. } => "clip",
             Op::Attention { .. } => "scaled_dot_product_attention",
@@ -353,6 +362,7 @@ impl Op {
             Op::Conv2d { bias, .. } => 2 + usize::from(*bias),
             Op::BatchNorm { gamma, beta, .. } => 3 + usize::from(*gamma) + usize::from(*beta),
             Op::Attention { mask, .. } => 3 + usize::from(*mask),
+            Op::Fresh(f) => f.arity(),
             _ => 1,
         }
     }
@@ -370,6 +380,7 @@ impl Op {
                 return ["the query", "the key", "the value", "the mask"][i.min(3)]
             }
             Op::SetItem { .. } => return ["the target", "the value"][i.min(1)],
+            Op::Fresh(f) => return f.label(i),
             Op::Where => return ["the condition", "the first value", "the second value"][i.min(2)],
             Op::Clip { min, .. } => match (i, min) {
                 (0, _) => return "the input",

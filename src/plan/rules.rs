@@ -331,6 +331,48 @@ fn statistic_signature(op: &Op, s: &super::StatisticOp, x: &OperandDesc<'_>) -> 
     Ok(sig)
 }
 
+/// `[x, mean, var, gamma?, beta?]` over axis 1: a float `x` of at least
+/// two axes, parameters of `C` elements; the result may be written over
+/// `x`.
+fn batch_norm_signature(op: &Op, o: &[OperandDesc<'_>], eps: f64) -> Result<Signature> {
+    let x = &o[0];
+    let d = float_only(op, tensor_dtype(op, x, "the input")?)?;
+    if x.shape.len() < 2 {
+        return Err(invalid_arg(
+            op,
+            format!(
+                "needs an input of at least 2 axes [N, C, ...], got shape {:?}",
+                x.shape
+            ),
+        ));
+    }
+    check_eps(op, eps)?;
+    params(op, o, 1, x.shape[1])?;
+    Ok(Signature::new(
+        d,
+        Dims::from_slice(x.shape),
+        Receives::Input,
+    ))
+}
+
+/// A function of [`Op::Fresh`]: its own signature step over the operands'
+/// dtypes (a Python number's as the 0-d tensor it is read as) and shapes;
+/// always a new buffer.
+fn fresh_signature(f: &super::FreshOp, o: &[OperandDesc<'_>]) -> Result<Signature> {
+    let metas: SmallVec<[crate::dyn_tensor::Meta<'_>; 3]> = o
+        .iter()
+        .map(|d| {
+            let dtype = match d.kind {
+                Kind::Tensor(t) => t.held_as(),
+                Kind::Scalar(s) => s.tensor_dtype(),
+            };
+            crate::dyn_tensor::Meta::new(dtype, d.shape)
+        })
+        .collect();
+    let (dtype, shape) = f.signature(&metas)?;
+    Ok(Signature::new(dtype, shape.into(), Receives::Never))
+}
+
 fn conv2d_signature(
     op: &Op,
     o: &[OperandDesc<'_>],
@@ -511,7 +553,9 @@ fn product_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
 }
 
 fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature> {
-    let x = &o[0];
+    let Some(x) = o.first() else {
+        return Err(invalid_arg(op, "needs at least one tensor".into()));
+    };
     let same = |dtype: DType, receives: Receives| {
         Signature::new(dtype, Dims::from_slice(x.shape), receives)
     };
@@ -561,21 +605,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
         Op::Conv2d {
             stride, padding, ..
         } => conv2d_signature(op, o, *stride, *padding)?,
-        Op::BatchNorm { eps, .. } => {
-            let d = float_only(op, tensor_dtype(op, x, "the input")?)?;
-            if x.shape.len() < 2 {
-                return Err(invalid_arg(
-                    op,
-                    format!(
-                        "needs an input of at least 2 axes [N, C, ...], got shape {:?}",
-                        x.shape
-                    ),
-                ));
-            }
-            check_eps(op, *eps)?;
-            params(op, o, 1, x.shape[1])?;
-            same(d, Receives::Input)
-        }
+        Op::BatchNorm { eps, .. } => batch_norm_signature(op, o, *eps)?,
         Op::Reshape { shape } => reshape_signature(op, shape, x)?,
         Op::Permute { axes } => {
             let d = tensor_dtype(op, x, "the input")?;
@@ -603,6 +633,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
             Signature::new(dtype, shape.into(), Receives::Input)
         }
         Op::Statistic(s) => statistic_signature(op, s, x)?,
+        Op::Fresh(f) => fresh_signature(f, o)?,
         Op::Attention {
             causal,
             scale,
@@ -618,8 +649,10 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
 fn plan_casts(p: &mut Plan, o: &[OperandDesc<'_>]) {
     for (i, d) in o.iter().enumerate() {
         let Some(held) = d.held() else { continue };
-        let exempt =
-            matches!(p.op, Op::Cast { .. }) || !p.op.reads_input() || (p.in_place && i == 0);
+        // (A function of `Op::Fresh` reads each operand in its own dtype.)
+        let exempt = matches!(p.op, Op::Cast { .. } | Op::Fresh(_))
+            || !p.op.reads_input()
+            || (p.in_place && i == 0);
         let read_as = p.read_dtype(i);
         if held != read_as && !exempt {
             p.casts.push(i);

@@ -30,7 +30,8 @@ pub(super) fn plan_gathers(p: &mut Plan, o: &[OperandDesc<'_>]) {
         let strided_ok = match p.op {
             // (A fill does not read its input's values at all.)
             _ if !p.op.reads_input() || p.op.is_view() => true,
-            Op::Matmul => true,
+            // Each function of `Op::Fresh` reads any layout itself.
+            Op::Matmul | Op::Fresh(_) => true,
             Op::Addmm => i > 0,
             Op::SetItem { .. } => i == 0,
             // The attention kernel reads q, k and v row by row.

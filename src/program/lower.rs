@@ -136,13 +136,27 @@ struct Liveness {
 }
 
 impl Liveness {
-    fn of(p: &Program) -> Self {
+    /// A donated input lives at least until the last equation that may
+    /// fail on values ([`crate::plan::FreshOp::fails_on_values`]: an index
+    /// out of range, a singular matrix): its buffer is not written before
+    /// that equation has run, so a failure there returns it intact.
+    fn of(p: &Program, donated: &[bool]) -> Self {
         let mut last = vec![None; p.vars.len()];
         for (i, e) in p.eqns.iter().enumerate() {
             for a in &e.args {
                 if let Atom::Var(v) = a {
                     last[*v as usize] = Some(i);
                 }
+            }
+        }
+        let fallible = p
+            .eqns
+            .iter()
+            .rposition(|e| matches!(&e.op, Op::Fresh(f) if f.fails_on_values()));
+        if let Some(f) = fallible {
+            for (&v, _) in p.inputs.iter().zip(donated).filter(|(_, &d)| d) {
+                let l = &mut last[v as usize];
+                *l = Some(l.map_or(f, |l| l.max(f)));
             }
         }
         let mut output = vec![false; p.vars.len()];
@@ -303,6 +317,13 @@ impl<'p> Walk<'p> {
         if self.live.dead_after(e.out, i) {
             release.push(e.out);
         }
+        // A donated input kept alive until a later equation that may fail
+        // on values ([`Liveness::of`]) dies there.
+        for (&v, _) in self.p.inputs.iter().zip(self.donated).filter(|(_, &d)| d) {
+            if self.live.dies_at(v, i) && !release.contains(&v) {
+                release.push(v);
+            }
+        }
         for &v in &release {
             let b = self.var_buffer[v as usize];
             self.holders[b as usize].retain(|u| *u != v);
@@ -358,7 +379,7 @@ fn walk(p: &Program, donated: &[bool], cap: Option<(usize, Vec<usize>)>) -> Resu
     };
     let mut w = Walk {
         p,
-        live: Liveness::of(p),
+        live: Liveness::of(p, donated),
         donated,
         buffers: Vec::new(),
         var_buffer: vec![BufferId::MAX; p.vars.len()],

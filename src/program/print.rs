@@ -130,6 +130,7 @@ pub(super) fn params(op: &Op, shape_in: &[usize], shape_out: &[usize]) -> String
         Op::Cast { dtype } => vec![format!("new_dtype={dtype}")],
         Op::Lane(l) => lane_params(l),
         Op::Statistic(s) => statistic_params(s),
+        Op::Fresh(f) => f.params(),
         Op::Attention { causal, scale, .. } => vec![
             format!("causal={}", if *causal { "True" } else { "False" }),
             format!("scale={}", scale.map_or("None".into(), py_float)),

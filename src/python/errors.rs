@@ -159,7 +159,7 @@ pub(crate) fn warning(plan: &Plan, i: usize, signature: &str, why: &Refusal) -> 
 /// algebra), donated but not used.
 pub(crate) fn unplanned_warning(op: &str, signature: &str) -> String {
     format!(
-        "{op}: an input ({signature}) was donated but not used: {op} always writes new buffers; the input is unchanged"
+        "{op}: an input ({signature}) was donated but not used: {op} always writes a new buffer; the input is unchanged"
     )
 }
 

@@ -82,6 +82,16 @@ fn tracer_error(op: &str, reason: &str) -> PyErr {
     )
 }
 
+/// The error for a function whose result's shape depends on its operands'
+/// values (`nonzero`, `unique_*`, boolean-mask indexing): a traced program
+/// plans every shape before it runs, as `jax.jit` does.
+pub(crate) fn value_shaped(op: &str, why: &str) -> PyErr {
+    tracer_error(
+        op,
+        &format!("cannot be traced (inside donate.jit or donate.make_jaxpr): {why}"),
+    )
+}
+
 /// The error for an operation that needs the value of tracer `t`.
 pub(crate) fn needs_value(what: &str) -> PyErr {
     tracer_error(

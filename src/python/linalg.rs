@@ -2,11 +2,11 @@
 //! the `donate.linalg` extension) as module functions. Each translates its
 //! Python arguments (tensors, `t.donate()`, array-like data, `axes=`,
 //! `ord=`, `rtol=`, `dtype=`) and calls the core ([`crate::linalg`]),
-//! which decides shapes and dtypes. These operations are not planned:
-//! their inputs are only read ([`read_unplanned`]: a donated input is
-//! refused with a `DonationWarning`, a tracer raises `TracerError`) and
-//! their results are new tensors. Multi-result functions return plain
-//! tuples; `python/donate/linalg.py` names their fields.
+//! which decides shapes and dtypes. Each is a planned operation
+//! ([`LinalgOp`]) that always writes new buffers: a donated input is
+//! refused with a `DonationWarning`, and `donate.jit` traces them.
+//! Multi-result functions return plain tuples; `python/donate/linalg.py`
+//! names their fields.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -14,53 +14,35 @@ use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
 
 use super::errors::IntoPyResult;
 use super::interop::dtype_arg;
-use super::operands::{read_unplanned, Input};
+use super::operands::{call_fresh, call_parts, Inputs};
 use super::ownership::require_tensor;
 use super::tensor::PyTensor;
-use crate::linalg::{self, MatrixOrd, TensordotAxes};
-use crate::{DType, DynTensor, Result};
+use crate::linalg::{LinalgOp, MatrixOrd, TensordotAxes};
+use crate::plan::FreshOp;
+use crate::DType;
+use smallvec::smallvec;
 
-/// Read the tensor arguments of `op` (a number becomes a 0-d tensor).
-fn read_all(py: Python<'_>, op: &str, args: &[&Bound<'_, PyAny>]) -> PyResult<Vec<DynTensor>> {
-    let inputs: Vec<Input<'_>> = args
-        .iter()
-        .map(|a| require_tensor(a, op))
-        .collect::<PyResult<_>>()?;
-    read_unplanned(py, op, &inputs)
+/// One tensor argument and the function of it.
+fn unary(x: &Bound<'_, PyAny>, f: LinalgOp) -> PyResult<PyTensor> {
+    let input = require_tensor(x, f.name())?;
+    call_fresh(x.py(), FreshOp::Linalg(f), smallvec![input])
 }
 
-/// Run the core's `f` over `xs`, the interpreter released for large
-/// inputs.
-fn run<R: Send>(
-    py: Python<'_>,
-    xs: &[DynTensor],
-    f: impl FnOnce() -> Result<R> + Send,
-) -> PyResult<R> {
-    let bytes = xs.iter().map(DynTensor::nbytes).sum::<usize>();
-    super::arena::detach(py, bytes, f).py()
+/// Two tensor arguments and the function of them.
+fn binary(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>, f: LinalgOp) -> PyResult<PyTensor> {
+    let inputs = smallvec![require_tensor(x1, f.name())?, require_tensor(x2, f.name())?];
+    call_fresh(x1.py(), FreshOp::Linalg(f), inputs)
 }
 
-/// One tensor argument, read, and the core's function of it.
-fn unary(
+/// Every result of a function of several (`eigh`, `qr`, `slogdet`,
+/// `svd`): `part(i)` is result `i`'s op.
+fn parts(
     x: &Bound<'_, PyAny>,
-    op: &str,
-    f: impl FnOnce(&DynTensor) -> Result<DynTensor> + Send,
-) -> PyResult<PyTensor> {
-    let py = x.py();
-    let xs = read_all(py, op, &[x])?;
-    run(py, &xs, || f(&xs[0])).map(PyTensor::new)
-}
-
-/// Two tensor arguments, read, and the core's function of them.
-fn binary(
-    x1: &Bound<'_, PyAny>,
-    x2: &Bound<'_, PyAny>,
-    op: &str,
-    f: impl FnOnce(&DynTensor, &DynTensor) -> Result<DynTensor> + Send,
-) -> PyResult<PyTensor> {
-    let py = x1.py();
-    let xs = read_all(py, op, &[x1, x2])?;
-    run(py, &xs, || f(&xs[0], &xs[1])).map(PyTensor::new)
+    n: usize,
+    part: impl Fn(usize) -> LinalgOp,
+) -> PyResult<Vec<PyTensor>> {
+    let input = require_tensor(x, part(0).name())?;
+    call_parts(x.py(), n, |i| FreshOp::Linalg(part(i)), smallvec![input])
 }
 
 /// An integer argument that must not be a bool (`axis=True` is a mistake).
@@ -120,7 +102,7 @@ pub(crate) fn tensordot(
         Some(a) => tensordot_axes(a)?,
         None => TensordotAxes::Last(2),
     };
-    binary(x1, x2, "tensordot", |a, b| linalg::tensordot(a, b, &axes))
+    binary(x1, x2, LinalgOp::Tensordot { axes })
 }
 
 /// `vecdot(x1, x2, /, *, axis=-1)`: dot products along `axis`, the other
@@ -132,63 +114,63 @@ pub(crate) fn vecdot(
     x2: &Bound<'_, PyAny>,
     axis: isize,
 ) -> PyResult<PyTensor> {
-    binary(x1, x2, "vecdot", |a, b| linalg::vecdot(a, b, axis))
+    binary(x1, x2, LinalgOp::Vecdot { axis })
 }
 
 /// `cross(x1, x2, /, *, axis=-1)`: cross products of 3-vectors.
 #[pyfunction]
 #[pyo3(signature = (x1, x2, /, *, axis = -1), text_signature = "(x1, x2, /, *, axis=-1)")]
 fn cross(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTensor> {
-    binary(x1, x2, "linalg.cross", |a, b| linalg::cross(a, b, axis))
+    binary(x1, x2, LinalgOp::Cross { axis })
 }
 
 /// `outer(x1, x2, /)`: the outer product of two vectors.
 #[pyfunction]
 #[pyo3(signature = (x1, x2, /))]
 fn outer(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-    binary(x1, x2, "linalg.outer", linalg::outer)
+    binary(x1, x2, LinalgOp::Outer)
 }
 
 /// `solve(x1, x2, /)`: `x1⁻¹·x2` for each matrix of the stack `x1`.
 #[pyfunction]
 #[pyo3(signature = (x1, x2, /))]
 fn solve(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-    binary(x1, x2, "linalg.solve", linalg::solve)
+    binary(x1, x2, LinalgOp::Solve)
 }
 
 /// `cholesky(x, /, *, upper=False)`: the Cholesky factor of each matrix.
 #[pyfunction]
 #[pyo3(signature = (x, /, *, upper = false))]
 fn cholesky(x: &Bound<'_, PyAny>, upper: bool) -> PyResult<PyTensor> {
-    unary(x, "linalg.cholesky", |a| linalg::cholesky(a, upper))
+    unary(x, LinalgOp::Cholesky { upper })
 }
 
 /// `det(x, /)`: the determinant of each matrix.
 #[pyfunction]
 #[pyo3(signature = (x, /))]
 fn det(x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-    unary(x, "linalg.det", linalg::det)
+    unary(x, LinalgOp::Det)
 }
 
 /// `diagonal(x, /, *, offset=0)`: the diagonal of each matrix.
 #[pyfunction]
 #[pyo3(signature = (x, /, *, offset = 0))]
 fn diagonal(x: &Bound<'_, PyAny>, offset: isize) -> PyResult<PyTensor> {
-    unary(x, "linalg.diagonal", |a| linalg::diagonal(a, offset))
+    unary(x, LinalgOp::Diagonal { offset })
 }
 
 /// `eigvalsh(x, /)`: the eigenvalues of each symmetric matrix, ascending.
 #[pyfunction]
 #[pyo3(signature = (x, /))]
 fn eigvalsh(x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-    unary(x, "linalg.eigvalsh", linalg::eigvalsh)
+    unary(x, LinalgOp::Eigvalsh)
 }
 
 /// `inv(x, /)`: the inverse of each matrix.
 #[pyfunction]
 #[pyo3(signature = (x, /))]
 fn inv(x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-    unary(x, "linalg.inv", linalg::inv)
+    unary(x, LinalgOp::Inv)
 }
 
 /// `matrix_power(x, n, /)`: each matrix to the integer power `n`.
@@ -196,14 +178,14 @@ fn inv(x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
 #[pyo3(signature = (x, n, /))]
 fn matrix_power(x: &Bound<'_, PyAny>, n: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     let n = int_arg(n, "linalg.matrix_power: n")?;
-    unary(x, "linalg.matrix_power", |a| linalg::matrix_power(a, n))
+    unary(x, LinalgOp::MatrixPower { n })
 }
 
 /// `svdvals(x, /)`: the singular values of each matrix, largest first.
 #[pyfunction]
 #[pyo3(signature = (x, /))]
 fn svdvals(x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-    unary(x, "linalg.svdvals", linalg::svdvals)
+    unary(x, LinalgOp::Svdvals)
 }
 
 /// `trace(x, /, *, offset=0, dtype=None)`: the sum of each matrix's
@@ -216,7 +198,7 @@ fn trace(
     dtype: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     let dtype: Option<DType> = dtype_arg(x.py(), dtype)?;
-    unary(x, "linalg.trace", |a| linalg::trace(a, offset, dtype))
+    unary(x, LinalgOp::Trace { offset, dtype })
 }
 
 /// A norm's `ord`: a Python int or float.
@@ -257,9 +239,14 @@ fn vector_norm(
                 .collect::<PyResult<_>>()?,
         ),
     };
-    unary(x, OP, |t| {
-        linalg::vector_norm(t, over.as_deref(), keepdims, ord)
-    })
+    unary(
+        x,
+        LinalgOp::VectorNorm {
+            axes: over,
+            keepdims,
+            ord,
+        },
+    )
 }
 
 /// `matrix_norm(x, /, *, keepdims=False, ord="fro")`.
@@ -278,38 +265,44 @@ fn matrix_norm(
         }
         Some(o) => MatrixOrd::from_number(ord_number(o, OP)?).py()?,
     };
-    unary(x, OP, |t| linalg::matrix_norm(t, keepdims, ord))
+    unary(x, LinalgOp::MatrixNorm { keepdims, ord })
 }
 
-/// `x` and, when given, `rtol` (a number or a tensor), read.
+/// `x` and, when given, `rtol` (a number or a tensor), and the function
+/// of them.
 fn with_rtol(
-    py: Python<'_>,
-    op: &str,
     x: &Bound<'_, PyAny>,
     rtol: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Vec<DynTensor>> {
-    match rtol.filter(|r| !r.is_none()) {
-        None => read_all(py, op, &[x]),
-        Some(r) => read_all(py, op, &[x, r]),
+    f: impl Fn(bool) -> LinalgOp,
+) -> PyResult<PyTensor> {
+    let rtol = rtol.filter(|r| !r.is_none());
+    let f = f(rtol.is_some());
+    let mut inputs: Inputs<'_> = smallvec![require_tensor(x, f.name())?];
+    if let Some(r) = rtol {
+        inputs.push(require_tensor(r, f.name())?);
     }
+    call_fresh(x.py(), FreshOp::Linalg(f), inputs)
 }
 
 /// `matrix_rank(x, /, *, rtol=None)`: the rank of each matrix (int64).
 #[pyfunction]
 #[pyo3(signature = (x, /, *, rtol = None))]
 fn matrix_rank(x: &Bound<'_, PyAny>, rtol: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
-    let py = x.py();
-    let xs = with_rtol(py, "linalg.matrix_rank", x, rtol)?;
-    run(py, &xs, || linalg::matrix_rank(&xs[0], xs.get(1))).map(PyTensor::new)
+    with_rtol(x, rtol, |rtol| LinalgOp::MatrixRank { rtol })
 }
 
 /// `pinv(x, /, *, rtol=None)`: the pseudo-inverse of each matrix.
 #[pyfunction]
 #[pyo3(signature = (x, /, *, rtol = None))]
 fn pinv(x: &Bound<'_, PyAny>, rtol: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
-    let py = x.py();
-    let xs = with_rtol(py, "linalg.pinv", x, rtol)?;
-    run(py, &xs, || linalg::pinv(&xs[0], xs.get(1))).map(PyTensor::new)
+    with_rtol(x, rtol, |rtol| LinalgOp::Pinv { rtol })
+}
+
+fn two(mut v: Vec<PyTensor>) -> PyResult<(PyTensor, PyTensor)> {
+    match (v.pop(), v.pop()) {
+        (Some(b), Some(a)) if v.is_empty() => Ok((a, b)),
+        _ => Err(PyValueError::new_err("expected two results")),
+    }
 }
 
 /// `eigh(x, /)`: `(eigenvalues, eigenvectors)` of each symmetric matrix
@@ -317,10 +310,7 @@ fn pinv(x: &Bound<'_, PyAny>, rtol: Option<&Bound<'_, PyAny>>) -> PyResult<PyTen
 #[pyfunction]
 #[pyo3(signature = (x, /))]
 fn eigh(x: &Bound<'_, PyAny>) -> PyResult<(PyTensor, PyTensor)> {
-    let py = x.py();
-    let xs = read_all(py, "linalg.eigh", &[x])?;
-    let (w, v) = run(py, &xs, || linalg::eigh(&xs[0]))?;
-    Ok((PyTensor::new(w), PyTensor::new(v)))
+    two(parts(x, 2, |part| LinalgOp::Eigh { part })?)
 }
 
 /// `qr(x, /, *, mode="reduced")`: `(Q, R)` of each matrix.
@@ -336,30 +326,28 @@ fn qr(x: &Bound<'_, PyAny>, mode: &str) -> PyResult<(PyTensor, PyTensor)> {
             )))
         }
     };
-    let py = x.py();
-    let xs = read_all(py, "linalg.qr", &[x])?;
-    let (q, r) = run(py, &xs, || linalg::qr(&xs[0], complete))?;
-    Ok((PyTensor::new(q), PyTensor::new(r)))
+    two(parts(x, 2, |part| LinalgOp::Qr { complete, part })?)
 }
 
 /// `slogdet(x, /)`: `(sign, logabsdet)` of each matrix's determinant.
 #[pyfunction]
 #[pyo3(signature = (x, /))]
 fn slogdet(x: &Bound<'_, PyAny>) -> PyResult<(PyTensor, PyTensor)> {
-    let py = x.py();
-    let xs = read_all(py, "linalg.slogdet", &[x])?;
-    let (s, l) = run(py, &xs, || linalg::slogdet(&xs[0]))?;
-    Ok((PyTensor::new(s), PyTensor::new(l)))
+    two(parts(x, 2, |part| LinalgOp::Slogdet { part })?)
 }
 
 /// `svd(x, /, *, full_matrices=True)`: `(U, S, Vh)` of each matrix.
 #[pyfunction]
 #[pyo3(signature = (x, /, *, full_matrices = true))]
 fn svd(x: &Bound<'_, PyAny>, full_matrices: bool) -> PyResult<(PyTensor, PyTensor, PyTensor)> {
-    let py = x.py();
-    let xs = read_all(py, "linalg.svd", &[x])?;
-    let (u, s, vh) = run(py, &xs, || linalg::svd(&xs[0], full_matrices))?;
-    Ok((PyTensor::new(u), PyTensor::new(s), PyTensor::new(vh)))
+    let mut v = parts(x, 3, |part| LinalgOp::Svd {
+        full_matrices,
+        part,
+    })?;
+    match (v.pop(), v.pop(), v.pop()) {
+        (Some(vh), Some(s), Some(u)) => Ok((u, s, vh)),
+        _ => Err(PyValueError::new_err("linalg.svd: expected three results")),
+    }
 }
 
 /// Register the module functions.

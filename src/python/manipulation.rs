@@ -2,10 +2,10 @@
 //! translates its arguments and calls the core (`crate::manipulation`,
 //! `crate::creation`). The views (`expand_dims`, `squeeze`, `moveaxis`,
 //! `flip`, `unstack`) run as planned view operations, so a temporary or
-//! donated input moves into the result as `reshape` does; the others
-//! write new buffers and only read their inputs (`read_unplanned`).
+//! donated input moves into the result as `reshape` does; the others are
+//! planned functions that always write new buffers (`FreshOp`).
 
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 use smallvec::smallvec;
@@ -13,12 +13,12 @@ use smallvec::smallvec;
 use super::array_api::check_device;
 use super::errors::IntoPyResult;
 use super::interop::{dtype_arg, scalar_arg, shape_arg};
-use super::operands::{call, read_unplanned, Input};
+use super::operands::{call, call_fresh, call_parts, read_value_shaped, Input, Inputs, Source};
 use super::ownership::require_tensor;
 use super::tensor::PyTensor;
 use crate::lane_ops::LaneOp;
 use crate::layout::Index;
-use crate::plan::Op;
+use crate::plan::{FreshOp, Offer, Op};
 use crate::{creation, manipulation, DType, DynTensor};
 
 /// An int or a sequence of ints (`axis=(0, 1)`).
@@ -36,27 +36,44 @@ fn axes(v: &[i64]) -> Vec<isize> {
         .collect()
 }
 
-/// The tensors of a sequence argument (`concat([a, b])`), read.
-fn read_seq(py: Python<'_>, op: &str, seq: &Bound<'_, PyAny>) -> PyResult<Vec<DynTensor>> {
+/// The tensors of a sequence argument (`concat([a, b])`), as operands.
+fn seq_inputs<'py>(op: &str, seq: &Bound<'py, PyAny>) -> PyResult<Inputs<'py>> {
     if seq.cast::<PyTensor>().is_ok() {
         return Err(PyTypeError::new_err(format!(
             "{op} takes a sequence of tensors, not one tensor"
         )));
     }
-    let inputs = seq
+    let inputs: Inputs<'py> = seq
         .try_iter()?
         .map(|x| require_tensor(&x?, op))
-        .collect::<PyResult<Vec<Input<'_>>>>()?;
-    read_unplanned(py, op, &inputs)
+        .collect::<PyResult<_>>()?;
+    if inputs.is_empty() {
+        return Err(PyValueError::new_err(format!(
+            "{op}: needs at least one tensor"
+        )));
+    }
+    Ok(inputs)
 }
 
-fn read_one(x: &Bound<'_, PyAny>, op: &str) -> PyResult<DynTensor> {
-    let input = require_tensor(x, op)?;
-    Ok(read_unplanned(x.py(), op, std::slice::from_ref(&input))?.remove(0))
+/// One tensor operand and the function of it.
+fn fresh1(x: &Bound<'_, PyAny>, f: FreshOp) -> PyResult<PyTensor> {
+    let input = require_tensor(x, f.name())?;
+    call_fresh(x.py(), f, smallvec![input])
 }
 
-fn wrap(t: DynTensor) -> PyTensor {
-    PyTensor::new(t)
+/// A tensor and its indices, and the function of them.
+fn fresh2(x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>, f: FreshOp) -> PyResult<PyTensor> {
+    let inputs = smallvec![require_tensor(x, f.name())?, require_tensor(y, f.name())?];
+    call_fresh(x.py(), f, inputs)
+}
+
+fn list(py: Python<'_>, ts: Vec<PyTensor>) -> PyResult<Bound<'_, PyList>> {
+    PyList::new(
+        py,
+        ts.into_iter()
+            .map(|t| Py::new(py, t))
+            .collect::<PyResult<Vec<_>>>()?,
+    )
 }
 
 /// `concat(arrays, /, *, axis=0)`: joined along `axis` (`None`:
@@ -68,20 +85,18 @@ pub(crate) fn concat(
     arrays: &Bound<'_, PyAny>,
     axis: Option<isize>,
 ) -> PyResult<PyTensor> {
-    let xs = read_seq(py, "concat", arrays)?;
-    Ok(wrap(
-        manipulation::concat(&xs.iter().collect::<Vec<_>>(), axis).py()?,
-    ))
+    let inputs = seq_inputs("concat", arrays)?;
+    let n = inputs.len();
+    call_fresh(py, FreshOp::Concat { axis, n }, inputs)
 }
 
 /// `stack(arrays, /, *, axis=0)`: joined along a new axis.
 #[pyfunction]
 #[pyo3(signature = (arrays, /, *, axis = 0))]
 pub(crate) fn stack(py: Python<'_>, arrays: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTensor> {
-    let xs = read_seq(py, "stack", arrays)?;
-    Ok(wrap(
-        manipulation::stack(&xs.iter().collect::<Vec<_>>(), axis).py()?,
-    ))
+    let inputs = seq_inputs("stack", arrays)?;
+    let n = inputs.len();
+    call_fresh(py, FreshOp::Stack { axis, n }, inputs)
 }
 
 /// `broadcast_to(x, /, shape)`: a copy of `x` repeated to `shape`.
@@ -89,9 +104,7 @@ pub(crate) fn stack(py: Python<'_>, arrays: &Bound<'_, PyAny>, axis: isize) -> P
 #[pyo3(signature = (x, /, shape))]
 pub(crate) fn broadcast_to(x: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     let shape = shape_arg(shape)?;
-    Ok(wrap(
-        manipulation::broadcast_to(&read_one(x, "broadcast_to")?, &shape).py()?,
-    ))
+    fresh1(x, FreshOp::BroadcastTo { shape })
 }
 
 /// `broadcast_arrays(*arrays)`: each array broadcast to their common
@@ -102,20 +115,25 @@ pub(crate) fn broadcast_arrays<'py>(
     py: Python<'py>,
     arrays: &Bound<'py, PyTuple>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let xs = read_seq(py, "broadcast_arrays", arrays.as_any())?;
-    let shapes: Vec<&[usize]> = xs.iter().map(DynTensor::shape).collect();
-    let out = manipulation::broadcast_all(&shapes).py()?;
-    let ts = xs
-        .iter()
-        .map(|x| manipulation::broadcast_to(x, &out))
-        .collect::<crate::Result<Vec<_>>>()
-        .py()?;
-    PyList::new(
-        py,
-        ts.into_iter()
-            .map(|t| Py::new(py, wrap(t)))
-            .collect::<PyResult<Vec<_>>>()?,
-    )
+    if arrays.is_empty() {
+        return PyList::new(py, Vec::<Py<PyTensor>>::new());
+    }
+    let inputs = seq_inputs("broadcast_arrays", arrays.as_any())?;
+    let shapes: Vec<&[usize]> = inputs.iter().map(Input::shape).collect();
+    let shape = manipulation::broadcast_all(&shapes).py()?;
+    let ts = inputs
+        .into_iter()
+        .map(|i| {
+            call_fresh(
+                py,
+                FreshOp::BroadcastTo {
+                    shape: shape.clone(),
+                },
+                smallvec![i],
+            )
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    list(py, ts)
 }
 
 /// `tile(x, repetitions, /)`.
@@ -123,7 +141,7 @@ pub(crate) fn broadcast_arrays<'py>(
 #[pyo3(signature = (x, repetitions, /))]
 pub(crate) fn tile(x: &Bound<'_, PyAny>, repetitions: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     let reps = shape_arg(repetitions)?;
-    Ok(wrap(manipulation::tile(&read_one(x, "tile")?, &reps).py()?))
+    fresh1(x, FreshOp::Tile { reps })
 }
 
 /// `repeat(x, repeats, /, *, axis=None)`: `repeats` an int or a 1-d
@@ -138,7 +156,12 @@ pub(crate) fn repeat(
     let counts: Vec<usize> = if let Ok(r) = repeats.extract::<usize>() {
         vec![r]
     } else {
-        let t = read_one(repeats, "repeat")?;
+        let t = read_value_shaped(
+            repeats,
+            "repeat",
+            "with a tensor of repeats, the result's shape depends on the counts' values; \
+             pass them as a Python int or a sequence of ints",
+        )?;
         if !t.dtype().is_int() {
             return Err(PyTypeError::new_err(format!(
                 "repeat: repeats must be integers, not {}",
@@ -149,14 +172,17 @@ pub(crate) fn repeat(
         let v = t.typed::<i64>("repeat").py()?.as_slice().py()?.to_vec();
         v.into_iter()
             .map(|c| {
-                usize::try_from(c)
-                    .map_err(|_| pyo3::exceptions::PyValueError::new_err("repeat: negative count"))
+                usize::try_from(c).map_err(|_| PyValueError::new_err("repeat: negative count"))
             })
             .collect::<PyResult<_>>()?
     };
-    Ok(wrap(
-        manipulation::repeat(&read_one(x, "repeat")?, &counts, axis).py()?,
-    ))
+    fresh1(
+        x,
+        FreshOp::Repeat {
+            repeats: counts,
+            axis,
+        },
+    )
 }
 
 /// `roll(x, /, shift, *, axis=None)`.
@@ -188,8 +214,7 @@ pub(crate) fn take(
     indices: &Bound<'_, PyAny>,
     axis: Option<isize>,
 ) -> PyResult<PyTensor> {
-    let (x, i) = (read_one(x, "take")?, read_one(indices, "take")?);
-    Ok(wrap(manipulation::take(&x, &i, axis).py()?))
+    fresh2(x, indices, FreshOp::Take { axis })
 }
 
 /// `take_along_axis(x, indices, /, *, axis=-1)`.
@@ -200,11 +225,7 @@ pub(crate) fn take_along_axis(
     indices: &Bound<'_, PyAny>,
     axis: isize,
 ) -> PyResult<PyTensor> {
-    let (x, i) = (
-        read_one(x, "take_along_axis")?,
-        read_one(indices, "take_along_axis")?,
-    );
-    Ok(wrap(manipulation::take_along_axis(&x, &i, axis).py()?))
+    fresh2(x, indices, FreshOp::TakeAlongAxis { axis })
 }
 
 /// `meshgrid(*arrays, indexing="xy")`.
@@ -224,14 +245,13 @@ pub(crate) fn meshgrid<'py>(
             )))
         }
     };
-    let xs = read_seq(py, "meshgrid", arrays.as_any())?;
-    let ts = manipulation::meshgrid(&xs.iter().collect::<Vec<_>>(), xy).py()?;
-    PyList::new(
-        py,
-        ts.into_iter()
-            .map(|t| Py::new(py, wrap(t)))
-            .collect::<PyResult<Vec<_>>>()?,
-    )
+    if arrays.is_empty() {
+        return PyList::new(py, Vec::<Py<PyTensor>>::new());
+    }
+    let inputs = seq_inputs("meshgrid", arrays.as_any())?;
+    let n = inputs.len();
+    let ts = call_parts(py, n, |part| FreshOp::Meshgrid { n, xy, part }, inputs)?;
+    list(py, ts)
 }
 
 /// A planned view of `x` (a temporary or donated `x` moves into it),
@@ -379,10 +399,25 @@ pub(crate) fn flip(x: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> PyR
 pub(crate) fn unstack<'py>(x: &Bound<'py, PyAny>, axis: isize) -> PyResult<Bound<'py, PyTuple>> {
     // The views share `x`'s buffer, so `x` is only read (a tensor, a
     // tracer too, is their base as it is; other data is converted first).
-    let base = match x.cast::<PyTensor>() {
-        Ok(t) => t.clone(),
-        Err(_) => Bound::new(x.py(), wrap(read_one(x, "unstack")?))?,
+    let input = require_tensor(x, "unstack")?;
+    let base = match input.src {
+        Source::Tensor(t) => t,
+        Source::Temp(t, _) => Bound::new(x.py(), PyTensor::new(t))?,
+        Source::Scalar(s) => Bound::new(
+            x.py(),
+            PyTensor::new(DynTensor::full(s.tensor_dtype(), &[], s).py()?),
+        )?,
     };
+    if input.offer == Offer::Donated {
+        super::errors::warn_all(
+            x.py(),
+            vec![format!(
+                "unstack: the input ({}) was donated but not used: unstack makes views of it; \
+                 the input is unchanged",
+                base.get().shape_str()
+            )],
+        )?;
+    }
     let shape = base.get().shape.to_vec();
     let ax = crate::shape::normalize_axis(axis, shape.len()).py()?;
     let views = (0..shape[ax])
@@ -421,7 +456,7 @@ pub(crate) fn eye(
 ) -> PyResult<PyTensor> {
     check_device(device)?;
     let d = dtype_arg(py, dtype)?.unwrap_or(DType::DEFAULT_FLOAT);
-    Ok(wrap(
+    Ok(PyTensor::new(
         creation::eye(n_rows, n_cols.unwrap_or(n_rows), k, d).py()?,
     ))
 }
@@ -447,7 +482,9 @@ pub(crate) fn linspace(
     }
     let (a, b): (f64, f64) = (start.extract()?, stop.extract()?);
     let d = dtype_arg(py, dtype)?.unwrap_or(DType::DEFAULT_FLOAT);
-    Ok(wrap(creation::linspace(a, b, num, d, endpoint).py()?))
+    Ok(PyTensor::new(
+        creation::linspace(a, b, num, d, endpoint).py()?,
+    ))
 }
 
 /// `tril(x, /, *, k=0)`.

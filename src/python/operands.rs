@@ -37,8 +37,8 @@ use smallvec::SmallVec;
 
 use super::errors::{warn_all, warning, IntoPyResult};
 use super::tensor::PyTensor;
-use crate::execute::{execute, execute_in_place, Arg};
-use crate::plan::{plan, plan_in_place, Holders, Offer, Op, OperandDesc, Plan};
+use crate::execute::{execute, execute_in_place, execute_parts, Arg};
+use crate::plan::{plan, plan_in_place, FreshOp, Holders, Offer, Op, OperandDesc, Plan};
 use crate::slot::{DonorGates, Slot, SlotGuard, Waiter};
 use crate::{DynTensor, OperandDType, Outcome, Refusal, Scalar};
 
@@ -124,31 +124,26 @@ impl<'py> Input<'py> {
     }
 }
 
-/// The tensors of an operation the planner does not plan, whose results
-/// are always new buffers (sorting, sets, searching, linear algebra):
-/// each input read as it is (another handle on its buffer; the operation
-/// only reads it). An explicitly donated input is not consumed: a
-/// `DonationWarning` says so. A tracer raises `TracerError` (such
-/// operations are not recorded by `donate.jit`).
-pub(crate) fn read_unplanned(
-    py: Python<'_>,
-    op: &str,
-    inputs: &[Input<'_>],
-) -> PyResult<Vec<DynTensor>> {
-    let mut out = Vec::with_capacity(inputs.len());
-    let mut warnings = Vec::new();
-    for i in inputs {
-        if i.offer == Offer::Donated {
-            warnings.push(super::errors::unplanned_warning(op, &i.signature()));
-        }
-        out.push(match &i.src {
-            Source::Tensor(t) => read(py, t.get())?,
-            Source::Temp(t, _) => t.clone(),
-            Source::Scalar(s) => DynTensor::full(s.tensor_dtype(), &[], *s).py()?,
-        });
+/// The one tensor operand of a function whose result's shape depends on
+/// its values (`nonzero`, `unique_*`), read as it is: such a function is
+/// not planned (nothing can be planned before its values are known), its
+/// result is new buffers, and an explicitly donated input is not consumed
+/// (a `DonationWarning` says so). A tracer raises `TracerError` naming the
+/// function and `why`: a traced program plans every shape before it runs.
+pub(crate) fn read_value_shaped(x: &Bound<'_, PyAny>, op: &str, why: &str) -> PyResult<DynTensor> {
+    let input = super::ownership::require_tensor(x, op)?;
+    if input.is_tracer() {
+        return Err(super::jit::value_shaped(op, why));
     }
-    super::errors::warn_all(py, warnings)?;
-    Ok(out)
+    if input.offer == Offer::Donated {
+        let w = super::errors::unplanned_warning(op, &input.signature());
+        warn_all(x.py(), vec![w])?;
+    }
+    match &input.src {
+        Source::Tensor(t) => read(x.py(), t.get()),
+        Source::Temp(t, _) => Ok(t.clone()),
+        Source::Scalar(s) => DynTensor::full(s.tensor_dtype(), &[], *s).py(),
+    }
 }
 
 /// The interpreter is released while a thread waits for a slot or a
@@ -197,6 +192,69 @@ pub(crate) fn call<'py>(py: Python<'py>, op: &Op, inputs: Inputs<'py>) -> PyResu
     if inputs.iter().any(Input::is_tracer) {
         return super::jit::record(py, op, inputs);
     }
+    run_planned(py, op, inputs, execute).map(PyTensor::new)
+}
+
+/// Run a function whose result is always a new buffer.
+pub(crate) fn call_fresh<'py>(
+    py: Python<'py>,
+    f: FreshOp,
+    inputs: Inputs<'py>,
+) -> PyResult<PyTensor> {
+    call(py, &Op::Fresh(Box::new(f)), inputs)
+}
+
+/// Every result of a function of several (`meshgrid`, `linalg.eigh`):
+/// `part(i)` is the op of result `i`. Eagerly, the function runs once
+/// (planned as its last result). Traced, each result is its own op over
+/// the same operands (a program computes a decomposition once per result
+/// it uses); the explicit donations are offered to the last one only, so
+/// that a donation is a last use.
+pub(crate) fn call_parts<'py>(
+    py: Python<'py>,
+    parts: usize,
+    part: impl Fn(usize) -> FreshOp,
+    inputs: Inputs<'py>,
+) -> PyResult<Vec<PyTensor>> {
+    let last = Op::Fresh(Box::new(part(parts.saturating_sub(1))));
+    if !inputs.iter().any(Input::is_tracer) {
+        let all = run_planned(py, &last, inputs, execute_parts)?;
+        return Ok(all.into_iter().map(PyTensor::new).collect());
+    }
+    let mut out = Vec::with_capacity(parts);
+    for i in 0..parts.saturating_sub(1) {
+        let borrowed = inputs
+            .iter()
+            .map(|x| {
+                let src = match &x.src {
+                    Source::Tensor(t) => Source::Tensor(t.clone()),
+                    Source::Temp(t, d) => Source::Temp(t.clone(), *d),
+                    Source::Scalar(s) => Source::Scalar(*s),
+                };
+                Input::new(src, Offer::Borrowed)
+            })
+            .collect();
+        out.push(super::jit::record(
+            py,
+            &Op::Fresh(Box::new(part(i))),
+            borrowed,
+        )?);
+    }
+    out.push(super::jit::record(py, &last, inputs)?);
+    Ok(out)
+}
+
+/// How a plan is run: [`execute`], or [`execute_parts`] for every result
+/// of a function of several.
+type Executor<R> = fn(&Plan, &mut [Arg<'_>]) -> crate::Result<(R, Outcome)>;
+
+/// The steps of [`call`] for concrete operands, `exec` running the plan.
+fn run_planned<'py, R: Send>(
+    py: Python<'py>,
+    op: &Op,
+    inputs: Inputs<'py>,
+    exec: Executor<R>,
+) -> PyResult<R> {
     // Released when `gates` drops: once the target is locked (or at an
     // early return).
     // The explicitly donated tensors (their own references: the operands
@@ -254,7 +312,7 @@ pub(crate) fn call<'py>(py: Python<'py>, op: &Op, inputs: Inputs<'py>) -> PyResu
     let (result, outcome) = match &target {
         None => {
             drop(gates);
-            super::arena::detach(py, work, || execute(&plan, &mut args)).py()?
+            super::arena::detach(py, work, || exec(&plan, &mut args)).py()?
         }
         Some((i, obj, offer)) => {
             let g = slot.insert(obj.get().slot.lock(&py));
@@ -271,7 +329,7 @@ pub(crate) fn call<'py>(py: Python<'py>, op: &Op, inputs: Inputs<'py>) -> PyResu
                     g.check_readable().py()?;
                     Arg::Tensor(g.clone())
                 };
-            let r = super::arena::detach(py, work, || execute(&plan, &mut args));
+            let r = super::arena::detach(py, work, || exec(&plan, &mut args));
             drop(args);
             drop(slot.take()); // unlocked before any warning runs Python code
             r.py()?
@@ -286,7 +344,7 @@ pub(crate) fn call<'py>(py: Python<'py>, op: &Op, inputs: Inputs<'py>) -> PyResu
         &signatures,
     );
     warn_all(py, late)?;
-    Ok(PyTensor::new(result))
+    Ok(result)
 }
 
 /// Run `op` in place over `target`, reading `others` (an explicit

@@ -3,11 +3,13 @@
 //! `searchsorted`, `sort`, `argsort`, and the tuples behind the
 //! `unique_*` functions (`python/donate/_sets.py` names their fields).
 //!
-//! Each translates its arguments and calls the core
-//! ([`crate::searching`], [`crate::sorting`], [`crate::sets`]), which
-//! decides the results; they are always new tensors: inputs are only
-//! read, and an explicitly donated one is refused with a
-//! `DonationWarning` (`read_unplanned`).
+//! Each translates its arguments into a planned operation: `sort` writes
+//! over a temporary or donated input ([`LaneOp::Sort`]); the others always
+//! write new buffers ([`FreshOp`]: `argmax`, `argmin`, `count_nonzero`,
+//! `searchsorted`, `argsort`), and `donate.jit` traces them. `nonzero` and
+//! the `unique_*` functions, whose result's shape depends on the values,
+//! are not planned ([`read_value_shaped`]): they compute in the core
+//! ([`crate::searching`], [`crate::sets`]) and a tracer is refused.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -15,15 +17,14 @@ use pyo3::types::PyTuple;
 
 use smallvec::smallvec;
 
-use super::operands::{call, read_unplanned};
+use super::operands::{call, call_fresh, read_value_shaped, Inputs};
 use super::ownership::require_tensor;
-use super::statistics::{compute, read_x, AxisArg};
+use super::statistics::{compute, AxisArg};
 use super::tensor::PyTensor;
 use crate::lane_ops::LaneOp;
-use crate::plan::Op;
+use crate::plan::{FreshOp, Op};
 use crate::searching::{self as core, Extreme, Side};
 use crate::sets::unique;
-use crate::sorting;
 
 /// The index of the first maximum of `x` along `axis` (`None`: of the
 /// flattened tensor), int64.
@@ -34,11 +35,12 @@ pub(crate) fn argmax(
     axis: Option<isize>,
     keepdims: bool,
 ) -> PyResult<PyTensor> {
-    let t = read_x(x, "argmax")?;
-    compute(x.py(), &[&t], || {
-        core::arg_extreme(&t, Extreme::Max, axis, keepdims)
-    })
-    .map(PyTensor::new)
+    let f = FreshOp::ArgExtreme {
+        extreme: Extreme::Max,
+        axis,
+        keepdims,
+    };
+    call_fresh(x.py(), f, smallvec![require_tensor(x, "argmax")?])
 }
 
 /// The index of the first minimum of `x` along `axis` (as `argmax`).
@@ -49,11 +51,12 @@ pub(crate) fn argmin(
     axis: Option<isize>,
     keepdims: bool,
 ) -> PyResult<PyTensor> {
-    let t = read_x(x, "argmin")?;
-    compute(x.py(), &[&t], || {
-        core::arg_extreme(&t, Extreme::Min, axis, keepdims)
-    })
-    .map(PyTensor::new)
+    let f = FreshOp::ArgExtreme {
+        extreme: Extreme::Min,
+        axis,
+        keepdims,
+    };
+    call_fresh(x.py(), f, smallvec![require_tensor(x, "argmin")?])
 }
 
 /// The number of nonzero elements of `x` over `axis` (an int, a tuple,
@@ -65,12 +68,11 @@ pub(crate) fn count_nonzero(
     axis: Option<&Bound<'_, PyAny>>,
     keepdims: bool,
 ) -> PyResult<PyTensor> {
-    let named = AxisArg::from_py(axis)?.axes();
-    let t = read_x(x, "count_nonzero")?;
-    compute(x.py(), &[&t], || {
-        core::count_nonzero(&t, named.as_deref(), keepdims)
-    })
-    .map(PyTensor::new)
+    let f = FreshOp::CountNonzero {
+        axes: AxisArg::from_py(axis)?.axes(),
+        keepdims,
+    };
+    call_fresh(x.py(), f, smallvec![require_tensor(x, "count_nonzero")?])
 }
 
 /// The indices of the nonzero elements of `x`: a tuple of one int64
@@ -78,7 +80,11 @@ pub(crate) fn count_nonzero(
 #[pyfunction]
 #[pyo3(signature = (x, /))]
 pub(crate) fn nonzero<'py>(x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
-    let t = read_x(x, "nonzero")?;
+    let t = read_value_shaped(
+        x,
+        "nonzero",
+        "the number of nonzero elements, and so the result's shape, depends on the values",
+    )?;
     let r = compute(x.py(), &[&t], || core::nonzero(&t))?;
     PyTuple::new(x.py(), r.into_iter().map(PyTensor::new))
 }
@@ -103,16 +109,16 @@ pub(crate) fn searchsorted(
         }
     };
     let op = "searchsorted";
-    let mut inputs = vec![require_tensor(x1, op)?, require_tensor(x2, op)?];
-    if let Some(s) = sorter.filter(|s| !s.is_none()) {
+    let mut inputs: Inputs<'_> = smallvec![require_tensor(x1, op)?, require_tensor(x2, op)?];
+    let sorter = sorter.filter(|s| !s.is_none());
+    if let Some(s) = sorter {
         inputs.push(require_tensor(s, op)?);
     }
-    let t = read_unplanned(x1.py(), op, &inputs)?;
-    let all: Vec<_> = t.iter().collect();
-    compute(x1.py(), &all, || {
-        core::searchsorted(&t[0], &t[1], side, t.get(2))
-    })
-    .map(PyTensor::new)
+    let f = FreshOp::Searchsorted {
+        side,
+        sorter: sorter.is_some(),
+    };
+    call_fresh(x1.py(), f, inputs)
 }
 
 /// `x` sorted along `axis` (always stably; `descending` reverses the
@@ -146,17 +152,21 @@ pub(crate) fn argsort(
     stable: bool,
 ) -> PyResult<PyTensor> {
     let _ = stable; // every sort is stable
-    let t = read_x(x, "argsort")?;
-    compute(x.py(), &[&t], || sorting::argsort(&t, axis, descending)).map(PyTensor::new)
+    let f = FreshOp::Argsort { axis, descending };
+    call_fresh(x.py(), f, smallvec![require_tensor(x, "argsort")?])
 }
 
 /// `(values, indices, inverse_indices, counts)` of the unique elements
 /// of `x` (`donate.unique_all` and the other `unique_*` functions name
 /// them).
 #[pyfunction]
-#[pyo3(signature = (x, /))]
-pub(crate) fn _unique<'py>(x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
-    let t = read_x(x, "unique")?;
+#[pyo3(signature = (x, /, name = "unique"))]
+pub(crate) fn _unique<'py>(x: &Bound<'py, PyAny>, name: &str) -> PyResult<Bound<'py, PyTuple>> {
+    let t = read_value_shaped(
+        x,
+        name,
+        "the number of distinct values, and so the result's shape, depends on the values",
+    )?;
     let u = compute(x.py(), &[&t], || unique(&t))?;
     PyTuple::new(
         x.py(),

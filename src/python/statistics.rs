@@ -10,8 +10,7 @@
 //! reasons): `sum`, `mean` and `max` over one axis or all of them, without
 //! a `dtype`, are the `Op::Reduce` kernels (as `t.sum(0)`); the rest
 //! (`min`, `prod`, `var`, `std`, tuples of axes, `dtype=`) is
-//! `Op::Statistic`. `diff` still runs in the core directly, its input only
-//! read ([`read_unplanned`]).
+//! `Op::Statistic`. `diff` is the planned [`FreshOp::Diff`].
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -21,13 +20,13 @@ use super::errors::IntoPyResult;
 use super::interop::dtype_arg;
 use smallvec::smallvec;
 
-use super::operands::{call, read_unplanned};
+use super::operands::{call, call_fresh, Inputs};
 use super::ops;
 use super::ownership::require_tensor;
 use super::tensor::PyTensor;
-use crate::cumulative::{diff as diff_core, Running};
+use crate::cumulative::Running;
 use crate::lane_ops::LaneOp;
-use crate::plan::{Op, Reduction, StatisticOp};
+use crate::plan::{FreshOp, Op, Reduction, StatisticOp};
 use crate::statistics::Statistic;
 use crate::DynTensor;
 
@@ -75,13 +74,6 @@ impl AxisArg {
     }
 }
 
-/// The one tensor input `x` of the unplanned operation `op`.
-pub(crate) fn read_x(x: &Bound<'_, PyAny>, op: &str) -> PyResult<DynTensor> {
-    let input = require_tensor(x, op)?;
-    let mut v = read_unplanned(x.py(), op, core::slice::from_ref(&input))?;
-    Ok(v.swap_remove(0))
-}
-
 /// Run `f` (a core computation over `inputs`) with the interpreter
 /// released when the inputs are large.
 pub(crate) fn compute<T: Send>(
@@ -110,9 +102,10 @@ fn statistic_op(
     call(x.py(), &op, smallvec![require_tensor(x, statistic.name())?])
 }
 
-/// `sum`, `mean`, `max`: the planned reduction for one axis or all of
-/// them (`dtype` not given), else the core's.
-fn planned_or_not(
+/// `sum`, `mean`, `max`: the single-axis [`Op::Reduce`] kernels for one
+/// axis or all of them (`dtype` not given), else [`Op::Statistic`] (both
+/// planned and traced alike).
+fn reduction(
     x: &Bound<'_, PyAny>,
     kind: Reduction,
     statistic: Statistic,
@@ -152,7 +145,7 @@ pub(crate) fn sum(
     keepdims: bool,
 ) -> PyResult<PyTensor> {
     let dtype = dtype_arg(x.py(), dtype)?;
-    planned_or_not(x, Reduction::Sum, Statistic::Sum { dtype }, axis, keepdims)
+    reduction(x, Reduction::Sum, Statistic::Sum { dtype }, axis, keepdims)
 }
 
 /// The arithmetic mean of `x` over `axis` (NaN over no elements).
@@ -163,7 +156,7 @@ pub(crate) fn mean(
     axis: Option<&Bound<'_, PyAny>>,
     keepdims: bool,
 ) -> PyResult<PyTensor> {
-    planned_or_not(x, Reduction::Mean, Statistic::Mean, axis, keepdims)
+    reduction(x, Reduction::Mean, Statistic::Mean, axis, keepdims)
 }
 
 /// The largest element of `x` over `axis` (NaN if any is NaN; an error
@@ -175,7 +168,7 @@ pub(crate) fn max(
     axis: Option<&Bound<'_, PyAny>>,
     keepdims: bool,
 ) -> PyResult<PyTensor> {
-    planned_or_not(x, Reduction::Max, Statistic::Max, axis, keepdims)
+    reduction(x, Reduction::Max, Statistic::Max, axis, keepdims)
 }
 
 /// The smallest element of `x` over `axis` (NaN if any is NaN; an error
@@ -306,18 +299,17 @@ pub(crate) fn diff(
         .flatten()
         .filter(|o| !o.is_none())
         .collect();
-    let mut inputs = vec![require_tensor(x, "diff")?];
+    let mut inputs: Inputs<'_> = smallvec![require_tensor(x, "diff")?];
     for o in &present {
         inputs.push(require_tensor(o, "diff")?);
     }
-    let t = read_unplanned(x.py(), "diff", &inputs)?;
-    let has_prepend = prepend.is_some_and(|p| !p.is_none());
-    let mut rest = t[1..].iter();
-    let p = if has_prepend { rest.next() } else { None };
-    let a = rest.next();
-    let all: Vec<&DynTensor> = t.iter().collect();
-    let r = compute(x.py(), &all, || diff_core(&t[0], axis, n, p, a))?;
-    Ok(PyTensor::new(r))
+    let f = FreshOp::Diff {
+        axis,
+        n,
+        prepend: prepend.is_some_and(|p| !p.is_none()),
+        append: append.is_some_and(|a| !a.is_none()),
+    };
+    call_fresh(x.py(), f, inputs)
 }
 
 /// Add every function to the module.

@@ -1,0 +1,335 @@
+//! The functions whose result is always a new buffer ([`Op::Fresh`]):
+//! joining, tiling and gathering (`concat`, `stack`, `tile`, `repeat`,
+//! `broadcast_to`, `take`, `take_along_axis`, `meshgrid`), searching
+//! (`argmax`, `argmin`, `count_nonzero`, `searchsorted`, `argsort`),
+//! `diff`, and linear algebra ([`crate::linalg::LinalgOp`]).
+//!
+//! Each is a *family*: a signature step that decides the result's dtype
+//! and shape from the operands' dtypes and shapes alone ([`Meta`]: a
+//! tracer has nothing more), and a run step, the core function of its
+//! module, which starts from the same signature function (so the two
+//! cannot disagree). The planner treats them alike: every operand is read
+//! in its own dtype and layout (no cast or gather is planned: each
+//! function converts what it reads itself), no operand receives the
+//! result ([`Refusal::NewBuffer`](super::Refusal::NewBuffer) for an
+//! offered one), and `donate.jit` traces them as any other op.
+//!
+//! A Python number among the operands (a `rtol=` of `pinv`) is a 0-d
+//! tensor of its own dtype ([`Scalar::tensor_dtype`]).
+//!
+//! A function with several results (`meshgrid`, `linalg.eigh`, ...) is one
+//! op per result, named by its `part`; see [`FreshOp::parts`].
+//!
+//! [`Op::Fresh`]: super::Op::Fresh
+
+use crate::cumulative;
+use crate::dyn_tensor::{DynTensor, Meta, Scalar};
+use crate::element::DType;
+use crate::error::{Error, Result};
+use crate::linalg::LinalgOp;
+use crate::manipulation;
+use crate::searching::{self, Extreme, Side};
+use crate::sorting;
+
+/// A function whose result is always a new buffer, with its parameters.
+/// Operand order: as the Python function takes them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FreshOp {
+    /// `[x_1, ..., x_n]`.
+    Concat { axis: Option<isize>, n: usize },
+    /// `[x_1, ..., x_n]`.
+    Stack { axis: isize, n: usize },
+    /// `[x]`: a copy of `x` repeated to `shape`.
+    BroadcastTo { shape: Vec<usize> },
+    /// `[x]`.
+    Tile { reps: Vec<usize> },
+    /// `[x]`: `repeats` one count, or one per element along the axis.
+    Repeat {
+        repeats: Vec<usize>,
+        axis: Option<isize>,
+    },
+    /// `[x, indices]`.
+    Take { axis: Option<isize> },
+    /// `[x, indices]`.
+    TakeAlongAxis { axis: isize },
+    /// `[x_1, ..., x_n]`: result `part`, `x_part` spread over the grid.
+    Meshgrid { n: usize, xy: bool, part: usize },
+    /// `[x]`: `argmax` or `argmin`.
+    ArgExtreme {
+        extreme: Extreme,
+        axis: Option<isize>,
+        keepdims: bool,
+    },
+    /// `[x]`.
+    CountNonzero {
+        axes: Option<Vec<isize>>,
+        keepdims: bool,
+    },
+    /// `[x1, x2, sorter?]`.
+    Searchsorted { side: Side, sorter: bool },
+    /// `[x]`.
+    Argsort { axis: isize, descending: bool },
+    /// `[x, prepend?, append?]`.
+    Diff {
+        axis: isize,
+        n: usize,
+        prepend: bool,
+        append: bool,
+    },
+    /// A function of `donate.linalg`.
+    Linalg(LinalgOp),
+}
+
+impl FreshOp {
+    /// The name used in messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FreshOp::Concat { .. } => "concat",
+            FreshOp::Stack { .. } => "stack",
+            FreshOp::BroadcastTo { .. } => "broadcast_to",
+            FreshOp::Tile { .. } => "tile",
+            FreshOp::Repeat { .. } => "repeat",
+            FreshOp::Take { .. } => "take",
+            FreshOp::TakeAlongAxis { .. } => "take_along_axis",
+            FreshOp::Meshgrid { .. } => "meshgrid",
+            FreshOp::ArgExtreme { extreme, .. } => extreme.name(),
+            FreshOp::CountNonzero { .. } => "count_nonzero",
+            FreshOp::Searchsorted { .. } => "searchsorted",
+            FreshOp::Argsort { .. } => "argsort",
+            FreshOp::Diff { .. } => "diff",
+            FreshOp::Linalg(l) => l.name(),
+        }
+    }
+
+    /// How many operands it takes.
+    pub fn arity(&self) -> usize {
+        match self {
+            FreshOp::Concat { n, .. } | FreshOp::Stack { n, .. } | FreshOp::Meshgrid { n, .. } => {
+                *n
+            }
+            FreshOp::Take { .. } | FreshOp::TakeAlongAxis { .. } => 2,
+            FreshOp::Searchsorted { sorter, .. } => 2 + usize::from(*sorter),
+            FreshOp::Diff {
+                prepend, append, ..
+            } => 1 + usize::from(*prepend) + usize::from(*append),
+            FreshOp::Linalg(l) => l.arity(),
+            _ => 1,
+        }
+    }
+
+    /// The role of operand `i`, for messages.
+    pub fn label(&self, i: usize) -> &'static str {
+        match (self, i) {
+            (FreshOp::Take { .. } | FreshOp::TakeAlongAxis { .. }, 1) => "the indices",
+            (FreshOp::Searchsorted { .. }, 0) => "x1",
+            (FreshOp::Searchsorted { .. }, 1) => "x2",
+            (FreshOp::Searchsorted { .. }, _) => "the sorter",
+            (FreshOp::Diff { prepend: true, .. }, 1) => "prepend",
+            (FreshOp::Diff { .. }, 1 | 2) => "append",
+            (FreshOp::Linalg(l), i) => l.label(i),
+            (_, 0) => "the input",
+            _ => "an operand",
+        }
+    }
+
+    /// How many results the function has: this op computes one of them
+    /// (its `part`), and the bindings call one op per result.
+    pub fn parts(&self) -> usize {
+        match self {
+            FreshOp::Meshgrid { n, .. } => *n,
+            FreshOp::Linalg(l) => l.parts(),
+            _ => 1,
+        }
+    }
+
+    /// Whether running it can fail on the operands' values (an index out
+    /// of range, a singular matrix), not only on their dtypes and shapes.
+    /// A traced program keeps every donated argument's buffer intact
+    /// until the last such op has run, so that a failure returns them.
+    pub fn fails_on_values(&self) -> bool {
+        match self {
+            FreshOp::Take { .. } | FreshOp::TakeAlongAxis { .. } => true,
+            FreshOp::Searchsorted { sorter, .. } => *sorter,
+            FreshOp::Linalg(l) => l.fails_on_values(),
+            _ => false,
+        }
+    }
+
+    /// The result's dtype and shape (every check that needs no value).
+    pub fn signature(&self, o: &[Meta<'_>]) -> Result<(DType, Vec<usize>)> {
+        self.check_arity(o.len())?;
+        match self {
+            FreshOp::Concat { axis, .. } => manipulation::concat_signature(o, *axis),
+            FreshOp::Stack { axis, .. } => manipulation::stack_signature(o, *axis),
+            FreshOp::BroadcastTo { shape } => manipulation::broadcast_to_signature(o[0], shape),
+            FreshOp::Tile { reps } => manipulation::tile_signature(o[0], reps),
+            FreshOp::Repeat { repeats, axis } => {
+                manipulation::repeat_signature(o[0], repeats, *axis)
+            }
+            FreshOp::Take { axis } => manipulation::take_signature(o[0], o[1], *axis),
+            FreshOp::TakeAlongAxis { axis } => {
+                manipulation::take_along_axis_signature(o[0], o[1], *axis)
+            }
+            FreshOp::Meshgrid { xy, .. } => manipulation::meshgrid_signature(o, *xy),
+            FreshOp::ArgExtreme {
+                extreme,
+                axis,
+                keepdims,
+            } => searching::arg_extreme_signature(o[0], *extreme, *axis, *keepdims),
+            FreshOp::CountNonzero { axes, keepdims } => {
+                searching::count_nonzero_signature(o[0], axes.as_deref(), *keepdims)
+            }
+            FreshOp::Searchsorted { .. } => {
+                searching::searchsorted_signature(o[0], o[1], o.get(2).copied())
+            }
+            FreshOp::Argsort { axis, .. } => sorting::argsort_signature(o[0], *axis),
+            FreshOp::Diff {
+                axis,
+                n,
+                prepend,
+                append,
+            } => {
+                let (p, a) = diff_extras(o, *prepend, *append);
+                cumulative::diff_signature(o[0], *axis, *n, p, a)
+            }
+            FreshOp::Linalg(l) => l.signature(o),
+        }
+    }
+
+    /// Compute the result from the operands.
+    pub fn run(&self, x: &[&DynTensor]) -> Result<DynTensor> {
+        self.check_arity(x.len())?;
+        match self {
+            FreshOp::Concat { axis, .. } => manipulation::concat(x, *axis),
+            FreshOp::Stack { axis, .. } => manipulation::stack(x, *axis),
+            FreshOp::BroadcastTo { shape } => manipulation::broadcast_to(x[0], shape),
+            FreshOp::Tile { reps } => manipulation::tile(x[0], reps),
+            FreshOp::Repeat { repeats, axis } => manipulation::repeat(x[0], repeats, *axis),
+            FreshOp::Take { axis } => manipulation::take(x[0], x[1], *axis),
+            FreshOp::TakeAlongAxis { axis } => manipulation::take_along_axis(x[0], x[1], *axis),
+            FreshOp::Meshgrid { xy, part, .. } => manipulation::meshgrid_part(x, *xy, *part),
+            FreshOp::ArgExtreme {
+                extreme,
+                axis,
+                keepdims,
+            } => searching::arg_extreme(x[0], *extreme, *axis, *keepdims),
+            FreshOp::CountNonzero { axes, keepdims } => {
+                searching::count_nonzero(x[0], axes.as_deref(), *keepdims)
+            }
+            FreshOp::Searchsorted { side, .. } => {
+                searching::searchsorted(x[0], x[1], *side, x.get(2).copied())
+            }
+            FreshOp::Argsort { axis, descending } => sorting::argsort(x[0], *axis, *descending),
+            FreshOp::Diff {
+                axis,
+                n,
+                prepend,
+                append,
+            } => {
+                let (p, a) = diff_extras(x, *prepend, *append);
+                cumulative::diff(x[0], *axis, *n, p, a)
+            }
+            FreshOp::Linalg(l) => l.run(x),
+        }
+    }
+
+    /// The parameters as a printed program shows them (`name=value`).
+    pub fn params(&self) -> Vec<String> {
+        let opt = |a: &Option<isize>| a.map_or("None".to_string(), |a| a.to_string());
+        match self {
+            FreshOp::Concat { axis, .. } | FreshOp::Take { axis } => {
+                vec![format!("axis={}", opt(axis))]
+            }
+            FreshOp::Stack { axis, .. } | FreshOp::TakeAlongAxis { axis } => {
+                vec![format!("axis={axis}")]
+            }
+            FreshOp::BroadcastTo { shape } => vec![format!("shape={}", tuple(shape))],
+            FreshOp::Tile { reps } => vec![format!("reps={}", tuple(reps))],
+            FreshOp::Repeat { repeats, axis } => vec![
+                format!("repeats={}", tuple(repeats)),
+                format!("axis={}", opt(axis)),
+            ],
+            FreshOp::Meshgrid { xy, part, .. } => vec![
+                format!("indexing={}", if *xy { "xy" } else { "ij" }),
+                format!("part={part}"),
+            ],
+            FreshOp::ArgExtreme { axis, keepdims, .. } => vec![
+                format!("axis={}", opt(axis)),
+                format!("keepdims={}", py_bool(*keepdims)),
+            ],
+            FreshOp::CountNonzero { axes, keepdims } => vec![
+                format!("axes={}", axes.as_deref().map_or("None".into(), tuple)),
+                format!("keepdims={}", py_bool(*keepdims)),
+            ],
+            FreshOp::Searchsorted { side, .. } => vec![format!(
+                "side={}",
+                match side {
+                    Side::Left => "left",
+                    Side::Right => "right",
+                }
+            )],
+            FreshOp::Argsort { axis, descending } => vec![
+                format!("axis={axis}"),
+                format!("descending={}", py_bool(*descending)),
+            ],
+            FreshOp::Diff { axis, n, .. } => vec![format!("axis={axis}"), format!("n={n}")],
+            FreshOp::Linalg(l) => l.params(),
+        }
+    }
+
+    /// Every result of the function this op is one result of, in order
+    /// (its one result for a function of one).
+    pub fn run_all(&self, x: &[&DynTensor]) -> Result<Vec<DynTensor>> {
+        self.check_arity(x.len())?;
+        match self {
+            FreshOp::Meshgrid { xy, .. } => manipulation::meshgrid(x, *xy),
+            FreshOp::Linalg(l) => l.run_all(x),
+            _ => Ok(vec![self.run(x)?]),
+        }
+    }
+
+    fn check_arity(&self, n: usize) -> Result<()> {
+        if n == self.arity() && n > 0 {
+            Ok(())
+        } else if n == 0 {
+            Err(Error::InvalidArgument {
+                op: self.name(),
+                reason: "needs at least one tensor".into(),
+            })
+        } else {
+            Err(Error::InvalidArgument {
+                op: self.name(),
+                reason: format!("takes {} operands, got {n}", self.arity()),
+            })
+        }
+    }
+}
+
+/// `(a, b)`, or `(a,)` for one.
+fn tuple<T: ToString>(xs: &[T]) -> String {
+    let items: Vec<String> = xs.iter().map(ToString::to_string).collect();
+    match items.len() {
+        1 => format!("({},)", items[0]),
+        _ => format!("({})", items.join(", ")),
+    }
+}
+
+fn py_bool(b: bool) -> &'static str {
+    if b {
+        "True"
+    } else {
+        "False"
+    }
+}
+
+/// `diff`'s `prepend` and `append` among its operands.
+fn diff_extras<T: Copy>(o: &[T], prepend: bool, append: bool) -> (Option<T>, Option<T>) {
+    let p = prepend.then(|| o[1]);
+    let a = append.then(|| o[1 + usize::from(prepend)]);
+    (p, a)
+}
+
+/// A Python number operand as the 0-d tensor the functions read.
+pub(crate) fn scalar_tensor(s: Scalar) -> Result<DynTensor> {
+    DynTensor::full(s.tensor_dtype(), &[], s)
+}
