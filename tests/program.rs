@@ -501,7 +501,10 @@ fn a_donated_input_outlives_a_function_that_may_fail_on_values() {
     let free = lower(build(false), &[true, false]).unwrap();
     assert_eq!(free.first_donated_write, Some(0), "mul writes over x");
     let kept = lower(build(true), &[true, false]).unwrap();
-    assert_eq!(kept.first_donated_write, None, "x is not written before take");
+    assert_eq!(
+        kept.first_donated_write, None,
+        "x is not written before take"
+    );
 
     let x = tensor(&[1.0, 2.0, 3.0, 4.0], &[4]);
     let ptr = x.buffer_ptr();
