@@ -110,7 +110,7 @@ pub use ops::{Applied, Operand, Outcome, Refusal};
 pub use ownership::{OwnershipSnapshot, OwnershipState, StateError};
 pub use plan::{Offer, Plan};
 pub use promote::OperandDType;
-pub use semantics::{CopySemantics, DonateExt, Donated, OpBuilder};
+pub use semantics::{DonateExt, Donated};
 pub use stats::{memory_stats, reset_peak, MemoryStats, Reuse};
 pub use tensor::Tensor;
 

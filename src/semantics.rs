@@ -1,12 +1,14 @@
-//! How an operation treats its input: [`CopySemantics`], [`OpBuilder`],
-//! [`Donated`] and the arithmetic operators.
+//! How an operation treats its input, in the typed API: by its ownership.
+//! A tensor passed by value is a temporary (its buffer is reused when
+//! exclusive), `&t` is only read, and [`Donated`] (`t.donate()`) gives the
+//! buffer away: the three [`Offer`]s of the planner.
 //!
 //! Differences from the first design, on purpose:
-//! * `OpBuilder` can only reuse an input it *owns* ([`OpBuilder::new`] takes
-//!   the tensor by value). A builder over a borrowed tensor
-//!   ([`OpBuilder::borrowed`]) always copies: the first design's
-//!   `OpBuilder::new(&self).inplace_if_possible()` would have changed a
-//!   tensor its caller still holds.
+//! * No `OpBuilder`/`CopySemantics`: the first design configured reuse on a
+//!   builder (`OpBuilder::new(&self).inplace_if_possible()`), which could
+//!   change a tensor its caller still holds. Ownership says the same
+//!   without that hole: only a tensor given by value or donated can be
+//!   reused.
 //! * `DonateInput` on a buffer that cannot be donated does not panic: it
 //!   copies (XLA's "copy protection") and counts a fallback in
 //!   [`memory_stats`](crate::memory_stats).
@@ -18,102 +20,7 @@ use crate::error::Result;
 use crate::kernels::{BinaryOp, KernelElement, UnaryOp};
 use crate::ops::{binary, unary, Applied, Operand};
 use crate::plan::Offer;
-use crate::stats;
 use crate::tensor::Tensor;
-
-/// How an operation treats its input buffer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CopySemantics {
-    /// Write into the input if it is exclusively owned, else allocate.
-    ReuseInput,
-    /// The caller gives the input away: write into it if possible, else copy
-    /// (counted as a donation fallback).
-    DonateInput,
-    /// Always allocate a new buffer (the safe default).
-    #[default]
-    AlwaysCopy,
-}
-
-enum Input<'a, T: KernelElement> {
-    Owned(Tensor<T>),
-    Borrowed(&'a Tensor<T>),
-}
-
-/// Configures how one operation treats its input. See [`CopySemantics`] for the choices.
-pub struct OpBuilder<'a, T: KernelElement> {
-    input: Input<'a, T>,
-    semantics: CopySemantics,
-}
-
-impl<T: KernelElement> OpBuilder<'static, T> {
-    /// A builder that owns its input (default: `AlwaysCopy`).
-    pub fn new(input: Tensor<T>) -> Self {
-        OpBuilder {
-            input: Input::Owned(input),
-            semantics: CopySemantics::AlwaysCopy,
-        }
-    }
-}
-
-impl<'a, T: KernelElement> OpBuilder<'a, T> {
-    /// A builder over a borrowed input: every semantics copies.
-    pub fn borrowed(input: &'a Tensor<T>) -> Self {
-        OpBuilder {
-            input: Input::Borrowed(input),
-            semantics: CopySemantics::AlwaysCopy,
-        }
-    }
-
-    /// Write into the input if it is exclusively owned.
-    #[must_use]
-    pub fn inplace_if_possible(mut self) -> Self {
-        self.semantics = CopySemantics::ReuseInput;
-        self
-    }
-
-    /// Give the input away.
-    #[must_use]
-    pub fn donate(mut self) -> Self {
-        self.semantics = CopySemantics::DonateInput;
-        self
-    }
-
-    /// Set the semantics.
-    #[must_use]
-    pub fn semantics(mut self, s: CopySemantics) -> Self {
-        self.semantics = s;
-        self
-    }
-
-    fn operand(&mut self) -> Operand<'_, T> {
-        let semantics = self.semantics;
-        match &mut self.input {
-            Input::Owned(t) => match semantics {
-                CopySemantics::ReuseInput => Operand::Owned(t, Offer::Temporary),
-                CopySemantics::DonateInput => Operand::Owned(t, Offer::Donated),
-                CopySemantics::AlwaysCopy => Operand::Ref(t),
-            },
-            Input::Borrowed(t) => {
-                if semantics == CopySemantics::DonateInput {
-                    stats::record_fallback();
-                }
-                Operand::Ref(t)
-            }
-        }
-    }
-
-    /// Apply a unary kernel under the configured semantics.
-    pub fn unary(mut self, op: UnaryOp) -> Result<Applied<T>> {
-        unary::unary(op, self.operand())
-    }
-
-    /// Apply `f` to the elements under the configured semantics: on the
-    /// input's buffer when it may be reused, else on a fresh copy.
-    pub fn apply(mut self, f: impl FnOnce(&mut [T])) -> Result<Tensor<T>> {
-        let op = crate::ops::same_shape_apply(self.operand(), f)?;
-        Ok(op.0)
-    }
-}
 
 /// A tensor its owner gives away: an operation on it may write its result
 /// into its buffer (and will, when the buffer is exclusive and fits).

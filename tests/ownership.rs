@@ -1,7 +1,7 @@
 //! Ownership rules: every rule asserts buffer identity (reuse) or its
 //! absence (copy), not only values.
 
-use donate::{BinaryOp, DonateExt, Error, Offer, OpBuilder, Operand, Refusal, Tensor, UnaryOp};
+use donate::{BinaryOp, DonateExt, Error, Offer, Operand, Refusal, Tensor, UnaryOp};
 
 fn t(v: &[f32]) -> Tensor<f32> {
     Tensor::from_slice(v, &[v.len()]).unwrap()
@@ -227,39 +227,36 @@ fn data_mut_only_when_exclusive() {
     assert_eq!(a.as_slice().unwrap(), &[7.0]);
 }
 
+/// The typed API's ownership is the offer: by value reuses an exclusive
+/// buffer, a borrow never does, a donation of a shared tensor copies and
+/// leaves it intact.
 #[test]
-fn op_builder_semantics() {
-    // ReuseInput on an owned exclusive input: same buffer
+fn ownership_decides_reuse() {
+    // By value (a temporary), exclusive: the same buffer.
     let a = t(&[-1.0, 1.0]);
     let p = a.buffer_ptr();
-    let (r, o) = OpBuilder::new(a)
-        .inplace_if_possible()
-        .unary(UnaryOp::Relu)
-        .unwrap();
+    let r = a.map(UnaryOp::Relu).unwrap();
     assert_eq!(r.buffer_ptr(), p);
-    assert_eq!(o.reused, Some(0));
-    // AlwaysCopy: new buffer
+    // Borrowed: a new buffer, the input unchanged.
     let a = t(&[-1.0, 1.0]);
-    let p = a.buffer_ptr();
-    let (r, _) = OpBuilder::new(a).unary(UnaryOp::Relu).unwrap();
-    assert_ne!(r.buffer_ptr(), p);
-    // borrowed + donate: copy, input untouched
-    let a = t(&[-1.0, 1.0]);
-    let (r, _) = OpBuilder::borrowed(&a)
-        .donate()
-        .unary(UnaryOp::Relu)
-        .unwrap();
+    let r = (&a * 1.0).unwrap();
     assert_ne!(r.buffer_ptr(), a.buffer_ptr());
     assert_eq!(a.as_slice().unwrap(), &[-1.0, 1.0]);
-    // apply with a closure
-    let a = t(&[1.0, 2.0]);
+    // Donated while another handle shares the buffer: copied, the other
+    // handle keeps its values, and the refusal is reported.
+    let a = t(&[-1.0, 1.0]);
+    let other = a.clone();
+    let (r, o) = a.donate().unary(UnaryOp::Relu).unwrap();
+    assert_ne!(r.buffer_ptr(), other.buffer_ptr());
+    assert_eq!(other.as_slice().unwrap(), &[-1.0, 1.0]);
+    assert_eq!(o.reused, None);
+    assert!(matches!(o.refused[..], [(0, Refusal::Shared { .. })]));
+    // Donated and exclusive: written in place.
+    let a = t(&[1.0, -2.0]);
     let p = a.buffer_ptr();
-    let r = OpBuilder::new(a)
-        .donate()
-        .apply(|x| x.iter_mut().for_each(|v| *v *= 3.0))
-        .unwrap();
-    assert_eq!(r.buffer_ptr(), p);
-    assert_eq!(r.as_slice().unwrap(), &[3.0, 6.0]);
+    let (r, o) = a.donate().unary(UnaryOp::Relu).unwrap();
+    assert_eq!((r.buffer_ptr(), o.reused), (p, Some(0)));
+    assert_eq!(r.as_slice().unwrap(), &[1.0, 0.0]);
 }
 
 #[test]

@@ -519,3 +519,48 @@ fn a_donated_input_outlives_a_function_that_may_fail_on_values() {
     assert_eq!((back.input, back.tensor.buffer_ptr()), (0, ptr));
     assert_eq!(f32s(&back.tensor), [1.0, 2.0, 3.0, 4.0]);
 }
+
+/// A call's claim of each argument is the planner's decision over its
+/// description: a consumed argument is taken when its buffer can be given
+/// up, else copied with the refusal the eager planner would give.
+#[test]
+fn a_call_takes_copies_or_reads_each_argument_as_the_planner_decides() {
+    use donate::plan::{Holders, Offer, OperandDesc, Refusal};
+    use donate::program::Claim;
+    let l = lower(chain(&[8]), &[true]).unwrap();
+    let desc = |h: Holders| {
+        OperandDesc::tensor(DType::F32, &[8])
+            .with_id(1)
+            .offered(Offer::Donated, h)
+    };
+    assert_eq!(l.claims(&[desc(Holders::Exclusive)]), [Claim::Take]);
+    assert_eq!(
+        l.claims(&[desc(Holders::Shared {
+            handles: 2,
+            exports: 0
+        })]),
+        [Claim::Copy(Refusal::Shared {
+            handles: 2,
+            exports: 0
+        })]
+    );
+    let part = desc(Holders::Exclusive).covering(donate::plan::Coverage::Rows);
+    assert!(matches!(
+        &l.claims(&[part])[..],
+        [Claim::Copy(Refusal::View { .. })]
+    ));
+    // Not donated: only read.
+    let kept = lower(chain(&[8]), &[false]).unwrap();
+    assert_eq!(kept.claims(&[desc(Holders::Exclusive)]), [Claim::Read]);
+    // The same tensor passed twice, donated once: copied.
+    let mut b = Builder::new();
+    let x = b.input(DType::F32, &[8]);
+    let y = b.input(DType::F32, &[8]);
+    let z = b.push(Op::Binary(BinaryOp::Add), &[v(x), v(y)]).unwrap();
+    let twice = lower(b.finish(&[z]).unwrap(), &[true, false]).unwrap();
+    let borrowed = OperandDesc::tensor(DType::F32, &[8]).with_id(1);
+    assert_eq!(
+        twice.claims(&[desc(Holders::Exclusive), borrowed]),
+        [Claim::Copy(Refusal::SameTensor), Claim::Read]
+    );
+}

@@ -286,28 +286,3 @@ fn update<T: Element>(
     *t = new;
     Ok(())
 }
-
-/// Apply a closure to the elements: on the claimed input buffer, else on a
-/// fresh copy (what [`OpBuilder::apply`](crate::OpBuilder::apply) runs).
-/// Planned as an element-wise unary op: same shape and dtype.
-pub(crate) fn same_shape_apply<T: Element>(
-    x: Operand<'_, T>,
-    f: impl FnOnce(&mut [T]),
-) -> Result<Applied<T>> {
-    let plan = typed_plan(&crate::plan::Op::Unary(crate::kernels::UnaryOp::Neg), &[&x])?;
-    let f = std::cell::Cell::new(Some(f));
-    let run = |b: &mut [T]| {
-        if let Some(f) = f.take() {
-            f(b);
-        }
-    };
-    same_shape(
-        &plan,
-        x,
-        |b| {
-            run(b);
-            Ok(())
-        },
-        |s| copy_then(s, run),
-    )
-}

@@ -188,6 +188,22 @@ impl<'a> OperandDesc<'a> {
         self
     }
 
+    /// Why this operand's buffer cannot be given up now, whatever the
+    /// operation: other holders, a writer, already donated, or a view of
+    /// part of its buffer (`None`: it can).
+    #[inline]
+    pub fn buffer_refusal(&self) -> Option<Refusal> {
+        match self.holders {
+            Holders::Exclusive if self.coverage != Coverage::Whole => Some(Refusal::View {
+                strided: !self.coverage.is_contiguous(),
+            }),
+            Holders::Exclusive => None,
+            Holders::Shared { handles, exports } => Some(Refusal::Shared { handles, exports }),
+            Holders::Busy => Some(Refusal::Busy),
+            Holders::Donated => Some(Refusal::Donated),
+        }
+    }
+
     /// The tensor dtype this operand is held in (`None` for scalars).
     fn held(&self) -> Option<DType> {
         match self.kind {

@@ -2,7 +2,7 @@
 //! into C order first, and which operand's buffer receives the result (the
 //! target), with the reason each other offered operand does not.
 
-use super::{Allocation, Coverage, Holders, Offer, Op, OperandDesc, Plan, Purpose, Refusal};
+use super::{Allocation, Coverage, Offer, Op, OperandDesc, Plan, Purpose, Refusal};
 
 /// Which operands may receive the result.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -22,6 +22,7 @@ pub(super) enum Receives {
 /// through their strides (the GEMM takes row and column strides), the
 /// view ops make views, and a
 /// `__setitem__` target is written through its strides.
+#[inline] // (one call site, in `plan`: kept in the eager per-call path's frame)
 pub(super) fn plan_gathers(p: &mut Plan, o: &[OperandDesc<'_>]) {
     for (i, d) in o.iter().enumerate() {
         if d.coverage.is_contiguous() || p.casts.contains(&i) {
@@ -54,6 +55,7 @@ pub(super) fn plan_gathers(p: &mut Plan, o: &[OperandDesc<'_>]) {
 /// its own buffer (offered, exclusive, of the result's shape and dtype,
 /// read by no other operand) or its cast copy (the op's own buffer). Each
 /// offered operand whose buffer is not used gets its reason.
+#[inline] // (as `plan_gathers`)
 pub(super) fn choose_target(p: &mut Plan, o: &[OperandDesc<'_>], receives: Receives) {
     let name = p.op.name();
     for (i, d) in o.iter().enumerate() {
@@ -102,17 +104,7 @@ pub(super) fn choose_target(p: &mut Plan, o: &[OperandDesc<'_>], receives: Recei
                     result: p.shape.to_vec(),
                 })
             } else {
-                match d.holders {
-                    Holders::Exclusive if d.coverage != Coverage::Whole => Some(Refusal::View {
-                        strided: !d.coverage.is_contiguous(),
-                    }),
-                    Holders::Exclusive => None,
-                    Holders::Shared { handles, exports } => {
-                        Some(Refusal::Shared { handles, exports })
-                    }
-                    Holders::Busy => Some(Refusal::Busy),
-                    Holders::Donated => Some(Refusal::Donated),
-                }
+                d.buffer_refusal()
             }
         });
         let fits = own.is_none() || (cast && role.is_none() && shape_fits && result_fits);

@@ -39,7 +39,7 @@ use super::{Atom, Program, Var};
 use crate::error::{Error, Result};
 use crate::layout::Coverage;
 use crate::plan::{
-    plan, plan_in_place, Allocation, Holders, Offer, Op, OperandDesc, Plan, Purpose,
+    plan, plan_in_place, Allocation, Holders, Offer, Op, OperandDesc, Plan, Purpose, Refusal,
 };
 
 /// A buffer of a planned program: an index into [`Lowered::buffers`].
@@ -59,6 +59,19 @@ pub enum Origin {
 pub struct Buffer {
     pub origin: Origin,
     pub bytes: usize,
+}
+
+/// How a call supplies one argument of a lowered program
+/// ([`Lowered::claims`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Claim {
+    /// Another handle on it: the program only reads it.
+    Read,
+    /// Its buffer, taken from the caller (moved-from) into the run.
+    Take,
+    /// Consumed by the program, but its buffer cannot be given up (the
+    /// reason): a copy is consumed instead, the caller's tensor unchanged.
+    Copy(Refusal),
 }
 
 /// Where an equation writes its result.
@@ -738,6 +751,32 @@ impl Lowered {
             if outs.len() == 1 { "," } else { "" }
         );
         s
+    }
+
+    /// How a call supplies each argument, from its description (holders,
+    /// coverage, identity), as the eager planner decides an offered
+    /// operand: an argument the program consumes (a donated alias or
+    /// donor) is [`Claim::Take`]n when its buffer can be given up and it is
+    /// passed once, else [`Claim::Copy`]ed with the reason (copy
+    /// protection); every other argument is [`Claim::Read`].
+    pub fn claims(&self, args: &[OperandDesc<'_>]) -> Vec<Claim> {
+        let consumed = self.consumed();
+        args.iter()
+            .enumerate()
+            .map(|(k, d)| {
+                if !consumed.contains(&k) {
+                    return Claim::Read;
+                }
+                let twice =
+                    d.id.is_some() && args.iter().enumerate().any(|(j, e)| j != k && e.id == d.id);
+                let why = if twice {
+                    Some(Refusal::SameTensor)
+                } else {
+                    d.buffer_refusal()
+                };
+                why.map_or(Claim::Take, Claim::Copy)
+            })
+            .collect()
     }
 
     /// Inputs whose buffers the program consumes when donated (aliases and

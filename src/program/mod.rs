@@ -57,7 +57,7 @@ use crate::layout::{Coverage, Layout};
 use crate::plan::{permute_axes, plan, plan_in_place, Op, OperandDesc};
 use crate::shape::Dims;
 
-pub use lower::{lower, BufferId, Lowered, MemoryAnalysis, Step, Write};
+pub use lower::{lower, BufferId, Claim, Lowered, MemoryAnalysis, Step, Write};
 pub use run::{plan_mismatches, Donor, RunArg, RunError};
 
 /// A variable: an index into [`Program::vars`].

@@ -24,8 +24,8 @@ use pyo3::types::PyList;
 use super::errors::{warn_all_at, IntoPyResult, TracerError};
 use super::operands::{read, Input, Inputs, Source};
 use super::tensor::PyTensor;
-use crate::plan::{Offer, Op};
-use crate::program::{lower, Atom, Builder, Lowered, Program, RunArg, Var};
+use crate::plan::{Holders, Offer, Op, OperandDesc, Refusal};
+use crate::program::{lower, Atom, Builder, Claim, Lowered, Program, RunArg, Var};
 use crate::{DType, DynTensor, Error, Outcome};
 
 const MOVED: u32 = u32::MAX;
@@ -596,48 +596,46 @@ impl PyLowered {
             )));
         }
         self.check_args(&args)?;
-        let consumed = l.consumed();
-        // Every argument is read first: a donated tensor also passed as
-        // another argument is then not exclusive, and is copied.
+        // Every argument is read first (so that its handle exists while the
+        // others are described), then described as the planner sees an
+        // offered operand; the core decides each claim.
         let mut handles: Vec<Option<DynTensor>> = args
             .iter()
             .map(|a| read(py, a.get()).map(Some))
             .collect::<PyResult<_>>()?;
-        // Which donated arguments are shared (copy protection), warned
-        // about before anything is taken.
-        let mut take = vec![false; args.len()];
+        let consumed = l.consumed();
+        let descs: Vec<OperandDesc<'_>> = args
+            .iter()
+            .enumerate()
+            .map(|(k, a)| {
+                let me = a.get();
+                let d = OperandDesc::tensor(me.dtype, &me.shape).with_id(a.as_ptr() as usize);
+                if !consumed.contains(&k) {
+                    return d;
+                }
+                drop(handles[k].take()); // (its own handle: not another holder)
+                let g = me.slot.lock(&py);
+                d.offered(Offer::Donated, Holders::from(g.ownership()))
+                    .covering(g.coverage())
+            })
+            .collect();
+        let claims = l.claims(&descs);
+        drop(descs);
         let mut messages = Vec::new();
-        for &k in &consumed {
-            drop(handles[k].take());
-            let me = args[k].get();
-            let g = me.slot.lock(&py);
-            let s = g.ownership();
-            let whole = g.coverage() == crate::layout::Coverage::Whole;
-            drop(g);
-            let exclusive = s.handles == 1 && s.exports == 0 && !s.writer && !s.donated && whole;
-            if exclusive {
-                take[k] = true;
-            } else {
-                let twice = args
+        for (k, c) in claims.iter().enumerate() {
+            if let Claim::Copy(why) = c {
+                let me = args[k].get();
+                // (The same tensor twice: named by its other argument.)
+                let other = args
                     .iter()
                     .enumerate()
                     .find(|(j, a)| *j != k && a.is(&args[k]));
-                let why = if let Some((j, _)) = twice {
-                    format!(
+                let why = match (why, other) {
+                    (Refusal::SameTensor, Some((j, _))) => format!(
                         "the same tensor is passed twice (also as {})",
                         self.label(j)
-                    )
-                } else if whole {
-                    Error::NotDonatable {
-                        handles: s.handles,
-                        exports: s.exports,
-                    }
-                    .to_string()
-                } else {
-                    Error::PartialView {
-                        shape: me.shape.to_vec(),
-                    }
-                    .to_string()
+                    ),
+                    (r, _) => r.to_string(),
                 };
                 messages.push(format!(
                     "jit({}): {} ({}) was donated but cannot be taken: {why}; it was copied first, and the caller's tensor is unchanged",
@@ -649,7 +647,7 @@ impl PyLowered {
             }
         }
         warn_all_at(py, messages, 2)?;
-        let (run_args, taken) = self.claim(py, &args, &consumed, &take, &mut handles)?;
+        let (run_args, taken) = self.claim(py, &args, &claims, &mut handles)?;
         drop(handles);
         let work = l.memory.peak_memory_in_bytes;
         let consts = &self.consts;
@@ -725,15 +723,14 @@ impl PyLowered {
         &self,
         py: Python<'_>,
         args: &[Bound<'_, PyTensor>],
-        consumed: &[usize],
-        take: &[bool],
+        claims: &[Claim],
         handles: &mut [Option<DynTensor>],
     ) -> PyResult<(Vec<RunArg>, Vec<usize>)> {
         let mut run_args = Vec::with_capacity(args.len());
         let mut taken: Vec<usize> = Vec::new();
         for (k, a) in args.iter().enumerate() {
             let me = a.get();
-            let arg = if take[k] {
+            let arg = if claims[k] == Claim::Take {
                 let mut g = me.slot.lock(&py);
                 let (dtype, shape) = (g.dtype(), g.shape().to_vec());
                 if let Ok(buf) = g.take_buffer_for(self.consumer) {
@@ -747,7 +744,7 @@ impl PyLowered {
                     h.check_readable().py()?;
                     RunArg::Consumed(super::arena::detach(py, h.nbytes(), || h.deep_copy()).py()?)
                 }
-            } else if consumed.contains(&k) {
+            } else if matches!(claims[k], Claim::Copy(_)) {
                 let h = handles[k]
                     .take()
                     .ok_or_else(|| tracer_error("jit", "an argument handle"))?;
