@@ -1,18 +1,25 @@
 #!/usr/bin/env python3
-"""Print the import graph of the core's top-level modules and its cycles.
+"""Print the import graphs of the core's and the bindings' top-level
+modules and their cycles.
 
     python3 scripts/module-cycles.py [--graph]
 
-Reads every `.rs` file under `src/` except `src/python/` (the bindings sit
-on top of everything) and `src/lib.rs` (the root, which re-exports), and
+The core: reads every `.rs` file under `src/` except `src/lib.rs` (the
+root, which re-exports), and
 takes each `crate::` path in code (comments, doc links and string literals
 do not count) as an edge from the file's top-level module (`src/kernels/
 fresh.rs` belongs to `kernels`) to the path's first segment. A path through
 a root re-export (`crate::Tensor`) is resolved with the `pub use` lines of
 `src/lib.rs`. Test modules count too: a cycle is a cycle.
 
+The bindings (`bindings/src/`, a crate of its own on top of the core):
+the same, with `super::` paths of a file counted too (`super::tensor` in
+`bindings/src/jit.rs`, `super::super::ops` in `bindings/src/temporary/
+mod.rs`'s children), since the bindings' modules name each other that way.
+
 Prints the strongly connected components with more than one module and
-exits 1 if there is any (0 if the graph is acyclic), so CI can run it.
+exits 1 if there is any in either crate (0 if both graphs are acyclic),
+so CI can run it.
 With `--graph`, also prints every module's dependencies.
 """
 
@@ -22,6 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
+BINDINGS = ROOT / "bindings" / "src"
 
 
 CHAR = re.compile(r"'(?:\\(?:'|[^']{1,10})|[^\\'\n])'")
@@ -68,12 +76,12 @@ def strip_comments_and_strings(text):
     return "".join(out)
 
 
-def modules():
+def modules(src=SRC):
     """Top-level module name -> list of its files."""
     mods = {}
-    for f in sorted(SRC.rglob("*.rs")):
-        rel = f.relative_to(SRC)
-        if rel.parts[0] == "python" or rel == Path("lib.rs"):
+    for f in sorted(src.rglob("*.rs")):
+        rel = f.relative_to(src)
+        if rel == Path("lib.rs"):
             continue
         name = rel.parts[0].removesuffix(".rs")
         mods.setdefault(name, []).append(f)
@@ -134,6 +142,27 @@ def graph():
     return edges
 
 
+def bindings_graph():
+    """The bindings' graph: `crate::x` and, from a file `depth` folders
+    below the root, `super::` repeated `depth + 1` times (`mod.rs` counts
+    as its folder) name the top-level module `x`."""
+    mods = modules(BINDINGS)
+    edges = {m: set() for m in mods}
+    for m, files in mods.items():
+        for f in files:
+            rel = f.relative_to(BINDINGS)
+            depth = len(rel.parts) - 1 - (1 if f.name == "mod.rs" else 0)
+            code = strip_comments_and_strings(f.read_text())
+            heads = []
+            for hit in re.finditer(r"(?<![\w$])crate\s*::\s*", code):
+                heads += use_tree_heads(code[hit.end():])
+            for hit in re.finditer(r"(?<![\w$:])((?:super\s*::\s*)+)", code):
+                if hit.group(1).count("super") == depth + 1:
+                    heads += use_tree_heads(code[hit.end():])
+            edges[m] |= {h for h in heads if h in mods and h != m}
+    return edges
+
+
 def sccs(edges):
     """Tarjan's strongly connected components."""
     index, low, on_stack, stack, out = {}, {}, set(), [], []
@@ -164,21 +193,26 @@ def sccs(edges):
     return out
 
 
-def main():
-    edges = graph()
+def check(name, edges):
+    """Print `edges`' cycles (and the graph with `--graph`); the count."""
     if "--graph" in sys.argv[1:]:
         for m in sorted(edges):
-            print(f"{m} -> {', '.join(sorted(edges[m])) or '(nothing)'}")
+            print(f"{name}: {m} -> {', '.join(sorted(edges[m])) or '(nothing)'}")
     cycles = [c for c in sccs(edges) if len(c) > 1]
     for c in cycles:
         members = set(c)
         inner = [f"{a} -> {b}" for a in c for b in sorted(edges[a] & members)]
-        print(f"cycle: {{{', '.join(c)}}}: {'; '.join(inner)}")
+        print(f"{name}: cycle: {{{', '.join(c)}}}: {'; '.join(inner)}")
     if cycles:
-        print(f"{len(cycles)} cycle(s) among the core's modules", file=sys.stderr)
-        return 1
-    print(f"no cycles among the core's {len(edges)} modules")
-    return 0
+        print(f"{len(cycles)} cycle(s) among the modules of the {name}", file=sys.stderr)
+    else:
+        print(f"no cycles among the {len(edges)} modules of the {name}")
+    return len(cycles)
+
+
+def main():
+    bad = check("core", graph()) + check("bindings", bindings_graph())
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

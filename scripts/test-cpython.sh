@@ -77,7 +77,7 @@ forky_run PATH="/venv/$VERSION/bin:/root/.cargo/bin:/usr/bin:/bin" \
     rm -rf "$wheels"
     cd /src
     CARGO_TARGET_DIR="/src/target/cpython-$VERSION" \
-        maturin build --release -i "/venv/$VERSION/bin/python" --out "$wheels"
+        maturin build --profile wheel -i "/venv/$VERSION/bin/python" --out "$wheels"
     pip install -q --force-reinstall --no-deps "$wheels"/*.whl
     echo "build and install: $((SECONDS - t)) s"
     # Outside /src, so that nothing is imported from the checkout and

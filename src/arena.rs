@@ -251,8 +251,7 @@ static PROVIDER: std::sync::OnceLock<fn() -> Option<TensorArena>> = std::sync::O
 
 /// Install the front end's current-arena lookup (see [`current`]). Returns
 /// false if one was already installed (the first one stays).
-#[cfg(feature = "python")]
-pub(crate) fn set_current_provider(provider: fn() -> Option<TensorArena>) -> bool {
+pub fn set_current_provider(provider: fn() -> Option<TensorArena>) -> bool {
     PROVIDER.set(provider).is_ok()
 }
 

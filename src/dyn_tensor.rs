@@ -55,7 +55,9 @@ macro_rules! each {
 }
 pub(crate) use each;
 
-/// Run `$body` with the type alias `$T` set to the element type of `$d`.
+/// Run `$body` with the type alias `$T` set to the element type of `$d`
+/// (the one dtype dispatch: the kernels' and the bindings').
+#[macro_export]
 macro_rules! for_dtype {
     ($d:expr, $T:ident => $body:expr) => {
         match $d {
@@ -106,7 +108,7 @@ macro_rules! for_dtype {
         }
     };
 }
-pub(crate) use for_dtype;
+pub use crate::for_dtype;
 
 /// [`for_dtype!`] for the floating-point dtypes only; `$other` for the
 /// rest (planning rejects them first, so it is an internal error).

@@ -3,7 +3,7 @@
 //! Every fallible operation returns [`Result<T>`](Result). Messages name the
 //! shapes, dtypes and byte counts involved so that a user can act on them
 //! without a debugger. The Python bindings map each variant to one Python
-//! exception class in exactly one place (`src/python/errors.rs`).
+//! exception class in exactly one place (`bindings/src/errors.rs`).
 
 use std::fmt;
 
@@ -13,8 +13,9 @@ use crate::element::DType;
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Everything that can go wrong in `donate`.
+// (Not `#[non_exhaustive]`: the bindings map every variant to a Python
+// exception in one exhaustive match, so a new variant cannot go unmapped.)
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum Error {
     /// Two shapes that had to agree (or broadcast) do not.
     ShapeMismatch {

@@ -91,12 +91,6 @@ mod semantics;
 #[allow(unsafe_code)]
 pub mod slot;
 
-// The Python bindings: the temporary checks, the buffer protocol and the
-// CPython calls around them are `unsafe`.
-#[cfg(feature = "python")]
-#[allow(unsafe_code)]
-mod python;
-
 pub use arena::{ArenaGuard, ArenaStats, TensorArena};
 pub use block::ALIGN;
 pub use buffer::{ExportGuard, OwnedBuffer};

@@ -65,8 +65,7 @@ pub fn reset_peak() {
 /// back to an earlier reading: for work done on the library's own behalf,
 /// such as the Python bindings' set-up at import, that users should not
 /// see counted. Not meant for use while other threads run operations.
-#[cfg(feature = "python")]
-pub(crate) fn restore_counters(s: &MemoryStats) {
+pub fn restore_counters(s: &MemoryStats) {
     PEAK_BYTES.store(
         s.peak_bytes.max(LIVE_BYTES.load(Ordering::Relaxed)),
         Ordering::Relaxed,

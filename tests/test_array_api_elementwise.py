@@ -415,7 +415,7 @@ def test_integer_edge_cases_are_as_documented(dtype: np.dtype) -> None:
 # --- rejections --------------------------------------------------------------------
 
 # (function, operand dtypes) the core refuses with TypeError
-# (Error::InvalidOperand or UnsupportedDType, src/python/errors.rs).
+# (Error::InvalidOperand or UnsupportedDType, bindings/src/errors.rs).
 REJECTED = (
     [(n, (BOOL,)) for n in NUMERIC_UNARY + ["negative"]]
     + [(n, (BOOL, BOOL)) for n in NUMERIC_BINARY + ["subtract"]]
@@ -550,7 +550,7 @@ OPERATOR_EXPRESSIONS: dict[str, tuple[Callable[[Fresh], Any], Callable[[Fresh], 
 
 # Every operator's interpreter path (PyNumber_FloorDivide, _And, ...) is
 # among those the temporary check learns at import (TEMPORARY_PATHS,
-# src/python/temporary/mod.rs).
+# bindings/src/temporary/mod.rs).
 OPERATOR_CASES = sorted(OPERATOR_EXPRESSIONS)
 
 

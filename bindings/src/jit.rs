@@ -1,5 +1,5 @@
 //! Tracing and running programs (`donate.jit`, `donate.make_jaxpr`): the
-//! translation between Python and [`crate::program`].
+//! translation between Python and [`donate::program`].
 //!
 //! A *tracer* is a `Tensor` whose value is a variable of a program being
 //! recorded. Every operation reaches the one call sequence of
@@ -19,109 +19,23 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
+
+use crate::tensor::Interp;
 use pyo3::types::PyList;
 
-use super::errors::{warn_all_at, IntoPyResult, TracerError};
-use super::operands::{read, Input, Inputs, Source};
+use super::errors::{warn_all_at, IntoPyResult};
+use super::inputs::{Input, Inputs, Source};
+use super::tensor::read;
 use super::tensor::PyTensor;
-use crate::plan::{Holders, Offer, Op, OperandDesc, Refusal};
-use crate::program::{lower, Atom, Builder, Claim, Lowered, Program, RunArg, Var};
-use crate::{DType, DynTensor, Error, Outcome};
-
-const MOVED: u32 = u32::MAX;
-
-/// What a tracer `Tensor` refers to.
-#[derive(Debug)]
-pub(crate) struct Tracer {
-    trace: Arc<Trace>,
-    /// Its variable; rebound by in-place updates; `MOVED` once donated.
-    var: AtomicU32,
-}
-
-/// A trace being recorded.
-#[derive(Debug, Default)]
-pub(crate) struct Trace {
-    /// Unique per trace (never 0).
-    id: u32,
-    /// `None` once finished.
-    builder: Mutex<Option<Builder>>,
-    /// Inputs (by index) donated explicitly inside the traced function,
-    /// themselves or through a view (`x.donate()`, `x.T.donate()`), with
-    /// the operation that took them: warned about at lowering when the
-    /// caller did not donate that argument.
-    explicit: Mutex<Vec<(usize, &'static str)>>,
-}
-
-static NEXT_TRACE: AtomicU32 = AtomicU32::new(1);
-
-thread_local! {
-    /// The trace running on this thread (0: none): tensors made while it
-    /// runs may become its tracers.
-    static CURRENT_TRACE: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
-}
-
-/// How many traces run now, on any thread: while none does, making a
-/// tensor reads no thread-local (a slow access from a shared library).
-static TRACES_RUNNING: AtomicU32 = AtomicU32::new(0);
-
-/// The trace running on this thread (0: none).
-pub(crate) fn current_trace() -> u32 {
-    if TRACES_RUNNING.load(Ordering::Relaxed) == 0 {
-        return 0;
-    }
-    CURRENT_TRACE.with(std::cell::Cell::get)
-}
-
-fn tracer_error(op: &str, reason: &str) -> PyErr {
-    TracerError::new_err(
-        Error::Tracer {
-            op: op.into(),
-            reason: reason.into(),
-        }
-        .to_string(),
-    )
-}
-
-/// The error for a function whose result's shape depends on its operands'
-/// values (`nonzero`, `unique_*`, boolean-mask indexing): a traced program
-/// plans every shape before it runs, as `jax.jit` does.
-pub(crate) fn value_shaped(op: &str, why: &str) -> PyErr {
-    tracer_error(
-        op,
-        &format!("cannot be traced (inside donate.jit or donate.make_jaxpr): {why}"),
-    )
-}
-
-/// The error for an operation that needs the value of tracer `t`.
-pub(crate) fn needs_value(what: &str) -> PyErr {
-    tracer_error(
-        what,
-        "the value of a traced tensor is not known while tracing (inside donate.jit or donate.make_jaxpr); \
-         compute it outside the traced function, or pass it as a static argument",
-    )
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
+use super::tracing::{
+    lock, tracer_error, Trace, Tracer, CURRENT_TRACE, MOVED, NEXT_TRACE, TRACES_RUNNING,
+};
+use donate::plan::{Holders, Offer, Op, OperandDesc, Refusal};
+use donate::program::{lower, Atom, Builder, Claim, Lowered, Program, RunArg, Var};
+use donate::{DType, DynTensor, Outcome};
 
 impl Trace {
-    fn with_builder<R>(
-        &self,
-        op: &str,
-        f: impl FnOnce(&mut Builder) -> crate::Result<R>,
-    ) -> PyResult<R> {
-        let mut g = lock(&self.builder);
-        let b = g.as_mut().ok_or_else(|| {
-            tracer_error(
-                op,
-                "a tracer was used after its trace ended (it escaped the traced function)",
-            )
-        })?;
-        f(b).py()
-    }
-
-    fn tracer(self: &Arc<Self>, var: Var, dtype: DType, shape: &[usize]) -> PyTensor {
+    pub(crate) fn tracer(self: &Arc<Self>, var: Var, dtype: DType, shape: &[usize]) -> PyTensor {
         PyTensor::traced(
             Tracer {
                 trace: Arc::clone(self),
@@ -130,23 +44,6 @@ impl Trace {
             dtype,
             shape,
         )
-    }
-
-    /// A concrete tensor as a constant ([`Builder::capture`]: one per
-    /// view of a buffer, never per Python object).
-    fn constant(&self, t: &DynTensor) -> PyResult<Var> {
-        self.with_builder("trace", |b| b.capture(t))
-    }
-}
-
-impl Tracer {
-    fn var(&self, op: &str) -> PyResult<Var> {
-        match self.var.load(Ordering::Acquire) {
-            MOVED => Err(super::errors::DonatedError::new_err(format!(
-                "{op}: this traced tensor was donated earlier in the traced function; its value can no longer be used"
-            ))),
-            v => Ok(v),
-        }
     }
 }
 
@@ -242,7 +139,7 @@ fn sort_donation<'py>(
             op.name(),
             op.label(i),
             t.get().shape_str(),
-            crate::plan::Refusal::Captured
+            donate::plan::Refusal::Captured
         ));
     } else if !target.is_some_and(|g| t.is(g)) {
         donated.push(t.clone());
@@ -614,7 +511,7 @@ impl PyLowered {
                     return d;
                 }
                 drop(handles[k].take()); // (its own handle: not another holder)
-                let g = me.slot.lock(&py);
+                let g = me.slot.lock(&Interp(py));
                 d.offered(Offer::Donated, Holders::from(g.ownership()))
                     .covering(g.coverage())
             })
@@ -659,7 +556,7 @@ impl PyLowered {
                 let mut lost = taken.clone();
                 for d in e.returned {
                     if let Some(a) = args.get(d.input).filter(|_| taken.contains(&d.input)) {
-                        let mut g = a.get().slot.lock(&py);
+                        let mut g = a.get().slot.lock(&Interp(py));
                         if g.is_donated() {
                             *g = d.tensor;
                             lost.retain(|&k| k != d.input);
@@ -731,7 +628,7 @@ impl PyLowered {
         for (k, a) in args.iter().enumerate() {
             let me = a.get();
             let arg = if claims[k] == Claim::Take {
-                let mut g = me.slot.lock(&py);
+                let mut g = me.slot.lock(&Interp(py));
                 let (dtype, shape) = (g.dtype(), g.shape().to_vec());
                 if let Ok(buf) = g.take_buffer_for(self.consumer) {
                     drop(g);

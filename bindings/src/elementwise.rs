@@ -10,8 +10,8 @@ use smallvec::smallvec;
 use super::operands::call;
 use super::ownership::{require_input, require_tensor};
 use super::tensor::PyTensor;
-use crate::kernels::Func;
-use crate::plan::Op;
+use donate::kernels::Func;
+use donate::plan::Op;
 
 macro_rules! func_fns {
     (unary: [$($u:ident => $uf:ident),* $(,)?]; binary: [$($b:ident => $bf:ident),* $(,)?];) => {

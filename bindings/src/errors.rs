@@ -21,8 +21,8 @@ use pyo3::exceptions::{
 };
 use pyo3::prelude::*;
 
-use crate::plan::Plan;
-use crate::{Error, Refusal};
+use donate::plan::Plan;
+use donate::{Error, Refusal};
 
 create_exception!(
     donate,
@@ -138,7 +138,7 @@ pub(crate) trait IntoPyResult<T> {
     fn py(self) -> PyResult<T>;
 }
 
-impl<T> IntoPyResult<T> for crate::Result<T> {
+impl<T> IntoPyResult<T> for donate::Result<T> {
     fn py(self) -> PyResult<T> {
         self.map_err(|e| to_py(&e))
     }

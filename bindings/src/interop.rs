@@ -11,9 +11,9 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyMemoryView, PyTuple};
 
 use super::errors::IntoPyResult;
-use crate::dyn_tensor::for_dtype;
-use crate::{DType, OperandDType, Tensor};
-use crate::{DynTensor, Scalar};
+use donate::dyn_tensor::for_dtype;
+use donate::{DType, OperandDType, Tensor};
+use donate::{DynTensor, Scalar};
 
 /// The `numpy` module, imported once.
 pub(crate) fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
@@ -156,13 +156,13 @@ pub(crate) fn to_tensor(
     dtype: Option<DType>,
 ) -> PyResult<DynTensor> {
     if let Ok(t) = obj.cast::<super::tensor::PyTensor>() {
-        let src = super::operands::read(py, t.get())?;
+        let src = super::tensor::read(py, t.get())?;
         return match dtype {
             Some(d) if d != src.dtype() => src.cast(d).py(),
             _ => src.deep_copy().py(),
         };
     }
-    if obj.is_instance_of::<super::ownership::PyDonated>() {
+    if obj.is_instance_of::<super::tensor::PyDonated>() {
         return Err(PyTypeError::new_err(
             "a Donated wrapper is not data; pass the tensor itself",
         ));
@@ -259,9 +259,9 @@ pub(crate) fn axes_arg(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
 /// A basic index (ints, slices, `...`, `None`, or a tuple of them) in
 /// the core's terms; `None` for anything else (arrays, lists, booleans:
 /// NumPy's advanced indexing).
-pub(crate) fn basic_index(key: &Bound<'_, PyAny>) -> PyResult<Option<Vec<crate::Index>>> {
-    let one = |k: &Bound<'_, PyAny>| -> PyResult<Option<crate::Index>> {
-        use crate::Index;
+pub(crate) fn basic_index(key: &Bound<'_, PyAny>) -> PyResult<Option<Vec<donate::Index>>> {
+    let one = |k: &Bound<'_, PyAny>| -> PyResult<Option<donate::Index>> {
+        use donate::Index;
         if k.is_none() {
             return Ok(Some(Index::NewAxis));
         }

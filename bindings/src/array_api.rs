@@ -13,8 +13,8 @@ use super::interop::{self, np_dtype};
 use super::operands::call;
 use super::ownership::self_input;
 use super::tensor::PyTensor;
-use crate::plan::{Op, OperandDesc};
-use crate::OperandDType;
+use donate::plan::{Op, OperandDesc};
+use donate::OperandDType;
 
 /// The one device: the CPU.
 const DEVICE: &str = "cpu";
@@ -67,7 +67,7 @@ impl PyTensor {
     /// this buffer.
     #[getter(mT)]
     fn m_t(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        let axes = crate::manipulation::matrix_transpose_perm(slf.get().ndim_of()).py()?;
+        let axes = donate::manipulation::matrix_transpose_perm(slf.get().ndim_of()).py()?;
         call(
             slf.py(),
             &Op::Permute { axes: Some(axes) },
@@ -148,7 +148,7 @@ pub(crate) fn result_type<'py>(
             "result_type needs at least one array or dtype",
         ));
     }
-    let d = crate::plan::result_type(&descs).py()?;
+    let d = donate::plan::result_type(&descs).py()?;
     Ok(np_dtype(py, d).into_any())
 }
 

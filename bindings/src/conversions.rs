@@ -7,7 +7,8 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use super::tensor::{view, PyTensor};
+use super::interop;
+use super::tensor::PyTensor;
 
 #[pymethods]
 impl PyTensor {
@@ -49,6 +50,24 @@ impl PyTensor {
 
     /// The single element as a Python number.
     fn item<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        Self::element(slf, "item")
+        element(slf, "item")
     }
+}
+
+/// The single element as a Python number, for the conversion `what`
+/// (`item`, `float`, ...), which the errors name.
+pub(super) fn element<'py>(slf: &Bound<'py, PyTensor>, what: &str) -> PyResult<Bound<'py, PyAny>> {
+    if slf.get().numel() != 1 {
+        return Err(PyValueError::new_err(format!(
+            "{what}() needs a tensor with exactly one element, got shape {:?}",
+            slf.get().shape
+        )));
+    }
+    view(slf, what)?.call_method0("item")
+}
+
+/// The read-only NumPy view, or a `DonatedError` naming `what`.
+pub(crate) fn view<'py>(slf: &Bound<'py, PyTensor>, what: &str) -> PyResult<Bound<'py, PyAny>> {
+    slf.get().check_live(slf.py(), what)?;
+    interop::numpy_view(slf.as_any())
 }

@@ -85,7 +85,7 @@ pub(crate) fn from_dlpack<'py>(
             Ok(t.clone().into_any())
         };
     }
-    if x.is_instance_of::<super::ownership::PyDonated>() {
+    if x.is_instance_of::<super::tensor::PyDonated>() {
         // A donated donate tensor: its buffer moves into the result (the
         // planned view op with the same shape; a refused donation gives a
         // view and a DonationWarning, as every op does).
@@ -93,7 +93,7 @@ pub(crate) fn from_dlpack<'py>(
         let shape = input.shape().iter().map(|&d| d as i64).collect();
         let r = super::operands::call(
             py,
-            &crate::plan::Op::Reshape { shape },
+            &donate::plan::Op::Reshape { shape },
             smallvec::smallvec![input],
         )?;
         return Ok(Bound::new(py, r)?.into_any());

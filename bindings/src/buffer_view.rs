@@ -8,7 +8,11 @@ use std::ffi::{c_int, c_void, CStr};
 use pyo3::ffi;
 use pyo3::prelude::*;
 
-use crate::ExportGuard;
+use pyo3::exceptions::PyBufferError;
+
+use super::errors::IntoPyResult;
+use super::tensor::{Interp, PyTensor};
+use donate::{DType, ExportGuard};
 
 /// What a `Py_buffer` view of a tensor keeps alive until it is released:
 /// the export (which pins the buffer and blocks donation and in-place
@@ -32,7 +36,7 @@ pub(crate) unsafe fn fill_view(
     view: *mut ffi::Py_buffer,
     owner: &Bound<'_, PyAny>,
     guard: ExportGuard,
-    layout: &crate::Layout,
+    layout: &donate::Layout,
     itemsize: usize,
     format: &'static CStr,
     flags: c_int,
@@ -99,5 +103,72 @@ pub(crate) unsafe fn release_view(view: *mut ffi::Py_buffer) {
             (*view).internal = std::ptr::null_mut();
             drop(Box::from_raw(state));
         }
+    }
+}
+
+/// The buffer protocol's struct-module format of a dtype.
+fn format_of(d: DType) -> &'static CStr {
+    match d {
+        DType::Bool => c"?",
+        DType::I8 => c"b",
+        DType::I16 => c"h",
+        DType::I32 => c"i",
+        DType::I64 => c"q",
+        DType::U8 => c"B",
+        DType::U16 => c"H",
+        DType::U32 => c"I",
+        DType::U64 => c"Q",
+        DType::F32 => c"f",
+        DType::F64 => c"d",
+    }
+}
+
+/// `Tensor`'s buffer protocol slots (read-only exports; a strided view
+/// only to a consumer that asks for strides).
+#[pymethods]
+impl PyTensor {
+    #[allow(clippy::needless_pass_by_value)] // PyO3's signature for the slot
+    unsafe fn __getbuffer__(
+        slf: Bound<'_, Self>,
+        view: *mut ffi::Py_buffer,
+        flags: c_int,
+    ) -> PyResult<()> {
+        if flags & ffi::PyBUF_WRITABLE == ffi::PyBUF_WRITABLE {
+            return Err(PyBufferError::new_err(
+                "donate tensors export read-only buffers",
+            ));
+        }
+        let me = slf.get();
+        me.check_live(slf.py(), "buffer export")?;
+        let (guard, layout) = {
+            let g = me.slot.lock(&Interp(slf.py()));
+            (g.export().py()?, g.layout().into_owned())
+        };
+        if flags & ffi::PyBUF_STRIDES != ffi::PyBUF_STRIDES && !layout.is_contiguous() {
+            return Err(PyBufferError::new_err(
+                "the tensor is a strided view: ask for strides, or call contiguous()",
+            ));
+        }
+        // SAFETY: CPython passes a valid, writable view to bf_getbuffer, and
+        // writable requests were refused above.
+        unsafe {
+            fill_view(
+                view,
+                slf.as_any(),
+                guard,
+                &layout,
+                me.dtype.size(),
+                format_of(me.dtype),
+                flags,
+            );
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::unused_self)] // PyO3's signature for the slot
+    unsafe fn __releasebuffer__(&self, view: *mut ffi::Py_buffer) {
+        // SAFETY: CPython calls bf_releasebuffer once for each view that
+        // __getbuffer__ filled.
+        unsafe { release_view(view) }
     }
 }

@@ -1,4 +1,5 @@
-//! Python bindings: the extension module `donate._core` (feature `python`).
+//! Python bindings: the extension module `donate._core`, a crate of its own
+//! over the core's public API (`donate`), which it only translates.
 //!
 //! # Ownership rules, as Python sees them
 //!
@@ -18,17 +19,30 @@
 //! or another handle (`t.reshape(...)`) is never written: donation copies
 //! and in-place ops copy on write, so no view ever sees a change.
 //!
-//! Modules: [`tensor`] (the class; its conversions to NumPy and Python
-//! values in [`conversions`]), [`ops`] (Python arguments to core
-//! operations), [`operands`] (the one call sequence: describe, plan,
-//! warn, claim and execute; locks and donor gates), [`ownership`]
-//! (temporaries, `Donated`), [`arena`], [`interop`] (NumPy and Python
-//! conversions), [`errors`] (the one mapping of core errors to exceptions
-//! and of refusals to warnings), [`temporary`] (which operands are
-//! temporaries, on each CPython), [`buffer_view`] (the buffer protocol), [`jit`] (tracers: operations on them are
-//! recorded into a program, not run; running a planned program and what
-//! a donated argument gives up at call time). Every shape, dtype and donation rule is the core's
-//! ([`crate::plan`]).
+//! Modules, in layers (each uses only the ones before it; no cycle,
+//! `scripts/module-cycles.py` checks it):
+//!
+//! 1. [`errors`] (the one mapping of core errors to exceptions and of
+//!    refusals to warnings), [`tracing`] (what a tracer refers to, the
+//!    trace running on each thread, `TracerError`s);
+//! 2. [`tensor`] (the `Tensor` and `Donated` classes' data: a slot, a
+//!    shape, a dtype, a tracer; reading a handle);
+//! 3. [`interop`] (NumPy and Python conversions), [`conversions`] (a
+//!    tensor to NumPy and Python values), [`buffer_view`] (the buffer
+//!    protocol), [`temporary`] (which operands are temporaries, on each
+//!    CPython), [`inputs`] (an operation's operands: where each comes
+//!    from, how offered, its description for planning);
+//! 4. [`ownership`] (Python objects to operands), [`jit`] (operations on
+//!    tracers recorded into a program; running a planned program and what
+//!    a donated argument gives up at call time), [`operands`] (the one
+//!    call sequence: describe, plan, warn, claim and execute);
+//! 5. [`ops`] and the namespace's functions ([`functions`],
+//!    [`elementwise`], [`manipulation`], [`searching`], [`statistics`],
+//!    [`linalg`], [`array_api`], [`dlpack`], [`arena`], [`timeline`]);
+//! 6. [`methods`] (the classes' methods, each a translation to 5).
+//!
+//! Every shape, dtype and donation rule is the core's ([`donate::plan`]);
+//! this crate uses only the core's public API.
 
 mod arena;
 mod array_api;
@@ -38,10 +52,12 @@ mod dlpack;
 mod elementwise;
 mod errors;
 mod functions;
+mod inputs;
 mod interop;
 mod jit;
 mod linalg;
 mod manipulation;
+mod methods;
 mod operands;
 mod ops;
 mod ownership;
@@ -50,6 +66,7 @@ mod statistics;
 mod temporary;
 mod tensor;
 mod timeline;
+mod tracing;
 
 use pyo3::prelude::*;
 
@@ -65,7 +82,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     temporary::init_from_env();
     arena::install();
     m.add_class::<tensor::PyTensor>()?;
-    m.add_class::<ownership::PyDonated>()?;
+    m.add_class::<tensor::PyDonated>()?;
     m.add_class::<arena::PyArena>()?;
     m.add("DonatedError", py.get_type::<errors::DonatedError>())?;
     m.add("DonationWarning", py.get_type::<errors::DonationWarning>())?;
@@ -77,11 +94,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<jit::PyLowered>()?;
     m.add_class::<jit::PyMemoryAnalysis>()?;
     m.add_class::<timeline::PyTimeline>()?;
-    m.add("ISA", crate::Isa::active().name())?;
+    m.add("ISA", donate::Isa::active().name())?;
     // The core's default float, for the array API's inspection namespace.
     m.add(
         "_DEFAULT_FLOAT",
-        interop::np_dtype(py, crate::DType::DEFAULT_FLOAT),
+        interop::np_dtype(py, donate::DType::DEFAULT_FLOAT),
     )?;
     m.add_function(wrap_pyfunction!(functions::tensor, m)?)?;
     m.add_function(wrap_pyfunction!(functions::asarray, m)?)?;

@@ -1,7 +1,7 @@
 //! The operations behind the `Tensor` methods, the operators and the
 //! module functions: each parses its Python arguments into operands and
 //! an [`Op`], and goes through [`call`] or [`call_in_place`]. Every shape,
-//! dtype and donation rule is the core's ([`crate::plan`]).
+//! dtype and donation rule is the core's ([`donate::plan`]).
 
 use pyo3::prelude::*;
 use smallvec::smallvec;
@@ -9,8 +9,8 @@ use smallvec::smallvec;
 use super::operands::{call, call_in_place, Input};
 use super::ownership::{input_from, require_input};
 use super::tensor::PyTensor;
-use crate::plan::{Op, Reduction};
-use crate::{BinaryOp, UnaryOp};
+use donate::plan::{Op, Reduction};
+use donate::{BinaryOp, UnaryOp};
 
 /// The binary operators of `Tensor` and of the `Donated` wrapper: each
 /// dunder (with its reflected form) and the op it runs, and the
@@ -178,7 +178,7 @@ pub(crate) fn binary_inplace<'py>(
 /// `x[index] = value`: in place, copy-on-write if the buffer is shared.
 pub(crate) fn set_item<'py>(
     x: &Bound<'py, PyTensor>,
-    index: Vec<crate::Index>,
+    index: Vec<donate::Index>,
     value: Input<'py>,
 ) -> PyResult<()> {
     call_in_place(x.py(), &Op::SetItem { index }, x, smallvec![value]).map(drop)
@@ -213,7 +213,7 @@ pub(crate) fn set_mask<'py>(
         smallvec![Input::kept(&mask), value, Input::kept(x)],
     )?;
     let new = Bound::new(py, new)?;
-    set_item(x, vec![crate::Index::Ellipsis], Input::kept(&new))
+    set_item(x, vec![donate::Index::Ellipsis], Input::kept(&new))
 }
 
 /// `x.<op>_()`: in place, copy-on-write if the buffer is shared.

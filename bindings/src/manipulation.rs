@@ -1,6 +1,6 @@
 //! The array API's manipulation, indexing and creation functions: each
-//! translates its arguments and calls the core (`crate::manipulation`,
-//! `crate::creation`). The views (`expand_dims`, `squeeze`, `moveaxis`,
+//! translates its arguments and calls the core (`donate::manipulation`,
+//! `donate::creation`). The views (`expand_dims`, `squeeze`, `moveaxis`,
 //! `flip`, `unstack`) run as planned view operations, so a temporary or
 //! donated input moves into the result as `reshape` does; the others are
 //! planned functions that always write new buffers (`FreshOp`).
@@ -16,10 +16,10 @@ use super::interop::{dtype_arg, scalar_arg, shape_arg};
 use super::operands::{call, call_fresh, call_parts, read_value_shaped, Input, Inputs, Source};
 use super::ownership::require_tensor;
 use super::tensor::PyTensor;
-use crate::lane_ops::LaneOp;
-use crate::layout::Index;
-use crate::plan::{FreshOp, Offer, Op};
-use crate::{creation, manipulation, DType, DynTensor};
+use donate::lane_ops::LaneOp;
+use donate::layout::Index;
+use donate::plan::{FreshOp, Offer, Op};
+use donate::{creation, manipulation, DType, DynTensor};
 
 /// An int or a sequence of ints (`axis=(0, 1)`).
 fn ints(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<i64>> {
@@ -259,7 +259,7 @@ pub(crate) fn meshgrid<'py>(
 fn view(
     x: &Bound<'_, PyAny>,
     what: &str,
-    op: impl FnOnce(&[usize]) -> crate::Result<Op>,
+    op: impl FnOnce(&[usize]) -> donate::Result<Op>,
 ) -> PyResult<PyTensor> {
     let input = require_tensor(x, what)?;
     let op = op(input.shape()).py()?;
@@ -324,7 +324,7 @@ pub(crate) fn reshape(
     let py = x.py();
     let shape = ints(shape, "shape")?;
     let input = require_tensor(x, "reshape")?;
-    let borrowed = input.offer == crate::plan::Offer::Borrowed;
+    let borrowed = input.offer == donate::plan::Offer::Borrowed;
     let r = call(py, &Op::Reshape { shape }, smallvec![input])?;
     if copy == Some(true) && borrowed {
         // The result may be a view of the caller's buffer: copy it.
@@ -419,7 +419,7 @@ pub(crate) fn unstack<'py>(x: &Bound<'py, PyAny>, axis: isize) -> PyResult<Bound
         )?;
     }
     let shape = base.get().shape.to_vec();
-    let ax = crate::shape::normalize_axis(axis, shape.len()).py()?;
+    let ax = donate::shape::normalize_axis(axis, shape.len()).py()?;
     let views = (0..shape[ax])
         .map(|i| {
             let mut index = vec![
@@ -514,7 +514,7 @@ pub(crate) fn triu(x: &Bound<'_, PyAny>, k: i64) -> PyResult<PyTensor> {
 fn like(
     x: &Bound<'_, PyAny>,
     name: &'static str,
-    value: crate::Scalar,
+    value: donate::Scalar,
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
@@ -532,7 +532,7 @@ pub(crate) fn zeros_like(
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
-    like(x, "zeros_like", crate::Scalar::Int(0), dtype, device)
+    like(x, "zeros_like", donate::Scalar::Int(0), dtype, device)
 }
 
 /// `empty_like(x, /, *, dtype=None, device=None)` (zero-filled).
@@ -543,7 +543,7 @@ pub(crate) fn empty_like(
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
-    like(x, "empty_like", crate::Scalar::Int(0), dtype, device)
+    like(x, "empty_like", donate::Scalar::Int(0), dtype, device)
 }
 
 /// `ones_like(x, /, *, dtype=None, device=None)`.
@@ -554,7 +554,7 @@ pub(crate) fn ones_like(
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
-    like(x, "ones_like", crate::Scalar::Int(1), dtype, device)
+    like(x, "ones_like", donate::Scalar::Int(1), dtype, device)
 }
 
 /// `full_like(x, /, fill_value, *, dtype=None, device=None)`.

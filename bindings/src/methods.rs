@@ -1,175 +1,34 @@
-//! The `donate.Tensor` class: attributes, conversions, the buffer protocol,
-//! and the methods and operators (implemented in [`super::ops`]).
-//!
-//! The class is frozen: its shape and dtype never change, and the core
-//! tensor (a handle on a buffer) sits behind a mutex, see
-//! [`super::operands`] for how it is locked.
+//! The Python classes' methods: `Tensor`'s (the repeated families from
+//! one table each, then the rest written out) and `Donated`'s operators.
+//! The top layer of the bindings: each method translates its arguments
+//! and calls [`super::ops`], [`super::operands`] or [`super::jit`]; the
+//! classes' data is [`super::tensor`]'s.
 
-// PyO3 expands the class's `#[pymethods]` (generated from the tables
-// below by `macro_rules!`) into slot functions at module level that call
-// its own `unsafe fn`s without an `unsafe` block; inside a macro expansion
-// the crate's `unsafe_op_in_unsafe_fn = deny` reaches that generated code.
-// Hand-written `unsafe` here still goes in `unsafe {}` blocks with a
-// `// SAFETY:` comment (clippy's `undocumented_unsafe_blocks`).
+// PyO3's `#[pymethods]` code for the binary operator slots (`__add__`
+// with `__radd__`), generated in a module other than the class's, calls
+// its unsafe slot functions without an `unsafe` block of its own: the
+// lint fires on macro output, not on code written here (this file has no
+// `unsafe`).
 #![allow(unsafe_op_in_unsafe_fn)]
 
-use std::ffi::{c_int, CStr};
-
 use numpy::PyArrayDescr;
-use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
-use pyo3::ffi as pyffi;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+
 use pyo3::types::{PyDict, PyTuple};
 use smallvec::smallvec;
 
-use super::buffer_view;
-use super::errors::{DonatedError, IntoPyResult};
+use super::errors::IntoPyResult;
 use super::interop::{self, np_dtype};
-use super::operands::{call, read, Input};
+
+use super::operands::{call, Input};
 use super::ops::{self, BnArgs};
-use super::ownership::{donated_self, input_from, require_input, self_input, PyDonated};
-use crate::kernels::Func;
-use crate::plan::{Coverage, Op, Reduction};
-use crate::slot::Slot;
-use crate::{BinaryOp, DType, DynTensor, UnaryOp};
-
-/// A tensor whose buffer knows who owns it.
-// A free list of tensor objects, as NumPy keeps for its scalars: an eager
-// loop of small operations reuses the objects it frees instead of asking
-// the interpreter's allocator each time.
-#[pyclass(module = "donate", name = "Tensor", frozen, freelist = 64)]
-pub(crate) struct PyTensor {
-    /// The core tensor behind its lock and donor gate.
-    pub(crate) slot: Slot,
-    pub(crate) shape: crate::tensor::Dims,
-    pub(crate) dtype: DType,
-    /// How the tensor covered its buffer when it was made. It can only
-    /// improve later (a copy on write makes a view whole), so planning a
-    /// borrowed operand with it is safe: a contiguous tensor is never
-    /// described as anything else.
-    pub(crate) coverage: Coverage,
-    /// A tracer: the program variable it stands for (empty for a tensor
-    /// with data; see [`super::jit`]). Set once: a tensor made while
-    /// tracing becomes a tracer when a traced value updates it in place.
-    tracer: std::sync::OnceLock<Box<super::jit::Tracer>>,
-    /// The trace running on this thread when the tensor was made (0: none).
-    pub(crate) made_in_trace: u32,
-}
-
-impl PyTensor {
-    pub(crate) fn new(t: DynTensor) -> Self {
-        PyTensor {
-            shape: crate::tensor::Dims::from_slice(t.shape()),
-            dtype: t.dtype(),
-            coverage: t.coverage(),
-            slot: Slot::new(t),
-            tracer: std::sync::OnceLock::new(),
-            made_in_trace: super::jit::current_trace(),
-        }
-    }
-
-    /// The tracer this tensor is, if it is one.
-    pub(crate) fn tracer(&self) -> Option<&super::jit::Tracer> {
-        self.tracer.get().map(|b| &**b)
-    }
-
-    /// Make this tensor (made while tracing) a tracer; false if it already
-    /// is one.
-    pub(crate) fn become_tracer(&self, tracer: super::jit::Tracer) -> bool {
-        self.tracer.set(Box::new(tracer)).is_ok()
-    }
-
-    /// A tracer of `dtype` and `shape`. Its slot holds an empty tensor
-    /// that nothing reads: every path to a value raises `TracerError`
-    /// first.
-    pub(crate) fn traced(tracer: super::jit::Tracer, dtype: DType, shape: &[usize]) -> Self {
-        PyTensor {
-            shape: crate::tensor::Dims::from_slice(shape),
-            dtype,
-            coverage: Coverage::Whole,
-            slot: Slot::new(
-                DynTensor::zeros(dtype, &[0]).unwrap_or_else(|_| unreachable!("an empty tensor")),
-            ),
-            tracer: std::sync::OnceLock::from(Box::new(tracer)),
-            made_in_trace: 0,
-        }
-    }
-
-    fn numel(&self) -> usize {
-        self.shape.iter().product()
-    }
-
-    /// The single element as a Python number, for the conversion `what`
-    /// (`item`, `float`, ...), which the errors name.
-    pub(super) fn element<'py>(slf: &Bound<'py, Self>, what: &str) -> PyResult<Bound<'py, PyAny>> {
-        if slf.get().numel() != 1 {
-            return Err(PyValueError::new_err(format!(
-                "{what}() needs a tensor with exactly one element, got shape {:?}",
-                slf.get().shape
-            )));
-        }
-        view(slf, what)?.call_method0("item")
-    }
-
-    pub(crate) fn shape_str(&self) -> String {
-        format!(
-            "{}[{}]",
-            self.dtype,
-            self.shape
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    }
-
-    /// `TracerError` naming `what` for a tracer.
-    fn check_traced(&self, what: &str) -> PyResult<()> {
-        match self.tracer() {
-            Some(_) => Err(super::jit::needs_value(what)),
-            None => Ok(()),
-        }
-    }
-
-    /// `DonatedError` naming `what` if the data is gone.
-    fn check_live(&self, py: Python<'_>, what: &str) -> PyResult<()> {
-        self.check_traced(what)?;
-        let g = self.slot.lock(&py);
-        if g.is_donated() {
-            let by = g
-                .consumed_by()
-                .map(|op| format!(" (its buffer was consumed by {op})"))
-                .unwrap_or_default();
-            return Err(DonatedError::new_err(format!(
-                "{what}: Tensor has been donated with shape={}{by}; its data can no longer be read or written",
-                self.shape_str()
-            )));
-        }
-        Ok(())
-    }
-}
-
-/// The read-only NumPy view, or a `DonatedError` naming `what`.
-pub(super) fn view<'py>(slf: &Bound<'py, PyTensor>, what: &str) -> PyResult<Bound<'py, PyAny>> {
-    slf.get().check_live(slf.py(), what)?;
-    interop::numpy_view(slf.as_any())
-}
-
-fn format_of(d: DType) -> &'static CStr {
-    match d {
-        DType::Bool => c"?",
-        DType::I8 => c"b",
-        DType::I16 => c"h",
-        DType::I32 => c"i",
-        DType::I64 => c"q",
-        DType::U8 => c"B",
-        DType::U16 => c"H",
-        DType::U32 => c"I",
-        DType::U64 => c"Q",
-        DType::F32 => c"f",
-        DType::F64 => c"d",
-    }
-}
+use super::ownership::{donated_self, input_from, require_input, self_input};
+use super::tensor::{read, Interp, PyDonated, PyTensor};
+use donate::kernels::Func;
+use donate::plan::{Coverage, Op, Reduction};
+use donate::{BinaryOp, UnaryOp};
+use std::sync::atomic::Ordering;
 
 /// The class's methods: the repeated families (element-wise methods,
 /// their `*_donate` and in-place forms, in-place binary methods and the
@@ -322,7 +181,7 @@ ops::binary_operators! { tensor_methods {
     /// True once the buffer was donated (moved into another tensor).
     #[getter]
     fn is_donated(&self, py: Python<'_>) -> bool {
-        self.slot.lock(&py).is_donated()
+        self.slot.lock(&Interp(py)).is_donated()
     }
 
     /// True for a tracer (a value being recorded by `donate.jit` or
@@ -336,7 +195,7 @@ ops::binary_operators! { tensor_methods {
     /// tensor, no exported view): an explicit donation would be honoured.
     #[getter]
     fn is_exclusive(&self, py: Python<'_>) -> bool {
-        self.slot.lock(&py).is_exclusive()
+        self.slot.lock(&Interp(py)).is_exclusive()
     }
 
     /// `{"handles", "exports", "donated", "writer", "consumed_by"}`: tensors
@@ -348,7 +207,7 @@ ops::binary_operators! { tensor_methods {
         // Never call into Python (which may run arbitrary code) with the
         // slot locked.
         let (s, consumed_by) = {
-            let g = self.slot.lock(&py);
+            let g = self.slot.lock(&Interp(py));
             (g.ownership(), g.consumed_by())
         };
         let d = PyDict::new(py);
@@ -363,7 +222,7 @@ ops::binary_operators! { tensor_methods {
     /// The address of the first element (to check buffer reuse).
     fn data_ptr(&self, py: Python<'_>) -> PyResult<usize> {
         self.check_live(py, "data_ptr")?;
-        Ok(self.slot.lock(&py).data_ptr().map_or(0, |p| p as usize))
+        Ok(self.slot.lock(&Interp(py)).data_ptr().map_or(0, |p| p as usize))
     }
 
     /// Whether this tensor is a view: it does not cover its whole buffer
@@ -371,7 +230,7 @@ ops::binary_operators! { tensor_methods {
     /// a donation of one copies, with a warning.
     #[getter]
     fn is_view(&self, py: Python<'_>) -> bool {
-        let g = self.slot.lock(&py);
+        let g = self.slot.lock(&Interp(py));
         !g.is_donated() && g.coverage() != Coverage::Whole
     }
 
@@ -380,7 +239,7 @@ ops::binary_operators! { tensor_methods {
     #[getter]
     fn strides<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         self.check_live(py, "strides")?;
-        let strides: Vec<isize> = self.slot.lock(&py).layout().strides().to_vec();
+        let strides: Vec<isize> = self.slot.lock(&Interp(py)).layout().strides().to_vec();
         PyTuple::new(py, strides)
     }
 
@@ -398,7 +257,7 @@ ops::binary_operators! { tensor_methods {
             return Ok(format!("Tracer({})", me.shape_str()));
         }
         let dtype = me.dtype;
-        let g = me.slot.lock(&py);
+        let g = me.slot.lock(&Interp(py));
         if g.is_donated() {
             let by = g.consumed_by().unwrap_or("an operation");
             return Ok(format!(
@@ -424,17 +283,17 @@ ops::binary_operators! { tensor_methods {
                 "the truth value of a tensor with more than one element is ambiguous",
             ));
         }
-        Self::element(slf, "bool")?.is_truthy()
+        super::conversions::element(slf, "bool")?.is_truthy()
     }
 
     fn __float__(slf: &Bound<'_, Self>) -> PyResult<f64> {
         slf.get().check_traced("float()")?;
-        Self::element(slf, "float")?.extract::<f64>()
+        super::conversions::element(slf, "float")?.extract::<f64>()
     }
 
     fn __int__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         slf.get().check_traced("int()")?;
-        let v = Self::element(slf, "int")?;
+        let v = super::conversions::element(slf, "int")?;
         v.py().get_type::<pyo3::types::PyInt>().call1((v,))
     }
 
@@ -446,7 +305,7 @@ ops::binary_operators! { tensor_methods {
         if let Some(index) = interop::basic_index(key)? {
             return call(py, &Op::Index { index }, smallvec![self_input(slf)]);
         }
-        let part = view(slf, "__getitem__")?.get_item(key)?;
+        let part = super::conversions::view(slf, "__getitem__")?.get_item(key)?;
         let part = interop::numpy(py)?.call_method1("asarray", (part,))?;
         Ok(PyTensor::new(interop::to_tensor(
             py,
@@ -700,52 +559,6 @@ ops::binary_operators! { tensor_methods {
     fn __dlpack_device__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         super::dlpack::device(py)
     }
-
-    // ---- buffer protocol ----
-    #[allow(clippy::needless_pass_by_value)] // PyO3's signature for the slot
-    unsafe fn __getbuffer__(
-        slf: Bound<'_, Self>,
-        view: *mut pyffi::Py_buffer,
-        flags: c_int,
-    ) -> PyResult<()> {
-        if flags & pyffi::PyBUF_WRITABLE == pyffi::PyBUF_WRITABLE {
-            return Err(PyBufferError::new_err(
-                "donate tensors export read-only buffers",
-            ));
-        }
-        let me = slf.get();
-        me.check_live(slf.py(), "buffer export")?;
-        let (guard, layout) = {
-            let g = me.slot.lock(&slf.py());
-            (g.export().py()?, g.layout().into_owned())
-        };
-        if flags & pyffi::PyBUF_STRIDES != pyffi::PyBUF_STRIDES && !layout.is_contiguous() {
-            return Err(PyBufferError::new_err(
-                "the tensor is a strided view: ask for strides, or call contiguous()",
-            ));
-        }
-        // SAFETY: CPython passes a valid, writable view to bf_getbuffer, and
-        // writable requests were refused above.
-        unsafe {
-            buffer_view::fill_view(
-                view,
-                slf.as_any(),
-                guard,
-                &layout,
-                me.dtype.size(),
-                format_of(me.dtype),
-                flags,
-            );
-        }
-        Ok(())
-    }
-
-    #[allow(clippy::unused_self)] // PyO3's signature for the slot
-    unsafe fn __releasebuffer__(&self, view: *mut pyffi::Py_buffer) {
-        // SAFETY: CPython calls bf_releasebuffer once for each view that
-        // __getbuffer__ filled.
-        unsafe { buffer_view::release_view(view) }
-    }
 }}
 
 /// What `__reduce__` returns: `donate.tensor` and its arguments.
@@ -769,3 +582,89 @@ fn inplace_dunder(
     };
     ops::binary_inplace(slf, op, o)
 }
+
+/// `Donated`'s methods, the operators from one table.
+macro_rules! donated_methods {
+    (
+        operators: [$($f:ident, $r:ident => $op:expr),* $(,)?];
+        comparisons: [$($c:ident => $cop:ident),* $(,)?];
+        $($rest:tt)*
+    ) => {
+        #[pymethods]
+        impl PyDonated {
+            $(
+            fn $f(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                super::ops::dunder(self.input(other.py())?, other, &$op, false)
+            }
+            fn $r(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                super::ops::dunder(self.input(other.py())?, other, &$op, true)
+            }
+            )*
+            $(
+            /// An element-wise comparison (a bool tensor): the donated
+            /// buffer receives it only when it is bool itself.
+            fn $c(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                super::ops::dunder(self.input(other.py())?, other, &Op::Func(Func::$cop), false)
+            }
+            )*
+            $($rest)*
+        }
+    };
+}
+
+// The same operators as `Tensor`'s (the one table, `binary_operators!`),
+// each with the wrapper's tensor offered as donated.
+super::ops::binary_operators! { donated_methods {} {
+    /// `self ** other` (`modulo` is not supported).
+    fn __pow__(&self, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        super::ops::no_modulo(modulo)?;
+        super::ops::dunder(self.input(other.py())?, other, &Op::Func(Func::Pow), false)
+    }
+    fn __rpow__(&self, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        super::ops::no_modulo(modulo)?;
+        super::ops::dunder(self.input(other.py())?, other, &Op::Func(Func::Pow), true)
+    }
+    fn __invert__(&self, py: Python<'_>) -> PyResult<PyTensor> {
+        call(py, &Op::Func(Func::BitwiseInvert), smallvec![self.input(py)?])
+    }
+    fn __pos__(&self, py: Python<'_>) -> PyResult<PyTensor> {
+        call(py, &Op::Func(Func::Positive), smallvec![self.input(py)?])
+    }
+    /// NumPy must not treat the wrapper as an array: `ndarray + t.donate()`
+    /// defers to `Donated.__radd__`.
+    #[classattr]
+    #[allow(non_upper_case_globals)]
+    const __array_ufunc__: Option<bool> = None;
+
+    /// Whether an operation already took this wrapper.
+    #[getter]
+    fn used(&self) -> bool {
+        self.used.load(Ordering::Acquire)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let t = self.tensor.bind(py).get();
+        let g = t.slot.lock(&Interp(py));
+        let state = if self.used.load(Ordering::Acquire) {
+            "used"
+        } else if g.is_donated() {
+            "consumed"
+        } else {
+            "pending"
+        };
+        format!("Donated(shape={:?}, dtype={}, {state})", t.shape, t.dtype)
+    }
+
+    fn __matmul__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        super::ops::dunder(self.input(other.py())?, other, &Op::Matmul, false)
+    }
+    fn __rmatmul__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        super::ops::dunder(self.input(other.py())?, other, &Op::Matmul, true)
+    }
+    fn __neg__(&self, py: Python<'_>) -> PyResult<PyTensor> {
+        call(py, &Op::Unary(UnaryOp::Neg), smallvec![self.input(py)?])
+    }
+    fn __abs__(&self, py: Python<'_>) -> PyResult<PyTensor> {
+        call(py, &Op::Unary(UnaryOp::Abs), smallvec![self.input(py)?])
+    }
+}}

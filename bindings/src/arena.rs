@@ -11,7 +11,7 @@
 //! still leave the right one current).
 //!
 //! The core asks for the current arena when it allocates (see
-//! [`crate::arena::set_current_provider`]): while attached to the
+//! [`donate::arena::set_current_provider`]): while attached to the
 //! interpreter the bindings read the context variable; kernels running
 //! detached get the arena that was current when they detached, entered on
 //! their thread by [`detach`].
@@ -27,7 +27,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple};
 
-use crate::TensorArena;
+use donate::TensorArena;
 
 /// The context variable holding the tuple of entered arenas, innermost last.
 fn context_var(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
@@ -97,7 +97,7 @@ fn provider() -> Option<TensorArena> {
 
 /// Install the context-local lookup (at import).
 pub(crate) fn install() {
-    crate::arena::set_current_provider(provider);
+    donate::arena::set_current_provider(provider);
 }
 
 /// Work (bytes touched) below which a computation runs attached:

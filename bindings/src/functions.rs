@@ -12,8 +12,8 @@ use super::operands::call;
 use super::ops;
 use super::ownership::require_tensor;
 use super::tensor::PyTensor;
-use crate::plan::Op;
-use crate::{DType, DynTensor, Scalar, UnaryOp};
+use donate::plan::Op;
+use donate::{DType, DynTensor, Scalar, UnaryOp};
 
 /// A new tensor with a copy of `data` (nested lists, numbers, NumPy arrays,
 /// anything with the buffer protocol or `__array__`, another Tensor).
@@ -77,7 +77,7 @@ fn nbytes(d: DType, shape: &[usize]) -> usize {
 
 fn filled(py: Python<'_>, shape: &Bound<'_, PyAny>, value: Scalar, d: DType) -> PyResult<PyTensor> {
     let shape = shape_arg(shape)?;
-    crate::plan::check_scalar("full", value, d).py()?;
+    donate::plan::check_scalar("full", value, d).py()?;
     let t =
         super::arena::detach(py, nbytes(d, &shape), || DynTensor::full(d, &shape, value)).py()?;
     Ok(PyTensor::new(t))
@@ -224,7 +224,7 @@ macro_rules! binary_fn {
             let what = stringify!($name);
             let py = x1.py();
             let (a, b) = (super::ownership::require_input(x1, what)?, super::ownership::require_input(x2, what)?);
-            call(py, &Op::Binary(crate::BinaryOp::$op), smallvec![a, b])
+            call(py, &Op::Binary(donate::BinaryOp::$op), smallvec![a, b])
         }
     )*};
 }
@@ -365,7 +365,7 @@ pub(crate) fn matmul(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<PyT
 /// Process-wide tensor memory counters (bytes and counts).
 #[pyfunction]
 pub(crate) fn memory_stats(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
-    let s = crate::memory_stats();
+    let s = donate::memory_stats();
     let d = PyDict::new(py);
     d.set_item("live_bytes", s.live_bytes)?;
     d.set_item("peak_bytes", s.peak_bytes)?;
@@ -377,14 +377,14 @@ pub(crate) fn memory_stats(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("in_place_ops", s.in_place_ops)?;
     // Times a planned program's run differed from its plan (a claim
     // refused, a kept buffer unused): 0 unless the planner has a bug.
-    d.set_item("plan_mismatches", crate::program::plan_mismatches())?;
+    d.set_item("plan_mismatches", donate::program::plan_mismatches())?;
     Ok(d)
 }
 
 /// Set the peak to the bytes live now.
 #[pyfunction]
 pub(crate) fn reset_peak_memory() {
-    crate::reset_peak();
+    donate::reset_peak();
 }
 
 /// An arena: `with donate.arena(max_bytes=N) as ar: ...`.

@@ -4,7 +4,7 @@
 //! interpreter), their import-time learning, and the implicit-donation
 //! switch and size threshold. Everything here decides only *whether* an
 //! operand is offered ([`Offer`]); what is done with an offer is the core's
-//! planner's decision ([`crate::plan`]).
+//! planner's decision ([`donate::plan`]).
 //!
 //! # When is an operand a temporary?
 //!
@@ -60,7 +60,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use pyo3::ffi;
 use pyo3::prelude::*;
 
-use crate::plan::Offer;
+use donate::plan::Offer;
 
 /// Which operand of a call is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -287,10 +287,10 @@ pub(crate) fn learn_temporary_paths(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     let globals = pyo3::types::PyDict::new(py);
     globals.set_item("m", m)?;
-    let before = crate::stats::memory_stats();
+    let before = donate::stats::memory_stats();
     let learned = learn_trusted_callers(|| py.run(TEMPORARY_PATHS, Some(&globals), None));
     drop(globals); // frees the tensors the paths made
-    crate::stats::restore_counters(&before);
+    donate::stats::restore_counters(&before);
     learned
 }
 

@@ -4,7 +4,7 @@
 //! `donate.cumulative_sum(x, axis=0, include_initial=True)`, …
 //!
 //! They translate the arguments (an axis, a tuple of axes, a dtype) and
-//! call the core: [`crate::statistics`] and [`crate::cumulative`] decide
+//! call the core: [`donate::statistics`] and [`donate::cumulative`] decide
 //! the dtypes, shapes and values. Every statistic is a planned operation
 //! (traceable by `donate.jit`, its donations refused with the planner's
 //! reasons): `sum`, `mean` and `max` over one axis or all of them, without
@@ -24,11 +24,11 @@ use super::operands::{call, call_fresh, Inputs};
 use super::ops;
 use super::ownership::require_tensor;
 use super::tensor::PyTensor;
-use crate::cumulative::Running;
-use crate::lane_ops::LaneOp;
-use crate::plan::{FreshOp, Op, Reduction, StatisticOp};
-use crate::statistics::Statistic;
-use crate::DynTensor;
+use donate::cumulative::Running;
+use donate::lane_ops::LaneOp;
+use donate::plan::{FreshOp, Op, Reduction, StatisticOp};
+use donate::statistics::Statistic;
+use donate::DynTensor;
 
 /// An `axis=` argument of a reduction.
 pub(crate) enum AxisArg {
@@ -79,7 +79,7 @@ impl AxisArg {
 pub(crate) fn compute<T: Send>(
     py: Python<'_>,
     inputs: &[&DynTensor],
-    f: impl FnOnce() -> crate::Result<T> + Send,
+    f: impl FnOnce() -> donate::Result<T> + Send,
 ) -> PyResult<T> {
     let bytes = inputs.iter().map(|t| t.nbytes()).sum();
     super::arena::detach(py, bytes, f).py()

@@ -3,7 +3,7 @@
 //!
 //! The decisions (result dtype and shape, validation, which operand's
 //! buffer receives the result, why others do not) are the core's
-//! ([`crate::plan`]). The bindings supply what only the interpreter
+//! ([`donate::plan`]). The bindings supply what only the interpreter
 //! knows, and sequence the steps so that a failure at any step leaves
 //! every input as it was:
 //!
@@ -11,21 +11,21 @@
 //!    by the interpreter checks in [`super::temporary`]), an explicit donation
 //!    ([`Offer::Donated`]), or a named tensor ([`Offer::Borrowed`]); for an
 //!    offered tensor, who else holds its buffer now.
-//! 2. **Plan** ([`crate::plan::plan`]): every error is raised here, before
+//! 2. **Plan** ([`donate::plan::plan`]): every error is raised here, before
 //!    any buffer is touched.
 //! 3. **Read** every operand but the target: another handle on its buffer
 //!    (`DonatedError` here if it was donated).
 //! 4. **Warn** for each explicit donation the plan refused, before any
 //!    buffer is claimed, so that a warning turned into an error cannot
 //!    leave a half-done donation.
-//! 5. **Claim and compute** ([`crate::execute::execute`], interpreter
+//! 5. **Claim and compute** ([`donate::execute::execute`], interpreter
 //!    released) with the target's slot locked: a temporary is checked
 //!    again first (only the evaluation stack and this call may refer to
 //!    it, now that no Python code runs before the claim); if another
 //!    holder appeared, the core computes into a new buffer and the late
 //!    refusal is warned about afterwards.
 //!
-//! Threads: each tensor's slot ([`crate::slot::Slot`]) has a fair lock,
+//! Threads: each tensor's slot ([`donate::slot::Slot`]) has a fair lock,
 //! held for a moment (a clone, metadata) or across a claim and its kernel,
 //! and a donor gate that gives racing explicit donations of one tensor
 //! exactly one winner ([`DonorGates`]). The interpreter is released while a
@@ -36,93 +36,12 @@ use pyo3::prelude::*;
 use smallvec::SmallVec;
 
 use super::errors::{warn_all, warning, IntoPyResult};
-use super::tensor::PyTensor;
-use crate::execute::{execute, execute_in_place, execute_parts, Arg};
-use crate::plan::{plan, plan_in_place, FreshOp, Holders, Offer, Op, OperandDesc, Plan};
-use crate::slot::{DonorGates, Slot, SlotGuard, Waiter};
-use crate::{DynTensor, OperandDType, Outcome, Refusal, Scalar};
-
-/// Where an operand comes from.
-pub(crate) enum Source<'py> {
-    Tensor(Bound<'py, PyTensor>),
-    /// A tensor the bindings created for this call (from NumPy, a list, a
-    /// NumPy scalar): nobody else sees it. With the NumPy dtype the data
-    /// had, for type promotion.
-    Temp(DynTensor, OperandDType),
-    Scalar(Scalar),
-}
-
-/// An operation's operands, inline for up to three (no heap allocation
-/// for an ordinary operation).
-pub(crate) type Inputs<'py> = SmallVec<[Input<'py>; 3]>;
-
-/// One operand of an operation.
-pub(crate) struct Input<'py> {
-    pub(crate) src: Source<'py>,
-    pub(crate) offer: Offer,
-}
-
-impl<'py> Input<'py> {
-    pub(crate) fn new(src: Source<'py>, offer: Offer) -> Self {
-        Input { src, offer }
-    }
-
-    /// A named tensor the operation only reads.
-    pub(crate) fn kept(t: &Bound<'py, PyTensor>) -> Self {
-        Input::new(Source::Tensor(t.clone()), Offer::Borrowed)
-    }
-
-    /// A tracer (the operation is recorded, not run).
-    pub(crate) fn is_tracer(&self) -> bool {
-        matches!(&self.src, Source::Tensor(t) if t.get().tracer().is_some())
-    }
-
-    /// The shape (`[]` for scalars).
-    pub(crate) fn shape(&self) -> &[usize] {
-        match &self.src {
-            Source::Tensor(t) => &t.get().shape,
-            Source::Temp(t, _) => t.shape(),
-            Source::Scalar(_) => &[],
-        }
-    }
-
-    /// Step 1: this operand as planning sees it. `busy`: tensors another
-    /// thread is donating (for an op nested in a warning handler).
-    fn describe(&self, py: Python<'_>, gates: Option<&DonorGates<'_>>) -> OperandDesc<'_> {
-        match &self.src {
-            Source::Scalar(s) => OperandDesc::scalar(*s),
-            Source::Temp(t, had) => {
-                OperandDesc::tensor(*had, t.shape()).offered(Offer::Temporary, Holders::Exclusive)
-            }
-            Source::Tensor(obj) => {
-                let me = obj.get();
-                let d = OperandDesc::tensor(me.dtype, &me.shape)
-                    .with_id(obj.as_ptr() as usize)
-                    .covering(me.coverage);
-                if self.offer == Offer::Borrowed {
-                    d
-                } else if gates.is_some_and(|g| g.is_busy(&me.slot)) {
-                    d.offered(self.offer, Holders::Busy)
-                } else {
-                    let g = me.slot.lock(&py);
-                    d.offered(self.offer, Holders::from(g.ownership()))
-                        .covering(g.coverage())
-                }
-            }
-        }
-    }
-
-    /// `dtype[shape]` for messages.
-    fn signature(&self) -> String {
-        let dims: Vec<String> = self.shape().iter().map(ToString::to_string).collect();
-        let dtype = match &self.src {
-            Source::Tensor(t) => t.get().dtype.to_string(),
-            Source::Temp(t, _) => t.dtype().to_string(),
-            Source::Scalar(_) => String::new(),
-        };
-        format!("{dtype}[{}]", dims.join(", "))
-    }
-}
+pub(crate) use super::inputs::{Input, Inputs, Source};
+use super::tensor::{read, Interp, PyTensor};
+use donate::execute::{execute, execute_in_place, execute_parts, Arg};
+use donate::plan::{plan, plan_in_place, FreshOp, Offer, Op, OperandDesc, Plan};
+use donate::slot::{DonorGates, Slot, SlotGuard};
+use donate::{DynTensor, Outcome, Refusal, Scalar};
 
 /// The one tensor operand of a function whose result's shape depends on
 /// its values (`nonzero`, `unique_*`), read as it is: such a function is
@@ -133,7 +52,7 @@ impl<'py> Input<'py> {
 pub(crate) fn read_value_shaped(x: &Bound<'_, PyAny>, op: &str, why: &str) -> PyResult<DynTensor> {
     let input = super::ownership::require_tensor(x, op)?;
     if input.is_tracer() {
-        return Err(super::jit::value_shaped(op, why));
+        return Err(super::tracing::value_shaped(op, why));
     }
     if input.offer == Offer::Donated {
         let w = super::errors::unplanned_warning(op, &input.signature());
@@ -144,23 +63,6 @@ pub(crate) fn read_value_shaped(x: &Bound<'_, PyAny>, op: &str, why: &str) -> Py
         Source::Temp(t, _) => Ok(t.clone()),
         Source::Scalar(s) => DynTensor::full(s.tensor_dtype(), &[], *s).py(),
     }
-}
-
-/// The interpreter is released while a thread waits for a slot or a
-/// donor gate (see [`crate::slot`]).
-impl Waiter for Python<'_> {
-    fn wait(&self, f: &mut (dyn FnMut() + Send)) {
-        self.detach(f);
-    }
-}
-
-/// Another handle on a tensor's buffer (`DonatedError` if it was donated,
-/// `TracerError` for a tracer).
-pub(crate) fn read(py: Python<'_>, t: &PyTensor) -> PyResult<DynTensor> {
-    if t.tracer().is_some() {
-        return Err(super::jit::needs_value("reading a traced tensor's data"));
-    }
-    t.slot.read(&py).py()
 }
 
 /// The warnings for the refusals of explicitly donated operands.
@@ -248,7 +150,7 @@ pub(crate) fn call_parts<'py>(
 /// of a function of several. (A function pointer: as a type parameter,
 /// the eager `a + b` took 113 more instructions per call, measured with
 /// `benches/percall.py --count`.)
-type Executor<R> = fn(&Plan, &mut [Arg<'_>]) -> crate::Result<(R, Outcome)>;
+type Executor<R> = fn(&Plan, &mut [Arg<'_>]) -> donate::Result<(R, Outcome)>;
 
 /// The steps of [`call`] for concrete operands, `exec` running the plan.
 fn run_planned<'py, R: Send>(
@@ -270,7 +172,7 @@ fn run_planned<'py, R: Send>(
         .collect();
     let gates = {
         let slots: SmallVec<[&Slot; 2]> = donors.iter().map(|t| &t.get().slot).collect();
-        DonorGates::enter(&py, &slots)
+        DonorGates::enter(&Interp(py), &slots)
     };
 
     // 1., 2.
@@ -317,7 +219,7 @@ fn run_planned<'py, R: Send>(
             super::arena::detach(py, work, || exec(&plan, &mut args)).py()?
         }
         Some((i, obj, offer)) => {
-            let g = slot.insert(obj.get().slot.lock(&py));
+            let g = slot.insert(obj.get().slot.lock(&Interp(py)));
             drop(gates);
             // A temporary was decided before the other operands were read
             // and before the warnings (Python code that could have
@@ -399,7 +301,7 @@ pub(crate) fn call_in_place<'py>(
         });
     }
     warn_all(py, warnings(&plan, plan.refusals.iter(), &signatures))?;
-    let g = slot.insert(me.slot.lock(&py));
+    let g = slot.insert(me.slot.lock(&Interp(py)));
     for i in same {
         g.check_readable().py()?;
         args[i] = Arg::Tensor(g.clone());

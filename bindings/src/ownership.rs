@@ -1,0 +1,119 @@
+//! Turning a Python argument into an operand with the right [`Offer`],
+//! and the `Donated` wrapper for explicit donation.
+//!
+//! | the operand is ...                              | its buffer              |
+//! |-------------------------------------------------|-------------------------|
+//! | a temporary (see [`super::temporary::is_temporary`])         | reused silently when it fits |
+//! | `t.donate()`, or `self` of `t.<op>_donate()`     | reused when it fits and is exclusive; else copied with a `DonationWarning`; `t` is donated only if reused |
+//! | anything else (a name, a container item, an argument of a Python function) | never written |
+
+// PyO3 expands the class's `#[pymethods]` (generated from the tables
+// below by `macro_rules!`) into slot functions at module level that call
+// its own `unsafe fn`s without an `unsafe` block; inside a macro expansion
+// the crate's `unsafe_op_in_unsafe_fn = deny` reaches that generated code.
+// Hand-written `unsafe` here still goes in `unsafe {}` blocks with a
+// `// SAFETY:` comment (clippy's `undocumented_unsafe_blocks`).
+#![allow(unsafe_op_in_unsafe_fn)]
+
+use pyo3::prelude::*;
+
+use super::errors::IntoPyResult;
+use super::inputs::{Input, Source};
+use super::interop;
+use super::temporary::offer_of;
+use super::tensor::{PyDonated, PyTensor};
+use donate::plan::Offer;
+use donate::DynTensor;
+
+/// `self` of a method as an operand (checked before any new reference to
+/// it exists).
+pub(crate) fn self_input<'py>(slf: &Bound<'py, PyTensor>) -> Input<'py> {
+    let me = slf.get();
+    let offer = offer_of(
+        slf.as_any(),
+        me.shape.iter().product::<usize>() * me.dtype.size(),
+        super::temporary::Role::Receiver,
+    );
+    Input::new(Source::Tensor(slf.clone()), offer)
+}
+
+/// `self` of an explicit-donation method.
+pub(crate) fn donated_self<'py>(slf: &Bound<'py, PyTensor>) -> Input<'py> {
+    Input::new(Source::Tensor(slf.clone()), Offer::Donated)
+}
+
+/// Any operand argument: a tensor, a `Donated` wrapper, a Python number,
+/// or array-like data (converted into a new tensor). `Ok(None)` for other
+/// types, so that operators can return `NotImplemented`.
+pub(crate) fn input_from<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Input<'py>>> {
+    let py = obj.py();
+    // The temporary check must come first: nothing may take a reference
+    // to `obj` before it.
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        let me = t.get();
+        let offer = offer_of(
+            obj,
+            me.shape.iter().product::<usize>() * me.dtype.size(),
+            super::temporary::Role::Argument,
+        );
+        return Ok(Some(Input::new(Source::Tensor(t.clone()), offer)));
+    }
+    if let Ok(d) = obj.cast::<PyDonated>() {
+        let t = d.get().consume(py)?;
+        return Ok(Some(Input::new(Source::Tensor(t), Offer::Donated)));
+    }
+    // NumPy scalars first: `numpy.float64` subclasses `float`, but NumPy
+    // scalars are strongly typed (NEP 50), not weak like Python numbers.
+    let numpy_like = interop::is_numpy(py, obj)?;
+    if !numpy_like {
+        if let Some(s) = interop::scalar_arg(obj)? {
+            return Ok(Some(Input::new(Source::Scalar(s), Offer::Borrowed)));
+        }
+    }
+    let array_like = numpy_like
+        || obj.is_instance_of::<pyo3::types::PyList>()
+        || obj.is_instance_of::<pyo3::types::PyTuple>();
+    if array_like {
+        let (t, had) = interop::to_operand(py, obj, numpy_like)?;
+        return Ok(Some(Input::new(Source::Temp(t, had), Offer::Temporary)));
+    }
+    Ok(None)
+}
+
+/// Like [`input_from`], but a `TypeError` for unsupported types.
+pub(crate) fn require_input<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Input<'py>> {
+    match input_from(obj)? {
+        Some(i) => Ok(i),
+        None => Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{what}: expected a Tensor, a Donated tensor, a number or array-like data, not {}",
+            obj.get_type().name()?
+        ))),
+    }
+}
+
+/// An operand that must be a tensor (every operation but the element-wise
+/// binary ones, where a Python number stays a weak scalar): as
+/// [`require_input`], but a Python number becomes a 0-d tensor of its
+/// [`Scalar::tensor_dtype`] (bool, int64, the default float), as
+/// `asarray(v)` makes it.
+pub(crate) fn require_tensor<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Input<'py>> {
+    let input = require_input(obj, what)?;
+    match input.src {
+        Source::Scalar(s) => {
+            let dtype = s.tensor_dtype();
+            let t = DynTensor::full(dtype, &[], s).py()?;
+            Ok(Input::new(Source::Temp(t, dtype.into()), Offer::Temporary))
+        }
+        _ => Ok(input),
+    }
+}
+
+impl PyDonated {
+    /// The wrapped tensor as an explicitly donated operand (once).
+    pub(crate) fn input<'py>(&self, py: Python<'py>) -> PyResult<Input<'py>> {
+        Ok(Input::new(
+            Source::Tensor(self.consume(py)?),
+            Offer::Donated,
+        ))
+    }
+}
