@@ -185,10 +185,17 @@ pub fn diff(
     )?;
     let shape = x.shape();
     let axis = normalize_axis(axis, shape.len())?;
+    // (Planned, the operands come already in `dtype`: no copy here.)
     let parts: Vec<DynTensor> = [prepend, Some(x), append]
         .into_iter()
         .flatten()
-        .map(|t| t.cast(dtype))
+        .map(|t| {
+            if t.dtype() == dtype {
+                Ok(t.clone())
+            } else {
+                t.cast(dtype)
+            }
+        })
         .collect::<Result<_>>()?;
     crate::dyn_tensor::for_dtype!(dtype, T => {
         let typed = parts.iter().map(|p| p.typed::<T>("diff")).collect::<Result<Vec<_>>>()?;

@@ -632,30 +632,72 @@ proptest! {
     }
 }
 
-/// A function of `Op::Fresh` reads each operand in its own dtype and
-/// layout (no cast, no gather) and always writes a new buffer: an offered
-/// operand is refused with `NewBuffer`, and the result is the one
-/// allocation.
+/// A function of `Op::Fresh` always writes a new buffer: an offered
+/// operand is refused with `NewBuffer`; `take`'s indices are read as
+/// int64 (a planned cast), its input as it is.
 #[test]
-fn a_fresh_function_reads_operands_as_they_are_and_refuses_donations() {
+fn a_fresh_function_refuses_donations_and_plans_its_index_cast() {
     use donate::plan::FreshOp;
     let op = Op::Fresh(Box::new(FreshOp::Take { axis: Some(0) }));
     let x = OperandDesc::tensor(DType::F32, &[4, 3]).offered(Offer::Donated, Holders::Exclusive);
     let i = OperandDesc::tensor(DType::I32, &[2]);
     let p = plan(&op, &[x, i]).unwrap();
     assert_eq!((p.dtype, &p.shape[..]), (DType::F32, &[2, 3][..]));
-    assert!(p.casts.is_empty() && p.gathers.is_empty());
+    assert_eq!(p.casts.to_vec(), vec![1]);
+    assert!(p.gathers.is_empty());
     assert_eq!(p.target, None);
     assert_eq!(p.refusals.to_vec(), vec![(0, Refusal::NewBuffer("take"))]);
     assert_eq!(
         p.allocations.to_vec(),
-        vec![Allocation {
-            purpose: Purpose::Result,
-            bytes: 2 * 3 * 4
-        }]
+        vec![
+            Allocation {
+                purpose: Purpose::Cast(1),
+                bytes: 2 * 8
+            },
+            Allocation {
+                purpose: Purpose::Result,
+                bytes: 2 * 3 * 4
+            }
+        ]
     );
     // The signature's checks are the function's: float indices are refused
     // before anything runs.
     let f = OperandDesc::tensor(DType::F32, &[2]);
     assert!(plan(&op, &[OperandDesc::tensor(DType::F32, &[4, 3]), f]).is_err());
+}
+
+/// A function that converts an operand (`concat`'s promotion) or reads a
+/// strided one has the cast or the C-order copy planned, so that the
+/// function allocates nothing but its result: every allocation is in the
+/// plan.
+#[test]
+fn a_fresh_function_has_its_casts_and_copies_planned() {
+    use donate::plan::{Coverage, FreshOp};
+    let op = Op::Fresh(Box::new(FreshOp::Concat {
+        axis: Some(0),
+        n: 2,
+    }));
+    let a = OperandDesc::tensor(DType::F32, &[2, 3]);
+    let b = OperandDesc::tensor(DType::F64, &[1, 3]).covering(Coverage::Strided);
+    let p = plan(&op, &[a, b]).unwrap();
+    assert_eq!((p.dtype, &p.shape[..]), (DType::F64, &[3, 3][..]));
+    assert_eq!(p.casts.to_vec(), vec![0]);
+    assert!(p.gathers.iter().map(|&g| usize::from(g)).eq([1]));
+    assert_eq!(
+        p.allocations.to_vec(),
+        vec![
+            Allocation {
+                purpose: Purpose::Cast(0),
+                bytes: 6 * 8
+            },
+            Allocation {
+                purpose: Purpose::Gather(1),
+                bytes: 3 * 8
+            },
+            Allocation {
+                purpose: Purpose::Result,
+                bytes: 9 * 8
+            },
+        ]
+    );
 }

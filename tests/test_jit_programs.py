@@ -76,6 +76,13 @@ def step_strategy(nvals: int) -> st.SearchStrategy[tuple[Any, ...]]:
         st.tuples(st.just("softmax"), i),
         st.tuples(st.just("layer_norm"), i),
         st.tuples(st.just("sum_keep"), i),
+        # Functions that always write a new buffer (planned as Op::Fresh).
+        st.tuples(st.just("concat_halves"), i, i),
+        st.tuples(st.just("take_rows"), i),
+        st.tuples(st.just("tile_row"), i),
+        st.tuples(st.just("broadcast_row"), i),
+        st.tuples(st.just("diff_prepend"), i),
+        st.tuples(st.just("argsort_float"), i),
         *view_and_update_steps(i),
     )
 
@@ -117,6 +124,20 @@ def apply_step(vals: list[Any], s: tuple[Any, ...]) -> None:
         y = vals[s[1]].layer_norm()
     elif kind == "sum_keep":
         y = vals[s[1]].sum(axis=1, keepdims=True) + vals[s[1]]
+    elif kind == "concat_halves":
+        y = donate.concat([vals[s[1]][: N // 2], vals[s[2]].T[N // 2 :]], axis=0)
+    elif kind == "take_rows":
+        # (Indices computed from the data: a constant would be held by the
+        # program, outside what a call's measured peak sees.)
+        y = donate.take(vals[s[1]], donate.argmax(vals[s[1]], axis=1), axis=0)
+    elif kind == "tile_row":
+        y = donate.tile(vals[s[1]][1:2], (N, 1))
+    elif kind == "broadcast_row":
+        y = donate.broadcast_to(vals[s[1]].T[0], (N, N))
+    elif kind == "diff_prepend":
+        y = donate.diff(vals[s[1]], axis=1, prepend=vals[s[1]][:, :1])
+    elif kind == "argsort_float":
+        y = donate.argsort(vals[s[1]], axis=1).astype("float32")
     elif kind == "transpose":
         y = vals[s[1]].T
     elif kind == "reshape":

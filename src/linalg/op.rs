@@ -125,6 +125,27 @@ impl LinalgOp {
         }
     }
 
+    /// The dtype operand `i` is read as, when the function converts it
+    /// (see [`FreshOp::read_dtype`](crate::plan::FreshOp::read_dtype)):
+    /// the sums of products compute in their result's dtype; the others
+    /// read their inputs as they are (the decompositions take float inputs
+    /// only, `rtol` is read as a number).
+    pub fn read_dtype(&self, i: usize, result: DType) -> Option<DType> {
+        match self {
+            LinalgOp::Tensordot { .. }
+            | LinalgOp::Vecdot { .. }
+            | LinalgOp::Cross { .. }
+            | LinalgOp::Outer
+            | LinalgOp::Solve
+            | LinalgOp::MatrixPower { .. }
+            | LinalgOp::Trace { .. } => Some(result),
+            _ => {
+                let _ = i;
+                None
+            }
+        }
+    }
+
     /// How many results the function has (see
     /// [`FreshOp::parts`](crate::plan::FreshOp::parts)).
     pub fn parts(&self) -> usize {

@@ -8,11 +8,14 @@
 //! and shape from the operands' dtypes and shapes alone ([`Meta`]: a
 //! tracer has nothing more), and a run step, the core function of its
 //! module, which starts from the same signature function (so the two
-//! cannot disagree). The planner treats them alike: every operand is read
-//! in its own dtype and layout (no cast or gather is planned: each
-//! function converts what it reads itself), no operand receives the
-//! result ([`Refusal::NewBuffer`](super::Refusal::NewBuffer) for an
-//! offered one), and `donate.jit` traces them as any other op.
+//! cannot disagree). The planner treats them alike: an operand the
+//! function reads in another dtype ([`FreshOp::read_dtype`]: `concat`'s
+//! promotion, `take`'s int64 indices) is cast first, a strided one copied
+//! into C order first, both as planned allocations, so that the function
+//! itself allocates nothing but its result and a traced program's
+//! measured peak is its planned one; no operand receives the result
+//! ([`Refusal::NewBuffer`](super::Refusal::NewBuffer) for an offered one);
+//! and `donate.jit` traces them as any other op.
 //!
 //! A Python number among the operands (a `rtol=` of `pinv`) is a 0-d
 //! tensor of its own dtype ([`Scalar::tensor_dtype`]).
@@ -139,6 +142,26 @@ impl FreshOp {
             FreshOp::Meshgrid { n, .. } => *n,
             FreshOp::Linalg(l) => l.parts(),
             _ => 1,
+        }
+    }
+
+    /// The dtype operand `i` is read as, when the function converts it
+    /// (`None`: as it is held). The planner casts it first ([`Plan::casts`],
+    /// an allocation it accounts for), so the function itself allocates
+    /// nothing but its result; for the same reason every strided operand
+    /// is copied into C order first ([`Plan::gathers`]).
+    ///
+    /// [`Plan::casts`]: super::Plan::casts
+    /// [`Plan::gathers`]: super::Plan::gathers
+    pub fn read_dtype(&self, i: usize, result: DType) -> Option<DType> {
+        match self {
+            FreshOp::Concat { .. }
+            | FreshOp::Stack { .. }
+            | FreshOp::Meshgrid { .. }
+            | FreshOp::Diff { .. } => Some(result),
+            FreshOp::Take { .. } | FreshOp::TakeAlongAxis { .. } => (i == 1).then_some(DType::I64),
+            FreshOp::Linalg(l) => l.read_dtype(i, result),
+            _ => None,
         }
     }
 

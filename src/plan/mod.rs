@@ -305,7 +305,8 @@ pub enum Op {
     /// A function whose result is always a new buffer and depends on the
     /// operands' dtypes and shapes only ([`FreshOp`]: joining, tiling,
     /// gathering, searching, `diff`, linear algebra); each operand is read
-    /// in its own dtype and layout. Boxed as `Lane` is.
+    /// as [`FreshOp::read_dtype`] says, strided ones through a C-order
+    /// copy. Boxed as `Lane` is.
     Fresh(Box<FreshOp>),
     /// `[q, k, v, mask?]`: `softmax(q·kᵀ·scale + mask)·v` over the last two
     /// axes (`q` `[..., L, E]`, `k` `[..., S, E]`, `v` `[..., S, Ev]`),
@@ -483,13 +484,14 @@ pub struct Plan {
 const _: () = assert!(std::mem::size_of::<Op>() <= 32);
 
 impl Plan {
-    /// The dtype operand `i` is read as: `where`'s condition as bool,
-    /// every other operand as [`Plan::compute`].
+    /// The dtype operand `i` is read as: `where`'s condition as bool, a
+    /// function of [`Op::Fresh`]'s operands as [`FreshOp::read_dtype`]
+    /// says, every other operand as [`Plan::compute`].
     pub fn read_dtype(&self, i: usize) -> DType {
-        if matches!(self.op, Op::Where) && i == 0 {
-            DType::Bool
-        } else {
-            self.compute
+        match &self.op {
+            Op::Where if i == 0 => DType::Bool,
+            Op::Fresh(f) => f.read_dtype(i, self.dtype).unwrap_or(self.compute),
+            _ => self.compute,
         }
     }
 

@@ -649,8 +649,11 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
 fn plan_casts(p: &mut Plan, o: &[OperandDesc<'_>]) {
     for (i, d) in o.iter().enumerate() {
         let Some(held) = d.held() else { continue };
-        // (A function of `Op::Fresh` reads each operand in its own dtype.)
-        let exempt = matches!(p.op, Op::Cast { .. } | Op::Fresh(_))
+        // (A function of `Op::Fresh` reads an operand in its own dtype
+        // unless it says otherwise.)
+        let own_dtype = matches!(&p.op, Op::Fresh(f) if f.read_dtype(i, p.dtype).is_none());
+        let exempt = matches!(p.op, Op::Cast { .. })
+            || own_dtype
             || !p.op.reads_input()
             || (p.in_place && i == 0);
         let read_as = p.read_dtype(i);

@@ -31,8 +31,7 @@ pub(super) fn plan_gathers(p: &mut Plan, o: &[OperandDesc<'_>]) {
         let strided_ok = match p.op {
             // (A fill does not read its input's values at all.)
             _ if !p.op.reads_input() || p.op.is_view() => true,
-            // Each function of `Op::Fresh` reads any layout itself.
-            Op::Matmul | Op::Fresh(_) => true,
+            Op::Matmul => true,
             Op::Addmm => i > 0,
             Op::SetItem { .. } => i == 0,
             // The attention kernel reads q, k and v row by row.
@@ -43,9 +42,12 @@ pub(super) fn plan_gathers(p: &mut Plan, o: &[OperandDesc<'_>]) {
         if !strided_ok {
             p.gathers.push(u8::try_from(i).unwrap_or(u8::MAX));
             let n: usize = d.shape.iter().product();
+            // (In its own dtype: an operand read as another one is cast
+            // instead, which also copies it into C order.)
+            let dtype = d.held().unwrap_or_else(|| p.read_dtype(i));
             p.allocations.push(Allocation {
                 purpose: Purpose::Gather(i),
-                bytes: n * p.compute.size(),
+                bytes: n * dtype.size(),
             });
         }
     }
