@@ -61,6 +61,7 @@ pub mod arena;
 mod block;
 pub mod layout;
 pub mod promote;
+pub mod py_repr;
 pub mod shape;
 // Tensor memory and its shared cell; `unsafe` for uninitialised memory and
 // the cell's interior mutability.

@@ -14,7 +14,7 @@ use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
 
 use super::errors::IntoPyResult;
 use super::interop::dtype_arg;
-use super::operands::{call_fresh, call_parts, Inputs};
+use super::operands::{call_fresh, call_fresh1, call_parts, Inputs};
 use super::ownership::require_tensor;
 use super::tensor::PyTensor;
 use donate::linalg::{LinalgOp, MatrixOrd, TensordotAxes};
@@ -24,8 +24,7 @@ use smallvec::smallvec;
 
 /// One tensor argument and the function of it.
 fn unary(x: &Bound<'_, PyAny>, f: LinalgOp) -> PyResult<PyTensor> {
-    let input = require_tensor(x, f.name())?;
-    call_fresh(x.py(), FreshOp::Linalg(f), smallvec![input])
+    call_fresh1(x, FreshOp::Linalg(f))
 }
 
 /// Two tensor arguments and the function of them.

@@ -13,7 +13,9 @@ use smallvec::smallvec;
 use super::array_api::check_device;
 use super::errors::IntoPyResult;
 use super::interop::{dtype_arg, scalar_arg, shape_arg};
-use super::operands::{call, call_fresh, call_parts, read_value_shaped, Input, Inputs, Source};
+use super::operands::{
+    call, call_fresh, call_fresh1, call_parts, read_value_shaped, Input, Inputs, Source,
+};
 use super::ownership::require_tensor;
 use super::tensor::PyTensor;
 use donate::lane_ops::LaneOp;
@@ -53,12 +55,6 @@ fn seq_inputs<'py>(op: &str, seq: &Bound<'py, PyAny>) -> PyResult<Inputs<'py>> {
         )));
     }
     Ok(inputs)
-}
-
-/// One tensor operand and the function of it.
-fn fresh1(x: &Bound<'_, PyAny>, f: FreshOp) -> PyResult<PyTensor> {
-    let input = require_tensor(x, f.name())?;
-    call_fresh(x.py(), f, smallvec![input])
 }
 
 /// A tensor and its indices, and the function of them.
@@ -104,7 +100,7 @@ pub(crate) fn stack(py: Python<'_>, arrays: &Bound<'_, PyAny>, axis: isize) -> P
 #[pyo3(signature = (x, /, shape))]
 pub(crate) fn broadcast_to(x: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     let shape = shape_arg(shape)?;
-    fresh1(x, FreshOp::BroadcastTo { shape })
+    call_fresh1(x, FreshOp::BroadcastTo { shape })
 }
 
 /// `broadcast_arrays(*arrays)`: each array broadcast to their common
@@ -141,7 +137,7 @@ pub(crate) fn broadcast_arrays<'py>(
 #[pyo3(signature = (x, repetitions, /))]
 pub(crate) fn tile(x: &Bound<'_, PyAny>, repetitions: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     let reps = shape_arg(repetitions)?;
-    fresh1(x, FreshOp::Tile { reps })
+    call_fresh1(x, FreshOp::Tile { reps })
 }
 
 /// `repeat(x, repeats, /, *, axis=None)`: `repeats` an int or a 1-d
@@ -176,7 +172,7 @@ pub(crate) fn repeat(
             })
             .collect::<PyResult<_>>()?
     };
-    fresh1(
+    call_fresh1(
         x,
         FreshOp::Repeat {
             repeats: counts,

@@ -106,6 +106,12 @@ pub(crate) fn call_fresh<'py>(
     call(py, &Op::Fresh(Box::new(f)), inputs)
 }
 
+/// A function of one tensor operand that always writes a new buffer.
+pub(crate) fn call_fresh1(x: &Bound<'_, PyAny>, f: FreshOp) -> PyResult<PyTensor> {
+    let input = super::ownership::require_tensor(x, f.name())?;
+    call_fresh(x.py(), f, smallvec::smallvec![input])
+}
+
 /// Every result of a function of several (`meshgrid`, `linalg.eigh`):
 /// `part(i)` is the op of result `i`. Eagerly, the function runs once
 /// (planned as its last result). Traced, each result is its own op over

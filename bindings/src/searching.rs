@@ -17,7 +17,7 @@ use pyo3::types::PyTuple;
 
 use smallvec::smallvec;
 
-use super::operands::{call, call_fresh, read_value_shaped, Inputs};
+use super::operands::{call, call_fresh, call_fresh1, read_value_shaped, Inputs};
 use super::ownership::require_tensor;
 use super::statistics::{compute, AxisArg};
 use super::tensor::PyTensor;
@@ -35,12 +35,15 @@ pub(crate) fn argmax(
     axis: Option<isize>,
     keepdims: bool,
 ) -> PyResult<PyTensor> {
-    let f = FreshOp::ArgExtreme {
-        extreme: Extreme::Max,
-        axis,
-        keepdims,
-    };
-    call_fresh(x.py(), f, smallvec![require_tensor(x, "argmax")?])
+    let extreme = Extreme::Max;
+    call_fresh1(
+        x,
+        FreshOp::ArgExtreme {
+            extreme,
+            axis,
+            keepdims,
+        },
+    )
 }
 
 /// The index of the first minimum of `x` along `axis` (as `argmax`).
@@ -51,12 +54,15 @@ pub(crate) fn argmin(
     axis: Option<isize>,
     keepdims: bool,
 ) -> PyResult<PyTensor> {
-    let f = FreshOp::ArgExtreme {
-        extreme: Extreme::Min,
-        axis,
-        keepdims,
-    };
-    call_fresh(x.py(), f, smallvec![require_tensor(x, "argmin")?])
+    let extreme = Extreme::Min;
+    call_fresh1(
+        x,
+        FreshOp::ArgExtreme {
+            extreme,
+            axis,
+            keepdims,
+        },
+    )
 }
 
 /// The number of nonzero elements of `x` over `axis` (an int, a tuple,
@@ -72,7 +78,7 @@ pub(crate) fn count_nonzero(
         axes: AxisArg::from_py(axis)?.axes(),
         keepdims,
     };
-    call_fresh(x.py(), f, smallvec![require_tensor(x, "count_nonzero")?])
+    call_fresh1(x, f)
 }
 
 /// The indices of the nonzero elements of `x`: a tuple of one int64
@@ -152,8 +158,7 @@ pub(crate) fn argsort(
     stable: bool,
 ) -> PyResult<PyTensor> {
     let _ = stable; // every sort is stable
-    let f = FreshOp::Argsort { axis, descending };
-    call_fresh(x.py(), f, smallvec![require_tensor(x, "argsort")?])
+    call_fresh1(x, FreshOp::Argsort { axis, descending })
 }
 
 /// `(values, indices, inverse_indices, counts)` of the unique elements

@@ -18,6 +18,7 @@ use super::{MatrixOrd, TensordotAxes};
 use crate::dyn_tensor::{DynTensor, Meta};
 use crate::element::DType;
 use crate::error::{Error, Result};
+use crate::py_repr::{py_bool, py_float, tuple};
 
 /// A function of `donate.linalg` (and `tensordot`, `vecdot`), with its
 /// parameters. Operand order: as the Python function takes them.
@@ -358,48 +359,6 @@ impl LinalgOp {
             | LinalgOp::Pinv { .. } => Vec::new(),
         }
     }
-}
-
-/// `True` or `False`.
-fn py_bool(b: bool) -> &'static str {
-    if b {
-        "True"
-    } else {
-        "False"
-    }
-}
-
-/// A tuple as Python writes it: `()`, `(1,)`, `(1, 2)`.
-fn tuple(xs: &[isize]) -> String {
-    match xs {
-        [x] => format!("({x},)"),
-        _ => format!(
-            "({})",
-            xs.iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
-/// A float as Python's `repr` writes it (`2.0`, `0.5`, `inf`, `1e-05`).
-fn py_float(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf" } else { "-inf" }.into();
-    }
-    let a = x.abs();
-    if a != 0.0 && !(1e-4..1e16).contains(&a) {
-        // Rust writes `1e-5`; Python `1e-05`.
-        let s = format!("{x:e}");
-        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-        let (sign, digits) = e.strip_prefix('-').map_or(("+", e), |d| ("-", d));
-        return format!("{m}e{sign}{digits:0>2}");
-    }
-    format!("{x:?}")
 }
 
 /// A matrix norm's order as `matrix_norm` takes it: `fro`, `nuc`, `1`,

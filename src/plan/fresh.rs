@@ -31,6 +31,7 @@ use crate::element::DType;
 use crate::error::{Error, Result};
 use crate::linalg::LinalgOp;
 use crate::manipulation;
+use crate::py_repr::{py_bool, tuple};
 use crate::searching::{self, Extreme, Side};
 use crate::sorting;
 
@@ -325,23 +326,6 @@ impl FreshOp {
                 reason: format!("takes {} operands, got {n}", self.arity()),
             })
         }
-    }
-}
-
-/// `(a, b)`, or `(a,)` for one.
-fn tuple<T: ToString>(xs: &[T]) -> String {
-    let items: Vec<String> = xs.iter().map(ToString::to_string).collect();
-    match items.len() {
-        1 => format!("({},)", items[0]),
-        _ => format!("({})", items.join(", ")),
-    }
-}
-
-fn py_bool(b: bool) -> &'static str {
-    if b {
-        "True"
-    } else {
-        "False"
     }
 }
 

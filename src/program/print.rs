@@ -2,6 +2,7 @@
 //! `{ lambda consts ; inputs. let eqns in (outputs,) }`, variables typed
 //! (`a:f32[4,8]`), literals inline, parameters in brackets.
 
+use crate::py_repr::{py_bool, py_float, tuple};
 use std::fmt::{self, Write as _};
 
 use super::{Atom, Eqn, Program, Var};
@@ -26,25 +27,6 @@ pub(super) fn short(d: DType) -> &'static str {
         DType::F32 => "f32",
         DType::F64 => "f64",
     }
-}
-
-/// A float as Python's `repr` writes it (`1e-05`, `2.0`, `inf`).
-pub(super) fn py_float(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf" } else { "-inf" }.into();
-    }
-    let a = x.abs();
-    if a != 0.0 && !(1e-4..1e16).contains(&a) {
-        // Rust writes `1e-5`; Python `1e-05`.
-        let s = format!("{x:e}");
-        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-        let (sign, digits) = e.strip_prefix('-').map_or(("+", e), |d| ("-", d));
-        return format!("{m}e{sign}{digits:0>2}");
-    }
-    format!("{x:?}")
 }
 
 fn scalar(s: Scalar) -> String {
@@ -89,19 +71,6 @@ fn index(ix: &[Index]) -> String {
     format!("({})", parts.join(", "))
 }
 
-fn tuple<T: ToString>(xs: &[T]) -> String {
-    match xs {
-        [x] => format!("({},)", x.to_string()),
-        _ => format!(
-            "({})",
-            xs.iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
 /// The parameters of `op` in brackets (empty when it has none).
 pub(super) fn params(op: &Op, shape_in: &[usize], shape_out: &[usize]) -> String {
     let ps: Vec<String> = match op {
@@ -140,14 +109,6 @@ pub(super) fn params(op: &Op, shape_in: &[usize], shape_out: &[usize]) -> String
         String::new()
     } else {
         format!("[{}]", ps.join(" "))
-    }
-}
-
-fn py_bool(b: bool) -> &'static str {
-    if b {
-        "True"
-    } else {
-        "False"
     }
 }
 
