@@ -59,6 +59,7 @@ mod parallel;
 pub mod arena;
 #[allow(unsafe_code)]
 mod block;
+pub mod call;
 pub mod layout;
 pub mod promote;
 pub mod py_repr;

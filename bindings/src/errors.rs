@@ -21,8 +21,7 @@ use pyo3::exceptions::{
 };
 use pyo3::prelude::*;
 
-use donate::plan::Plan;
-use donate::{Error, Refusal};
+use donate::Error;
 
 create_exception!(
     donate,
@@ -142,16 +141,6 @@ impl<T> IntoPyResult<T> for donate::Result<T> {
     fn py(self) -> PyResult<T> {
         self.map_err(|e| to_py(&e))
     }
-}
-
-/// The warning for operand `i` of `plan`, donated but not used because
-/// of `why`.
-pub(crate) fn warning(plan: &Plan, i: usize, signature: &str, why: &Refusal) -> String {
-    format!(
-        "{}: {} ({signature}) was donated but not used: {why}; the result was computed into a new buffer and the input is unchanged",
-        plan.op.name(),
-        plan.op.label(i),
-    )
 }
 
 /// The warning for an input of `op`, an operation whose results are

@@ -24,12 +24,13 @@ use crate::tensor::Interp;
 use pyo3::types::PyList;
 
 use super::errors::{warn_all_at, IntoPyResult};
-use super::inputs::{Input, Inputs, Source};
+use super::inputs::{Input, Inputs, TensorRef};
 use super::tensor::read;
 use super::tensor::PyTensor;
 use super::tracing::{
     lock, tracer_error, Trace, Tracer, CURRENT_TRACE, MOVED, NEXT_TRACE, TRACES_RUNNING,
 };
+use donate::call::Operand;
 use donate::plan::{Holders, Offer, Op, OperandDesc, Refusal};
 use donate::program::{lower, Atom, Builder, Claim, Lowered, Program, RunArg, Var};
 use donate::{DType, DynTensor, Outcome};
@@ -51,19 +52,19 @@ impl Trace {
 fn trace_of(op: &Op, inputs: &Inputs<'_>) -> PyResult<Arc<Trace>> {
     inputs
         .iter()
-        .find_map(|i| match &i.src {
-            Source::Tensor(t) => t.get().tracer().map(|tr| Arc::clone(&tr.trace)),
+        .find_map(|i| match i {
+            Operand::Held(t, _) => t.get().tracer().map(|tr| Arc::clone(&tr.trace)),
             _ => None,
         })
         .ok_or_else(|| tracer_error(op.name(), "no tracer among the operands"))
 }
 
 /// An operand as a program atom (a concrete tensor becomes a constant).
-fn atom(py: Python<'_>, trace: &Arc<Trace>, op: &Op, src: Source<'_>) -> PyResult<Atom> {
+fn atom(py: Python<'_>, trace: &Arc<Trace>, op: &Op, src: Input<'_>) -> PyResult<Atom> {
     Ok(match src {
-        Source::Scalar(s) => Atom::Lit(s),
-        Source::Temp(t, _) => Atom::Var(trace.constant(&t)?),
-        Source::Tensor(obj) => {
+        Operand::Number(s) => Atom::Lit(s),
+        Operand::Made(t, _) => Atom::Var(trace.constant(&t)?),
+        Operand::Held(obj, _) => {
             let me = obj.get();
             match me.tracer() {
                 Some(tr) if Arc::ptr_eq(&tr.trace, trace) => Atom::Var(tr.var(op.name())?),
@@ -86,7 +87,7 @@ pub(crate) fn record(py: Python<'_>, op: &Op, inputs: Inputs<'_>) -> PyResult<Py
     let (mut donated, mut refused) = (Vec::new(), Vec::new());
     for (i, input) in inputs.into_iter().enumerate() {
         sort_donation(op, i, &input, None, &mut donated, &mut refused);
-        atoms.push(atom(py, &trace, op, input.src)?);
+        atoms.push(atom(py, &trace, op, input)?);
     }
     let v = trace.with_builder(op.name(), |b| b.push(op.clone(), &atoms))?;
     warn_all_at(py, refused, 1)?;
@@ -130,7 +131,7 @@ fn sort_donation<'py>(
     donated: &mut Vec<Bound<'py, PyTensor>>,
     refused: &mut Vec<String>,
 ) {
-    let (Offer::Donated, Source::Tensor(t)) = (input.offer, &input.src) else {
+    let Operand::Held(t, Offer::Donated) = input else {
         return;
     };
     if t.get().tracer().is_none() {
@@ -142,7 +143,7 @@ fn sort_donation<'py>(
             donate::plan::Refusal::Captured
         ));
     } else if !target.is_some_and(|g| t.is(g)) {
-        donated.push(t.clone());
+        donated.push(t.0.clone());
     }
 }
 
@@ -186,7 +187,7 @@ pub(crate) fn record_update(
     let (mut donated, mut refused) = (Vec::new(), Vec::new());
     for (i, input) in others.into_iter().enumerate() {
         sort_donation(op, i + 1, &input, Some(target), &mut donated, &mut refused);
-        atoms.push(atom(py, &trace, op, input.src)?);
+        atoms.push(atom(py, &trace, op, input)?);
     }
     let v = trace.with_builder(op.name(), |b| b.push_update(op.clone(), &atoms))?;
     tr.var.store(v, Ordering::Release);
@@ -280,7 +281,7 @@ impl PyTrace {
                 py,
                 &self.trace,
                 &Op::Reshape { shape: vec![] },
-                Source::Tensor(o.clone()),
+                Operand::Held(TensorRef(o.clone()), Offer::Borrowed),
             )?
             else {
                 unreachable!("a tensor is a variable");

@@ -14,10 +14,11 @@ use super::array_api::check_device;
 use super::errors::IntoPyResult;
 use super::interop::{dtype_arg, scalar_arg, shape_arg};
 use super::operands::{
-    call, call_fresh, call_fresh1, call_parts, read_value_shaped, Input, Inputs, Source,
+    call, call_fresh, call_fresh1, call_parts, kept, read_value_shaped, Input, Inputs,
 };
 use super::ownership::require_tensor;
 use super::tensor::PyTensor;
+use donate::call::Operand;
 use donate::lane_ops::LaneOp;
 use donate::layout::Index;
 use donate::plan::{FreshOp, Offer, Op};
@@ -320,13 +321,13 @@ pub(crate) fn reshape(
     let py = x.py();
     let shape = ints(shape, "shape")?;
     let input = require_tensor(x, "reshape")?;
-    let borrowed = input.offer == donate::plan::Offer::Borrowed;
+    let borrowed = input.offer() == donate::plan::Offer::Borrowed;
     let r = call(py, &Op::Reshape { shape }, smallvec![input])?;
     if copy == Some(true) && borrowed {
         // The result may be a view of the caller's buffer: copy it.
         let r = Bound::new(py, r)?;
         let dtype = r.get().dtype;
-        return call(py, &Op::Cast { dtype }, smallvec![Input::kept(&r)]);
+        return call(py, &Op::Cast { dtype }, smallvec![kept(&r)]);
     }
     Ok(r)
 }
@@ -396,15 +397,16 @@ pub(crate) fn unstack<'py>(x: &Bound<'py, PyAny>, axis: isize) -> PyResult<Bound
     // The views share `x`'s buffer, so `x` is only read (a tensor, a
     // tracer too, is their base as it is; other data is converted first).
     let input = require_tensor(x, "unstack")?;
-    let base = match input.src {
-        Source::Tensor(t) => t,
-        Source::Temp(t, _) => Bound::new(x.py(), PyTensor::new(t))?,
-        Source::Scalar(s) => Bound::new(
+    let offer = input.offer();
+    let base = match input {
+        Operand::Held(t, _) => t.0,
+        Operand::Made(t, _) => Bound::new(x.py(), PyTensor::new(t))?,
+        Operand::Number(s) => Bound::new(
             x.py(),
             PyTensor::new(DynTensor::full(s.tensor_dtype(), &[], s).py()?),
         )?,
     };
-    if input.offer == Offer::Donated {
+    if offer == Offer::Donated {
         super::errors::warn_all(
             x.py(),
             vec![format!(
@@ -427,7 +429,7 @@ pub(crate) fn unstack<'py>(x: &Bound<'py, PyAny>, axis: isize) -> PyResult<Bound
                 ax
             ];
             index.push(Index::Int(i as i64));
-            call(x.py(), &Op::Index { index }, smallvec![Input::kept(&base)])
+            call(x.py(), &Op::Index { index }, smallvec![kept(&base)])
         })
         .collect::<PyResult<Vec<_>>>()?;
     PyTuple::new(

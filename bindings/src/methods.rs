@@ -21,7 +21,7 @@ use smallvec::smallvec;
 use super::errors::IntoPyResult;
 use super::interop::{self, np_dtype};
 
-use super::operands::{call, Input};
+use super::operands::{call, kept};
 use super::ops::{self, BnArgs};
 use super::ownership::{donated_self, input_from, require_input, self_input};
 use super::tensor::{read, Interp, PyDonated, PyTensor};
@@ -384,7 +384,7 @@ ops::binary_operators! { tensor_methods {
     fn astype(slf: &Bound<'_, Self>, dtype: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
         let dtype = interop::dtype_arg(slf.py(), Some(dtype))?
             .ok_or_else(|| PyTypeError::new_err("astype needs a dtype"))?;
-        call(slf.py(), &Op::Cast { dtype }, smallvec![Input::kept(slf)])
+        call(slf.py(), &Op::Cast { dtype }, smallvec![kept(slf)])
     }
 
     /// Matrix product (NumPy's `matmul`: batched, broadcast, 1-d operands).

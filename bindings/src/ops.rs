@@ -6,7 +6,7 @@
 use pyo3::prelude::*;
 use smallvec::smallvec;
 
-use super::operands::{call, call_in_place, Input};
+use super::operands::{call, call_in_place, kept, Input};
 use super::ownership::{input_from, require_input};
 use super::tensor::PyTensor;
 use donate::plan::{Op, Reduction};
@@ -207,13 +207,9 @@ pub(crate) fn set_mask<'py>(
         .collect();
     let mask = call(py, &Op::Reshape { shape: full }, smallvec![mask])?;
     let mask = Bound::new(py, mask)?;
-    let new = call(
-        py,
-        &Op::Where,
-        smallvec![Input::kept(&mask), value, Input::kept(x)],
-    )?;
+    let new = call(py, &Op::Where, smallvec![kept(&mask), value, kept(x)])?;
     let new = Bound::new(py, new)?;
-    set_item(x, vec![donate::Index::Ellipsis], Input::kept(&new))
+    set_item(x, vec![donate::Index::Ellipsis], kept(&new))
 }
 
 /// `x.<op>_()`: in place, copy-on-write if the buffer is shared.

@@ -18,10 +18,11 @@
 use pyo3::prelude::*;
 
 use super::errors::IntoPyResult;
-use super::inputs::{Input, Source};
+use super::inputs::{held, Input, TensorRef};
 use super::interop;
 use super::temporary::offer_of;
 use super::tensor::{PyDonated, PyTensor};
+use donate::call::Operand;
 use donate::plan::Offer;
 use donate::DynTensor;
 
@@ -34,12 +35,12 @@ pub(crate) fn self_input<'py>(slf: &Bound<'py, PyTensor>) -> Input<'py> {
         me.shape.iter().product::<usize>() * me.dtype.size(),
         super::temporary::Role::Receiver,
     );
-    Input::new(Source::Tensor(slf.clone()), offer)
+    held(slf, offer)
 }
 
 /// `self` of an explicit-donation method.
 pub(crate) fn donated_self<'py>(slf: &Bound<'py, PyTensor>) -> Input<'py> {
-    Input::new(Source::Tensor(slf.clone()), Offer::Donated)
+    held(slf, Offer::Donated)
 }
 
 /// Any operand argument: a tensor, a `Donated` wrapper, a Python number,
@@ -56,18 +57,18 @@ pub(crate) fn input_from<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Input<
             me.shape.iter().product::<usize>() * me.dtype.size(),
             super::temporary::Role::Argument,
         );
-        return Ok(Some(Input::new(Source::Tensor(t.clone()), offer)));
+        return Ok(Some(held(t, offer)));
     }
     if let Ok(d) = obj.cast::<PyDonated>() {
         let t = d.get().consume(py)?;
-        return Ok(Some(Input::new(Source::Tensor(t), Offer::Donated)));
+        return Ok(Some(Operand::Held(TensorRef(t), Offer::Donated)));
     }
     // NumPy scalars first: `numpy.float64` subclasses `float`, but NumPy
     // scalars are strongly typed (NEP 50), not weak like Python numbers.
     let numpy_like = interop::is_numpy(py, obj)?;
     if !numpy_like {
         if let Some(s) = interop::scalar_arg(obj)? {
-            return Ok(Some(Input::new(Source::Scalar(s), Offer::Borrowed)));
+            return Ok(Some(Operand::Number(s)));
         }
     }
     let array_like = numpy_like
@@ -75,7 +76,7 @@ pub(crate) fn input_from<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Input<
         || obj.is_instance_of::<pyo3::types::PyTuple>();
     if array_like {
         let (t, had) = interop::to_operand(py, obj, numpy_like)?;
-        return Ok(Some(Input::new(Source::Temp(t, had), Offer::Temporary)));
+        return Ok(Some(Operand::Made(t, had)));
     }
     Ok(None)
 }
@@ -98,11 +99,11 @@ pub(crate) fn require_input<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResul
 /// `asarray(v)` makes it.
 pub(crate) fn require_tensor<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Input<'py>> {
     let input = require_input(obj, what)?;
-    match input.src {
-        Source::Scalar(s) => {
+    match input {
+        Operand::Number(s) => {
             let dtype = s.tensor_dtype();
             let t = DynTensor::full(dtype, &[], s).py()?;
-            Ok(Input::new(Source::Temp(t, dtype.into()), Offer::Temporary))
+            Ok(Operand::Made(t, dtype.into()))
         }
         _ => Ok(input),
     }
@@ -111,9 +112,6 @@ pub(crate) fn require_tensor<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResu
 impl PyDonated {
     /// The wrapped tensor as an explicitly donated operand (once).
     pub(crate) fn input<'py>(&self, py: Python<'py>) -> PyResult<Input<'py>> {
-        Ok(Input::new(
-            Source::Tensor(self.consume(py)?),
-            Offer::Donated,
-        ))
+        Ok(Operand::Held(TensorRef(self.consume(py)?), Offer::Donated))
     }
 }
