@@ -8,8 +8,9 @@ values (NEP 50: the tensor's dtype decides) and `clip`'s bounds (read in
 `x`'s dtype), NaN in any operand of `clip`. Then ownership: a temporary or
 donated value operand of the result's shape and dtype receives the result
 (the same buffer), the condition and the bounds never do, named operands
-never change; `t[mask] = value` is `where(mask, value, t)` written into
-`t`, copy-on-write when the buffer is shared.
+never change; `t[mask] = value` follows NumPy's rule (one row per
+selected element, or the same values for each: `where(mask, value, t)`),
+written into `t`, copy-on-write when the buffer is shared.
 """
 
 from __future__ import annotations
@@ -439,10 +440,14 @@ def test_mask_assignment(dtype: np.dtype, data: st.DataObject) -> None:
     k = data.draw(st.integers(0, len(shape)))
     mask = data.draw(hnp.arrays(BOOL, shape[:k]))
     a = data.draw(hnp.arrays(dtype, shape, elements=elements(dtype)))
-    kind = data.draw(st.sampled_from(["number", "row", "tensor row"]))
+    kind = data.draw(st.sampled_from(["number", "row", "tensor row", "selected rows"]))
     if kind == "number":
         value: Any = data.draw(python_number(dtype))
         vn: Any = value
+    elif kind == "selected rows":  # one row per selected element: scattered
+        count = int(np.broadcast_to(mask, shape[:k]).sum())
+        vn = data.draw(hnp.arrays(dtype, (count, *shape[k:]), elements=elements(dtype)))
+        value = donate.asarray(vn) if data.draw(st.booleans()) else vn
     else:
         vn = data.draw(hnp.arrays(dtype, shape[k:], elements=elements(dtype)))
         value = vn if kind == "row" else donate.asarray(vn)
@@ -451,6 +456,69 @@ def test_mask_assignment(dtype: np.dtype, data: st.DataObject) -> None:
     want = a.copy()
     want[mask] = vn
     same(t, want)
+
+
+def test_mask_assignment_of_the_selected_rows() -> None:
+    # NumPy's rule: the value broadcasts to (count, *trailing), one row per
+    # selected element, in C order.
+    an = np.array([1.0, -2.0, 3.0, -4.0], np.float32)
+    a = donate.asarray(an)
+    m = a > 0
+    a[m] = a[m] + 1  # the selected values, changed
+    want = an.copy()
+    want[want > 0] += 1
+    same(a, want)
+    t = donate.asarray(np.arange(12, dtype=np.int64).reshape(4, 3))
+    rows = np.array([[10, 11, 12], [20, 21, 22]])
+    mask = np.array([False, True, False, True])
+    t[mask] = rows
+    want2 = np.arange(12, dtype=np.int64).reshape(4, 3)
+    want2[mask] = rows
+    same(t, want2)
+    t[donate.asarray(mask)] = donate.asarray(np.array([[7], [8]]))  # (2, 1) broadcast per row
+    want2[mask] = np.array([[7], [8]])
+    same(t, want2)
+
+
+def test_mask_assignment_selecting_nothing_changes_nothing() -> None:
+    an = np.arange(6, dtype=np.float64).reshape(2, 3)
+    t = donate.asarray(an)
+    p = t.data_ptr()
+    none = np.zeros(2, bool)
+    t[none] = np.zeros((0, 3))
+    t[none] = 5.0
+    t[donate.asarray(none)] = t[none]
+    unchanged(t, an)
+    assert t.data_ptr() == p
+
+
+@pytest.mark.parametrize("value", [np.ones((3, 1)), np.ones((3, 3)), np.ones((2, 2))])
+def test_mask_assignment_of_a_wrong_number_of_rows_raises(value: np.ndarray) -> None:
+    an = np.arange(12, dtype=np.float32).reshape(4, 3)
+    mask = np.array([True, False, True, False])
+    with pytest.raises(ValueError):
+        an.copy()[mask] = value  # NumPy refuses it too
+    t = donate.asarray(an)
+    with pytest.raises(ValueError, match="__setitem__"):
+        t[mask] = value
+    unchanged(t, an)
+
+
+def test_mask_assignment_of_rows_inside_jit_is_refused_by_name() -> None:
+    @donate.jit
+    def f(x, v):
+        x[x > 0] = v
+        return x
+
+    with pytest.raises(donate.TracerError, match="__setitem__"):
+        f(donate.asarray(np.array([1.0, -1.0, 2.0])), donate.asarray(np.array([5.0, 6.0])))
+
+    @donate.jit
+    def g(x):
+        x[x > 0] = 0.0  # one value for every selected element: traceable
+        return x
+
+    same(g(donate.asarray(np.array([1.0, -1.0, 2.0]))), np.array([0.0, -1.0, 0.0]))
 
 
 def test_mask_assignment_copies_on_write() -> None:

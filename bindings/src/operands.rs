@@ -34,8 +34,14 @@ pub(crate) fn read_value_shaped(x: &Bound<'_, PyAny>, op: &str, why: &str) -> Py
         let w = super::errors::unplanned_warning(op, &input.signature());
         warn_all(x.py(), vec![w])?;
     }
-    match &input {
-        Operand::Held(t, _) => read(x.py(), t.get()),
+    value_of(x.py(), &input)
+}
+
+/// An operand's value as it is: another handle on a tensor's buffer, a
+/// number as a 0-d tensor of its own dtype.
+pub(crate) fn value_of(py: Python<'_>, input: &Input<'_>) -> PyResult<DynTensor> {
+    match input {
+        Operand::Held(t, _) => read(py, t.get()),
         Operand::Made(t, _) => Ok(t.clone()),
         Operand::Number(s) => DynTensor::full(s.tensor_dtype(), &[], *s).py(),
     }

@@ -6,9 +6,12 @@
 use pyo3::prelude::*;
 use smallvec::smallvec;
 
-use super::operands::{call, call_in_place, kept, Input};
+use super::errors::IntoPyResult;
+use super::operands::{call, call_in_place, is_tracer, kept, value_of, Input};
 use super::ownership::{input_from, require_input};
-use super::tensor::PyTensor;
+use super::tensor::{read, PyTensor};
+use donate::call::Operand;
+use donate::manipulation::{mask_assign_kind, mask_scatter, MaskAssign};
 use donate::plan::{Op, Reduction};
 use donate::{BinaryOp, UnaryOp};
 
@@ -185,9 +188,14 @@ pub(crate) fn set_item<'py>(
 }
 
 /// `x[mask] = value` with a bool `mask` (a tensor or array whose shape
-/// is `x`'s leading dimensions): `x` becomes `where(mask, value, x)`
-/// (the mask extended over the trailing axes), written into `x` as a
-/// whole assignment (copy-on-write when its buffer is shared).
+/// is `x`'s leading dimensions), NumPy's rule: `value` broadcasts to
+/// `(count, *trailing)`. When it has no axis over the selected elements,
+/// `x` becomes `where(mask, value, x)` (the mask extended over the
+/// trailing axes; traceable); when it has one row per selected element,
+/// the rows are scattered ([`donate::manipulation::mask_scatter`]: which
+/// row goes where depends on the mask's values, so a traced program
+/// refuses it). Either way the new values are written into `x` as a whole
+/// assignment (copy-on-write when its buffer is shared).
 pub(crate) fn set_mask<'py>(
     x: &Bound<'py, PyTensor>,
     mask: Input<'py>,
@@ -200,12 +208,40 @@ pub(crate) fn set_mask<'py>(
             "a boolean index of shape {m:?} does not match the tensor's leading dimensions {shape:?}"
         )));
     }
+    if mask_assign_kind(&shape, &m, value.shape()) == MaskAssign::Scatter {
+        if [&mask, &value].into_iter().any(is_tracer) || x.get().tracer().is_some() {
+            return Err(super::tracing::value_shaped(
+                "__setitem__",
+                "a boolean mask assigns one row of the value per selected element, \
+                 and how many it selects depends on the mask's values; \
+                 use where(mask, value, x) with a value of x's shape",
+            ));
+        }
+        let (xs, ms, vs) = (
+            read(py, x.get())?,
+            value_of(py, &mask)?,
+            value_of(py, &value)?,
+        );
+        let new = super::arena::detach(py, xs.nbytes(), || mask_scatter(&xs, &ms, &vs)).py()?;
+        drop(xs); // not a second holder of `x`'s buffer while it is written
+        let dtype = new.dtype().into();
+        return set_item(x, vec![donate::Index::Ellipsis], Operand::Made(new, dtype));
+    }
     let full: Vec<i64> = m
         .iter()
         .map(|&d| d as i64)
         .chain(std::iter::repeat_n(1, shape.len() - m.len()))
         .collect();
     let mask = call(py, &Op::Reshape { shape: full }, smallvec![mask])?;
+    // A value with a leading axis of length 1 over the selected elements
+    // is the same values for each: that axis is dropped.
+    let value = if value.shape().len() > shape.len() - m.len() {
+        let rest = value.shape()[1..].iter().map(|&d| d as i64).collect();
+        let v = call(py, &Op::Reshape { shape: rest }, smallvec![value])?;
+        kept(&Bound::new(py, v)?)
+    } else {
+        value
+    };
     let mask = Bound::new(py, mask)?;
     let new = call(py, &Op::Where, smallvec![kept(&mask), value, kept(x)])?;
     let new = Bound::new(py, new)?;
