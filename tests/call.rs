@@ -114,18 +114,25 @@ fn add(fe: &Front, a: Operand<H>, b: Operand<H>) -> Result<DynTensor, String> {
     call(fe, &ADD, smallvec::smallvec![a, b], execute)
 }
 
-#[test]
-fn a_temporary_receives_the_result() {
-    let fe = Front::default();
-    fe.still_temporary.set(true);
+/// `a + b` with `a` offered as a temporary: `a`, its buffer before the
+/// call, and the result.
+fn temporary_plus_named(fe: &Front) -> (H, Option<*const u8>, DynTensor) {
     let (a, b) = (H::new(&[1.0, 2.0]), H::new(&[10.0, 20.0]));
     let p = a.ptr();
     let r = add(
-        &fe,
+        fe,
         Operand::Held(a.clone(), Offer::Temporary),
         Operand::Held(b, Offer::Borrowed),
     )
     .unwrap();
+    (a, p, r)
+}
+
+#[test]
+fn a_temporary_receives_the_result() {
+    let fe = Front::default();
+    fe.still_temporary.set(true);
+    let (a, p, r) = temporary_plus_named(&fe);
     assert_eq!(r.data_ptr(), p, "the temporary's buffer is the result's");
     assert!(a.is_donated(), "the temporary is moved-from");
     assert!(fe.warned.borrow().is_empty());
@@ -136,14 +143,7 @@ fn a_temporary_that_gained_a_reference_is_only_read() {
     // Front-end code ran between the plan and the claim and obtained a
     // reference: the re-check says so, and the result goes elsewhere.
     let fe = Front::default();
-    let (a, b) = (H::new(&[1.0, 2.0]), H::new(&[10.0, 20.0]));
-    let p = a.ptr();
-    let r = add(
-        &fe,
-        Operand::Held(a.clone(), Offer::Temporary),
-        Operand::Held(b, Offer::Borrowed),
-    )
-    .unwrap();
+    let (a, p, r) = temporary_plus_named(&fe);
     assert_ne!(r.data_ptr(), p);
     assert_eq!(a.values(), [1.0, 2.0]);
     assert!(!a.is_donated());
