@@ -59,7 +59,6 @@ mod parallel;
 pub mod arena;
 #[allow(unsafe_code)]
 mod block;
-pub mod call;
 pub mod layout;
 pub mod promote;
 pub mod py_repr;
@@ -73,23 +72,30 @@ pub mod dyn_tensor;
 pub mod kernels;
 pub mod manipulation;
 pub mod tensor;
-// The array API's statistical, searching, sorting and set functions
-// (results always new tensors, never planned).
+// The array API's statistical, searching, sorting, set and linear algebra
+// functions, and assignment through a mask (results always new tensors;
+// planned as `Op::Fresh` where their shapes do not depend on values).
+pub mod assignment;
 pub mod cumulative;
 pub mod lane_ops;
 pub mod lanes;
+pub mod linalg;
 pub mod searching;
 pub mod sets;
 pub mod sorting;
 pub mod statistics;
-// A tensor shared between a front end's threads: its fair lock and donor
-// gate; `unsafe` for taking over a lock held at a fork.
+
+// Planning and running: the planner, the typed ops, the execution of a
+// plan, the one call sequence of a front end, traced programs.
+pub mod call;
 pub mod execute;
-pub mod linalg;
 pub mod ops;
 pub mod plan;
 pub mod program;
 mod semantics;
+
+// A tensor shared between a front end's threads: its fair lock and donor
+// gate; `unsafe` for taking over a lock held at a fork.
 #[allow(unsafe_code)]
 pub mod slot;
 

@@ -10,8 +10,8 @@ use super::errors::IntoPyResult;
 use super::operands::{call, call_in_place, is_tracer, kept, value_of, Input};
 use super::ownership::{input_from, require_input};
 use super::tensor::{read, PyTensor};
+use donate::assignment::{mask_assign_kind, mask_scatter, MaskAssign};
 use donate::call::Operand;
-use donate::manipulation::{mask_assign_kind, mask_scatter, MaskAssign};
 use donate::plan::{Op, Reduction};
 use donate::{BinaryOp, UnaryOp};
 
@@ -192,7 +192,7 @@ pub(crate) fn set_item<'py>(
 /// `(count, *trailing)`. When it has no axis over the selected elements,
 /// `x` becomes `where(mask, value, x)` (the mask extended over the
 /// trailing axes; traceable); when it has one row per selected element,
-/// the rows are scattered ([`donate::manipulation::mask_scatter`]: which
+/// the rows are scattered ([`donate::assignment::mask_scatter`]: which
 /// row goes where depends on the mask's values, so a traced program
 /// refuses it). Either way the new values are written into `x` as a whole
 /// assignment (copy-on-write when its buffer is shared).
