@@ -93,21 +93,12 @@ pub fn mask_scatter(x: &DynTensor, mask: &DynTensor, value: &DynTensor) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn t(v: &[i32], shape: &[usize]) -> DynTensor {
-        DynTensor::from(Tensor::from_slice(v, shape).unwrap())
-    }
-
-    fn vals(x: &DynTensor) -> Vec<i32> {
-        x.typed::<i32>("test").unwrap().as_slice().unwrap().to_vec()
-    }
+    use crate::manipulation::tests::{t, vals};
 
     #[test]
     fn mask_assignment_follows_numpys_rule() {
-        let b =
-            |v: &[bool], shape: &[usize]| DynTensor::from(Tensor::from_slice(v, shape).unwrap());
         let x = t(&[0, 1, 2, 3, 4, 5], &[3, 2]);
-        let m = b(&[true, false, true], &[3]);
+        let m = t(&[true, false, true], &[3]);
         // One row per selected element, in order; a value of the trailing
         // shape (or with a leading 1) is the same for each: `where`.
         let r = mask_scatter(&x, &m, &t(&[7, 8, 9, 10], &[2, 2])).unwrap();
@@ -128,11 +119,11 @@ mod tests {
             e.to_string().contains("the 2 elements the mask selects"),
             "{e}"
         );
-        assert!(mask_scatter(&x, &b(&[true, false], &[2]), &t(&[1], &[1])).is_err());
+        assert!(mask_scatter(&x, &t(&[true, false], &[2]), &t(&[1], &[1])).is_err());
         // Nothing selected: no rows, nothing changes.
-        let none = b(&[false; 3], &[3]);
+        let none = t(&[false; 3], &[3]);
         assert_eq!(
-            vals(&mask_scatter(&x, &none, &t(&[], &[0, 2])).unwrap()),
+            vals(&mask_scatter(&x, &none, &t::<i32>(&[], &[0, 2])).unwrap()),
             vals(&x)
         );
     }

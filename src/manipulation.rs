@@ -652,14 +652,16 @@ pub fn meshgrid(xs: &[&DynTensor], xy: bool) -> Result<Vec<DynTensor>> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn t(v: &[i32], shape: &[usize]) -> DynTensor {
-        DynTensor::from(Tensor::from_slice(v, shape).unwrap())
+    /// A tensor of `v` (the array functions' tests use it too).
+    pub(crate) fn t<T: DynElement>(v: &[T], shape: &[usize]) -> DynTensor {
+        T::wrap(Tensor::from_slice(v, shape).unwrap())
     }
 
-    fn vals(x: &DynTensor) -> Vec<i32> {
+    /// The values of an int32 tensor.
+    pub(crate) fn vals(x: &DynTensor) -> Vec<i32> {
         x.typed::<i32>("test").unwrap().as_slice().unwrap().to_vec()
     }
 
