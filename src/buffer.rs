@@ -18,6 +18,7 @@
 //! allocation is returned as [`Error::AllocationFailed`]; the global
 //! `handle_alloc_error` is never called.
 
+use std::cell::Cell;
 use std::cell::UnsafeCell;
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
@@ -348,15 +349,56 @@ impl Storage {
 
 /// A counted handle on a [`Storage`]: creating one registers a handle in the
 /// ownership state, dropping it releases it. A `Tensor` holds exactly one.
+/// A *reader* handle ([`Handle::reader`]) is registered as a reader too,
+/// for as long as a kernel may read through it.
 #[derive(Debug)]
 pub(crate) struct Handle {
     storage: Arc<Storage>,
+    reader: bool,
 }
 
 impl Handle {
     pub(crate) fn new(buf: OwnedBuffer) -> Self {
         Handle {
             storage: Storage::new(buf),
+            reader: false,
+        }
+    }
+
+    /// Another handle on the same buffer, registered as a reader: no
+    /// write through another handle ([`Handle::shared_write_guard`]) can
+    /// start until it is dropped or [`settle`](Self::settle)d. `Busy`
+    /// while such a write runs; on a moved-from buffer the new handle is
+    /// moved-from too.
+    pub(crate) fn reader(&self) -> Result<Handle, StateError> {
+        self.reader_of(READERS_HELD.with(Cell::get) == 0)
+    }
+
+    /// [`reader`](Self::reader), not held off by a waiting writer: for a
+    /// caller holding a lock that another reader's holder may wait for.
+    pub(crate) fn reader_now(&self) -> Result<Handle, StateError> {
+        self.reader_of(false)
+    }
+
+    fn reader_of(&self, first: bool) -> Result<Handle, StateError> {
+        match self.storage.state.share_reader(first) {
+            Err(StateError::Busy) => return Err(StateError::Busy),
+            Err(StateError::Overflow) => return Err(StateError::Overflow),
+            Err(_) => {} // donated: a moved-from handle
+            Ok(_) => READERS_HELD.with(|n| n.set(n.get() + 1)),
+        }
+        Ok(Handle {
+            storage: self.storage.clone(),
+            reader: true,
+        })
+    }
+
+    /// No longer a reader: a handle kept beyond the read (a result that is
+    /// its input, stored by a front end).
+    pub(crate) fn settle(&mut self) {
+        if std::mem::take(&mut self.reader) {
+            self.storage.state.settle_reader();
+            READERS_HELD.with(|n| n.set(n.get().saturating_sub(1)));
         }
     }
 
@@ -374,6 +416,7 @@ impl Handle {
         let _ = self.storage.state.share();
         Handle {
             storage: self.storage.clone(),
+            reader: false,
         }
     }
 
@@ -394,6 +437,19 @@ impl Handle {
         Some(WriteGuard { h: self })
     }
 
+    /// Enter the writer state on a buffer other handles may share (a write
+    /// through a view): `Busy` while a reader is registered or another
+    /// writer holds it.
+    ///
+    /// # Safety
+    /// No thread may read this buffer through a handle that is not a
+    /// reader (or through an exported view) while the guard lives: the
+    /// state excludes registered readers only.
+    pub(crate) unsafe fn shared_write_guard(&mut self) -> Result<WriteGuard<'_>, StateError> {
+        self.storage.state.acquire_shared_writer()?;
+        Ok(WriteGuard { h: self })
+    }
+
     /// Register an exported view.
     pub(crate) fn export(&self) -> Result<ExportGuard, StateError> {
         let (ptr, len) = match self.storage.buffer() {
@@ -409,9 +465,22 @@ impl Handle {
     }
 }
 
+thread_local! {
+    /// Reader handles this thread made and still holds: a thread holding
+    /// one is not held off by a waiting writer (which waits for it).
+    /// Only fairness depends on it (a reader dropped on another thread
+    /// leaves it high, and that thread is then never held off).
+    static READERS_HELD: Cell<u32> = const { Cell::new(0) };
+}
+
 impl Drop for Handle {
     fn drop(&mut self) {
-        self.storage.state.release();
+        if self.reader {
+            READERS_HELD.with(|n| n.set(n.get().saturating_sub(1)));
+            self.storage.state.release_reader();
+        } else {
+            self.storage.state.release();
+        }
     }
 }
 
@@ -423,8 +492,11 @@ pub(crate) struct WriteGuard<'a> {
 
 impl WriteGuard<'_> {
     pub(crate) fn slice<T: Element>(&mut self) -> &mut [T] {
-        // SAFETY: the writer bit is held, acquired on an exclusive buffer, and
-        // `&mut` on the sole handle excludes every other access.
+        // SAFETY: the writer bit is held: acquired on an exclusive buffer,
+        // where `&mut` on the sole handle excludes every other access, or
+        // on a shared one (`shared_write_guard`), where no reader is
+        // registered or can register while it is held and the caller
+        // guaranteed that no unregistered read runs meanwhile.
         unsafe { self.h.storage.bytes_mut::<T>() }.unwrap_or(&mut [])
     }
 }

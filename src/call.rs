@@ -43,6 +43,19 @@
 //! [`Waiter`] releases what it must (the Python interpreter) while a
 //! thread waits for either. An in-place operation that reads its own
 //! target (`t.sub_(t)`) reads it under the same lock as it writes.
+//!
+//! # Writes through views
+//!
+//! An in-place operation on a tensor whose buffer is shared (a view, its
+//! base, an exported array) writes through into that buffer, so that every
+//! view sees it, as NumPy's do ([`call_in_place`]): the new values are
+//! computed into a new buffer while a *reader* of the shared one keeps
+//! other writers out; the slot gets its own handle back and every lock
+//! and reader is released; then the write waits for the buffer's other
+//! readers to leave and runs in [`FrontEnd::run_shared_write`]. Every read
+//! a front end makes outside that (a kernel run without the Python
+//! interpreter, a jit run) holds a reader ([`Slot::read`]), so no read
+//! ever overlaps the write; [`FrontEnd`]'s safety contract states it.
 
 use smallvec::SmallVec;
 
@@ -150,7 +163,16 @@ impl<H: HeldTensor> Operand<H> {
 }
 
 /// What differs between front ends. See the [module docs](self).
-pub trait FrontEnd {
+///
+/// # Safety
+/// [`run_shared_write`](FrontEnd::run_shared_write) must run its closure
+/// so that no thread reads a held tensor's data meanwhile except through
+/// a reader ([`Slot::read`]): a write through a view changes a buffer that
+/// other tensors share, and the ownership state excludes registered
+/// readers only. (The Python bindings run it holding the interpreter, and
+/// every read they make without the interpreter is through `Slot::read`.)
+#[allow(unsafe_code)] // the contract above
+pub unsafe trait FrontEnd {
     type Waiter: Waiter;
     /// Its handle on a tensor it holds.
     type Tensor: HeldTensor;
@@ -168,6 +190,21 @@ pub trait FrontEnd {
     /// Run `f`, the claim and the kernel, which touch about `work` bytes
     /// (the Python bindings release the interpreter for large ones).
     fn run<R: Send>(&self, work: usize, f: impl FnOnce() -> R + Send) -> R;
+    /// Run `f`, a write through a buffer other tensors share, with no
+    /// unregistered read running meanwhile (see the trait's safety
+    /// contract).
+    fn run_shared_write<R>(&self, f: impl FnOnce() -> R) -> R;
+}
+
+/// Retry `f` while it is [`Error::Busy`] (a write through another view of
+/// the buffer, or readers of it, in other threads), waiting in between.
+fn retry_busy<R>(waiter: &impl Waiter, mut f: impl FnMut() -> Result<R>) -> Result<R> {
+    loop {
+        match f() {
+            Err(Error::Busy) => waiter.wait(&mut std::thread::yield_now),
+            r => return r,
+        }
+    }
 }
 
 /// How a plan is run: [`crate::execute::execute`], or
@@ -294,7 +331,7 @@ pub fn call<F: FrontEnd, R: Send>(
                 // Read like a borrowed tensor: the core's claim of another
                 // handle is refused, and the result goes to a new buffer.
                 g.check_readable().map_err(F::error)?;
-                Arg::Tensor(g.clone())
+                Arg::Tensor(retry_busy(fe.waiter(), || g.reader_now()).map_err(F::error)?)
             };
             let r = fe.run(work, || exec(&plan, &mut args));
             drop(args);
@@ -317,7 +354,9 @@ pub fn call<F: FrontEnd, R: Send>(
 
 /// Run `op` in place over `target`, reading `others` (an explicit
 /// donation among them is refused with a warning: the result goes into
-/// the target). Copy-on-write when the target's buffer is shared.
+/// the target). When the target's buffer is shared (it is a view, or has
+/// views, or is exported), the new values are written through into that
+/// buffer, so that every view sees them, as NumPy's do.
 pub fn call_in_place<F: FrontEnd>(
     fe: &F,
     op: &Op,
@@ -362,11 +401,59 @@ pub fn call_in_place<F: FrontEnd>(
     }
     fe.warn(messages(&plan, plan.refusals.iter(), &signatures))?;
     let g = slot.insert(target.slot.lock(fe.waiter()));
+    // Shared (a view, its base, an exported buffer): written through, so
+    // that every tensor and view of the buffer sees the new values.
+    let shared = {
+        let s = g.ownership();
+        !s.is_exclusive() && !s.donated
+    };
     for i in same {
         g.check_readable().map_err(F::error)?;
         args[i] = Arg::Tensor(g.clone());
     }
+    if !shared {
+        args[0] = Arg::Held(g);
+        return fe
+            .run(work, || execute_in_place(&plan, &mut args))
+            .map_err(F::error);
+    }
+    // 1. The new values, computed as copy-on-write computes them (into a
+    // new buffer the slot holds for now), while a reader of the shared
+    // buffer keeps any write through another view out.
+    let base = retry_busy(fe.waiter(), || g.reader_now()).map_err(F::error)?;
     args[0] = Arg::Held(g);
-    fe.run(work, || execute_in_place(&plan, &mut args))
-        .map_err(F::error)
+    let outcome = fe
+        .run(work, || execute_in_place(&plan, &mut args))
+        .map_err(F::error)?;
+    // 2. The slot gets its handle on the shared buffer back; every read
+    // handle and the lock are released before the write waits for other
+    // readers (a thread holding a reader may be waiting for this lock).
+    let (new, mut to) = match args.first_mut() {
+        Some(Arg::Held(g)) => {
+            let new = std::mem::replace(&mut **g, base);
+            g.settle();
+            (new, g.clone())
+        }
+        _ => {
+            return Err(F::error(Error::InvalidArgument {
+                op: "call_in_place",
+                reason: "the target must be held".into(),
+            }))
+        }
+    };
+    drop(args);
+    drop(slot);
+    // 3. The write.
+    fe.run_shared_write(|| {
+        retry_busy(fe.waiter(), || {
+            // SAFETY: `run_shared_write`'s contract: no unregistered read
+            // runs meanwhile.
+            #[allow(unsafe_code)]
+            unsafe {
+                to.write_through(&new)
+            }
+        })
+    })
+    .map_err(F::error)?;
+    Ok(outcome)
 }

@@ -333,6 +333,41 @@ impl DynTensor {
         each!(self, t => for_dtype!(dtype, U => t.cast::<U>().map(DynTensor::from)))
     }
 
+    /// Another handle on the same buffer, registered as a reader while it
+    /// lives: a handle to read through where a front end may write through
+    /// another view of the buffer meanwhile ([`crate::ownership`], rule
+    /// 5). `Busy` while such a write runs.
+    pub fn reader(&self) -> Result<DynTensor> {
+        each!(self, t => t.reader().map(DynTensor::from))
+    }
+
+    /// [`reader`](Self::reader) for a caller holding a lock.
+    pub(crate) fn reader_now(&self) -> Result<DynTensor> {
+        each!(self, t => t.reader_now().map(DynTensor::from))
+    }
+
+    /// A reader handle becomes a plain one ([`Tensor::settle`]).
+    pub(crate) fn settle(&mut self) {
+        each!(self, t => t.settle())
+    }
+
+    /// Write `src` (C order, this shape and dtype) through into this
+    /// tensor's elements of a buffer others may share
+    /// ([`Tensor::write_through`]).
+    ///
+    /// # Safety
+    /// As [`Tensor::write_through`]: no unregistered read of the buffer
+    /// runs meanwhile.
+    #[allow(unsafe_code)] // forwards the contract
+    pub(crate) unsafe fn write_through(&mut self, src: &DynTensor) -> Result<()> {
+        for_dtype!(self.dtype(), T => {
+            let s = src.typed::<T>("a write through a view")?;
+            let t = self.typed_mut::<T>("a write through a view")?;
+            // SAFETY: the caller's contract, forwarded.
+            unsafe { t.write_through(s.as_slice()?) }
+        })
+    }
+
     pub fn deep_copy(&self) -> Result<DynTensor> {
         each!(self, t => t.deep_copy().map(DynTensor::from))
     }

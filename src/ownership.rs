@@ -9,7 +9,8 @@
 //!
 //! | field     | meaning                                                        |
 //! |-----------|----------------------------------------------------------------|
-//! | `handles` | tensors sharing the buffer                                     |
+//! | `handles` | tensors sharing the buffer (readers included)                  |
+//! | `readers` | of those, handles a kernel is reading through right now        |
 //! | `exports` | read-only views handed out to foreign code                    |
 //! | `writer`  | an in-place kernel is writing the buffer right now             |
 //! | `donated` | the buffer was moved out; the remaining handle is moved-from   |
@@ -27,6 +28,13 @@
 //!    from exclusive to donated in one step. Of two threads racing to take the
 //!    same buffer exactly one wins; the other sees `Donated`.
 //! 4. A donated state is final: nothing can share, export or take it again.
+//! 5. A buffer that is *not* exclusive (views of one buffer, an exported
+//!    view) may still be written through one of its handles, as NumPy's
+//!    views are ([`acquire_shared_writer`]): only while no reader is
+//!    registered, and no reader can register while the writer bit is set.
+//!    A front end that writes this way registers every read that may run
+//!    concurrently with such a write ([`share_reader`]); see
+//!    [`crate::call`] for the Python bindings' rule.
 //!
 //! Every transition is a single compare-exchange on one `AtomicU64`, so no
 //! decision is ever made on a value that another thread has changed in the
@@ -36,13 +44,25 @@
 //! [`acquire_exclusive`]: OwnershipState::acquire_exclusive
 //! [`release_exclusive`]: OwnershipState::release_exclusive
 //! [`take_for_donation`]: OwnershipState::take_for_donation
+//! [`acquire_shared_writer`]: OwnershipState::acquire_shared_writer
+//! [`share_reader`]: OwnershipState::share_reader
 
 use crate::sync::{AtomicU64, Ordering};
 
-const HANDLE_MASK: u64 = 0xFFFF_FFFF;
-const EXPORT_SHIFT: u32 = 32;
+// The word: handles in bits 0..26, exports in 26..46, readers in 46..61,
+// then the waiting-writer, writer and donated bits. (A reader is counted as a handle too,
+// so every rule that looks at handles alone is unchanged by readers.)
+const HANDLE_MASK: u64 = (1 << 26) - 1;
+const EXPORT_SHIFT: u32 = 26;
 const EXPORT_ONE: u64 = 1 << EXPORT_SHIFT;
-const EXPORT_MASK: u64 = 0x3FFF_FFFF << EXPORT_SHIFT;
+const EXPORT_MASK: u64 = ((1 << 20) - 1) << EXPORT_SHIFT;
+const READER_SHIFT: u32 = 46;
+const READER_ONE: u64 = 1 << READER_SHIFT;
+const READER_MASK: u64 = ((1 << 15) - 1) << READER_SHIFT;
+/// A write through a view waits for the readers to leave: new readers
+/// that a thread would be the first to hold wait for it in turn, so that
+/// a stream of readers cannot starve it.
+const WAITING: u64 = 1 << 61;
 const WRITER: u64 = 1 << 62;
 const DONATED: u64 = 1 << 63;
 
@@ -53,6 +73,9 @@ pub struct OwnershipSnapshot {
     pub handles: u32,
     /// Exported views alive on the buffer.
     pub exports: u32,
+    /// Handles a kernel is reading through right now (counted in
+    /// `handles` too).
+    pub readers: u32,
     /// An in-place kernel holds the buffer.
     pub writer: bool,
     /// The buffer has been moved out.
@@ -64,6 +87,7 @@ impl OwnershipSnapshot {
         Self {
             handles: (w & HANDLE_MASK) as u32,
             exports: ((w & EXPORT_MASK) >> EXPORT_SHIFT) as u32,
+            readers: ((w & READER_MASK) >> READER_SHIFT) as u32,
             writer: w & WRITER != 0,
             donated: w & DONATED != 0,
         }
@@ -160,6 +184,78 @@ impl OwnershipState {
             }
         })
         .unwrap_or_else(|_| self.snapshot())
+    }
+
+    /// Add a reader: a handle a kernel reads through, counted as a handle
+    /// and as a reader until [`release_reader`](Self::release_reader).
+    /// Refused (`Busy`) while a writer holds the buffer, and, unless
+    /// `first` is false (the caller already holds a reader, or a lock
+    /// another reader's holder may wait for), while a writer waits for
+    /// the readers to leave.
+    pub fn share_reader(&self, first: bool) -> Result<OwnershipSnapshot, StateError> {
+        self.transition(|w| {
+            if w & DONATED != 0 {
+                return Err(StateError::Donated);
+            }
+            if w & WRITER != 0 || (first && w & WAITING != 0) {
+                return Err(StateError::Busy);
+            }
+            if w & HANDLE_MASK == HANDLE_MASK || w & READER_MASK == READER_MASK {
+                return Err(StateError::Overflow);
+            }
+            Ok(w + 1 + READER_ONE)
+        })
+    }
+
+    /// Drop a reader handle.
+    pub fn release_reader(&self) -> OwnershipSnapshot {
+        self.transition(|w| {
+            if w & HANDLE_MASK == 0 || w & READER_MASK == 0 {
+                // Donated (or never registered): nothing to release.
+                Ok(w)
+            } else {
+                Ok(w - 1 - READER_ONE)
+            }
+        })
+        .unwrap_or_else(|_| self.snapshot())
+    }
+
+    /// A reader handle becomes a plain one (kept, no longer reading).
+    pub fn settle_reader(&self) {
+        let _ = self.transition(|w| {
+            if w & READER_MASK == 0 {
+                Ok(w)
+            } else {
+                Ok(w - READER_ONE)
+            }
+        });
+    }
+
+    /// Enter the writer state on a buffer other handles or exports may
+    /// share (a write through a view): refused while a reader is
+    /// registered or another writer holds it (`Busy`: it then marks a
+    /// writer waiting, which holds off new first readers), or once
+    /// donated. Released by [`release_exclusive`](Self::release_exclusive).
+    pub fn acquire_shared_writer(&self) -> Result<OwnershipSnapshot, StateError> {
+        let r = self.transition(|w| {
+            if w & DONATED != 0 {
+                return Err(StateError::Donated);
+            }
+            if w & WRITER != 0 || w & READER_MASK != 0 {
+                return Err(StateError::Busy);
+            }
+            Ok((w | WRITER) & !WAITING)
+        });
+        if r == Err(StateError::Busy) {
+            let _ = self.transition(|w| {
+                if w & (READER_MASK | WRITER) != 0 && w & DONATED == 0 {
+                    Ok(w | WAITING)
+                } else {
+                    Err(StateError::Busy) // gone meanwhile: retry at once
+                }
+            });
+        }
+        r
     }
 
     /// Register an exported read-only view.
@@ -268,6 +364,48 @@ mod tests {
         assert_eq!(s.export(), Err(StateError::Busy));
         assert_eq!(s.take_for_donation(), Err(StateError::Busy));
         s.release_exclusive();
+        assert!(s.snapshot().is_exclusive());
+    }
+
+    #[test]
+    fn readers_exclude_shared_writers_and_back() {
+        let s = OwnershipState::new();
+        s.share().unwrap(); // a view: two handles
+        s.share_reader(true).unwrap();
+        let snap = s.snapshot();
+        assert_eq!((snap.handles, snap.readers), (3, 1));
+        assert_eq!(s.acquire_shared_writer(), Err(StateError::Busy));
+        s.release_reader();
+        s.acquire_shared_writer().unwrap();
+        // No reader, no second writer, no export while it writes.
+        assert_eq!(s.share_reader(true), Err(StateError::Busy));
+        assert_eq!(s.acquire_shared_writer(), Err(StateError::Busy));
+        assert_eq!(s.export(), Err(StateError::Busy));
+        s.release_exclusive();
+        // (The refused second writer waits: its turn.)
+        s.acquire_shared_writer().unwrap();
+        s.release_exclusive();
+        // A waiting writer holds off first readers, not further ones.
+        s.share_reader(true).unwrap();
+        assert_eq!(s.acquire_shared_writer(), Err(StateError::Busy));
+        assert_eq!(s.share_reader(true), Err(StateError::Busy));
+        s.share_reader(false).unwrap();
+        s.release_reader();
+        s.settle_reader(); // kept as a plain handle
+        let snap = s.snapshot();
+        assert_eq!((snap.handles, snap.readers), (3, 0));
+        s.acquire_shared_writer().unwrap();
+        s.release_exclusive();
+    }
+
+    #[test]
+    fn a_reader_is_a_holder() {
+        // Exclusivity looks at handles: a reader is one.
+        let s = OwnershipState::new();
+        s.share_reader(true).unwrap();
+        assert!(!s.snapshot().is_exclusive());
+        assert!(s.take_for_donation().is_err());
+        s.release_reader();
         assert!(s.snapshot().is_exclusive());
     }
 

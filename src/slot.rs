@@ -100,7 +100,10 @@ pub struct Slot {
 }
 
 impl Slot {
-    pub fn new(t: DynTensor) -> Self {
+    /// A slot holding `t` (a reader handle, a result that is one of its
+    /// operands, is kept as a plain handle).
+    pub fn new(mut t: DynTensor) -> Self {
+        t.settle();
         fork::install();
         Slot {
             mutex: FairMutex::new(t),
@@ -138,12 +141,22 @@ impl Slot {
         SlotGuard::new(g, &self.owner)
     }
 
-    /// Another handle on the slot's buffer (`AlreadyDonated` if it was
-    /// donated).
+    /// Another handle on the slot's buffer, registered as a reader until
+    /// dropped (`AlreadyDonated` if it was donated). While a write through
+    /// another view of the buffer runs, waits (holding nothing) for it to
+    /// end.
     pub fn read(&self, waiter: &impl Waiter) -> Result<DynTensor> {
-        let g = self.lock(waiter);
-        g.check_readable()?;
-        Ok(g.clone())
+        loop {
+            {
+                let g = self.lock(waiter);
+                g.check_readable()?;
+                match g.reader() {
+                    Err(crate::Error::Busy) => {}
+                    r => return r,
+                }
+            }
+            waiter.wait(&mut std::thread::yield_now);
+        }
     }
 }
 

@@ -487,6 +487,58 @@ impl<T: Element> Tensor<T> {
         Some(f(&mut g.slice::<T>()[r]))
     }
 
+    /// Another handle on the same buffer, registered as a reader while it
+    /// lives (see [`crate::ownership`], rule 5): `Busy` while a write
+    /// through another handle runs.
+    pub(crate) fn reader(&self) -> Result<Self> {
+        Ok(Tensor {
+            handle: self.handle.reader().map_err(|e| state_error(self, e))?,
+            shape: Dims::from_slice(&self.shape),
+            view: self.view.clone(),
+            _t: PhantomData,
+        })
+    }
+
+    /// [`reader`](Self::reader), not held off by a writer waiting for the
+    /// readers (for a caller holding a lock).
+    pub(crate) fn reader_now(&self) -> Result<Self> {
+        Ok(Tensor {
+            handle: self.handle.reader_now().map_err(|e| state_error(self, e))?,
+            shape: Dims::from_slice(&self.shape),
+            view: self.view.clone(),
+            _t: PhantomData,
+        })
+    }
+
+    /// A reader handle kept beyond its read becomes a plain handle.
+    pub(crate) fn settle(&mut self) {
+        self.handle.settle();
+    }
+
+    /// Write `src` (C order, this tensor's shape) into this tensor's
+    /// elements in its buffer, which other handles and exported views may
+    /// share: they all see the new values (a write through a view).
+    /// `Busy` while a reader is registered: the caller waits and retries.
+    ///
+    /// # Safety
+    /// No thread may read this buffer through a handle that is not a
+    /// reader, or through an exported view, while this runs (see
+    /// [`crate::call`] for how the Python bindings ensure it).
+    #[allow(unsafe_code)] // the shared writer state, under the caller's contract
+    pub(crate) unsafe fn write_through(&mut self, src: &[T]) -> Result<()> {
+        self.buffer()?;
+        let layout = self.layout().into_owned();
+        let shape = self.shape().to_vec();
+        let donated = self.donated_error();
+        // SAFETY: the caller's contract above.
+        let mut g = unsafe { self.handle.shared_write_guard() }.map_err(|e| match e {
+            StateError::Donated => donated,
+            StateError::Busy | StateError::Overflow | StateError::Shared { .. } => Error::Busy,
+        })?;
+        kernels::strided::scatter(g.slice::<T>(), &layout, src, &shape);
+        Ok(())
+    }
+
     /// Write `src` (shape `src_shape`, broadcast) into the view `index` of
     /// this tensor, copying on write first if the buffer is shared (or
     /// exported), so other holders keep their values. The caller checked

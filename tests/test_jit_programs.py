@@ -296,10 +296,11 @@ def test_arguments_and_outputs_are_freed_without_the_garbage_collector() -> None
 
 # ------------------------------------------------ writes through views ---
 #
-# Eager donate gives a view and its base one holder each: writing through
-# the view (setitem, `+=`, `relu_()`) copies on write, and the base keeps
-# its values. A traced program must do the same, whether the base is an
-# argument (donated or not), an intermediate, or itself a view.
+# Eagerly a write through a view (setitem, `+=`, `relu_()`) reaches its
+# base. A traced program either gives eager's values, whether the base is
+# an argument (donated or not), an intermediate, or itself a view, or
+# refuses with a TracerError when the program reads a view or base
+# written since.
 
 # Views of an [N, N] value, applied the same way to a NumPy array to learn
 # their shapes: [N, N], [2, N], [N, 2] or [N].
@@ -498,7 +499,15 @@ def test_jit_writes_through_views_as_eager_code_does(prog: Any, seed: int, data:
     ptrs = [a.data_ptr() for a in args]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", donate.DonationWarning)
-        lowered = f.lower(*args)
+        try:
+            lowered = f.lower(*args)
+        except donate.TracerError as e:
+            # A read of a view or base written since: eager code sees the
+            # write, a program cannot, so jit refuses (nothing ran).
+            assert "written in place since" in str(e), e
+            for k, a in enumerate(args):
+                unchanged(a, arrays[k])
+            return
         planned = lowered.memory_analysis().peak_memory_in_bytes
         consumed = {k for _, k in lowered.aliases} | set(lowered.donors)
         assert consumed <= set(donated)

@@ -636,8 +636,9 @@ impl PyLowered {
                     taken.push(k);
                     RunArg::Consumed(DynTensor::from_buffer(dtype, buf, &shape).py()?)
                 } else {
-                    // Another holder appeared since: copy.
-                    let h = g.clone();
+                    // Another holder appeared since: copy (read through
+                    // a reader, as every read without the interpreter).
+                    let h = g.reader().py()?;
                     drop(g);
                     h.check_readable().py()?;
                     RunArg::Consumed(super::arena::detach(py, h.nbytes(), || h.deep_copy()).py()?)

@@ -223,7 +223,7 @@ pub(crate) fn set_mask<'py>(
             value_of(py, &value)?,
         );
         let new = super::arena::detach(py, xs.nbytes(), || mask_scatter(&xs, &ms, &vs)).py()?;
-        drop(xs); // not a second holder of `x`'s buffer while it is written
+        drop((xs, ms, vs)); // no reader of `x`'s buffer while it is written
         let dtype = new.dtype().into();
         return set_item(x, vec![donate::Index::Ellipsis], Operand::Made(new, dtype));
     }

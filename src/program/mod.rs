@@ -9,9 +9,14 @@
 //! variable or an inline literal), and output variables. Every value is
 //! immutable: an in-place update recorded while tracing (`t += 1`,
 //! `t[0] = v`) is an equation whose output replaces the traced tensor's
-//! variable, exactly as donate's value semantics read it eagerly (a view
-//! and its base are two holders; writing through one never changes the
-//! other).
+//! variable. Eagerly, such a write goes through into a buffer that views
+//! share, so every view sees it; a program cannot follow that, so the
+//! [`Builder`] refuses (an [`Error::Tracer`] naming the op) any use of a
+//! variable whose buffer was written since it was made: a base read
+//! after a write through its view, or a view read after a write through
+//! its base. The one exception is Python's augmented assignment to a
+//! subscript (`x[i] += v`: `t = x[i]; t += v; x[i] = t`), whose final
+//! assignment makes `x` current again.
 //!
 //! The [`Builder`] types every equation with the same planner that decides
 //! eager operations ([`crate::plan::plan`]), so a program is well-typed by
@@ -141,6 +146,12 @@ pub struct Builder {
     /// The tensors captured as constants, in the order of
     /// [`Program::consts`].
     captured: Vec<Captured>,
+    /// For each variable, the eager buffer it reads (the variable that
+    /// first held it) and that buffer's version when it was made.
+    buffer_of: Vec<(Var, u32)>,
+    /// The current version of each eager buffer written in place, and the
+    /// last write through a view of it: (the view, the write's output).
+    written: std::collections::HashMap<Var, (u32, Option<(Var, Var)>)>,
 }
 
 /// A tensor captured as a constant while tracing.
@@ -166,6 +177,7 @@ impl Builder {
 
     fn var(&mut self, dtype: DType, shape: &[usize], view: Option<(Var, Arc<Layout>)>) -> Var {
         let v = Var::try_from(self.program.vars.len()).unwrap_or(Var::MAX);
+        self.buffer_of.push((v, 0));
         self.program.vars.push(VarInfo {
             dtype,
             shape: Dims::from_slice(shape),
@@ -205,9 +217,9 @@ impl Builder {
 
     /// `t` as a constant of the program: the variable of an earlier
     /// capture of the same view of the same buffer, else a new constant
-    /// holding `t`'s value as it is now (a later in-place write to the
-    /// caller's tensor copies on write, because the program holds its
-    /// buffer, and so is another constant). Fails only when `t` cannot be
+    /// reading `t`'s buffer (each run reads it as it is then: a later
+    /// write into the caller's tensor shows, as in eager code; a strided
+    /// view is copied into C order now, and keeps this value). Fails only when `t` cannot be
     /// read (donated) or its C-order copy cannot be allocated.
     pub fn capture(&mut self, t: &DynTensor) -> Result<Var> {
         t.check_readable()?;
@@ -252,10 +264,59 @@ impl Builder {
         self.record(op, args, true)
     }
 
+    /// The version of eager buffer `b` now.
+    fn version(&self, b: Var) -> u32 {
+        self.written.get(&b).map_or(0, |w| w.0)
+    }
+
+    /// Whether `v` still reads its buffer as it is (not written since).
+    fn current(&self, v: Var) -> bool {
+        let (b, ver) = self.buffer_of[v as usize];
+        ver == self.version(b)
+    }
+
+    /// `x[index] = w` where `w` is the write through the view `x[index]`
+    /// that made `x` stale: the second half of `x[index] op= v`.
+    fn completes_augmented(&self, op: &Op, args: &[Atom]) -> bool {
+        let (Op::SetItem { index }, [Atom::Var(x), Atom::Var(w)]) = (op, args) else {
+            return false;
+        };
+        let (b, ver) = self.buffer_of[*x as usize];
+        match self.written.get(&b) {
+            Some((now, Some((view, out)))) if *now == ver + 1 && out == w => {
+                self.program.eqns.iter().any(|e| {
+                    e.out == *view
+                        && matches!(&e.op, Op::Index { index: i } if i == index)
+                        && e.args.first() == Some(&Atom::Var(*x))
+                })
+            }
+            _ => false,
+        }
+    }
+
+    /// An [`Error::Tracer`] for reading a variable written since.
+    fn stale_error(op: &Op) -> Error {
+        Error::Tracer {
+            op: op.name().to_string(),
+            reason: "reads a tensor whose buffer was written in place since (through a view of it, or the tensor a view of it was taken from); \
+                     eagerly the write shows through every view of the buffer, which a traced program cannot follow: \
+                     take the view after the write, or write into a copy"
+                .to_string(),
+        }
+    }
+
     fn record(&mut self, op: Op, args: &[Atom], update: bool) -> Result<Var> {
         for a in args {
             if let Atom::Var(v) = a {
                 self.info(*v)?;
+            }
+        }
+        let augmented = update && self.completes_augmented(&op, args);
+        for (i, a) in args.iter().enumerate() {
+            if let Atom::Var(v) = a {
+                if !self.current(*v) && !(augmented && i == 0) {
+                    return Err(Self::stale_error(&op));
+                }
             }
         }
         let p = {
@@ -276,7 +337,22 @@ impl Builder {
             (op, Some(Atom::Var(x))) if op.is_view() => self.view_of(op, *x, &p.shape)?,
             _ => None,
         };
+        let fresh = view.is_none();
         let out = self.var(p.dtype, &p.shape, view);
+        if let Some(Atom::Var(x)) = args.first() {
+            let (b, ver) = self.buffer_of[*x as usize];
+            if update {
+                // The write: every other variable of this buffer is stale
+                // now, except in the second half of `x[i] op= v`, which
+                // writes what the first half wrote.
+                let now = self.version(b) + u32::from(!augmented);
+                let through = (!augmented && b != *x).then_some((*x, out));
+                self.written.insert(b, (now, through));
+                self.buffer_of[out as usize] = (b, now);
+            } else if op.is_view() && !fresh {
+                self.buffer_of[out as usize] = (b, ver);
+            }
+        }
         self.program.eqns.push(Eqn {
             op,
             args: args.iter().copied().collect(),
@@ -317,6 +393,12 @@ impl Builder {
     pub fn finish_captured(mut self, outputs: &[Var]) -> Result<(Program, Vec<DynTensor>)> {
         for &v in outputs {
             self.info(v)?;
+            if !self.current(v) {
+                return Err(Error::Tracer {
+                    op: "return".into(),
+                    reason: "returns a tensor whose buffer was written in place since (through a view of it, or the tensor a view of it was taken from), which a traced program cannot follow".into(),
+                });
+            }
         }
         self.program.outputs = outputs.to_vec();
         let values = self.captured.into_iter().map(|c| c.value).collect();

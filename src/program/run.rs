@@ -115,8 +115,20 @@ impl Lowered {
                 returned: Vec::new(),
             });
         }
+        // Read through readers: a front end may write through a view of a
+        // captured tensor meanwhile, and waits for them (the write, which
+        // holds nothing this run needs, is waited for here).
         for (&v, c) in p.consts.iter().zip(consts) {
-            run.env[v as usize] = Some(c.clone());
+            let r = loop {
+                match c.reader() {
+                    Err(Error::Busy) => std::thread::yield_now(),
+                    r => break r,
+                }
+            };
+            run.env[v as usize] = Some(r.map_err(|error| RunError {
+                error,
+                returned: Vec::new(),
+            })?);
         }
         for (k, (&v, a)) in p.inputs.iter().zip(args).enumerate() {
             run.env[v as usize] = Some(match a {
