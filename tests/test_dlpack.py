@@ -34,15 +34,17 @@ def test_a_strided_view_exports_its_strides() -> None:
     assert a.strides == (4, 16)
 
 
-def test_an_export_blocks_donation_and_in_place_writes_until_released() -> None:
+def test_an_export_blocks_donation_until_released_and_shows_writes() -> None:
     t = make()
     a = np.from_dlpack(t)
     assert t.ownership["exports"] == 1
     with pytest.warns(donate.DonationWarning, match="exported view"):
         u = t.donate() * 2
     assert not t.is_donated
-    t += 1  # copy-on-write: the consumer's array keeps its values
-    np.testing.assert_array_equal(a, np.arange(12).reshape(3, 4))
+    p = t.data_ptr()
+    t += 1  # written through: the consumer's array shows it, as PyTorch's .numpy()
+    np.testing.assert_array_equal(a, np.arange(12).reshape(3, 4) + 1)
+    assert t.data_ptr() == p
     del a, u
     gc.collect()
     assert t.ownership["exports"] == 0

@@ -44,11 +44,11 @@ def test_a_write_keeps_every_tensor_on_its_buffer():
     # Pointer identity: neither the base nor its view moves to a new buffer.
     a = dn.arange(12, dtype=dn.float32).reshape((3, 4))
     v = a[1]
-    pa, pv = a.data_ptr, v.data_ptr
+    pa, pv = a.data_ptr(), v.data_ptr()
     v += 1
     v[0] = -1.0
     a[2] = 9.0
-    assert (a.data_ptr, v.data_ptr) == (pa, pv)
+    assert (a.data_ptr(), v.data_ptr()) == (pa, pv)
     np.testing.assert_array_equal(
         np.asarray(a),
         [[0, 1, 2, 3], [-1, 6, 7, 8], [9, 9, 9, 9]],
@@ -93,7 +93,7 @@ def test_donating_a_buffer_with_a_live_view_copies_and_warns():
     v = a[:10]
     with pytest.warns(dn.DonationWarning):
         b = dn.relu(a.donate())
-    assert b.data_ptr != v.data_ptr
+    assert b.data_ptr() != v.data_ptr()
     v[0] = 3.0
     assert float(a[0]) == 3.0
     assert float(b[0]) == 1.0

@@ -13,8 +13,9 @@ use super::tensor::PyTensor;
 #[pymethods]
 impl PyTensor {
     /// A read-only NumPy array over this tensor's buffer (no copy). While it
-    /// lives, the buffer is never donated or written in place: donations
-    /// copy (with a warning) and in-place ops copy on write.
+    /// lives, the buffer is never donated (donations copy, with a
+    /// warning); in-place ops on the tensor write through, and the array
+    /// shows their results, as PyTorch's `.numpy()` does.
     fn numpy<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         view(slf, "numpy")
     }

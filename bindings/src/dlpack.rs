@@ -6,7 +6,8 @@
 //!   of the tensor. The view holds an export of the buffer (as
 //!   `t.numpy()` does), so while a consumer holds the capsule or what it
 //!   made from it, the tensor is not exclusive: a donation copies with a
-//!   warning and in-place ops copy on write. When the consumer's deleter
+//!   warning; in-place ops write through (the consumer sees them, read
+//!   only). When the consumer's deleter
 //!   runs (or a capsule nobody consumed is destroyed), the export ends.
 //!   A consumer asking for DLPack ≥ 1.0 gets the versioned capsule with the
 //!   read-only flag. The legacy capsule cannot say "read-only", and a

@@ -11,13 +11,14 @@
 //! | a temporary (`(a + b).relu()`)             | reused for the result when shape and dtype fit (implicit donation) |
 //! | `t.donate()`, `t.relu_donate()`            | reused if exclusive, and `t` becomes donated; otherwise copied with a `DonationWarning`, `t` intact |
 //! | a name, a container item, a function argument | never written                                |
-//! | `self` of `relu_()`, `+=`                  | written in place if exclusive, else copy-on-write |
+//! | `self` of `relu_()`, `+=`, `t[i] = v`      | written in place; through into a shared buffer, which its views see |
 //!
 //! A *temporary* is an object that only the interpreter's evaluation stack
 //! refers to; [`temporary`] explains how that is decided on each CPython
 //! version. A buffer with a live exported view (`t.numpy()`, `memoryview`)
-//! or another handle (`t.reshape(...)`) is never written: donation copies
-//! and in-place ops copy on write, so no view ever sees a change.
+//! or another handle (`t.reshape(...)`) is never donated (donation copies
+//! with a warning); in-place ops write through into it, so every view sees
+//! the change, as NumPy's do (`donate::call`, "Writes through views").
 //!
 //! Modules, in layers (each uses only the ones before it; no cycle,
 //! `scripts/module-cycles.py` checks it):

@@ -61,7 +61,7 @@ macro_rules! tensor_methods {
             }
             )*
             $(
-            /// The op in place (copy-on-write if the buffer is shared);
+            /// The op in place (written through when the buffer is shared);
             /// returns self.
             fn $i(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
                 ops::unary_inplace(&slf, UnaryOp::$iop)?;
@@ -316,8 +316,8 @@ ops::binary_operators! { tensor_methods {
 
     /// `t[key] = value` with a basic index (ints, slices, `...`, `None`)
     /// and a tensor, array or number (broadcast, converted to this
-    /// tensor's dtype). Writes into this tensor; copy-on-write when its
-    /// buffer is shared, so views and other holders keep their values.
+    /// tensor's dtype). Writes into this tensor's buffer, so its views and
+    /// other holders see the new values, as NumPy's do.
     fn __setitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         if key.getattr("dtype").is_ok_and(|d| d.getattr("kind").is_ok_and(|k| k.eq("b").unwrap_or(false))) {
             let v = input_from(value)?.ok_or_else(|| PyTypeError::new_err("cannot assign this value to a tensor"))?;
@@ -486,7 +486,7 @@ ops::binary_operators! { tensor_methods {
         let args: BnArgs<'_, 'py> = [Some(mean), Some(var), gamma, beta];
         ops::batch_norm(slf.py(), self_input(slf), args, eps)
     }
-    /// Inference batch normalisation in place (copy-on-write when shared).
+    /// Inference batch normalisation in place (written through when shared).
     #[pyo3(signature = (mean, var, gamma = None, beta = None, eps = 1e-5))]
     fn batch_norm_<'py>(
         slf: Bound<'py, Self>,

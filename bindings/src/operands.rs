@@ -162,7 +162,7 @@ fn run_planned<'py, R: Send>(
 
 /// Run `op` in place over `target`, reading `others` (an explicit
 /// donation among them is refused with a warning: the result goes into
-/// the target). Copy-on-write when the target's buffer is shared.
+/// the target). Written through when the target's buffer is shared.
 pub(crate) fn call_in_place<'py>(
     py: Python<'py>,
     op: &Op,

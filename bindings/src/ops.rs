@@ -158,7 +158,7 @@ pub(crate) fn batch_norm<'py>(
     call(py, &op, inputs)
 }
 
-/// `x.batch_norm_(...)`: in place (copy-on-write when shared).
+/// `x.batch_norm_(...)`: in place (written through when shared).
 pub(crate) fn batch_norm_inplace<'py>(
     x: &Bound<'py, PyTensor>,
     args: BnArgs<'_, 'py>,
@@ -168,7 +168,7 @@ pub(crate) fn batch_norm_inplace<'py>(
     call_in_place(x.py(), &op, x, params.into_iter().collect()).map(drop)
 }
 
-/// `x op= other`: in place (copy-on-write if shared); the result must keep
+/// `x op= other`: in place (written through if shared); the result must keep
 /// `x`'s shape and dtype.
 pub(crate) fn binary_inplace<'py>(
     x: &Bound<'py, PyTensor>,
@@ -178,7 +178,7 @@ pub(crate) fn binary_inplace<'py>(
     call_in_place(x.py(), &Op::Binary(op), x, smallvec![other]).map(drop)
 }
 
-/// `x[index] = value`: in place, copy-on-write if the buffer is shared.
+/// `x[index] = value`: in place, written through if the buffer is shared.
 pub(crate) fn set_item<'py>(
     x: &Bound<'py, PyTensor>,
     index: Vec<donate::Index>,
@@ -195,7 +195,7 @@ pub(crate) fn set_item<'py>(
 /// the rows are scattered ([`donate::assignment::mask_scatter`]: which
 /// row goes where depends on the mask's values, so a traced program
 /// refuses it). Either way the new values are written into `x` as a whole
-/// assignment (copy-on-write when its buffer is shared).
+/// assignment (written through when its buffer is shared).
 pub(crate) fn set_mask<'py>(
     x: &Bound<'py, PyTensor>,
     mask: Input<'py>,
@@ -248,7 +248,7 @@ pub(crate) fn set_mask<'py>(
     set_item(x, vec![donate::Index::Ellipsis], kept(&new))
 }
 
-/// `x.<op>_()`: in place, copy-on-write if the buffer is shared.
+/// `x.<op>_()`: in place, written through if the buffer is shared.
 pub(crate) fn unary_inplace(x: &Bound<'_, PyTensor>, op: UnaryOp) -> PyResult<()> {
     call_in_place(x.py(), &Op::Unary(op), x, smallvec![]).map(drop)
 }

@@ -337,7 +337,12 @@ class Jitted:
             finished = True
         finally:
             if not finished:
-                trace.finish([])  # end the trace: its tracers stop working
+                # End the trace (its tracers stop working), unless a failed
+                # finish already ended it: its error is the one to raise.
+                try:
+                    trace.finish([])
+                except _core.TracerError:
+                    pass
         self.trace_count += 1
         return program, out_structure
 
