@@ -194,6 +194,13 @@ pub unsafe trait FrontEnd {
     /// unregistered read running meanwhile (see the trait's safety
     /// contract).
     fn run_shared_write<R>(&self, f: impl FnOnce() -> R) -> R;
+    /// Whether an in-place operation on a shared buffer writes through
+    /// now (the Python bindings: not while tracing, so that a constant
+    /// the trace captured keeps its value; the write then copies on
+    /// write, as the typed Rust API's do).
+    fn writes_through(&self) -> bool {
+        true
+    }
 }
 
 /// Retry `f` while it is [`Error::Busy`] (a write through another view of
@@ -405,7 +412,7 @@ pub fn call_in_place<F: FrontEnd>(
     // that every tensor and view of the buffer sees the new values.
     let shared = {
         let s = g.ownership();
-        !s.is_exclusive() && !s.donated
+        !s.is_exclusive() && !s.donated && fe.writes_through()
     };
     for i in same {
         g.check_readable().map_err(F::error)?;

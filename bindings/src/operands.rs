@@ -147,6 +147,10 @@ unsafe impl<'py> FrontEnd for Front<'py> {
     fn run_shared_write<R>(&self, f: impl FnOnce() -> R) -> R {
         f()
     }
+
+    fn writes_through(&self) -> bool {
+        super::tracing::current_trace() == 0
+    }
 }
 
 /// The steps of [`call`] for concrete operands (the core's
