@@ -9,13 +9,14 @@ export it). From that alone it predicts every ownership decision:
 * an explicit donation is honoured exactly when the tensor is alone in its
   group with no live view, its shape and dtype fit the result, and it is
   not used twice; otherwise a `DonationWarning` and a copy;
-* an in-place op writes in place when the group is private (and the
-  operand is another tensor), and otherwise copies on write (the tensor
-  leaves its group);
+* an in-place op or an assignment writes its group's buffer, which every
+  member and NumPy view of the group then shows (NumPy's views), except
+  that a private strided tensor, or `t.add_(t)`, computes into a new
+  buffer (the tensor leaves its group, which nobody else sees);
 * a donated tensor raises `DonatedError` on every use.
 
 After every step each live tensor must equal its model (values, dtype,
-shape), each NumPy view its snapshot, and `ownership` must count the live
+shape), each NumPy view its group's buffer, and `ownership` must count the live
 handles and views of its group. Only exact operations are used, so values
 are compared exactly (NaN positions included)."""
 
@@ -116,7 +117,7 @@ def derive(twin: np.ndarray, view: np.ndarray) -> np.ndarray:
 @dataclass
 class View:
     array: np.ndarray
-    snapshot: np.ndarray
+    twin: np.ndarray  # where its elements sit in the group's buffer
     group: int
     source: int  # the key of the tensor it was exported from
 
@@ -139,13 +140,35 @@ class Programs(RuleBasedStateMachine):
         self.arenas: list[donate.Arena] = []
         self.ids = itertools.count()
         self.groups = itertools.count()
+        # Each group's buffer, by element number.
+        self.buffers: dict[int, np.ndarray] = {}
 
     # -- helpers ---------------------------------------------------------
     def add(
         self, t: donate.Tensor, model: np.ndarray, group: int | None = None, twin: np.ndarray | None = None
     ) -> None:
-        twin = fresh_twin(model.shape) if twin is None else twin
-        self.live[next(self.ids)] = Entry(t, model, next(self.groups) if group is None else group, twin)
+        if twin is None:  # a new buffer (or one taken over whole)
+            twin = fresh_twin(model.shape)
+            group = next(self.groups) if group is None else group
+            self.buffers[group] = model.reshape(-1).copy()
+        assert group is not None
+        self.live[next(self.ids)] = Entry(t, model, group, twin)
+
+    def write(self, e: Entry, values: np.ndarray) -> None:
+        """`values` written through `e` into its group's buffer: every
+        member of the group shows them."""
+        buf = self.buffers[e.group]
+        buf[e.twin] = values
+        for m in self.live.values():
+            if m.group == e.group:
+                m.model = buf[m.twin].copy()
+
+    def leave(self, e: Entry, values: np.ndarray) -> None:
+        """`e` computed into a new buffer of its own."""
+        e.group = next(self.groups)
+        e.twin = fresh_twin(values.shape)
+        e.model = values
+        self.buffers[e.group] = values.reshape(-1).copy()
 
     def members(self, group: int) -> int:
         """Handles on the group's buffer: live tensors, and deleted ones
@@ -213,18 +236,13 @@ class Programs(RuleBasedStateMachine):
         e = self.live[self.pick(data)]
         if e.model.ndim == 0:
             return
-        private = self.private(e)
         p = e.tensor.data_ptr()
         e.tensor[..., 0] = value
         model = e.model.copy()
         model[..., 0] = value
-        e.model = model
-        # Written in place when private (through its strides), else into
-        # a copy (the tensor leaves its group).
-        assert (e.tensor.data_ptr() == p) == private
-        if not private:
-            e.group = next(self.groups)
-            e.twin = fresh_twin(e.model.shape)
+        # Written in place (through its strides), shared or not.
+        assert e.tensor.data_ptr() == p
+        self.write(e, model)
 
     @precondition(lambda self: self.live)
     @rule(data=st.data())
@@ -233,7 +251,7 @@ class Programs(RuleBasedStateMachine):
         e = self.live[k]
         v = e.tensor.numpy()
         assert not v.flags.writeable
-        self.views.append(View(v, e.model.copy(), e.group, k))
+        self.views.append(View(v, e.twin, e.group, k))
 
     @precondition(lambda self: self.live)
     @rule(data=st.data(), op=st.sampled_from(sorted(UNARY)))
@@ -332,18 +350,19 @@ class Programs(RuleBasedStateMachine):
             raise AssertionError("an in-place op cannot broadcast its left side")
         with np.errstate(all="ignore"):
             want = ref(a.model, b.model)
-        # `t.add_(t)` reads `t` through a second handle, so it copies on
-        # write like any shared buffer (one new buffer, never wrong values).
-        # A strided target copies on write too (the in-place kernels write
-        # contiguous elements).
-        private = self.private(a) and ka != kb and a.contiguous
+        # A shared buffer is written through. A private one is written in
+        # place, except by `t.add_(t)` (which reads `t` through a second
+        # handle) or when strided (the in-place kernels write contiguous
+        # elements): computed into a new buffer nobody else sees.
+        private = self.private(a)
+        in_place = not private or (ka != kb and a.contiguous)
         p = a.tensor.data_ptr()
         assert method(b.tensor) is a.tensor
-        assert (a.tensor.data_ptr() == p) == private  # copy on write
-        a.model = want
-        if not private:
-            a.group = next(self.groups)
-            a.twin = fresh_twin(want.shape)
+        assert (a.tensor.data_ptr() == p) == in_place
+        if in_place:
+            self.write(a, want)
+        else:
+            self.leave(a, want)
 
     @precondition(lambda self: self.live)
     @rule(data=st.data())
@@ -381,9 +400,9 @@ class Programs(RuleBasedStateMachine):
             assert own["exports"] == self.exports(e.group), (own, self.exports(e.group))
 
     @invariant()
-    def views_keep_their_values(self) -> None:
+    def views_show_their_buffer(self) -> None:
         for v in self.views:
-            np.testing.assert_array_equal(v.array, v.snapshot)
+            np.testing.assert_array_equal(v.array, self.buffers[v.group][v.twin])
 
     @invariant()
     def donated_tensors_stay_unusable(self) -> None:

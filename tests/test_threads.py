@@ -47,7 +47,7 @@ def test_eight_threads_run_thousands_of_mixed_ops_on_shared_tensors() -> None:
                 counter.add_(1)
                 adds[k] += 1
             elif op == 5:  # a snapshot of the shared tensor is never torn
-                snap = counter.numpy()
+                snap = counter.copy().numpy()  # read whole, under a reader
                 assert (snap == snap[0]).all()
                 assert snap[0] >= last
                 last = float(snap[0])
