@@ -382,8 +382,7 @@ impl Handle {
 
     fn reader_of(&self, first: bool) -> Result<Handle, StateError> {
         match self.storage.state.share_reader(first) {
-            Err(StateError::Busy) => return Err(StateError::Busy),
-            Err(StateError::Overflow) => return Err(StateError::Overflow),
+            Err(e @ (StateError::Busy | StateError::Overflow)) => return Err(e),
             Err(_) => {} // donated: a moved-from handle
             Ok(_) => READERS_HELD.with(|n| n.set(n.get() + 1)),
         }

@@ -348,7 +348,7 @@ impl DynTensor {
 
     /// A reader handle becomes a plain one ([`Tensor::settle`]).
     pub(crate) fn settle(&mut self) {
-        each!(self, t => t.settle())
+        each!(self, t => t.settle());
     }
 
     /// Write `src` (C order, this shape and dtype) through into this

@@ -50,8 +50,9 @@
 use crate::sync::{AtomicU64, Ordering};
 
 // The word: handles in bits 0..26, exports in 26..46, readers in 46..61,
-// then the waiting-writer, writer and donated bits. (A reader is counted as a handle too,
-// so every rule that looks at handles alone is unchanged by readers.)
+// then the waiting-writer, writer and donated bits. (A reader is counted
+// as a handle too, so every rule that looks at handles alone is unchanged
+// by readers.)
 const HANDLE_MASK: u64 = (1 << 26) - 1;
 const EXPORT_SHIFT: u32 = 26;
 const EXPORT_ONE: u64 = 1 << EXPORT_SHIFT;

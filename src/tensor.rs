@@ -55,14 +55,9 @@ impl<T: Element> Clone for Tensor<T> {
     /// Another handle on the same buffer (no copy). Cloning a moved-from
     /// tensor gives another moved-from tensor.
     fn clone(&self) -> Self {
-        Tensor {
-            handle: self.handle.share(),
-            // `from_slice` copies the inline dims at once; `clone` would
-            // extend element by element.
-            shape: Dims::from_slice(&self.shape),
-            view: self.view.clone(),
-            _t: PhantomData,
-        }
+        // (`on` copies the inline dims at once with `from_slice`; `clone`
+        // would extend element by element.)
+        self.on(self.handle.share())
     }
 }
 
@@ -491,23 +486,26 @@ impl<T: Element> Tensor<T> {
     /// lives (see [`crate::ownership`], rule 5): `Busy` while a write
     /// through another handle runs.
     pub(crate) fn reader(&self) -> Result<Self> {
-        Ok(Tensor {
-            handle: self.handle.reader().map_err(|e| state_error(self, e))?,
+        let handle = self.handle.reader().map_err(|e| state_error(self, e))?;
+        Ok(self.on(handle))
+    }
+
+    /// This tensor's shape and layout over `handle` (a handle on its
+    /// buffer).
+    fn on(&self, handle: Handle) -> Self {
+        Tensor {
+            handle,
             shape: Dims::from_slice(&self.shape),
             view: self.view.clone(),
             _t: PhantomData,
-        })
+        }
     }
 
     /// [`reader`](Self::reader), not held off by a writer waiting for the
     /// readers (for a caller holding a lock).
     pub(crate) fn reader_now(&self) -> Result<Self> {
-        Ok(Tensor {
-            handle: self.handle.reader_now().map_err(|e| state_error(self, e))?,
-            shape: Dims::from_slice(&self.shape),
-            view: self.view.clone(),
-            _t: PhantomData,
-        })
+        let handle = self.handle.reader_now().map_err(|e| state_error(self, e))?;
+        Ok(self.on(handle))
     }
 
     /// A reader handle kept beyond its read becomes a plain handle.

@@ -314,7 +314,7 @@ impl Builder {
         let augmented = update && self.completes_augmented(&op, args);
         for (i, a) in args.iter().enumerate() {
             if let Atom::Var(v) = a {
-                if !self.current(*v) && !(augmented && i == 0) {
+                if !(self.current(*v) || (augmented && i == 0)) {
                     return Err(Self::stale_error(&op));
                 }
             }
