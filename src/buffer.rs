@@ -282,6 +282,21 @@ pub(crate) struct Storage {
     pub(crate) state: OwnershipState,
     buf: UnsafeCell<Option<OwnedBuffer>>,
     consumed_by: OnceLock<&'static str>,
+    /// How many storages were made before this one ([`storages_made`]):
+    /// tells a buffer made before a point in time (a trace's start) from
+    /// one made after it.
+    serial: u64,
+}
+
+/// The count of storages (buffers with their ownership state) made so far,
+/// by any thread: the serial number the next one gets.
+static STORAGES_MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many buffers were made so far: a buffer whose
+/// [`serial`](crate::DynTensor::buffer_serial) is below a value read
+/// here was made before the read.
+pub fn storages_made() -> u64 {
+    STORAGES_MADE.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 // SAFETY: the only mutation of `buf` is `take` below, which runs only after
@@ -301,6 +316,7 @@ impl Storage {
             state: OwnershipState::new(),
             buf: UnsafeCell::new(Some(buf)),
             consumed_by: OnceLock::new(),
+            serial: STORAGES_MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }
 
@@ -403,6 +419,11 @@ impl Handle {
 
     pub(crate) fn storage(&self) -> &Storage {
         &self.storage
+    }
+
+    /// The buffer's serial number (see [`storages_made`]).
+    pub(crate) fn serial(&self) -> u64 {
+        self.storage.serial
     }
 
     pub(crate) fn same_storage(&self, other: &Handle) -> bool {

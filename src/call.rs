@@ -56,6 +56,13 @@
 //! a front end makes outside that (a kernel run without the Python
 //! interpreter, a jit run) holds a reader ([`Slot::read`]), so no read
 //! ever overlaps the write; [`FrontEnd`]'s safety contract states it.
+//!
+//! While a trace runs ([`FrontEnd::tracing_since`]), a concrete in-place
+//! write copies on write instead, so that a constant the trace captured
+//! keeps the value the program was traced with; and a write into a buffer
+//! made before the trace began is refused ([`Error::Tracer`]): the traced
+//! function runs once, so such a write would happen once, when traced,
+//! while eager code writes at every call.
 
 use smallvec::SmallVec;
 
@@ -194,13 +201,34 @@ pub unsafe trait FrontEnd {
     /// unregistered read running meanwhile (see the trait's safety
     /// contract).
     fn run_shared_write<R>(&self, f: impl FnOnce() -> R) -> R;
-    /// Whether an in-place operation on a shared buffer writes through
-    /// now (the Python bindings: not while tracing, so that a constant
-    /// the trace captured keeps its value; the write then copies on
-    /// write, as the typed Rust API's do).
-    fn writes_through(&self) -> bool {
-        true
+    /// While a trace runs on this thread: how many buffers were made
+    /// before it began ([`crate::storages_made`]). An in-place write then
+    /// copies on write rather than writing through, so that a constant
+    /// the trace captured keeps its value, and one into a buffer made
+    /// before the trace is refused (see [`call_in_place`]).
+    fn tracing_since(&self) -> Option<u64> {
+        None
     }
+}
+
+/// While a trace that began when `since` buffers had been made
+/// ([`crate::storages_made`]) runs: refuse a write (concrete or traced)
+/// into `target` when its buffer was made before the trace. The traced
+/// function runs once, so the write would happen once, when traced, and
+/// the program would read the tensor as it is at each call, not as
+/// written: eager code writes at every call.
+pub fn check_traced_write(op: &Op, target: &DynTensor, since: u64) -> Result<()> {
+    if target.buffer_serial() >= since {
+        return Ok(());
+    }
+    Err(Error::Tracer {
+        op: op.name().into(),
+        reason: "writes in place into a tensor made before the trace began (a traced \
+                 function's writes outside it would happen once, when traced, not at each \
+                 call); pass it as an argument (donated, to update it in place) and return \
+                 the new value, or write `t = t + x` instead of `t += x`"
+            .into(),
+    })
 }
 
 /// Retry `f` while it is [`Error::Busy`] (a write through another view of
@@ -408,11 +436,15 @@ pub fn call_in_place<F: FrontEnd>(
     }
     fe.warn(messages(&plan, plan.refusals.iter(), &signatures))?;
     let g = slot.insert(target.slot.lock(fe.waiter()));
+    let tracing = fe.tracing_since();
+    if let Some(since) = tracing {
+        check_traced_write(op, &g, since).map_err(F::error)?;
+    }
     // Shared (a view, its base, an exported buffer): written through, so
     // that every tensor and view of the buffer sees the new values.
     let shared = {
         let s = g.ownership();
-        !s.is_exclusive() && !s.donated && fe.writes_through()
+        !s.is_exclusive() && !s.donated && tracing.is_none()
     };
     for i in same {
         g.check_readable().map_err(F::error)?;

@@ -390,6 +390,12 @@ impl DynTensor {
         }
     }
 
+    /// The serial number of the buffer it views: buffers made later have
+    /// larger ones ([`crate::storages_made`]).
+    pub fn buffer_serial(&self) -> u64 {
+        each!(self, t => t.buffer_serial())
+    }
+
     /// Address of the first element.
     pub fn data_ptr(&self) -> Option<*const u8> {
         each!(self, t => t.data_ptr())

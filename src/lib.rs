@@ -101,7 +101,7 @@ pub mod slot;
 
 pub use arena::{ArenaGuard, ArenaStats, TensorArena};
 pub use block::ALIGN;
-pub use buffer::{ExportGuard, OwnedBuffer};
+pub use buffer::{storages_made, ExportGuard, OwnedBuffer};
 pub use dyn_tensor::{DynTensor, Meta, Scalar};
 pub use element::{DType, Element, Float};
 pub use error::{Error, Result};

@@ -238,6 +238,11 @@ impl<T: Element> Tensor<T> {
         self.handle.storage().buffer().map(OwnedBuffer::as_ptr)
     }
 
+    /// The serial number of its buffer ([`crate::storages_made`]).
+    pub fn buffer_serial(&self) -> u64 {
+        self.handle.serial()
+    }
+
     /// Address of the first element (the buffer's plus the view's offset).
     pub fn data_ptr(&self) -> Option<*const u8> {
         self.buffer_ptr().map(|p| {

@@ -28,7 +28,7 @@ use super::inputs::{Input, Inputs, TensorRef};
 use super::tensor::read;
 use super::tensor::PyTensor;
 use super::tracing::{
-    lock, tracer_error, Trace, Tracer, CURRENT_TRACE, MOVED, NEXT_TRACE, TRACES_RUNNING,
+    lock, tracer_error, Trace, Tracer, CURRENT_TRACE, CURRENT_TRACE_SINCE, MOVED, NEXT_TRACE, TRACES_RUNNING,
 };
 use donate::call::Operand;
 use donate::plan::{Holders, Offer, Op, OperandDesc, Refusal};
@@ -159,18 +159,11 @@ pub(crate) fn record_update(
     if me.tracer().is_none() {
         // A tensor made while this trace runs (`out = donate.zeros(...)`,
         // then `out[0] = x`) becomes a tracer, starting from its value as
-        // a constant. A tensor from outside cannot: the program would have
-        // to write into it on every call.
+        // a constant. A tensor from outside cannot (the core's rule).
         let trace = trace_of(op, &others)?;
-        if me.made_in_trace == 0 || me.made_in_trace != trace.id {
-            return Err(tracer_error(
-                op.name(),
-                "a tensor that was not made inside the traced function (a captured tensor) cannot be updated in place \
-                 with a traced value: the program cannot write into it on every call; write `t = t + x` instead of \
-                 `t += x`, or make it an argument of the traced function",
-            ));
-        }
-        let v = trace.constant(&read(py, me)?)?;
+        let value = read(py, me)?;
+        donate::call::check_traced_write(op, &value, trace.since).py()?;
+        let v = trace.constant(&value)?;
         me.become_tracer(Tracer {
             trace,
             var: AtomicU32::new(v),
@@ -211,9 +204,9 @@ pub(crate) fn same_value(t: &PyTensor) -> PyResult<Option<PyTensor>> {
 pub(crate) struct PyTrace {
     trace: Arc<Trace>,
     inputs: Vec<(Var, DType, Vec<usize>)>,
-    /// The trace that ran on this thread before this one (restored by
-    /// `finish`).
-    outer: u32,
+    /// The trace that ran on this thread before this one, and when it
+    /// began (restored by `finish`).
+    outer: (u32, u64),
     /// Counted in `TRACES_RUNNING` (until `finish` or drop).
     running: std::sync::atomic::AtomicBool,
 }
@@ -223,7 +216,8 @@ impl PyTrace {
     fn end(&self) {
         if self.running.swap(false, Ordering::AcqRel) {
             if CURRENT_TRACE.with(std::cell::Cell::get) == self.trace.id {
-                CURRENT_TRACE.with(|c| c.set(self.outer));
+                CURRENT_TRACE.with(|c| c.set(self.outer.0));
+                CURRENT_TRACE_SINCE.with(|c| c.set(self.outer.1));
             }
             TRACES_RUNNING.fetch_sub(1, Ordering::AcqRel);
         }
@@ -247,11 +241,16 @@ impl PyTrace {
             inputs.push((b.input(d, &shape), d, shape));
         }
         let id = NEXT_TRACE.fetch_add(1, Ordering::Relaxed).max(1);
-        let outer = CURRENT_TRACE.with(|c| c.replace(id));
+        let since = donate::storages_made();
+        let outer = (
+            CURRENT_TRACE.with(|c| c.replace(id)),
+            CURRENT_TRACE_SINCE.with(|c| c.replace(since)),
+        );
         TRACES_RUNNING.fetch_add(1, Ordering::AcqRel);
         Ok(PyTrace {
             trace: Arc::new(Trace {
                 id,
+                since,
                 builder: Mutex::new(Some(b)),
                 explicit: Mutex::new(Vec::new()),
             }),

@@ -148,8 +148,8 @@ unsafe impl<'py> FrontEnd for Front<'py> {
         f()
     }
 
-    fn writes_through(&self) -> bool {
-        super::tracing::current_trace() == 0
+    fn tracing_since(&self) -> Option<u64> {
+        super::tracing::current_trace_since()
     }
 }
 

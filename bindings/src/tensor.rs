@@ -41,8 +41,6 @@ pub(crate) struct PyTensor {
     /// with data; see [`super::jit`]). Set once: a tensor made while
     /// tracing becomes a tracer when a traced value updates it in place.
     tracer: std::sync::OnceLock<Box<super::tracing::Tracer>>,
-    /// The trace running on this thread when the tensor was made (0: none).
-    pub(crate) made_in_trace: u32,
 }
 
 impl PyTensor {
@@ -53,7 +51,6 @@ impl PyTensor {
             coverage: t.coverage(),
             slot: Slot::new(t),
             tracer: std::sync::OnceLock::new(),
-            made_in_trace: super::tracing::current_trace(),
         }
     }
 
@@ -80,7 +77,6 @@ impl PyTensor {
                 DynTensor::zeros(dtype, &[0]).unwrap_or_else(|_| unreachable!("an empty tensor")),
             ),
             tracer: std::sync::OnceLock::from(Box::new(tracer)),
-            made_in_trace: 0,
         }
     }
 

@@ -27,6 +27,9 @@ pub(crate) struct Tracer {
 pub(crate) struct Trace {
     /// Unique per trace (never 0).
     pub(crate) id: u32,
+    /// How many buffers were made before it began
+    /// ([`donate::storages_made`]): a write into an older one is refused.
+    pub(crate) since: u64,
     /// `None` once finished.
     pub(crate) builder: Mutex<Option<Builder>>,
     /// Inputs (by index) donated explicitly inside the traced function,
@@ -42,6 +45,9 @@ thread_local! {
     /// The trace running on this thread (0: none): tensors made while it
     /// runs may become its tracers.
     pub(crate) static CURRENT_TRACE: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// How many buffers were made before the trace running on this thread
+    /// began ([`donate::storages_made`]).
+    pub(crate) static CURRENT_TRACE_SINCE: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// How many traces run now, on any thread: while none does, making a
@@ -54,6 +60,12 @@ pub(crate) fn current_trace() -> u32 {
         return 0;
     }
     CURRENT_TRACE.with(std::cell::Cell::get)
+}
+
+/// While a trace runs on this thread: how many buffers were made before it
+/// began.
+pub(crate) fn current_trace_since() -> Option<u64> {
+    (current_trace() != 0).then(|| CURRENT_TRACE_SINCE.with(std::cell::Cell::get))
 }
 
 pub(crate) fn tracer_error(op: &str, reason: &str) -> PyErr {

@@ -154,20 +154,16 @@ pub struct Builder {
     written: std::collections::HashMap<Var, (u32, Option<(Var, Var)>)>,
 }
 
-/// A tensor captured as a constant while tracing.
+/// A tensor captured as a constant while tracing: the handle it was
+/// captured from. Two operands are the same constant when they view the
+/// same elements of the same buffer ([`DynTensor::same_view`]); holding
+/// the handle keeps that buffer alive for the whole trace, so its address
+/// cannot be reused by a later tensor (the identity of a constant is its
+/// value, never the address of an object that can die). The program reads
+/// it through this handle at each run ([`Lowered::run`]).
 #[derive(Debug)]
 struct Captured {
-    /// The handle it was captured from. Two operands are the same
-    /// constant when they view the same elements of the same buffer
-    /// ([`DynTensor::same_view`]); holding this handle keeps that buffer
-    /// alive for the whole trace, so its address cannot be reused by a
-    /// later tensor (the identity of a constant is its value, never the
-    /// address of an object that can die).
     handle: DynTensor,
-    /// What the program reads: the handle itself, or its C-order copy
-    /// when it is strided (the program's model: every variable that is
-    /// not a view is contiguous in a buffer of its own).
-    value: DynTensor,
 }
 
 impl Builder {
@@ -217,25 +213,17 @@ impl Builder {
 
     /// `t` as a constant of the program: the variable of an earlier
     /// capture of the same view of the same buffer, else a new constant
-    /// reading `t`'s buffer (each run reads it as it is then: a later
-    /// write into the caller's tensor shows, as in eager code; a strided
-    /// view is copied into C order now, and keeps this value). Fails only when `t` cannot be
-    /// read (donated) or its C-order copy cannot be allocated.
+    /// reading `t`'s buffer. Each run reads it as it is then (a strided
+    /// view through a C-order copy), so a write into the caller's tensor
+    /// between calls shows, as in eager code. Fails only when `t` cannot
+    /// be read (donated).
     pub fn capture(&mut self, t: &DynTensor) -> Result<Var> {
         t.check_readable()?;
         if let Some(k) = self.captured.iter().position(|c| c.handle.same_view(t)) {
             return Ok(self.program.consts[k]);
         }
-        let value = if t.coverage().is_contiguous() {
-            t.clone()
-        } else {
-            t.contiguous()?
-        };
         let v = self.constant(t.dtype(), t.shape());
-        self.captured.push(Captured {
-            handle: t.clone(),
-            value,
-        });
+        self.captured.push(Captured { handle: t.clone() });
         Ok(v)
     }
 
@@ -401,7 +389,7 @@ impl Builder {
             }
         }
         self.program.outputs = outputs.to_vec();
-        let values = self.captured.into_iter().map(|c| c.value).collect();
+        let values = self.captured.into_iter().map(|c| c.handle).collect();
         Ok((self.program, values))
     }
 }

@@ -125,6 +125,15 @@ impl Lowered {
                     r => break r,
                 }
             };
+            // The program was traced for a constant in C order of its
+            // own: a strided view is read through a C-order copy.
+            let r = r.and_then(|r| {
+                if r.coverage().is_contiguous() {
+                    Ok(r)
+                } else {
+                    r.contiguous()
+                }
+            });
             run.env[v as usize] = Some(r.map_err(|error| RunError {
                 error,
                 returned: Vec::new(),
