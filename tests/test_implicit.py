@@ -248,6 +248,34 @@ def test_objects_holding_the_only_reference_are_not_trusted(stats) -> None:
     assert before["implicit_donations"] == 0
 
 
+@pytest.mark.parametrize("hook", [sys.settrace, sys.setprofile], ids=["trace", "profile"])
+def test_under_a_trace_or_profile_function_nothing_held_is_reused(stats, hook) -> None:
+    """A debugger, a coverage tool or Hypothesis's explain phase sets a
+    trace or profile function. CPython 3.11 then calls a method through a
+    bound method it makes for the hook, which holds the receiver: the
+    temporary check sees a holder and copies (never wrong, only not
+    reused). On every version a held temporary stays intact and results
+    are right."""
+    a = donate.tensor(np.arange(-3, 3, dtype=np.float32))
+    want = np.maximum(np.arange(-3, 3, dtype=np.float32), 0)
+    hook(lambda *args: None)
+    try:
+        s = stats()
+        got = [(a * 1).relu().numpy().copy() for _ in range(3)]
+        held = (a * 1).relu
+        twice = [held().numpy().copy(), held().numpy().copy()]
+        operators = (a * 1) + 1  # no call: the operand comes from the stack
+    finally:
+        hook(None)
+    for g in got + twice:
+        np.testing.assert_array_equal(g, want)
+    np.testing.assert_array_equal(operators.numpy(), np.arange(-3, 3, dtype=np.float32) + 1)
+    np.testing.assert_array_equal(a.numpy(), np.arange(-3, 3, dtype=np.float32))
+    if sys.version_info < (3, 12):
+        # The three method calls are refused; the operator is reused.
+        assert s["implicit_donations"] == 1
+
+
 def test_operands_unpacked_from_a_named_tuple_or_dict_are_not_temporaries(stats) -> None:
     # `f(*args)` passes the tuple's items; the tuple may be a named one
     # holding the only reference, and the C stack of that call looks like a

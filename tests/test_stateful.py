@@ -23,11 +23,13 @@ are compared exactly (NaN positions included)."""
 from __future__ import annotations
 
 import itertools
+import sys
 import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -237,6 +239,10 @@ class Programs(RuleBasedStateMachine):
         if e.model.ndim == 0:
             return
         p = e.tensor.data_ptr()
+        if e.model.shape[-1] == 0:  # no index 0 on the last axis: NumPy's IndexError
+            with pytest.raises(IndexError, match="index 0 is out of bounds for axis"):
+                e.tensor[..., 0] = value
+            return
         e.tensor[..., 0] = value
         model = e.model.copy()
         model[..., 0] = value
@@ -265,7 +271,11 @@ class Programs(RuleBasedStateMachine):
         e = self.live[self.pick(data)]
         before = donate.memory_stats()["implicit_donations"]
         r = IMPLICIT[op](e.tensor)  # `e.tensor * 1` is a temporary
-        assert donate.memory_stats()["implicit_donations"] == before + 1
+        # Reused, unless a trace or profile function runs (Hypothesis's
+        # explain phase sets one): CPython 3.11 then calls the method
+        # through a bound method holding the receiver, and the check copies.
+        hooked = sys.gettrace() is not None or sys.getprofile() is not None
+        assert donate.memory_stats()["implicit_donations"] - before in ((0, 1) if hooked else (1,))
         with np.errstate(all="ignore"):
             self.add(r, UNARY[op](e.model * e.model.dtype.type(1)))
 
