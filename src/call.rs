@@ -415,6 +415,16 @@ pub fn call_in_place<F: FrontEnd>(
     } else {
         Vec::new()
     };
+    // The plan's refusals are reported before anything is held: a warning
+    // handler is front-end code, which may run operations of its own.
+    fe.warn(messages(&plan, plan.refusals.iter(), &signatures))?;
+    // In-place updates of one tensor run one at a time (and not during an
+    // explicit donation of it): a write through a shared buffer lets go of
+    // the slot's lock before it writes, and the next update must read what
+    // it wrote. The target's donor gate, held to the end, serialises them
+    // (an update nested in another operation's warning handler does not
+    // wait for it: see `DonorGates`).
+    let _gate = DonorGates::enter(fe.waiter(), &[target.slot]);
     // `x op= x` reads its own target: read it under the same lock as the
     // write (one critical section), so that another thread's in-place op
     // cannot land between the read and the write. Declared before the
@@ -434,7 +444,6 @@ pub fn call_in_place<F: FrontEnd>(
             Operand::Held(h, _) => Arg::Tensor(h.held().slot.read(fe.waiter()).map_err(F::error)?),
         });
     }
-    fe.warn(messages(&plan, plan.refusals.iter(), &signatures))?;
     let g = slot.insert(target.slot.lock(fe.waiter()));
     let tracing = fe.tracing_since();
     if let Some(since) = tracing {

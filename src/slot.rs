@@ -36,6 +36,11 @@
 //! operation's warning handler) does not wait: the busy slots are reported
 //! ([`DonorGates::busy`]) and read like any shared tensor.
 //!
+//! An in-place update enters its target's gate too
+//! ([`crate::call::call_in_place`]), so updates of one tensor (and its
+//! explicit donations) run one at a time even when a write through a
+//! shared buffer lets go of the slot's lock before it writes.
+//!
 //! # `fork()`
 //!
 //! A child of `fork()` has only the forking thread. A lock or a gate that

@@ -126,6 +126,42 @@ def test_readers_in_other_threads_see_whole_writes():
     assert all(s % n == 0 for s in sums), sorted({s / n for s in sums})
 
 
+def test_updates_of_one_tensor_from_threads_are_never_lost():
+    """In-place updates of one tensor run one at a time, also when its
+    buffer is shared. A write through lets go of the tensor's lock and
+    waits for the buffer's readers (here: threads summing the view) to
+    leave before it writes; the next update must still read what it
+    wrote."""
+    n = 1 << 16
+    t = dn.zeros((n,))
+    view = t[::2]  # shared: every update writes through
+    writers, rounds = 3, 100
+    done = threading.Event()
+    barrier = threading.Barrier(writers + 2)
+
+    def write():
+        barrier.wait()
+        for _ in range(rounds):
+            t.add_(1.0)
+
+    def read():
+        barrier.wait()
+        while not done.is_set():
+            view.sum()
+
+    ws = [threading.Thread(target=write) for _ in range(writers)]
+    rs = [threading.Thread(target=read) for _ in range(2)]
+    for th in ws + rs:
+        th.start()
+    for th in ws:
+        th.join()
+    done.set()
+    for th in rs:
+        th.join()
+    np.testing.assert_array_equal(np.asarray(t), np.full(n, writers * rounds, np.float32))
+    np.testing.assert_array_equal(np.asarray(view), np.full(n // 2, writers * rounds, np.float32))
+
+
 def test_jit_refuses_a_base_read_after_a_write_through_its_view():
     @dn.jit
     def f(x):

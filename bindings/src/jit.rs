@@ -28,7 +28,8 @@ use super::inputs::{Input, Inputs, TensorRef};
 use super::tensor::read;
 use super::tensor::PyTensor;
 use super::tracing::{
-    lock, tracer_error, Trace, Tracer, CURRENT_TRACE, CURRENT_TRACE_SINCE, MOVED, NEXT_TRACE, TRACES_RUNNING,
+    lock, tracer_error, Trace, Tracer, CURRENT_TRACE, CURRENT_TRACE_SINCE, MOVED, NEXT_TRACE,
+    TRACES_RUNNING,
 };
 use donate::call::Operand;
 use donate::plan::{Holders, Offer, Op, OperandDesc, Refusal};
