@@ -22,6 +22,7 @@ use std::cell::Cell;
 use std::cell::UnsafeCell;
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 
 use crate::arena::{self, ArenaShared};
@@ -286,7 +287,15 @@ pub(crate) struct Storage {
     /// tells a buffer made before a point in time (a trace's start) from
     /// one made after it.
     serial: u64,
+    /// The process generation ([`crate::fork`]) whose threads set the
+    /// state's readers and writer bits, or [`CLEARING`]: in the child of a
+    /// `fork()`, bits that the parent's other threads left set are cleared
+    /// before the first reader or writer of the child ([`Storage::settle_fork`]).
+    touched: AtomicU64,
 }
+
+/// [`Storage::touched`] while a child clears the bits its parent left.
+const CLEARING: u64 = u64::MAX;
 
 /// The count of storages (buffers with their ownership state) made so far,
 /// by any thread: the serial number the next one gets.
@@ -317,7 +326,49 @@ impl Storage {
             buf: UnsafeCell::new(Some(buf)),
             consumed_by: OnceLock::new(),
             serial: STORAGES_MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            touched: AtomicU64::new(crate::fork::generation()),
         })
+    }
+
+    /// Before a reader or writer registers: in the child of a `fork()`,
+    /// the readers and writer a thread of the parent held at the fork
+    /// (that thread does not exist here, and never lets go) are cleared,
+    /// once, before any thread of the child registers one. One atomic
+    /// load and a comparison when nothing forked.
+    fn settle_fork(&self) {
+        let g = crate::fork::generation();
+        let t = self.touched.load(Ordering::Acquire);
+        if t != g {
+            self.settle_fork_slow(g, t);
+        }
+    }
+
+    #[cold]
+    fn settle_fork_slow(&self, g: u64, mut t: u64) {
+        loop {
+            if t == g {
+                return;
+            }
+            if t == CLEARING {
+                std::thread::yield_now();
+                t = self.touched.load(Ordering::Acquire);
+                continue;
+            }
+            match self
+                .touched
+                .compare_exchange(t, CLEARING, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => {
+                    // No thread of this process registered a reader or a
+                    // writer here yet (each one waits for `touched == g`
+                    // first): every such bit is the parent's.
+                    self.state.clear_transient();
+                    self.touched.store(g, Ordering::Release);
+                    return;
+                }
+                Err(actual) => t = actual,
+            }
+        }
     }
 
     /// The buffer, unless it was donated.
@@ -336,6 +387,7 @@ impl Storage {
 
     /// Move the buffer out. `op` is recorded for error messages.
     pub(crate) fn take(&self, op: &'static str) -> Result<OwnedBuffer, StateError> {
+        self.settle_fork();
         self.state.take_for_donation()?;
         let _ = self.consumed_by.set(op);
         // SAFETY: take_for_donation succeeded: this caller held the only
@@ -397,6 +449,7 @@ impl Handle {
     }
 
     fn reader_of(&self, first: bool) -> Result<Handle, StateError> {
+        self.storage.settle_fork();
         match self.storage.state.share_reader(first) {
             Err(e @ (StateError::Busy | StateError::Overflow)) => return Err(e),
             Err(_) => {} // donated: a moved-from handle
@@ -453,6 +506,7 @@ impl Handle {
 
     /// Enter the writer state; `None` unless exclusive.
     pub(crate) fn write_guard(&mut self) -> Option<WriteGuard<'_>> {
+        self.storage.settle_fork();
         self.storage.state.acquire_exclusive().ok()?;
         Some(WriteGuard { h: self })
     }
@@ -466,6 +520,7 @@ impl Handle {
     /// reader (or through an exported view) while the guard lives: the
     /// state excludes registered readers only.
     pub(crate) unsafe fn shared_write_guard(&mut self) -> Result<WriteGuard<'_>, StateError> {
+        self.storage.settle_fork();
         self.storage.state.acquire_shared_writer()?;
         Ok(WriteGuard { h: self })
     }
@@ -476,6 +531,7 @@ impl Handle {
             Some(b) => (b.as_ptr() as usize, b.len()),
             None => return Err(StateError::Donated),
         };
+        self.storage.settle_fork();
         self.storage.state.export()?;
         Ok(ExportGuard {
             storage: self.storage.clone(),
@@ -491,6 +547,12 @@ thread_local! {
     /// Only fairness depends on it (a reader dropped on another thread
     /// leaves it high, and that thread is then never held off).
     static READERS_HELD: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Whether the current thread holds a reader on some buffer (it runs
+/// inside an operation that reads, from a warning handler, say).
+pub(crate) fn reading() -> bool {
+    READERS_HELD.with(Cell::get) > 0
 }
 
 impl Drop for Handle {

@@ -418,13 +418,10 @@ pub fn call_in_place<F: FrontEnd>(
     // The plan's refusals are reported before anything is held: a warning
     // handler is front-end code, which may run operations of its own.
     fe.warn(messages(&plan, plan.refusals.iter(), &signatures))?;
-    // In-place updates of one tensor run one at a time (and not during an
-    // explicit donation of it): a write through a shared buffer lets go of
-    // the slot's lock before it writes, and the next update must read what
-    // it wrote. The target's donor gate, held to the end, serialises them
-    // (an update nested in another operation's warning handler does not
-    // wait for it: see `DonorGates`).
-    let _gate = DonorGates::enter(fe.waiter(), &[target.slot]);
+    // In-place updates of one tensor run one at a time: a write through a
+    // shared buffer lets go of the slot's lock before it writes, and the
+    // next update must read what it wrote.
+    let _updating = target.slot.update(fe.waiter());
     // `x op= x` reads its own target: read it under the same lock as the
     // write (one critical section), so that another thread's in-place op
     // cannot land between the read and the write. Declared before the
@@ -447,7 +444,7 @@ pub fn call_in_place<F: FrontEnd>(
     let g = slot.insert(target.slot.lock(fe.waiter()));
     let tracing = fe.tracing_since();
     if let Some(since) = tracing {
-        check_traced_write(op, &g, since).map_err(F::error)?;
+        check_traced_write(op, g, since).map_err(F::error)?;
     }
     // Shared (a view, its base, an exported buffer): written through, so
     // that every tensor and view of the buffer sees the new values.
@@ -491,16 +488,27 @@ pub fn call_in_place<F: FrontEnd>(
     };
     drop(args);
     drop(slot);
-    // 3. The write.
-    fe.run_shared_write(|| {
-        retry_busy(fe.waiter(), || {
-            // SAFETY: `run_shared_write`'s contract: no unregistered read
-            // runs meanwhile.
-            #[allow(unsafe_code)]
-            unsafe {
-                to.write_through(&new)
+    // 3. The write. A thread that still holds a reader runs inside another
+    // operation (its warning handler): waiting for readers could be
+    // waiting for itself, so a busy buffer is an error there.
+    let nested = crate::buffer::reading();
+    fe.run_shared_write(|| loop {
+        // SAFETY: `run_shared_write`'s contract: no unregistered read runs
+        // meanwhile.
+        #[allow(unsafe_code)]
+        match unsafe { to.write_through(&new) } {
+            Err(Error::Busy) if nested => {
+                return Err(Error::InvalidArgument {
+                    op: op.name(),
+                    reason: "writes through a buffer that is being read while an operation \
+                             on this thread reads (an in-place update from a warning \
+                             handler): waiting could be waiting for itself"
+                        .into(),
+                })
             }
-        })
+            Err(Error::Busy) => fe.waiter().wait(&mut std::thread::yield_now),
+            r => return r,
+        }
     })
     .map_err(F::error)?;
     Ok(outcome)

@@ -47,6 +47,10 @@
 // the crate-private items of the public ones, serve the crate only.
 pub mod element;
 pub mod error;
+// The process generation (bumped in the child of a `fork()`); `unsafe` for
+// registering the hook.
+#[allow(unsafe_code)]
+mod fork;
 pub mod stats;
 mod sync;
 pub mod timeline;

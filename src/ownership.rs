@@ -309,6 +309,13 @@ impl OwnershipState {
         self.transition(|w| Self::require_exclusive(w).map(|()| w | WRITER))
     }
 
+    /// Clear the readers and the writer bits (keeping the handles the
+    /// readers were counted in): what a thread lost at a `fork()` left set
+    /// in the child, where it never lets go.
+    pub(crate) fn clear_transient(&self) {
+        let _ = self.transition(|w| Ok(w & !(READER_MASK | WAITING | WRITER)));
+    }
+
     /// Leave the writer state.
     pub fn release_exclusive(&self) {
         let _ = self.transition(|w| Ok(w & !WRITER));

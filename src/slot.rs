@@ -20,6 +20,17 @@
 //! front-end code (which could reach the same slot) while holding one, so
 //! threads cannot deadlock on slots.
 //!
+//! # Updates
+//!
+//! An in-place update also holds the slot's *update lock*
+//! ([`Slot::update`]) from before it reads its operands until its write is
+//! done, so updates of one tensor from several threads run one at a time
+//! and none is lost, even when a write through a shared buffer lets go of
+//! the lock before it writes. A thread that waits for it holds no reader
+//! (an update from a warning handler of an operation that reads does not
+//! wait), so it cannot close a cycle with the writer, which waits for
+//! readers.
+//!
 //! # Donor gates
 //!
 //! Explicit donations of one tensor from several threads at once would
@@ -36,10 +47,6 @@
 //! operation's warning handler) does not wait: the busy slots are reported
 //! ([`DonorGates::busy`]) and read like any shared tensor.
 //!
-//! An in-place update enters its target's gate too
-//! ([`crate::call::call_in_place`]), so updates of one tensor (and its
-//! explicit donations) run one at a time even when a write through a
-//! shared buffer lets go of the slot's lock before it writes.
 //!
 //! # `fork()`
 //!
@@ -77,13 +84,13 @@
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Once;
 
 use parking_lot::{FairMutex, FairMutexGuard};
 use smallvec::SmallVec;
 
 use crate::dyn_tensor::DynTensor;
 use crate::error::Result;
+use crate::fork;
 
 /// How a front end waits for another thread: `wait` runs `f` (which
 /// blocks) with whatever the front end must release meanwhile released
@@ -99,6 +106,10 @@ pub struct Slot {
     /// `generation + 1` of the lock's holder while it is held (set right
     /// after acquiring, cleared right before releasing), else 0.
     owner: AtomicU64,
+    /// Held across an in-place update ([`Slot::update`]), and its owner
+    /// as for `mutex`.
+    updating: FairMutex<()>,
+    update_owner: AtomicU64,
     /// The token ([`thread_token`]) of the thread donating this tensor
     /// right now, or 0.
     donor: AtomicUsize,
@@ -113,6 +124,8 @@ impl Slot {
         Slot {
             mutex: FairMutex::new(t),
             owner: AtomicU64::new(0),
+            updating: FairMutex::new(()),
+            update_owner: AtomicU64::new(0),
             donor: AtomicUsize::new(0),
         }
     }
@@ -121,29 +134,26 @@ impl Slot {
     /// running, say), wait through `waiter`, in line: see the [module
     /// docs](self) for fairness and for locks held at a `fork()`.
     pub fn lock(&self, waiter: &impl Waiter) -> SlotGuard<'_> {
-        if let Some(g) = self.mutex.try_lock() {
-            return SlotGuard::new(g, &self.owner);
-        }
-        let holder = self.owner.load(Ordering::Acquire);
-        // One thread takes over (the exchange), so two cannot both unlock.
-        if holder != 0
-            && holder != fork::generation() + 1
-            && self
-                .owner
-                .compare_exchange(holder, 0, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-        {
-            // SAFETY: the lock is held by a thread of the parent process
-            // (its record is of an older generation): its guard can never
-            // be dropped in this process, so nothing else will ever unlock
-            // it, and this thread won the exchange, so no other thread
-            // unlocks it here either.
-            unsafe { self.mutex.force_unlock_fair() };
-        }
-        let mut got = None;
-        waiter.wait(&mut || got = Some(self.mutex.lock()));
-        let g = got.unwrap_or_else(|| self.mutex.lock());
-        SlotGuard::new(g, &self.owner)
+        SlotGuard::new(lock_fair(&self.mutex, &self.owner, waiter), &self.owner)
+    }
+
+    /// Serialise an in-place update of this tensor with the others: held
+    /// from before the update reads its operands until its write is done,
+    /// including a write through a shared buffer, which lets go of
+    /// [`lock`](Self::lock) before it writes (see
+    /// [`crate::call::call_in_place`]). Fair, as the lock is. `None`,
+    /// without waiting, when another thread updates it and this thread
+    /// holds a reader (an update run from a warning handler of an
+    /// operation that reads): waiting then could close a cycle.
+    pub fn update(&self, waiter: &impl Waiter) -> Option<UpdateGuard<'_>> {
+        let g = if crate::buffer::reading() {
+            self.updating.try_lock()?
+        } else {
+            lock_fair(&self.updating, &self.update_owner, waiter)
+        };
+        Some(UpdateGuard {
+            _guard: SlotGuard::new(g, &self.update_owner),
+        })
     }
 
     /// Another handle on the slot's buffer, registered as a reader until
@@ -165,20 +175,57 @@ impl Slot {
     }
 }
 
+/// Lock `mutex` (its holder recorded in `owner`), waiting through
+/// `waiter`, in line; a lock held by a thread lost at a `fork()` is taken
+/// over (see the [module docs](self)).
+fn lock_fair<'a, T: Send>(
+    mutex: &'a FairMutex<T>,
+    owner: &AtomicU64,
+    waiter: &impl Waiter,
+) -> FairMutexGuard<'a, T> {
+    if let Some(g) = mutex.try_lock() {
+        return g;
+    }
+    let holder = owner.load(Ordering::Acquire);
+    // One thread takes over (the exchange), so two cannot both unlock.
+    if holder != 0
+        && holder != fork::generation() + 1
+        && owner
+            .compare_exchange(holder, 0, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    {
+        // SAFETY: the lock is held by a thread of the parent process (its
+        // record is of an older generation): its guard can never be
+        // dropped in this process, so nothing else will ever unlock it,
+        // and this thread won the exchange, so no other thread unlocks it
+        // here either.
+        unsafe { mutex.force_unlock_fair() };
+    }
+    let mut got = None;
+    waiter.wait(&mut || got = Some(mutex.lock()));
+    got.unwrap_or_else(|| mutex.lock())
+}
+
 /// A locked slot; unlocking (drop) hands the lock to the longest waiter.
-pub struct SlotGuard<'a> {
-    guard: FairMutexGuard<'a, DynTensor>,
+pub struct SlotGuard<'a, T = DynTensor> {
+    guard: FairMutexGuard<'a, T>,
     owner: &'a AtomicU64,
 }
 
-impl<'a> SlotGuard<'a> {
-    fn new(guard: FairMutexGuard<'a, DynTensor>, owner: &'a AtomicU64) -> Self {
+/// An update of a slot in progress ([`Slot::update`]); dropping it lets
+/// the next one start.
+pub struct UpdateGuard<'a> {
+    _guard: SlotGuard<'a, ()>,
+}
+
+impl<'a, T> SlotGuard<'a, T> {
+    fn new(guard: FairMutexGuard<'a, T>, owner: &'a AtomicU64) -> Self {
         owner.store(fork::generation() + 1, Ordering::Release);
         SlotGuard { guard, owner }
     }
 }
 
-impl Drop for SlotGuard<'_> {
+impl<T> Drop for SlotGuard<'_, T> {
     fn drop(&mut self) {
         // Before `guard` (a field) unlocks.
         self.owner.store(0, Ordering::Release);
@@ -195,40 +242,6 @@ impl std::ops::Deref for SlotGuard<'_> {
 impl std::ops::DerefMut for SlotGuard<'_> {
     fn deref_mut(&mut self) -> &mut DynTensor {
         &mut self.guard
-    }
-}
-
-/// The process generation: 0 in the process that made the first slot,
-/// bumped in the child of each `fork()`.
-mod fork {
-    use std::sync::atomic::{AtomicU64, Ordering};
-
-    use super::Once;
-
-    static GENERATION: AtomicU64 = AtomicU64::new(0);
-
-    #[cfg(unix)]
-    extern "C" fn in_child() {
-        GENERATION.fetch_add(1, Ordering::AcqRel);
-    }
-
-    /// Register the child handler (once per process; a child inherits the
-    /// registration).
-    pub(super) fn install() {
-        static ONCE: Once = Once::new();
-        ONCE.call_once(|| {
-            #[cfg(unix)]
-            // SAFETY: `in_child` is an `extern "C" fn()` that only touches
-            // an atomic, which is async-signal-safe as a child handler must
-            // be, and stays valid for the life of the process.
-            unsafe {
-                libc::pthread_atfork(None, None, Some(in_child));
-            }
-        });
-    }
-
-    pub(super) fn generation() -> u64 {
-        GENERATION.load(Ordering::Acquire)
     }
 }
 

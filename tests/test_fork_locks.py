@@ -61,6 +61,44 @@ def test_a_lock_held_by_a_parent_thread_at_the_fork_is_taken_over() -> None:
     sys.stdout.flush()
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork with threads
+def test_readers_and_writers_of_a_parent_thread_are_cleared_in_the_child() -> None:
+    # A parent thread reads a buffer (a reader, its kernel running without
+    # the interpreter) or writes it in place (the writer bit) at the fork:
+    # in the child, where that thread never lets go, a write through a view
+    # of the buffer (which waits for readers) and a read (which waits for a
+    # writer) must still run.
+    t = donate.ones((1 << 18,))
+    stop = threading.Event()
+
+    def work() -> None:
+        while not stop.is_set():
+            t.sum()
+            t.mul_(1.0)
+
+    th = threading.Thread(target=work, daemon=True)
+    th.start()
+    try:
+        codes = []
+        for _ in range(8):
+            time.sleep(0.03)
+            pid = os.fork()
+            if pid == 0:
+                ok = False
+                try:
+                    v = t[::2]  # shared: the write goes through
+                    v += 1.0
+                    ok = t.sum().item() == float(3 << 17) and donate.min(v).item() == 2.0
+                finally:
+                    os._exit(0 if ok else 1)
+            codes.append(wait_child(pid))
+        assert codes == [0] * 8, f"child exit codes (None: hung): {codes}"
+    finally:
+        stop.set()
+        th.join()
+    sys.stdout.flush()
+
+
 @pytest.mark.skipif(
     sys.version_info >= (3, 14),
     reason=(
