@@ -335,6 +335,7 @@ impl Storage {
     /// (that thread does not exist here, and never lets go) are cleared,
     /// once, before any thread of the child registers one. One atomic
     /// load and a comparison when nothing forked.
+    #[inline]
     fn settle_fork(&self) {
         let g = crate::fork::generation();
         let t = self.touched.load(Ordering::Acquire);
