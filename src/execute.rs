@@ -398,6 +398,25 @@ pub fn execute_in_place(plan: &Plan, args: &mut [Arg<'_>]) -> Result<Outcome> {
     let read = |i: usize| rest.get(i).ok_or_else(|| internal(plan, "an operand"));
     match &plan.op {
         Op::Unary(u) => each!(x, t => t.unary_inplace(*u))?,
+        Op::Binary(b) if plan.compute != plan.dtype => {
+            // NumPy's same-kind casting: the result in the promoted dtype
+            // (the plan casts the other operand to it), cast back into
+            // the target.
+            let mut wide = x.cast(plan.compute)?;
+            for_dtype!(plan.compute, T => {
+                let rhs = match read(0)? {
+                    Arg::Scalar(s) => Operand::Scalar(T::from_scalar(*s)),
+                    a => Operand::Ref(a.tensor().ok_or_else(|| internal(plan, "a tensor"))?.typed::<T>(name)?),
+                };
+                wide.typed_mut::<T>(name)?.binary_inplace(*b, rhs)?;
+            });
+            let back = wide.cast(plan.dtype)?;
+            drop(wide);
+            for_dtype!(plan.dtype, T => {
+                let v = back.typed::<T>(name)?;
+                x.typed_mut::<T>(name)?.write_index(&[crate::Index::Ellipsis], v.as_slice()?, v.shape())?;
+            });
+        }
         Op::Binary(b) => for_dtype!(plan.dtype, T => {
             let rhs = match read(0)? {
                 Arg::Scalar(s) => Operand::Scalar(T::from_scalar(*s)),

@@ -211,6 +211,22 @@ impl DType {
             .expect("two tensor dtypes promote to a tensor dtype (tested over every pair)")
     }
 
+    /// NumPy's `can_cast(from, to, "same_kind")`: a safe cast, or one
+    /// within a kind or up the order bool, unsigned, signed, float
+    /// (float64 into float32 and int64 into int8 are; float into an
+    /// integer, signed into unsigned and a number into bool are not). The
+    /// rule of an in-place operation's result written into its target.
+    #[must_use]
+    pub fn can_cast_same_kind(from: DType, to: DType) -> bool {
+        let rank = |d: DType| match OperandDType::from(d).kind() {
+            Kind::Bool => 0,
+            Kind::Unsigned => 1,
+            Kind::Signed => 2,
+            Kind::Float => 3,
+        };
+        rank(from) <= rank(to)
+    }
+
     /// The float dtype a float function (and `mean`) gives for `self`:
     /// NumPy's ufunc loops, `self` with float16, the smallest float
     /// (float32 for bool and the 8- and 16-bit integers, float16 being
@@ -290,6 +306,66 @@ mod tests {
                     OperandDType::promote(t, o).tensor_dtype().is_some(),
                     "{t} with {o}"
                 );
+            }
+        }
+    }
+
+    /// `np.can_cast(a, b, "same_kind")` for the tensor dtypes, as NumPy 2
+    /// prints it (rows `a`, columns `b`, in the order of `TENSOR`).
+    #[test]
+    fn same_kind_casting_matches_numpy() {
+        use crate::DType;
+        const TENSOR: [DType; 11] = [
+            DType::Bool,
+            DType::I8,
+            DType::I16,
+            DType::I32,
+            DType::I64,
+            DType::U8,
+            DType::U16,
+            DType::U32,
+            DType::U64,
+            DType::F32,
+            DType::F64,
+        ];
+        const NUMPY: [[bool; 11]; 11] = [
+            [
+                true, true, true, true, true, true, true, true, true, true, true,
+            ], // ?
+            [
+                false, true, true, true, true, false, false, false, false, true, true,
+            ], // i1
+            [
+                false, true, true, true, true, false, false, false, false, true, true,
+            ], // i2
+            [
+                false, true, true, true, true, false, false, false, false, true, true,
+            ], // i4
+            [
+                false, true, true, true, true, false, false, false, false, true, true,
+            ], // i8
+            [
+                false, true, true, true, true, true, true, true, true, true, true,
+            ], // u1
+            [
+                false, true, true, true, true, true, true, true, true, true, true,
+            ], // u2
+            [
+                false, true, true, true, true, true, true, true, true, true, true,
+            ], // u4
+            [
+                false, true, true, true, true, true, true, true, true, true, true,
+            ], // u8
+            [
+                false, false, false, false, false, false, false, false, false, true, true,
+            ], // f4
+            [
+                false, false, false, false, false, false, false, false, false, true, true,
+            ], // f8
+        ];
+        for (i, &a) in TENSOR.iter().enumerate() {
+            for (j, &b) in TENSOR.iter().enumerate() {
+                assert_eq!(DType::can_cast_same_kind(a, b), NUMPY[i][j], "{a} into {b}");
             }
         }
     }

@@ -79,6 +79,64 @@ def test_inplace_cannot_change_dtype() -> None:
     assert f.tolist() == [2.0]
 
 
+SAME_KIND_DTYPES = ["bool", "uint8", "int8", "int32", "uint64", "int64", "float32", "float64"]
+
+
+BOOL_ARITHMETIC = pytest.mark.xfail(
+    strict=True, raises=TypeError, reason="bool + bool and bool * bool (NumPy: logical or, and) are not implemented"
+)
+
+
+@pytest.mark.parametrize(
+    ("target", "other", "op"),
+    [
+        pytest.param(t, u, op, marks=BOOL_ARITHMETIC if t == u == "bool" and op in ("__iadd__", "__imul__") else ())
+        for t in SAME_KIND_DTYPES
+        for u in SAME_KIND_DTYPES
+        for op in ["__iadd__", "__isub__", "__imul__", "__itruediv__"]
+    ],
+)
+def test_inplace_casts_the_result_as_numpy_same_kind(target: str, other: str, op: str) -> None:
+    """`t op= u` computes in the promoted dtype and writes it into `t` when
+    NumPy's `same_kind` rule allows the cast (float64 into float32, int64
+    into int8, wrapping), in place; otherwise both raise TypeError and `t`
+    keeps its values."""
+    a = np.array([3, 1, 2], dtype=target)
+    b = np.array([1, 2, 1], dtype=other)
+    t = donate.tensor(a)
+    p = t.data_ptr()
+    want = a.copy()
+    try:
+        with np.errstate(all="ignore"):
+            getattr(want, op)(b)
+    except TypeError:
+        with pytest.raises(TypeError):
+            getattr(t, op)(donate.tensor(b))
+        np.testing.assert_array_equal(t.numpy(), a)
+        return
+    t = getattr(t, op)(donate.tensor(b))
+    assert t.dtype == getattr(donate, target)
+    assert t.data_ptr() == p
+    np.testing.assert_array_equal(t.numpy(), want)
+
+
+def test_inplace_same_kind_cast_through_a_view_and_under_jit() -> None:
+    acc = donate.zeros((2, 3))  # float32
+    row = acc[1]
+    row += donate.tensor(np.array([0.1, 0.2, 0.3]))  # float64 into float32, through the view
+    np.testing.assert_array_equal(acc.numpy()[1], np.array([0.1, 0.2, 0.3]).astype(np.float32))
+
+    def step(a, x):
+        a += x
+        return a * 2
+
+    x = donate.tensor(np.linspace(0, 1, 6).reshape(2, 3))  # float64
+    want = step(donate.zeros((2, 3)), x)
+    got = donate.jit(step)(donate.zeros((2, 3)), x)
+    assert got.dtype == donate.float32
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
 def test_unary_inplace_ops_match_numpy() -> None:
     x = np.array([0.25, 0.5, 1.0, 2.0], dtype=np.float32)
     for name, ref in [

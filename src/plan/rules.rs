@@ -211,19 +211,31 @@ fn binary_signature(
         dtype = DType::F64;
     }
     check_scalars(op, o, dtype)?;
-    // In place, the dtype is checked before the shape (NumPy's order).
+    // In place, the dtype is checked before the shape (NumPy's order): the
+    // result is computed in the promoted dtype and cast into the target's
+    // under NumPy's `same_kind` rule (`acc += x` with a float32 `acc` and
+    // a float64 `x` writes float32; a float result into an integer tensor
+    // is refused).
+    let mut compute = None;
     if let (true, Some(d)) = (in_place, o[0].held()) {
         if dtype != d {
-            return Err(invalid_operand(
-                op,
-                format!("the {dtype} result cannot be written into a {d} tensor in place"),
-            ));
+            if !DType::can_cast_same_kind(dtype, d) {
+                return Err(invalid_operand(
+                    op,
+                    format!(
+                        "the {dtype} result cannot be cast into the {d} tensor \
+                         written in place (NumPy's same_kind casting)"
+                    ),
+                ));
+            }
+            compute = Some(dtype);
+            dtype = d;
         }
     }
     let shape = broadcast_shapes(b.name(), o[0].shape, o[1].shape)?;
     Ok(Signature {
         dtype,
-        compute: None,
+        compute,
         shape,
         receives: Receives::Any,
         scratch_over_input: 0,
@@ -714,6 +726,19 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
             }
         }
         p.target = Some(0);
+        if p.compute != p.dtype {
+            // Same-kind casting: the target read in the promoted dtype,
+            // the result computed there and cast back.
+            let n: usize = o[0].shape.iter().product();
+            p.allocations.push(Allocation {
+                purpose: Purpose::Cast(0),
+                bytes: n * p.compute.size(),
+            });
+            p.allocations.push(Allocation {
+                purpose: Purpose::Result,
+                bytes: numel_bytes,
+            });
+        }
         for (i, d) in o.iter().enumerate().skip(1) {
             if d.offer != Offer::Borrowed {
                 p.refusals.push((i, Refusal::InPlaceTarget(op.name())));

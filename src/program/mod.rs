@@ -321,6 +321,17 @@ impl Builder {
                 plan(&op, &descs)?
             }
         };
+        if let (true, Op::Binary(_), Some(Atom::Var(x))) = (update, &op, args.first()) {
+            if p.compute != p.dtype {
+                // NumPy's same-kind casting (`acc += x`, a float32 `acc`
+                // and a float64 `x`): the promoted result, then its cast
+                // into the target's dtype, which is the update.
+                let wide = self.record(op, args, false)?;
+                let out = self.record(Op::Cast { dtype: p.dtype }, &[Atom::Var(wide)], false)?;
+                self.mark_update(*x, out, augmented);
+                return Ok(out);
+            }
+        }
         let view = match (&op, args.first()) {
             (op, Some(Atom::Var(x))) if op.is_view() => self.view_of(op, *x, &p.shape)?,
             _ => None,
@@ -330,13 +341,7 @@ impl Builder {
         if let Some(Atom::Var(x)) = args.first() {
             let (b, ver) = self.buffer_of[*x as usize];
             if update {
-                // The write: every other variable of this buffer is stale
-                // now, except in the second half of `x[i] op= v`, which
-                // writes what the first half wrote.
-                let now = self.version(b) + u32::from(!augmented);
-                let through = (!augmented && b != *x).then_some((*x, out));
-                self.written.insert(b, (now, through));
-                self.buffer_of[out as usize] = (b, now);
+                self.mark_update(*x, out, augmented);
             } else if op.is_view() && !fresh {
                 self.buffer_of[out as usize] = (b, ver);
             }
@@ -347,6 +352,17 @@ impl Builder {
             out,
         });
         Ok(out)
+    }
+
+    /// `out` is `x` written in place: every other variable of its buffer is
+    /// stale now, except in the second half of `x[i] op= v` (`augmented`),
+    /// which writes what the first half wrote.
+    fn mark_update(&mut self, x: Var, out: Var, augmented: bool) {
+        let (b, _) = self.buffer_of[x as usize];
+        let now = self.version(b) + u32::from(!augmented);
+        let through = (!augmented && b != x).then_some((x, out));
+        self.written.insert(b, (now, through));
+        self.buffer_of[out as usize] = (b, now);
     }
 
     /// Where a view op's result lives: the buffer of `x`'s root, with the
