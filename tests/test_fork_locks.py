@@ -5,6 +5,7 @@ child, so it would never release it)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 import sys
 import threading
 import time
@@ -29,36 +30,48 @@ def wait_child(pid: int, timeout: float = 60.0) -> int | None:
     return None
 
 
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork with threads
-def test_a_lock_held_by_a_parent_thread_at_the_fork_is_taken_over() -> None:
-    # Below the parallel grain: this test is about the tensor's lock only.
-    t = donate.ones((1 << 18,))
+def fork_while(work: Callable[[], None], child: Callable[[], bool], forks: int, pause: float) -> None:
+    """Fork `forks` times while another thread loops `work`; each child
+    runs `child` (only the forking thread exists there) and must return
+    True without hanging."""
     stop = threading.Event()
 
-    def writer() -> None:
+    def loop() -> None:
         while not stop.is_set():
-            t.mul_(1.0)  # holds t's lock across the kernel
+            work()
 
-    th = threading.Thread(target=writer, daemon=True)
+    th = threading.Thread(target=loop, daemon=True)
     th.start()
     try:
         codes = []
-        for _ in range(5):
-            time.sleep(0.05)
+        for _ in range(forks):
+            time.sleep(pause)
             pid = os.fork()
             if pid == 0:  # the child: only this thread exists
+                ok = False
                 try:
-                    ok = t.sum().item() == float(1 << 18)
-                    t.add_(1.0)
-                    ok = ok and t.max().item() == 2.0
+                    ok = child()
                 finally:
                     os._exit(0 if ok else 1)
             codes.append(wait_child(pid))
-        assert codes == [0] * 5, f"child exit codes (None: hung): {codes}"
+        assert codes == [0] * forks, f"child exit codes (None: hung): {codes}"
     finally:
         stop.set()
         th.join()
     sys.stdout.flush()
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork with threads
+def test_a_lock_held_by_a_parent_thread_at_the_fork_is_taken_over() -> None:
+    # Below the parallel grain: this test is about the tensor's lock only.
+    t = donate.ones((1 << 18,))
+
+    def child() -> bool:
+        ok = t.sum().item() == float(1 << 18)
+        t.add_(1.0)
+        return ok and t.max().item() == 2.0
+
+    fork_while(lambda: t.mul_(1.0), child, forks=5, pause=0.05)  # mul_ holds t's lock across the kernel
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork with threads
@@ -69,34 +82,17 @@ def test_readers_and_writers_of_a_parent_thread_are_cleared_in_the_child() -> No
     # of the buffer (which waits for readers) and a read (which waits for a
     # writer) must still run.
     t = donate.ones((1 << 18,))
-    stop = threading.Event()
 
     def work() -> None:
-        while not stop.is_set():
-            t.sum()
-            t.mul_(1.0)
+        t.sum()
+        t.mul_(1.0)
 
-    th = threading.Thread(target=work, daemon=True)
-    th.start()
-    try:
-        codes = []
-        for _ in range(8):
-            time.sleep(0.03)
-            pid = os.fork()
-            if pid == 0:
-                ok = False
-                try:
-                    v = t[::2]  # shared: the write goes through
-                    v += 1.0
-                    ok = t.sum().item() == float(3 << 17) and donate.min(v).item() == 2.0
-                finally:
-                    os._exit(0 if ok else 1)
-            codes.append(wait_child(pid))
-        assert codes == [0] * 8, f"child exit codes (None: hung): {codes}"
-    finally:
-        stop.set()
-        th.join()
-    sys.stdout.flush()
+    def child() -> bool:
+        v = t[::2]  # shared: the write goes through
+        v += 1.0
+        return t.sum().item() == float(3 << 17) and donate.min(v).item() == 2.0
+
+    fork_while(work, child, forks=8, pause=0.03)
 
 
 @pytest.mark.skipif(
