@@ -3,9 +3,8 @@
 //! parameter, which operands may receive the result, and the choice of
 //! the target among them.
 
-use super::target::{choose_target, plan_gathers, Receives};
-use super::Refusal;
-use super::{Allocation, Holders, Kind, Offer, Op, OperandDesc, Plan, Purpose, Reduction};
+use super::target::{choose_target, plan_gathers, plan_target_in_place, Receives};
+use super::{Allocation, Kind, Op, OperandDesc, Plan, Purpose, Reduction};
 use crate::dyn_tensor::{check_scalar, Scalar};
 use crate::element::DType;
 use crate::error::{Error, Result};
@@ -678,57 +677,6 @@ fn plan_casts(p: &mut Plan, o: &[OperandDesc<'_>]) {
             });
         }
     }
-}
-
-/// The in-place part of a plan: the target is operand 0, a shape the
-/// result would change is refused, the other operands' donations are
-/// refused, and what the write allocates (a copy on write, a same-kind
-/// cast) is listed.
-fn plan_target_in_place(
-    p: &mut Plan,
-    op: &Op,
-    o: &[OperandDesc<'_>],
-    numel_bytes: usize,
-) -> Result<()> {
-    if let Op::Binary(b) = op {
-        if p.shape[..] != *o[0].shape {
-            return Err(Error::ShapeMismatch {
-                op: b.name(),
-                lhs: o[0].shape.to_vec(),
-                rhs: o[1].shape.to_vec(),
-            });
-        }
-    }
-    p.target = Some(0);
-    if p.compute != p.dtype {
-        // Same-kind casting: the target read in the promoted dtype,
-        // the result computed there and cast back.
-        let n: usize = o[0].shape.iter().product();
-        p.allocations.push(Allocation {
-            purpose: Purpose::Cast(0),
-            bytes: n * p.compute.size(),
-        });
-        p.allocations.push(Allocation {
-            purpose: Purpose::Result,
-            bytes: numel_bytes,
-        });
-    }
-    for (i, d) in o.iter().enumerate().skip(1) {
-        if d.offer != Offer::Borrowed {
-            p.refusals.push((i, Refusal::InPlaceTarget(op.name())));
-        }
-    }
-    // Copy on write: a shared target, or a strided one (the in-place
-    // kernels write contiguous elements; a strided target of
-    // `__setitem__` is written through its strides).
-    let strided = !o[0].coverage.is_contiguous() && !matches!(op, Op::SetItem { .. });
-    if o[0].holders != Holders::Exclusive || strided {
-        p.allocations.push(Allocation {
-            purpose: Purpose::Result,
-            bytes: numel_bytes,
-        });
-    }
-    Ok(())
 }
 
 pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Plan> {

@@ -1,8 +1,10 @@
 //! The choice of the buffers of a plan: which strided operands are copied
 //! into C order first, and which operand's buffer receives the result (the
-//! target), with the reason each other offered operand does not.
+//! target), with the reason each other offered operand does not; in place,
+//! what writing the target allocates.
 
-use super::{Allocation, Coverage, Offer, Op, OperandDesc, Plan, Purpose, Refusal};
+use super::{Allocation, Coverage, Holders, Offer, Op, OperandDesc, Plan, Purpose, Refusal};
+use crate::error::{Error, Result};
 
 /// Which operands may receive the result.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -125,4 +127,55 @@ pub(super) fn choose_target(p: &mut Plan, o: &[OperandDesc<'_>], receives: Recei
             }
         }
     }
+}
+
+/// The in-place part of a plan: the target is operand 0, a shape the
+/// result would change is refused, the other operands' donations are
+/// refused, and what the write allocates (a copy on write, a same-kind
+/// cast) is listed.
+pub(super) fn plan_target_in_place(
+    p: &mut Plan,
+    op: &Op,
+    o: &[OperandDesc<'_>],
+    numel_bytes: usize,
+) -> Result<()> {
+    if let Op::Binary(b) = op {
+        if p.shape[..] != *o[0].shape {
+            return Err(Error::ShapeMismatch {
+                op: b.name(),
+                lhs: o[0].shape.to_vec(),
+                rhs: o[1].shape.to_vec(),
+            });
+        }
+    }
+    p.target = Some(0);
+    if p.compute != p.dtype {
+        // Same-kind casting: the target read in the promoted dtype,
+        // the result computed there and cast back.
+        let n: usize = o[0].shape.iter().product();
+        p.allocations.push(Allocation {
+            purpose: Purpose::Cast(0),
+            bytes: n * p.compute.size(),
+        });
+        p.allocations.push(Allocation {
+            purpose: Purpose::Result,
+            bytes: numel_bytes,
+        });
+    }
+    for (i, d) in o.iter().enumerate().skip(1) {
+        if d.offer != Offer::Borrowed {
+            p.refusals.push((i, Refusal::InPlaceTarget(op.name())));
+        }
+    }
+    // Copy on write: a shared target, or a strided one (the in-place
+    // kernels write contiguous elements; a strided target of
+    // `__setitem__` is written through its strides).
+    let strided = !o[0].coverage.is_contiguous() && !matches!(op, Op::SetItem { .. });
+    if o[0].holders != Holders::Exclusive || strided {
+        p.allocations.push(Allocation {
+            purpose: Purpose::Result,
+            bytes: numel_bytes,
+        });
+    }
+    Ok(())
 }
