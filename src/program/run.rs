@@ -125,15 +125,6 @@ impl Lowered {
                     r => break r,
                 }
             };
-            // The program was traced for a constant in C order of its
-            // own: a strided view is read through a C-order copy.
-            let r = r.and_then(|r| {
-                if r.coverage().is_contiguous() {
-                    Ok(r)
-                } else {
-                    r.contiguous()
-                }
-            });
             run.env[v as usize] = Some(r.map_err(|error| RunError {
                 error,
                 returned: Vec::new(),
@@ -160,11 +151,12 @@ impl Lowered {
 }
 
 impl Run<'_> {
-    /// The program was traced for C-order inputs: an input that is a
-    /// strided view is read through a C-order copy (a consumed input
+    /// The program was traced for C-order inputs and constants: one that
+    /// is a strided view is read through a C-order copy (a consumed input
     /// always covers its buffer).
     fn c_order_inputs(&mut self) -> Result<()> {
-        for &v in &self.l.program.inputs {
+        let p = &self.l.program;
+        for &v in p.inputs.iter().chain(&p.consts) {
             if let Some(t) = self.env[v as usize].as_mut() {
                 if !t.coverage().is_contiguous() {
                     *t = t.contiguous()?;
