@@ -3,17 +3,11 @@
 //! number of elements `mask` selects and `trailing` is `x`'s dimensions
 //! after the mask's. [`mask_assign_kind`] says from the shapes alone
 //! whether that is the same values for every selected element (then
-//! `where(mask, value, x)`, which a traced program can plan) or one row
-//! each ([`mask_scatter`], whose result depends on the mask's values).
-//! Either result is then written into `x` as a whole assignment, by the
-//! planned `__setitem__`.
-
-use crate::dyn_tensor::{for_dtype, DynTensor};
-use crate::element::DType;
-use crate::error::{Error, Result};
-use crate::manipulation::broadcast_to;
-use crate::shape::broadcast_shapes;
-use crate::tensor::Tensor;
+//! `where(mask, value, x)`, written into `x` as a whole assignment by the
+//! planned `__setitem__`, which a traced program can plan) or one row
+//! each: a scatter to the positions the mask selects
+//! ([`crate::plan::Op::Scatter`], as assignment through integer arrays),
+//! whose positions depend on the mask's values.
 
 /// How `x[mask] = value` is computed. NumPy's rule: `value` broadcasts to
 /// `(count, *trailing)`, `count` the number of elements `mask` selects
@@ -27,7 +21,7 @@ pub enum MaskAssign {
     /// values (a traced program can plan it).
     Where,
     /// `value` gives one row per selected element: which row goes where
-    /// depends on the mask's values ([`mask_scatter`]).
+    /// depends on the mask's values ([`crate::plan::Op::Scatter`]).
     Scatter,
 }
 
@@ -41,70 +35,14 @@ pub fn mask_assign_kind(x: &[usize], mask: &[usize], value: &[usize]) -> MaskAss
     }
 }
 
-/// `x` with `x[mask] = value` applied ([`MaskAssign::Scatter`]): the
-/// selected elements, in C order, get the rows of `value` broadcast to
-/// `(count, *trailing)` and converted to `x`'s dtype; a new buffer.
-/// `mask` is bool, of `x`'s leading dimensions.
-pub fn mask_scatter(x: &DynTensor, mask: &DynTensor, value: &DynTensor) -> Result<DynTensor> {
-    const OP: &str = "__setitem__";
-    let k = mask.shape().len();
-    if mask.dtype() != DType::Bool || k > x.shape().len() || mask.shape() != &x.shape()[..k] {
-        return Err(Error::InvalidArgument {
-            op: OP,
-            reason: format!(
-                "a mask of dtype {} and shape {:?} does not select from a tensor of shape {:?}",
-                mask.dtype(),
-                mask.shape(),
-                x.shape()
-            ),
-        });
-    }
-    let mask = mask.contiguous()?;
-    let selected = mask.typed::<bool>(OP)?.as_slice()?;
-    let count = selected.iter().filter(|&&b| b).count();
-    let trailing = &x.shape()[k..];
-    let inner: usize = trailing.iter().product();
-    let rows: Vec<usize> = std::iter::once(count)
-        .chain(trailing.iter().copied())
-        .collect();
-    if !broadcast_shapes(OP, value.shape(), &rows).is_ok_and(|b| b.as_slice() == rows.as_slice()) {
-        return Err(Error::InvalidArgument {
-            op: OP,
-            reason: format!(
-                "a value of shape {:?} cannot be assigned to the {count} elements the mask selects \
-                 (it must broadcast to {rows:?})",
-                value.shape()
-            ),
-        });
-    }
-    let value = broadcast_to(&value.cast(x.dtype())?, &rows)?;
-    let x = x.contiguous()?;
-    for_dtype!(x.dtype(), T => {
-        let mut out = x.typed::<T>(OP)?.to_vec()?;
-        let v = value.typed::<T>(OP)?.as_slice()?;
-        let at = selected.iter().enumerate().filter(|(_, &b)| b).map(|(p, _)| p);
-        for (j, p) in at.enumerate() {
-            out[p * inner..(p + 1) * inner].copy_from_slice(&v[j * inner..(j + 1) * inner]);
-        }
-        Ok(DynTensor::from(Tensor::from_vec(out, x.shape())?))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manipulation::tests::{t, vals};
 
     #[test]
-    fn mask_assignment_follows_numpys_rule() {
-        let x = t(&[0, 1, 2, 3, 4, 5], &[3, 2]);
-        let m = t(&[true, false, true], &[3]);
-        // One row per selected element, in order; a value of the trailing
-        // shape (or with a leading 1) is the same for each: `where`.
-        let r = mask_scatter(&x, &m, &t(&[7, 8, 9, 10], &[2, 2])).unwrap();
-        assert_eq!(vals(&r), [7, 8, 2, 3, 9, 10]);
-        let r = mask_scatter(&x, &m, &t(&[7, 8], &[2, 1])).unwrap();
-        assert_eq!(vals(&r), [7, 7, 2, 3, 8, 8]);
+    fn the_shapes_say_whether_a_mask_assignment_is_a_where() {
+        // A value of the trailing shape (or with a leading 1) is the same
+        // for each selected element: `where`. One row each: a scatter.
         assert_eq!(
             mask_assign_kind(&[3, 2], &[3], &[2, 2]),
             MaskAssign::Scatter
@@ -112,19 +50,5 @@ mod tests {
         assert_eq!(mask_assign_kind(&[3, 2], &[3], &[2]), MaskAssign::Where);
         assert_eq!(mask_assign_kind(&[3, 2], &[3], &[1, 2]), MaskAssign::Where);
         assert_eq!(mask_assign_kind(&[3, 2], &[3], &[]), MaskAssign::Where);
-        // Three rows for two selected elements, or a mask of the wrong
-        // shape: an error, nothing written.
-        let e = mask_scatter(&x, &m, &t(&[1, 2, 3, 4, 5, 6], &[3, 2])).unwrap_err();
-        assert!(
-            e.to_string().contains("the 2 elements the mask selects"),
-            "{e}"
-        );
-        assert!(mask_scatter(&x, &t(&[true, false], &[2]), &t(&[1], &[1])).is_err());
-        // Nothing selected: no rows, nothing changes.
-        let none = t(&[false; 3], &[3]);
-        assert_eq!(
-            vals(&mask_scatter(&x, &none, &t::<i32>(&[], &[0, 2])).unwrap()),
-            vals(&x)
-        );
     }
 }

@@ -157,7 +157,7 @@ pub fn execute(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)
             let ops = typed::<T>(plan, args)?;
             crate::ops::func::run::<T>(plan, *f, ops)
         }),
-        Op::Where | Op::Clip { .. } => select(plan, args),
+        Op::Where | Op::Clip { .. } | Op::Scatter => select(plan, args),
         Op::Lane(l) => lane(plan, l, args),
         Op::Addmm => for_dtype!(plan.dtype, T => {
             let mut it = typed::<T>(plan, args)?.into_iter();
@@ -253,6 +253,15 @@ fn select(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
             let lo = if *min { it.next() } else { None };
             let hi = if *max { it.next() } else { None };
             crate::ops::select::run_clip::<T>(plan, x, lo.as_ref(), hi.as_ref())
+        }),
+        Op::Scatter => for_dtype!(plan.dtype, T => {
+            let [x, p, v] = args else {
+                return Err(internal(plan, "three operands"));
+            };
+            let p = p.tensor().ok_or_else(|| internal(plan, "positions"))?;
+            let pt = p.typed::<i64>(plan.op.name())?;
+            let v = typed_one::<T>(plan, 2, v)?;
+            crate::ops::select::run_scatter::<T>(plan, typed_one(plan, 0, x)?, pt.as_slice()?, pt.shape(), &v)
         }),
         _ => Err(internal(plan, "not a selection")),
     }
@@ -433,6 +442,15 @@ pub fn execute_in_place(plan: &Plan, args: &mut [Arg<'_>]) -> Result<Outcome> {
                     x.write_index(index, v.as_slice()?, v.shape())?;
                 }
             }
+        }),
+        Op::Scatter => for_dtype!(plan.dtype, T => {
+            let p = read(0)?.tensor().ok_or_else(|| internal(plan, "positions"))?;
+            let pt = p.typed::<i64>(name)?;
+            let v = match read(1)? {
+                Arg::Scalar(s) => Operand::Scalar(T::from_scalar(*s)),
+                a => Operand::Ref(a.tensor().ok_or_else(|| internal(plan, "a tensor"))?.typed::<T>(name)?),
+            };
+            x.typed_mut::<T>(name)?.scatter_inplace(pt.as_slice()?, pt.shape(), &v)?;
         }),
         Op::BatchNorm { eps, gamma, beta } => for_float!(plan.dtype, T => {
             let mut params = Vec::new();

@@ -256,6 +256,57 @@ pub(crate) fn axes_arg(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
     args.iter().map(|x| x.extract::<i64>()).collect()
 }
 
+/// The C-order positions (int64) of the elements `key` selects from a
+/// tensor of `shape`, as a NumPy array of `x[key]`'s shape: NumPy's
+/// indexing applied to one zero-stride grid per axis (never a buffer of
+/// the tensor's size), so every index NumPy takes, and every error it
+/// raises, is NumPy's own.
+pub(crate) fn positions<'py>(
+    py: Python<'py>,
+    shape: &[usize],
+    key: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let np = numpy(py)?;
+    // Tensors in the key are read as NumPy arrays (NumPy would otherwise
+    // take an empty bool tensor for a sequence of integer indices).
+    let as_array = |k: Bound<'py, PyAny>| -> PyResult<Bound<'py, PyAny>> {
+        if k.is_instance_of::<super::tensor::PyTensor>() {
+            np.call_method1("asarray", (k,))
+        } else {
+            Ok(k)
+        }
+    };
+    let key = match key.cast::<PyTuple>() {
+        Ok(t) => {
+            PyTuple::new(py, t.iter().map(as_array).collect::<PyResult<Vec<_>>>()?)?.into_any()
+        }
+        Err(_) => as_array(key.clone())?,
+    };
+    let key = &key;
+    let dims = PyTuple::new(py, shape)?;
+    let int64 = np.getattr("int64")?;
+    if shape.is_empty() {
+        let one = np.call_method1("zeros", ((), &int64))?;
+        return one.get_item(key);
+    }
+    let kw = pyo3::types::PyDict::new(py);
+    kw.set_item("sparse", true)?;
+    kw.set_item("dtype", &int64)?;
+    let grids = np.call_method("indices", (&dims,), Some(&kw))?;
+    let mut total: Option<Bound<'py, PyAny>> = None;
+    let mut stride: i64 = 1;
+    for axis in (0..shape.len()).rev() {
+        let grid = np.call_method1("broadcast_to", (grids.get_item(axis)?, &dims))?;
+        let term = grid.get_item(key)?.mul(stride)?;
+        total = Some(match total {
+            None => term,
+            Some(t) => t.add(term)?,
+        });
+        stride = stride.saturating_mul(i64::try_from(shape[axis]).unwrap_or(i64::MAX));
+    }
+    total.ok_or_else(|| pyo3::exceptions::PyIndexError::new_err("no axis to index"))
+}
+
 /// A basic index (ints, slices, `...`, `None`, or a tuple of them) in
 /// the core's terms; `None` for anything else (arrays, lists, booleans:
 /// NumPy's advanced indexing).

@@ -314,27 +314,27 @@ ops::binary_operators! { tensor_methods {
         )?))
     }
 
-    /// `t[key] = value` with a basic index (ints, slices, `...`, `None`)
-    /// and a tensor, array or number (broadcast, converted to this
-    /// tensor's dtype). Writes into this tensor's buffer, so its views and
-    /// other holders see the new values, as NumPy's do.
+    /// `t[key] = value`, NumPy's assignment: `key` a basic index (ints,
+    /// slices, `...`, `None`), a boolean mask, or integer arrays (with or
+    /// without slices and ints); `value` a tensor, array or number
+    /// (broadcast to `t[key]`'s shape, converted to this tensor's dtype).
+    /// Writes into this tensor's buffer, so its views and other holders
+    /// see the new values, as NumPy's do; an empty selection writes
+    /// nothing.
     fn __setitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        if key.getattr("dtype").is_ok_and(|d| d.getattr("kind").is_ok_and(|k| k.eq("b").unwrap_or(false))) {
-            let v = input_from(value)?.ok_or_else(|| PyTypeError::new_err("cannot assign this value to a tensor"))?;
-            return ops::set_mask(slf, require_input(key, "__setitem__")?, v);
-        }
-        let Some(index) = interop::basic_index(key)? else {
-            return Err(pyo3::exceptions::PyIndexError::new_err(
-                "only basic indices (ints, slices, ..., None) can be assigned to",
-            ));
-        };
         let Some(v) = input_from(value)? else {
             return Err(PyTypeError::new_err(format!(
                 "cannot assign a '{}' to a tensor",
                 value.get_type().name()?
             )));
         };
-        ops::set_item(slf, index, v)
+        if key.getattr("dtype").is_ok_and(|d| d.getattr("kind").is_ok_and(|k| k.eq("b").unwrap_or(false))) {
+            return ops::set_mask(slf, key, require_input(key, "__setitem__")?, v);
+        }
+        match interop::basic_index(key)? {
+            Some(index) => ops::set_item(slf, index, v),
+            None => ops::set_positions(slf, key, v),
+        }
     }
 
     fn __iter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {

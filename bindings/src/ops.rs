@@ -6,12 +6,10 @@
 use pyo3::prelude::*;
 use smallvec::smallvec;
 
-use super::errors::IntoPyResult;
-use super::operands::{call, call_in_place, is_tracer, kept, value_of, Input};
+use super::operands::{call, call_in_place, is_tracer, kept, Input};
 use super::ownership::{input_from, require_input};
-use super::tensor::{read, PyTensor};
-use donate::assignment::{mask_assign_kind, mask_scatter, MaskAssign};
-use donate::call::Operand;
+use super::tensor::PyTensor;
+use donate::assignment::{mask_assign_kind, MaskAssign};
 use donate::plan::{Op, Reduction};
 use donate::{BinaryOp, UnaryOp};
 
@@ -188,16 +186,17 @@ pub(crate) fn set_item<'py>(
 }
 
 /// `x[mask] = value` with a bool `mask` (a tensor or array whose shape
-/// is `x`'s leading dimensions), NumPy's rule: `value` broadcasts to
-/// `(count, *trailing)`. When it has no axis over the selected elements,
-/// `x` becomes `where(mask, value, x)` (the mask extended over the
-/// trailing axes; traceable); when it has one row per selected element,
-/// the rows are scattered ([`donate::assignment::mask_scatter`]: which
-/// row goes where depends on the mask's values, so a traced program
-/// refuses it). Either way the new values are written into `x` as a whole
-/// assignment (written through when its buffer is shared).
+/// is `x`'s leading dimensions; `key` is the object indexed with),
+/// NumPy's rule: `value` broadcasts to `(count, *trailing)`. When it has
+/// no axis over the selected elements, `x` becomes `where(mask, value,
+/// x)` (the mask extended over the trailing axes; traceable); when it has
+/// one row per selected element, the rows are scattered (which row goes
+/// where depends on the mask's values, so a traced program refuses it).
+/// Either way the new values are written into `x` as one update (written
+/// through when its buffer is shared).
 pub(crate) fn set_mask<'py>(
     x: &Bound<'py, PyTensor>,
+    key: &Bound<'py, PyAny>,
     mask: Input<'py>,
     value: Input<'py>,
 ) -> PyResult<()> {
@@ -217,15 +216,8 @@ pub(crate) fn set_mask<'py>(
                  use where(mask, value, x) with a value of x's shape",
             ));
         }
-        let (xs, ms, vs) = (
-            read(py, x.get())?,
-            value_of(py, &mask)?,
-            value_of(py, &value)?,
-        );
-        let new = super::arena::detach(py, xs.nbytes(), || mask_scatter(&xs, &ms, &vs)).py()?;
-        drop((xs, ms, vs)); // no reader of `x`'s buffer while it is written
-        let dtype = new.dtype().into();
-        return set_item(x, vec![donate::Index::Ellipsis], Operand::Made(new, dtype));
+        drop(mask);
+        return set_positions(x, key, value);
     }
     let full: Vec<i64> = m
         .iter()
@@ -246,6 +238,39 @@ pub(crate) fn set_mask<'py>(
     let new = call(py, &Op::Where, smallvec![kept(&mask), value, kept(x)])?;
     let new = Bound::new(py, new)?;
     set_item(x, vec![donate::Index::Ellipsis], kept(&new))
+}
+
+/// `x[key] = value` with any index NumPy's assignment takes that is not
+/// basic (integer arrays, alone or with slices, ints and masks): NumPy
+/// turns `key` into the C-order positions of the elements it selects
+/// (of `x[key]`'s shape, so NumPy's indexing rules and errors apply
+/// unchanged), and the core's `Op::Scatter` writes `value` there in
+/// place, reading and writing `x` in one update.
+pub(crate) fn set_positions<'py>(
+    x: &Bound<'py, PyTensor>,
+    key: &Bound<'py, PyAny>,
+    value: Input<'py>,
+) -> PyResult<()> {
+    let py = x.py();
+    let traced = |k: &Bound<'py, PyAny>| {
+        k.cast::<PyTensor>()
+            .is_ok_and(|t| t.get().tracer().is_some())
+    };
+    if traced(key)
+        || key
+            .cast::<pyo3::types::PyTuple>()
+            .is_ok_and(|t| t.iter().any(|k| traced(&k)))
+    {
+        return Err(super::tracing::tracer_error(
+            "__setitem__",
+            "assignment through a traced integer array: the positions it writes come from the \
+             index's values, which are not known while tracing; pass the index as a NumPy array \
+             or a static argument, or use where() with a mask",
+        ));
+    }
+    let positions = super::interop::positions(py, &x.get().shape, key)?;
+    let positions = require_input(&positions, "__setitem__")?;
+    call_in_place(py, &Op::Scatter, x, smallvec![positions, value]).map(drop)
 }
 
 /// `x.<op>_()`: in place, written through if the buffer is shared.

@@ -17,7 +17,7 @@ pub(crate) enum Src<'a, T> {
 
 impl<T: Copy> Src<'_, T> {
     #[inline(always)]
-    fn at(&self, i: usize) -> T {
+    pub(crate) fn at(&self, i: usize) -> T {
         match self {
             Src::One(v) => *v,
             Src::Each(s) => s[i],

@@ -1,16 +1,19 @@
-//! `where` and `clip` run from a plan: three broadcast operands, the
-//! result written over the planned target (a value operand of `where`,
-//! `x` of `clip`) when the claim succeeds, else into a new buffer.
+//! `where`, `clip` and `scatter` run from a plan: three broadcast
+//! operands, the result written over the planned target (a value operand
+//! of `where`, `x` of `clip` and `scatter`) when the claim succeeds, else
+//! into a new buffer; `scatter` also in place (assignment through integer
+//! arrays).
 
-use super::{claim_target, count_fallbacks, outcome_of, reused, Operand};
+use super::{claim_target, copy_then, count_fallbacks, outcome_of, reused, update, Operand};
 use crate::buffer::OwnedBuffer;
 use crate::dyn_tensor::{DynElement, DynTensor};
 use crate::element::Element;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::kernels::fresh;
 use crate::kernels::select::{clip_into, clip_iter, where_into, where_iter, Src};
 use crate::layout::Layout;
 use crate::plan::{Outcome, Plan};
+use crate::tensor::Tensor;
 
 /// An operand's data as the selection kernels read it: one element, or
 /// one per output element (copied to the output's shape when it has
@@ -100,4 +103,74 @@ pub(crate) fn run_clip<T: DynElement>(
     let hx = Held::of(&x, &out)?;
     let buf = fresh::from_iter(n, clip_iter(hx.src(), sl, sh, n))?;
     done(plan, buf, outcome)
+}
+
+/// The first of `positions` outside `0..n`, as an error (checked before
+/// anything is written, so that a failure leaves the target as it was).
+fn check_positions(op: &'static str, positions: &[i64], n: usize) -> Result<()> {
+    match positions
+        .iter()
+        .find(|&&p| usize::try_from(p).map_or(true, |p| p >= n))
+    {
+        Some(&p) => Err(Error::InvalidArgument {
+            op,
+            reason: format!("position {p} is outside a tensor of {n} elements"),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// `s[positions[k]] = value[k]` in C order, so that of repeated
+/// positions the last is kept. Every position is in `0..s.len()`
+/// ([`check_positions`]).
+fn put<T: Copy>(s: &mut [T], positions: &[i64], value: &Src<'_, T>) {
+    for (k, &p) in positions.iter().enumerate() {
+        s[p as usize] = value.at(k);
+    }
+}
+
+/// Run a `scatter` plan: `x` with the elements at `positions` (of shape
+/// `pshape`) replaced by `value`, over `x`'s claimed buffer or a copy.
+pub(crate) fn run_scatter<T: DynElement>(
+    plan: &Plan,
+    mut x: Operand<'_, T>,
+    positions: &[i64],
+    pshape: &[usize],
+    value: &Operand<'_, T>,
+) -> Result<(DynTensor, Outcome)> {
+    check_positions(plan.op.name(), positions, plan.shape.iter().product())?;
+    let hv = Held::of(value, pshape)?;
+    let mut outcome = outcome_of(plan);
+    if let Some((idx, mut buf)) = claim_target(plan, &mut [&mut x], &mut outcome) {
+        let bytes = buf.len();
+        put(buf.as_mut_slice::<T>(), positions, &hv.src());
+        reused(&mut outcome, plan, idx, bytes);
+        return done(plan, buf, outcome);
+    }
+    let one = x.scalar();
+    let buf = copy_then(x.data(&one)?, |b| put(b, positions, &hv.src()))?;
+    done(plan, buf, outcome)
+}
+
+impl<T: Element> Tensor<T> {
+    /// `self.flat[positions] = value` (`value` broadcast to `pshape`, the
+    /// positions' shape) in place, copy-on-write if shared.
+    pub(crate) fn scatter_inplace(
+        &mut self,
+        positions: &[i64],
+        pshape: &[usize],
+        value: &Operand<'_, T>,
+    ) -> Result<()> {
+        check_positions("__setitem__", positions, self.numel())?;
+        let hv = Held::of(value, pshape)?;
+        let src = hv.src();
+        update(
+            self,
+            |b| {
+                put(b, positions, &src);
+                Ok(())
+            },
+            |s| copy_then(s, |b| put(b, positions, &src)),
+        )
+    }
 }

@@ -281,6 +281,15 @@ pub enum Op {
     /// to the indexed shape and converted to `x`'s dtype, as NumPy's
     /// assignment does); copy-on-write when `x`'s buffer is shared.
     SetItem { index: Vec<crate::layout::Index> },
+    /// `[x, positions, value]`: `x` with the elements at the C-order
+    /// `positions` (read as int64, each in `0..x.size`, any shape)
+    /// replaced by `value`, broadcast to `positions`' shape and converted
+    /// to `x`'s dtype; a repeated position gets the value that comes last
+    /// in C order. The result may be written over `x`. Its in-place form
+    /// is assignment through integer arrays and the row-per-element form
+    /// of boolean masks (`x[idx] = value`): the front end turns the index
+    /// into positions, the core reads and writes the target in one update.
+    Scatter,
     /// `[condition, x1, x2]`, broadcasting: `x1` where the condition
     /// holds, else `x2`. The condition is read as bool, the values in
     /// their promoted dtype; the result may be written over `x1` or `x2`.
@@ -340,7 +349,7 @@ impl Op {
             Op::Reshape { .. } => "reshape",
             Op::Permute { .. } => "transpose",
             Op::Index { .. } => "__getitem__",
-            Op::SetItem { .. } => "__setitem__",
+            Op::SetItem { .. } | Op::Scatter => "__setitem__",
             Op::Cast { .. } => "astype",
             Op::Lane(l) => l.name(),
             Op::Statistic(s) => s.statistic.name(),
@@ -373,7 +382,7 @@ impl Op {
         match self {
             Op::Binary(_) | Op::Matmul | Op::SetItem { .. } => 2,
             Op::Func(f) => f.arity(),
-            Op::Addmm | Op::Where => 3,
+            Op::Addmm | Op::Where | Op::Scatter => 3,
             Op::Clip { min, max } => 1 + usize::from(*min) + usize::from(*max),
             Op::LayerNorm { gamma, beta, .. } => 1 + usize::from(*gamma) + usize::from(*beta),
             Op::Conv2d { bias, .. } => 2 + usize::from(*bias),
@@ -397,6 +406,7 @@ impl Op {
                 return ["the query", "the key", "the value", "the mask"][i.min(3)]
             }
             Op::SetItem { .. } => return ["the target", "the value"][i.min(1)],
+            Op::Scatter => return ["the target", "the positions", "the value"][i.min(2)],
             Op::Fresh(f) => return f.label(i),
             Op::Where => return ["the condition", "the first value", "the second value"][i.min(2)],
             Op::Clip { min, .. } => match (i, min) {
@@ -490,6 +500,7 @@ impl Plan {
     pub fn read_dtype(&self, i: usize) -> DType {
         match &self.op {
             Op::Where if i == 0 => DType::Bool,
+            Op::Scatter if i == 1 => DType::I64,
             Op::Fresh(f) => f.read_dtype(i, self.dtype).unwrap_or(self.compute),
             _ => self.compute,
         }

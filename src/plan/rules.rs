@@ -494,6 +494,36 @@ fn setitem_signature(
     ))
 }
 
+/// `scatter(x, positions, value)`: `x`'s dtype and shape; the positions
+/// an integer tensor (read as int64), the value (converted to `x`'s
+/// dtype) broadcasting to the positions' shape, copied to it when it
+/// has another (scratch).
+fn scatter_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
+    let (x, p, v) = (&o[0], &o[1], &o[2]);
+    let d = tensor_dtype(op, x, "the target")?;
+    let pd = tensor_dtype(op, p, "the positions")?;
+    if !pd.is_int() {
+        return Err(invalid_operand(
+            op,
+            format!("the positions must be integers, not {pd}"),
+        ));
+    }
+    if let Kind::Scalar(s) = v.kind {
+        check_scalar(op.name(), s, d)?;
+    }
+    let b = broadcast_shapes(op.name(), v.shape, p.shape)?;
+    if b[..] != *p.shape {
+        return Err(Error::ShapeMismatch {
+            op: op.name(),
+            lhs: p.shape.to_vec(),
+            rhs: v.shape.to_vec(),
+        });
+    }
+    let mut sig = Signature::new(d, Dims::from_slice(x.shape), Receives::Input);
+    sig.scratch = broadcast_scratch(&o[2..], p.shape, &[d.size()]);
+    Ok(sig)
+}
+
 fn attention_signature(
     op: &Op,
     o: &[OperandDesc<'_>],
@@ -633,6 +663,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
             Signature::new(d, Dims::from_slice(view.shape()), Receives::Input)
         }
         Op::SetItem { index } => setitem_signature(op, o, index)?,
+        Op::Scatter => scatter_signature(op, o)?,
         Op::Cast { dtype } => {
             tensor_dtype(op, x, "the input")?;
             same(*dtype, Receives::Never)
@@ -689,7 +720,7 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
     if in_place
         && !matches!(
             op,
-            Op::Unary(_) | Op::Binary(_) | Op::BatchNorm { .. } | Op::SetItem { .. }
+            Op::Unary(_) | Op::Binary(_) | Op::BatchNorm { .. } | Op::SetItem { .. } | Op::Scatter
         )
     {
         return Err(invalid_arg(op, "has no in-place form".into()));

@@ -74,7 +74,13 @@ fn index(ix: &[Index]) -> String {
 /// The parameters of `op` in brackets (empty when it has none).
 pub(super) fn params(op: &Op, shape_in: &[usize], shape_out: &[usize]) -> String {
     let ps: Vec<String> = match op {
-        Op::Unary(_) | Op::Binary(_) | Op::Func(_) | Op::Matmul | Op::Addmm | Op::Where => vec![],
+        Op::Unary(_)
+        | Op::Binary(_)
+        | Op::Func(_)
+        | Op::Matmul
+        | Op::Addmm
+        | Op::Where
+        | Op::Scatter => vec![],
         Op::Clip { min, max } => vec![
             format!("min={}", if *min { "True" } else { "False" }),
             format!("max={}", if *max { "True" } else { "False" }),
@@ -228,6 +234,7 @@ pub(super) fn jaxpr_name(op: &Op) -> &'static str {
     match op {
         Op::Index { .. } => "getitem",
         Op::SetItem { .. } => "setitem",
+        Op::Scatter => "scatter",
         Op::Cast { .. } => "convert_element_type",
         other => other.name(),
     }
