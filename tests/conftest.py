@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+
+# SciPy reads this once, when scipy is first imported (scikit-learn's
+# array-API dispatch needs SciPy's); tests/clients runs SciPy and
+# scikit-learn on donate tensors.
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
+from collections.abc import Iterator  # noqa: E402
 
 import pytest
 from hypothesis import settings

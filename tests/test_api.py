@@ -153,7 +153,7 @@ def test_reductions_match_numpy() -> None:
     for axis in [None, 0, 1, 2, -1]:
         for keepdims in [False, True]:
             np.testing.assert_allclose(t.sum(axis=axis, keepdims=keepdims).numpy(), x.sum(axis=axis, keepdims=keepdims))
-            np.testing.assert_allclose(t.mean(axis, keepdims).numpy(), x.mean(axis=axis, keepdims=keepdims), rtol=1e-6)
+            np.testing.assert_allclose(t.mean(axis=axis, keepdims=keepdims).numpy(), x.mean(axis=axis, keepdims=keepdims), rtol=1e-6)
             np.testing.assert_allclose(donate.max(t, axis=axis, keepdims=keepdims).numpy(), x.max(axis=axis, keepdims=keepdims))
     with pytest.raises(donate.AxisError):
         t.sum(axis=3)

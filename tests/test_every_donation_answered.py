@@ -254,8 +254,13 @@ def _functions() -> dict[str, Callable[..., Any]]:
     return out
 
 
+# Functions whose first argument is not a tensor; each has a test of a
+# donated operand of its own (einsum: tests/test_einsum.py).
+FIRST_ARGUMENT_NOT_A_TENSOR = {"einsum"}
+
+
 def test_the_table_covers_the_namespace() -> None:
-    missing = sorted(set(_functions()) - set(CALLS) - NO_TENSOR_OPERAND)
+    missing = sorted(set(_functions()) - set(CALLS) - NO_TENSOR_OPERAND - FIRST_ARGUMENT_NOT_A_TENSOR)
     assert not missing, f"functions without an entry in CALLS (or NO_TENSOR_OPERAND): {missing}"
 
 

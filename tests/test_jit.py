@@ -327,7 +327,7 @@ OPS: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
     "addmm broadcast bias": (lambda c, a, b: donate.addmm(c, a, b), (G6, M45, M56)),
     "addmm on a temporary": (lambda c, a, b: donate.addmm(c * 2, a, b).relu(), (rn(4, 6), M45, M56)),
     # reductions
-    "sum": (lambda x: (x.sum(), x.sum(axis=0), x.sum(axis=-1, keepdims=True), x.sum(1, True)), (X456,)),
+    "sum": (lambda x: (x.sum(), x.sum(axis=0), x.sum(axis=-1, keepdims=True), x.sum(1, keepdims=True)), (X456,)),
     "mean": (lambda x: (x.mean(), x.mean(axis=1), x.mean(axis=-1, keepdims=True)), (X456,)),
     "max": (lambda x: (x.max(), x.max(axis=2), x.max(axis=0, keepdims=True)), (X456,)),
     "reduction functions": (lambda x: (donate.sum(x, axis=0), donate.mean(x, axis=1, keepdims=True), donate.max(x, axis=-1)), (X456,)),

@@ -26,7 +26,7 @@ use super::ops::{self, BnArgs};
 use super::ownership::{donated_self, input_from, require_input, self_input};
 use super::tensor::{read, Interp, PyDonated, PyTensor};
 use donate::kernels::Func;
-use donate::plan::{Coverage, Op, Reduction};
+use donate::plan::{Coverage, Op};
 use donate::{BinaryOp, UnaryOp};
 use std::sync::atomic::Ordering;
 
@@ -134,12 +134,6 @@ ops::binary_operators! { tensor_methods {
         let d = interop::dtype_arg(py, dtype)?;
         Ok(PyTensor::new(interop::to_tensor(py, data, d)?))
     }
-
-    /// NumPy defers to this class's operators (`ndarray + Tensor` returns a
-    /// Tensor) instead of converting it.
-    #[classattr]
-    #[allow(non_upper_case_globals)]
-    const __array_ufunc__: Option<bool> = None;
 
     /// The shape, a tuple of ints (NumPy's `shape`).
     #[getter]
@@ -420,28 +414,7 @@ ops::binary_operators! { tensor_methods {
         slf.clone()
     }
 
-    // ---- reductions and rows ----
-    /// The sum over `axis` (all elements when `None`), the reduced axis
-    /// kept as length 1 with `keepdims`; integers sum as int64 (uint64 for
-    /// unsigned), as NumPy's. Always a new buffer.
-    #[pyo3(signature = (axis = None, keepdims = false))]
-    fn sum(slf: &Bound<'_, Self>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
-        ops::reduce(slf.py(), Reduction::Sum, self_input(slf), axis, keepdims)
-    }
-    /// The mean over `axis` (all elements when `None`), the reduced axis
-    /// kept as length 1 with `keepdims`; integers average as float64.
-    /// Always a new buffer.
-    #[pyo3(signature = (axis = None, keepdims = false))]
-    fn mean(slf: &Bound<'_, Self>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
-        ops::reduce(slf.py(), Reduction::Mean, self_input(slf), axis, keepdims)
-    }
-    /// The maximum over `axis` (all elements when `None`), the reduced axis
-    /// kept as length 1 with `keepdims`; NaN wins, as NumPy's. Always a
-    /// new buffer.
-    #[pyo3(signature = (axis = None, keepdims = false))]
-    fn max(slf: &Bound<'_, Self>, axis: Option<isize>, keepdims: bool) -> PyResult<PyTensor> {
-        ops::reduce(slf.py(), Reduction::Max, self_input(slf), axis, keepdims)
-    }
+    // ---- rows (the reductions with NumPy's keywords are in python/donate/_numpy.py) ----
     /// The softmax along `axis` (each row minus its maximum, exponentiated,
     /// divided by its sum); written over a temporary or donated input.
     #[pyo3(signature = (axis = -1), text_signature = "(self, /, axis=-1)")]
@@ -630,16 +603,29 @@ super::ops::binary_operators! { donated_methods {} {
     fn __pos__(&self, py: Python<'_>) -> PyResult<PyTensor> {
         call(py, &Op::Func(Func::Positive), smallvec![self.input(py)?])
     }
-    /// NumPy must not treat the wrapper as an array: `ndarray + t.donate()`
-    /// defers to `Donated.__radd__`.
-    #[classattr]
-    #[allow(non_upper_case_globals)]
-    const __array_ufunc__: Option<bool> = None;
 
     /// Whether an operation already took this wrapper.
     #[getter]
     fn used(&self) -> bool {
         self.used.load(Ordering::Acquire)
+    }
+
+    /// The donated tensor's shape (reading it takes nothing).
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, &self.tensor.bind(py).get().shape)
+    }
+
+    /// The donated tensor's dtype.
+    #[getter]
+    fn dtype<'py>(&self, py: Python<'py>) -> Bound<'py, PyArrayDescr> {
+        np_dtype(py, self.tensor.bind(py).get().dtype)
+    }
+
+    /// The donated tensor's number of dimensions.
+    #[getter]
+    fn ndim(&self, py: Python<'_>) -> usize {
+        self.tensor.bind(py).get().shape.len()
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {

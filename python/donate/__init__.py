@@ -187,6 +187,7 @@ from ._array_api import (
 from . import linalg
 from ._jit import Jitted, jit, make_jaxpr
 from ._timeline import MemoryTimeline, memory_timeline
+from ._einsum import einsum
 from ._sets import (
     UniqueAllResult,
     UniqueCountsResult,
@@ -286,6 +287,7 @@ __all__ = [
     "cumulative_prod",
     "cumulative_sum",
     "diff",
+    "einsum",
     "divide",
     "e",
     "empty",
@@ -418,3 +420,15 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
+
+# NumPy's protocols (NEP 13, NEP 18) and NumPy's array methods on Tensor,
+# last: they translate to the functions of this namespace.
+from . import _numpy  # noqa: E402
+
+_numpy.install()
+
+# einops' backend (einops finds it as a subclass of its AbstractBackend).
+import importlib.util as _importlib_util  # noqa: E402
+
+if _importlib_util.find_spec("einops") is not None:
+    from . import _einops  # noqa: F401

@@ -269,7 +269,7 @@ for _ in range(64):
     (i * 1) & i; (i * 1) | 1; (i * 1) ^ i; (i * 1) << 1; (i * 1) >> 1; ~(i * 1)
     1 & (i * 1); 1 | (i * 1); 1 ^ (i * 1); 1 << (i * 1); 1 >> (i * 1)
     m.sin(t * 1); m.where(t > 0, t * 1, t); m.clip(t * 1, 0, 1)
-    (t * 1).relu(); (t * 1).sum(); (t * 1).sum(axis=0); (t * 1).softmax(axis=-1)
+    (t * 1).relu(); m.sum(t * 1, axis=0); (t * 1).softmax(axis=-1)
     (t * 1).reshape(4); (t * 1).reshape(2, 2); (s * 1).transpose(); (s * 1).matmul(s)
     (t * 1) + t; (t * 1) - 1; (t * 1) * 2.0; (t * 1) / t; (s * 1) @ s
     1 + (t * 1); 2 - (t * 1); 2.0 * (t * 1); 1 / (t * 1)

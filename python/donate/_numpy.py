@@ -1,0 +1,248 @@
+"""NumPy's protocols on donate tensors: NEP 13 (``__array_ufunc__``), NEP 18
+(``__array_function__``) and the methods NumPy code calls on an array
+(``t.sum(axis, dtype, out, keepdims)``, ``t.argmax()``, ``t.std(ddof=1)``).
+
+Translation only. Each NumPy name maps to the donate function that computes
+the same thing, with NumPy's keywords turned into that function's; dtypes,
+shapes, promotion and donation are decided there, in the core, as for any
+call. What this module adds is NumPy's calling conventions:
+
+- **Results are tensors.** ``np.exp(t)``, ``np.add(a, t)`` (``a`` a NumPy
+  array), ``np.sum(t)`` and ``np.concatenate([t, a])`` return donate
+  tensors; NumPy arrays among the operands are read as tensors of their
+  dtype.
+- **``out=``** writes into the given array as NumPy does: a tensor ``out``
+  is written in place (``np.add(t, 1, out=t)`` is ``t += 1``, its own
+  buffer when exclusive, written through into a view's base), a NumPy
+  ``out`` (``a += t`` with ``a`` a NumPy array) gets the values, and ``out``
+  is returned. A ufunc's ``casting`` rule (``same_kind`` by default) is
+  checked before anything is written.
+- **``where=``** of a ufunc keeps ``out``'s values where it is false (with
+  no ``out``, those elements are the computed ones: NumPy leaves them
+  unspecified).
+- **Anything else is refused, never converted.** A NumPy function or ufunc
+  without a donate counterpart here, or one called with a keyword donate
+  cannot honour (``order="F"``, ``initial=``, ufunc ``.at``), returns
+  ``NotImplemented`` or raises ``TypeError`` naming it, so NumPy code learns
+  at once instead of getting a NumPy array back. The exceptions are queries
+  that return no array (``np.shape``, ``np.ndim``, ``np.size``), answered
+  from the tensor. ``np.asarray(t)`` is not a protocol call: it stays a
+  zero-copy, read-only view.
+
+Implicit donation: NumPy holds its operands while it dispatches, so a
+temporary passed to a NumPy function is not reused (it is copied, as a
+named tensor is); call the donate function for that.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+import donate as _dn  # the namespace; complete when this module loads (last in __init__)
+from . import _numpy_functions as _f
+from ._numpy_functions import _NoValue, _as_tensor, _cast, _dtype, _refuse, _tensor, _write_out
+
+Tensor = _dn.Tensor
+
+
+# ----------------------------------------------------------------- ufuncs ---
+
+# NumPy ufunc name -> donate function name (where they differ); every
+# other ufunc whose name donate's namespace has maps to that function.
+_UFUNC_NAMES = {
+    "absolute": "abs",
+    "fabs": "abs",
+    "true_divide": "divide",
+    "power": "pow",
+    "mod": "remainder",
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "arctan2": "atan2",
+    "arcsinh": "asinh",
+    "arccosh": "acosh",
+    "arctanh": "atanh",
+    "rint": "round",
+    "invert": "bitwise_invert",
+    "left_shift": "bitwise_left_shift",
+    "right_shift": "bitwise_right_shift",
+    "conjugate": "conj",
+}
+
+# NumPy ufunc -> (donate reduction, whether it takes `dtype`), for
+# `ufunc.reduce`.
+_REDUCE = {
+    "add": ("sum", True),
+    "multiply": ("prod", True),
+    "maximum": ("max", False),
+    "minimum": ("min", False),
+    "logical_and": ("all", False),
+    "logical_or": ("any", False),
+}
+_ACCUMULATE = {"add": "cumulative_sum", "multiply": "cumulative_prod"}
+
+# `np.add(t, u, out=t)`: the in-place operator, so that `t`'s buffer is
+# written directly (no result buffer first).
+_IN_PLACE = {
+    "add": operator.iadd,
+    "subtract": operator.isub,
+    "multiply": operator.imul,
+    "true_divide": operator.itruediv,
+    "divide": operator.itruediv,
+}
+
+
+def _ufunc(name: str) -> Callable[..., Any] | None:
+    f = getattr(_dn, _UFUNC_NAMES.get(name, name), None)
+    return f if callable(f) else None
+
+
+def _ours(x: Any) -> bool:
+    """Whether `x` is an operand this module reads: a tensor, a NumPy array
+    or scalar, or a Python number."""
+    return isinstance(
+        x, (Tensor, _dn.Donated, np.ndarray, np.generic, bool, int, float)
+    )
+
+
+def array_ufunc(self: Any, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+    """NEP 13: NumPy's ufunc `ufunc` (its `method`) on tensors."""
+    out = kwargs.pop("out", None)
+    if not builtins.all(_ours(x) for x in (*inputs, *(out or ()))):
+        return NotImplemented
+    name = ufunc.__name__
+    if method == "__call__":
+        return _ufunc_call(ufunc, name, inputs, out, kwargs)
+    if method in ("reduce", "accumulate"):
+        return _ufunc_reduce(name, method, inputs, out, kwargs)
+    return NotImplemented
+
+
+def _ufunc_call(
+    ufunc: np.ufunc, name: str, inputs: Sequence[Any], out: Any, kw: dict[str, Any]
+) -> Any:
+    f = _ufunc(name)
+    if f is None or ufunc.nout != 1:
+        return NotImplemented
+    where = kw.pop("where", True)
+    dtype = kw.pop("dtype", None)
+    casting = kw.pop("casting", "same_kind")
+    for k, default in (("order", "K"), ("subok", True), ("signature", None)):
+        if kw.pop(k, default) != default:
+            raise _refuse(name, f"{k}=")
+    if kw:
+        raise _refuse(name, f"the keyword {next(iter(kw))}=")
+    target = out[0] if out else None
+    if (
+        target is not None
+        and where is True
+        and dtype is None
+        and casting == "same_kind"  # the in-place operators' rule
+        and name in _IN_PLACE
+        and len(inputs) == 2
+        and inputs[0] is target
+        and isinstance(target, Tensor)
+    ):
+        _IN_PLACE[name](target, _tensor(inputs[1]))
+        return target
+    result = f(*(_cast(x, dtype) for x in inputs))
+    if where is not True:
+        keep = _as_tensor(target) if target is not None else result
+        result = _dn.where(_as_tensor(where), result, keep)
+    return _write_out(name, out, result, casting)
+
+
+def _ufunc_reduce(
+    name: str, method: str, inputs: Sequence[Any], out: Any, kw: dict[str, Any]
+) -> Any:
+    if len(inputs) != 1:
+        return NotImplemented
+    axis = kw.pop("axis", 0)
+    dtype = kw.pop("dtype", None)
+    keepdims = kw.pop("keepdims", False)
+    for k in ("initial", "where"):
+        if kw.pop(k, _NoValue) not in (_NoValue, True):
+            raise _refuse(f"{name}.{method}", f"{k}=")
+    if kw:
+        raise _refuse(f"{name}.{method}", f"the keyword {next(iter(kw))}=")
+    x = _as_tensor(inputs[0])
+    if method == "accumulate":
+        fname = _ACCUMULATE.get(name)
+        if fname is None or keepdims:
+            return NotImplemented
+        r = getattr(_dn, fname)(x, axis=axis, dtype=_dtype(dtype))
+    else:
+        red = _REDUCE.get(name)
+        if red is None:
+            return NotImplemented
+        fname, takes_dtype = red
+        if takes_dtype:
+            r = getattr(_dn, fname)(x, axis=axis, dtype=_dtype(dtype), keepdims=keepdims)
+        else:
+            r = getattr(_dn, fname)(_cast(x, dtype), axis=axis, keepdims=keepdims)
+    return _write_out(f"{name}.{method}", out, r)
+
+
+def array_function(self: Any, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+    """NEP 18: the NumPy function `func` on tensors (`NotImplemented`, so
+    that NumPy raises `TypeError`, for one donate does not implement)."""
+    impl = _f.FUNCTIONS.get(func)
+    known = (Tensor, _dn.Donated, np.ndarray)
+    if impl is None or not builtins.all(issubclass(t, known) for t in types):
+        return NotImplemented
+    return impl(*args, **kwargs)
+
+
+# ----------------------------------------------------------------- methods ---
+
+_METHODS = [
+    "sum", "prod", "mean", "max", "min", "std", "var", "any", "all", "argmax",
+    "argmin", "cumsum", "cumprod", "clip", "round", "swapaxes", "ravel",
+    "squeeze", "nonzero", "argsort", "searchsorted", "dot", "trace",
+    "diagonal", "repeat", "take",
+]
+
+
+def _flatten(self: Any, order: str = "C") -> Any:
+    """A copy of the tensor as one axis (NumPy's `ndarray.flatten`)."""
+    return _f.ravel(self, order).copy()
+
+
+def _sort_in_place(self: Any, axis: int = -1, kind: Any = None, order: Any = None, *,
+                   stable: Any = None) -> None:
+    """Sort the tensor along `axis`, in place (NumPy's `ndarray.sort`)."""
+    self[...] = _f.sort(self, axis=axis, kind=kind, order=order)
+
+
+def _fill(self: Any, value: Any) -> None:
+    """Set every element to `value`, in place (NumPy's `ndarray.fill`)."""
+    self[...] = value
+
+
+def install() -> None:
+    """Give `Tensor` (and `Donated`) NumPy's protocols and methods."""
+    for cls in (Tensor, _dn.Donated):
+        setattr(cls, "__array_ufunc__", array_ufunc)
+        setattr(cls, "__array_function__", array_function)
+    here = vars(_f)
+    for n in _METHODS:
+        f = here[n]
+        if not f.__doc__:
+            f.__doc__ = (
+                f"NumPy's `ndarray.{n}` (and `numpy.{n}`), with NumPy's arguments; "
+                "the result is a tensor, `out=` is written in place."
+            )
+        setattr(Tensor, n, f)
+    for n, f in (("flatten", _flatten), ("sort", _sort_in_place), ("fill", _fill),
+                 ("conj", _conj), ("conjugate", _conj)):
+        setattr(Tensor, n, f)
+
+
+def _conj(self: Any) -> Any:
+    """The complex conjugate (the tensor's values, for real dtypes)."""
+    return _dn.conj(self)

@@ -1,0 +1,683 @@
+"""NumPy's functions with NumPy's signatures, each translated once to the
+donate function that computes the same thing (see ``_numpy.py`` for the
+protocols that call them, and the rules). Also the operand helpers the
+protocols share: NumPy arrays and scalars read as tensors, NumPy's
+``dtype=`` and ``out=`` keywords.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+import donate as _dn  # the namespace; complete when this module loads (last in __init__)
+from . import linalg as _linalg
+
+Tensor = _dn.Tensor
+_NoValue: Any = getattr(np, "_NoValue", object())
+
+# --------------------------------------------------------------- operands ---
+
+
+def _tensor(x: Any) -> Any:
+    """`x` as a donate operand: tensors and Python numbers as they are,
+    NumPy arrays and NumPy scalars (which have a dtype, NEP 50) as tensors."""
+    if isinstance(x, (Tensor, _dn.Donated)):
+        return x
+    if isinstance(x, (np.ndarray, np.generic)):
+        return _dn.asarray(x)
+    return x
+
+
+def _as_tensor(x: Any) -> Any:
+    """`x` as a tensor (numbers too)."""
+    x = _tensor(x)
+    return x if isinstance(x, (Tensor, _dn.Donated)) else _dn.asarray(x)
+
+
+def _dtype(dtype: Any) -> Any:
+    return None if dtype is None else np.dtype(dtype)
+
+
+def _cast(x: Any, dtype: Any) -> Any:
+    """`x` in `dtype` (NumPy's `dtype=` keyword: the dtype computed in)."""
+    if dtype is None:
+        return _tensor(x)
+    return _dn.astype(_as_tensor(x), np.dtype(dtype))
+
+
+def _refuse(name: str, what: str) -> TypeError:
+    return TypeError(f"numpy.{name} on donate tensors: {what} is not supported")
+
+
+def _write_out(name: str, out: Any, result: Any, casting: Any = "unsafe") -> Any:
+    """Write `result` into `out` (a tensor, in place; or a NumPy array) and
+    return `out`; `casting` is checked first, as NumPy's ufuncs check it."""
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise _refuse(name, f"out= with {len(out)} arrays")
+        (out,) = out
+    if out is None:
+        return result
+    rdt = result.dtype if hasattr(result, "dtype") else np.result_type(result)
+    if not np.can_cast(rdt, out.dtype, casting=casting):
+        raise TypeError(
+            f"numpy.{name}: cannot cast the result from {rdt} to the out= array's "
+            f"{out.dtype} with casting rule {casting!r}"
+        )
+    if isinstance(out, Tensor):
+        out[...] = result
+    elif isinstance(out, np.ndarray):
+        out[...] = np.asarray(result)
+    else:
+        raise _refuse(name, f"out= of type {type(out).__name__}")
+    return out
+
+
+def _flat(x: Any) -> Any:
+    return _dn.reshape(_as_tensor(x), (-1,))
+
+
+def _axis_or_flat(x: Any, axis: Any) -> tuple[Any, Any]:
+    """NumPy's `axis=None` of functions that then work on the flattened
+    array (`cumsum`, `sort`, `take`, `concatenate`, ...)."""
+    return (_flat(x), 0) if axis is None else (_as_tensor(x), axis)
+
+
+# --------------------------------------------------------------- functions ---
+# NumPy's signatures, each translated to the donate function once; the
+# same function serves `np.<name>(t, ...)` and, with `self` first,
+# `t.<name>(...)`.
+
+
+def _no(name: str, **given: Any) -> None:
+    """Refuse NumPy keywords that were given a value donate cannot honour."""
+    for k, v in given.items():
+        if v is not _NoValue and v is not None and v is not True:
+            raise _refuse(name, f"{k}=")
+
+
+def sum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+        keepdims: bool = False, initial: Any = _NoValue, where: Any = _NoValue) -> Any:
+    _no("sum", initial=initial, where=where)
+    return _write_out("sum", out, _dn.sum(_as_tensor(a), axis=axis, dtype=_dtype(dtype), keepdims=bool(keepdims)))
+
+
+def prod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+         keepdims: bool = False, initial: Any = _NoValue, where: Any = _NoValue) -> Any:
+    _no("prod", initial=initial, where=where)
+    return _write_out("prod", out, _dn.prod(_as_tensor(a), axis=axis, dtype=_dtype(dtype), keepdims=bool(keepdims)))
+
+
+def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+         keepdims: bool = False, *, where: Any = _NoValue) -> Any:
+    _no("mean", where=where)
+    return _write_out("mean", out, _dn.mean(_cast(_as_tensor(a), dtype), axis=axis, keepdims=bool(keepdims)))
+
+
+def _extreme(name: str) -> Callable[..., Any]:
+    f = getattr(_dn, name)
+
+    def extreme(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
+                initial: Any = _NoValue, where: Any = _NoValue) -> Any:
+        _no(name, initial=initial, where=where)
+        return _write_out(name, out, f(_as_tensor(a), axis=axis, keepdims=bool(keepdims)))
+
+    extreme.__name__ = extreme.__qualname__ = name
+    return extreme
+
+
+max = _extreme("max")
+min = _extreme("min")
+
+
+def _spread(name: str) -> Callable[..., Any]:
+    f = getattr(_dn, name)
+
+    def spread(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+               ddof: float = 0, keepdims: bool = False, *, where: Any = _NoValue,
+               mean: Any = _NoValue, correction: Any = _NoValue) -> Any:
+        _no(name, where=where, mean=mean)
+        c = ddof if correction is _NoValue else correction
+        r = f(_cast(_as_tensor(a), dtype), axis=axis, correction=float(c), keepdims=bool(keepdims))
+        return _write_out(name, out, r)
+
+    spread.__name__ = spread.__qualname__ = name
+    return spread
+
+
+std = _spread("std")
+var = _spread("var")
+
+
+def _logical(name: str) -> Callable[..., Any]:
+    f = getattr(_dn, name)
+
+    def logical(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
+                *, where: Any = _NoValue) -> Any:
+        _no(name, where=where)
+        return _write_out(name, out, f(_as_tensor(a), axis=axis, keepdims=bool(keepdims)))
+
+    logical.__name__ = logical.__qualname__ = name
+    return logical
+
+
+any = _logical("any")
+all = _logical("all")
+
+
+def _arg(name: str) -> Callable[..., Any]:
+    f = getattr(_dn, name)
+
+    def arg(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> Any:
+        return _write_out(name, out, f(_as_tensor(a), axis=axis, keepdims=bool(keepdims)))
+
+    arg.__name__ = arg.__qualname__ = name
+    return arg
+
+
+argmax = _arg("argmax")
+argmin = _arg("argmin")
+
+
+def _running(name: str, fname: str) -> Callable[..., Any]:
+    f = getattr(_dn, fname)
+
+    def running(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+        x, axis = _axis_or_flat(a, axis)
+        return _write_out(name, out, f(x, axis=axis, dtype=_dtype(dtype)))
+
+    running.__name__ = running.__qualname__ = name
+    return running
+
+
+cumsum = _running("cumsum", "cumulative_sum")
+cumprod = _running("cumprod", "cumulative_prod")
+
+
+def clip(a: Any, a_min: Any = _NoValue, a_max: Any = _NoValue, out: Any = None,
+         *, min: Any = _NoValue, max: Any = _NoValue, **kw: Any) -> Any:
+    if kw:
+        raise _refuse("clip", f"the keyword {next(iter(kw))}=")
+    lo = a_min if min is _NoValue else min
+    hi = a_max if max is _NoValue else max
+    lo = None if lo is _NoValue else _tensor(lo)
+    hi = None if hi is _NoValue else _tensor(hi)
+    return _write_out("clip", out, _dn.clip(_as_tensor(a), lo, hi))
+
+
+def round(a: Any, decimals: int = 0, out: Any = None) -> Any:
+    if decimals != 0:
+        raise _refuse("round", "decimals= other than 0")
+    return _write_out("round", out, _dn.round(_as_tensor(a)))
+
+
+def concatenate(arrays: Sequence[Any], axis: Any = 0, out: Any = None, *,
+                dtype: Any = None, casting: str = "same_kind") -> Any:
+    xs = [_cast(x, dtype) for x in arrays]
+    if axis is None:
+        xs, axis = [_flat(x) for x in xs], 0
+    return _write_out("concatenate", out, _dn.concat([_as_tensor(x) for x in xs], axis=axis))
+
+
+def stack(arrays: Sequence[Any], axis: int = 0, out: Any = None, *,
+          dtype: Any = None, casting: str = "same_kind") -> Any:
+    xs = [_as_tensor(_cast(x, dtype)) for x in arrays]
+    return _write_out("stack", out, _dn.stack(xs, axis=axis))
+
+
+def transpose(a: Any, axes: Any = None) -> Any:
+    x = _as_tensor(a)
+    if axes is None:
+        axes = tuple(reversed(range(x.ndim)))
+    return _dn.permute_dims(x, tuple(axes))
+
+
+def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
+    x = _as_tensor(a)
+    axes = list(range(x.ndim))
+    axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
+    return _dn.permute_dims(x, tuple(axes))
+
+
+def reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None,
+            copy: Any = None) -> Any:
+    if order != "C":
+        raise _refuse("reshape", f"order={order!r}")
+    shape = newshape if shape is None else shape
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    return _dn.reshape(_as_tensor(a), shape, copy=copy)
+
+
+def ravel(a: Any, order: str = "C") -> Any:
+    if order != "C":
+        raise _refuse("ravel", f"order={order!r}")
+    return _flat(a)
+
+
+def squeeze(a: Any, axis: Any = None) -> Any:
+    x = _as_tensor(a)
+    if axis is None:
+        axis = tuple(i for i, n in enumerate(x.shape) if n == 1)
+    return _dn.squeeze(x, axis)
+
+
+def expand_dims(a: Any, axis: Any) -> Any:
+    return _dn.expand_dims(_as_tensor(a), axis=axis)
+
+
+def moveaxis(a: Any, source: Any, destination: Any) -> Any:
+    return _dn.moveaxis(_as_tensor(a), source, destination)
+
+
+def where(condition: Any, x: Any = _NoValue, y: Any = _NoValue) -> Any:
+    if x is _NoValue and y is _NoValue:
+        return nonzero(condition)
+    if x is _NoValue or y is _NoValue:
+        raise ValueError("either both or neither of x and y should be given")
+    return _dn.where(_as_tensor(condition), _tensor(x), _tensor(y))
+
+
+def nonzero(a: Any) -> Any:
+    return _dn.nonzero(_as_tensor(a))
+
+
+def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Any:
+    return _dn.count_nonzero(_as_tensor(a), axis=axis, keepdims=keepdims)
+
+
+def _sorting(name: str) -> Callable[..., Any]:
+    f = getattr(_dn, name)
+
+    def sorting(a: Any, axis: Any = -1, kind: Any = None, order: Any = None,
+                *, stable: Any = None) -> Any:
+        if order is not None:
+            raise _refuse(name, "order=")
+        x, axis = _axis_or_flat(a, axis)
+        return f(x, axis=axis, stable=True)
+
+    sorting.__name__ = sorting.__qualname__ = name
+    return sorting
+
+
+sort = _sorting("sort")
+argsort = _sorting("argsort")
+
+
+def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:
+    return _dn.searchsorted(_as_tensor(a), _as_tensor(v), side=side,
+                              sorter=None if sorter is None else _as_tensor(sorter))
+
+
+def dot(a: Any, b: Any, out: Any = None) -> Any:
+    x, y = _as_tensor(a), _as_tensor(b)
+    if x.ndim == 0 or y.ndim == 0:
+        r = _dn.multiply(x, y)
+    elif y.ndim <= 2:
+        r = _dn.matmul(x, y)
+    else:  # NumPy's dot: the last axis of `a` against `b`'s second-to-last
+        r = _dn.tensordot(x, y, axes=((x.ndim - 1,), (y.ndim - 2,)))
+    return _write_out("dot", out, r)
+
+
+def vdot(a: Any, b: Any) -> Any:
+    return _dn.sum(_dn.multiply(_flat(_dn.conj(_as_tensor(a))), _flat(b)))
+
+
+def inner(a: Any, b: Any) -> Any:
+    x, y = _as_tensor(a), _as_tensor(b)
+    if x.ndim == 0 or y.ndim == 0:
+        return _dn.multiply(x, y)
+    return _dn.tensordot(x, y, axes=((x.ndim - 1,), (y.ndim - 1,)))
+
+
+def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
+    return _dn.tensordot(_as_tensor(a), _as_tensor(b), axes=axes)
+
+
+def outer(a: Any, b: Any, out: Any = None) -> Any:
+    return _write_out("outer", out, _linalg.outer(_flat(a), _flat(b)))
+
+
+def _last_two(x: Any, axis1: int, axis2: int) -> Any:
+    """`x` with `axis1` and `axis2` moved last (NumPy's `trace` and
+    `diagonal` take any two axes; donate's the last two)."""
+    return _dn.moveaxis(x, (axis1, axis2), (-2, -1))
+
+
+def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1,
+          dtype: Any = None, out: Any = None) -> Any:
+    x = _last_two(_as_tensor(a), axis1, axis2)
+    return _write_out("trace", out, _linalg.trace(x, offset=offset, dtype=_dtype(dtype)))
+
+
+def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
+    return _linalg.diagonal(_last_two(_as_tensor(a), axis1, axis2), offset=offset)
+
+
+def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = _NoValue,
+         append: Any = _NoValue) -> Any:
+    return _dn.diff(
+        _as_tensor(a), axis=axis, n=n,
+        prepend=None if prepend is _NoValue else _as_tensor(prepend),
+        append=None if append is _NoValue else _as_tensor(append),
+    )
+
+
+def flip(m: Any, axis: Any = None) -> Any:
+    return _dn.flip(_as_tensor(m), axis=axis)
+
+
+def roll(a: Any, shift: Any, axis: Any = None) -> Any:
+    return _dn.roll(_as_tensor(a), shift, axis=axis)
+
+
+def tile(A: Any, reps: Any) -> Any:
+    return _dn.tile(_as_tensor(A), (reps,) if isinstance(reps, int) else tuple(reps))
+
+
+def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
+    return _dn.repeat(_as_tensor(a), _tensor(repeats), axis=axis)
+
+
+def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Any:
+    if mode != "raise":
+        raise _refuse("take", f"mode={mode!r}")
+    x, axis = _axis_or_flat(a, axis)
+    idx = _as_tensor(indices)
+    if idx.ndim != 1:
+        shape = idx.shape
+        r = _dn.take(x, _dn.reshape(idx, (-1,)), axis=axis)
+        ax = axis % x.ndim
+        r = _dn.reshape(r, (*x.shape[:ax], *shape, *x.shape[ax + 1:]))
+    else:
+        r = _dn.take(x, idx, axis=axis)
+    return _write_out("take", out, r)
+
+
+def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Any:
+    x, axis = _axis_or_flat(arr, axis)
+    return _dn.take_along_axis(x, _as_tensor(indices), axis=axis)
+
+
+def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Any:
+    return _dn.broadcast_to(_as_tensor(array), (shape,) if isinstance(shape, int) else tuple(shape))
+
+
+def broadcast_arrays(*args: Any, subok: bool = False) -> Any:
+    return tuple(_dn.broadcast_arrays(*(_as_tensor(x) for x in args)))
+
+
+def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> Any:
+    if sparse:
+        raise _refuse("meshgrid", "sparse=True")
+    return tuple(_dn.meshgrid(*(_as_tensor(x) for x in xi), indexing=indexing))
+
+
+def _like(name: str, fill: Callable[..., Any]) -> Callable[..., Any]:
+    def like(a: Any, *args: Any, dtype: Any = None, order: str = "K", subok: bool = True,
+             shape: Any = None, device: Any = None) -> Any:
+        x = _as_tensor(a)
+        shape = x.shape if shape is None else ((shape,) if isinstance(shape, int) else tuple(shape))
+        return fill(shape, *args, dtype=_dtype(dtype) or x.dtype)
+
+    like.__name__ = like.__qualname__ = name
+    return like
+
+
+zeros_like = _like("zeros_like", _dn.zeros)
+ones_like = _like("ones_like", _dn.ones)
+empty_like = _like("empty_like", _dn.empty)
+
+
+def full_like(a: Any, fill_value: Any, dtype: Any = None, order: str = "K", subok: bool = True,
+              shape: Any = None, *, device: Any = None) -> Any:
+    x = _as_tensor(a)
+    shape = x.shape if shape is None else ((shape,) if isinstance(shape, int) else tuple(shape))
+    return _dn.full(shape, fill_value, dtype=_dtype(dtype) or x.dtype)
+
+
+# NEP 35: `np.arange(..., like=t)` and the other creation functions with
+# `like=` make donate tensors.
+def _like_creation(name: str) -> Callable[..., Any]:
+    f = getattr(_dn, name)
+
+    def create(*args: Any, dtype: Any = None, like: Any = None, **kwargs: Any) -> Any:
+        for k in ("order", "device"):
+            kwargs.pop(k, None)
+        return f(*args, dtype=_dtype(dtype), **kwargs)
+
+    create.__name__ = create.__qualname__ = name
+    return create
+
+
+def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, *,
+           like: Any = None, device: Any = None) -> Any:
+    return _dn.arange(start, stop, step, dtype=_dtype(dtype))
+
+
+zeros = _like_creation("zeros")
+ones = _like_creation("ones")
+empty = _like_creation("empty")
+full = _like_creation("full")
+eye = _like_creation("eye")
+linspace = _like_creation("linspace")
+
+
+def asarray(a: Any, dtype: Any = None, order: Any = None, *, like: Any = None,
+            copy: Any = None, device: Any = None) -> Any:
+    return _dn.asarray(a, dtype=_dtype(dtype), copy=copy)
+
+
+def array(object: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K",
+          subok: bool = False, ndmin: int = 0, like: Any = None) -> Any:
+    x = _dn.asarray(object, dtype=_dtype(dtype), copy=copy)
+    if x.ndim < ndmin:
+        x = _dn.reshape(x, (1,) * (ndmin - x.ndim) + tuple(x.shape))
+    return x
+
+
+def copy(a: Any, order: str = "K", subok: bool = False) -> Any:
+    return _as_tensor(a).copy()
+
+
+def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Any:
+    return _dn.astype(_as_tensor(x), np.dtype(dtype), copy=copy)
+
+
+def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Any:
+    x, y = _as_tensor(a), _as_tensor(b)
+    close = _dn.less_equal(_dn.abs(_dn.subtract(x, y)), atol + rtol * _dn.abs(y))
+    # Infinities of the same sign are close (their difference is NaN).
+    close = _dn.logical_or(close, _dn.equal(x, y))
+    if equal_nan:
+        close = _dn.logical_or(close, _dn.logical_and(_dn.isnan(x), _dn.isnan(y)))
+    return close
+
+
+def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    return bool(_dn.all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> bool:
+    x, y = _as_tensor(a1), _as_tensor(a2)
+    if x.shape != y.shape:
+        return False
+    same = _dn.equal(x, y)
+    if equal_nan:
+        same = _dn.logical_or(same, _dn.logical_and(_dn.isnan(x), _dn.isnan(y)))
+    return bool(_dn.all(same))
+
+
+def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *,
+            keepdims: bool = False) -> Any:
+    x = _as_tensor(a)
+    if weights is None:
+        avg = _dn.mean(x, axis=axis, keepdims=keepdims)
+        scl = _dn.full_like(avg, x.size // builtins.max(avg.size, 1) if x.size else 0)
+    else:
+        w = _as_tensor(weights)
+        floats = _dn.isdtype(x.dtype, "real floating") or _dn.isdtype(w.dtype, "real floating")
+        dt = _dn.result_type(x, w) if floats else _dn.float64
+        if w.shape != x.shape:
+            if axis is None:
+                raise TypeError("average: weights of another shape than a need axis=")
+            if w.ndim != 1 or not isinstance(axis, int) or w.shape[0] != x.shape[axis]:
+                raise ValueError("average: 1-D weights must have the length of a along axis")
+            shape = [1] * x.ndim
+            shape[axis] = w.shape[0]
+            w = _dn.reshape(w, tuple(shape))
+        w = _dn.astype(w, dt)
+        scl = _dn.sum(_dn.broadcast_to(w, x.shape), axis=axis, keepdims=keepdims)
+        if bool(_dn.any(_dn.equal(scl, 0))):
+            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+        avg = _dn.divide(_dn.sum(_dn.multiply(_dn.astype(x, dt), w), axis=axis, keepdims=keepdims), scl)
+    if returned:
+        return avg, _dn.broadcast_to(_dn.astype(scl, avg.dtype), avg.shape)
+    return avg
+
+
+def _at_least(n: int) -> Callable[..., Any]:
+    def at_least(*arys: Any) -> Any:
+        out = []
+        for a in arys:
+            x = _as_tensor(a)
+            if x.ndim < n:
+                shape = {0: (1,) * n, 1: (1, *x.shape) if n == 2 else (1, *x.shape, 1),
+                         2: (*x.shape, 1)}[x.ndim]
+                x = _dn.reshape(x, shape[:n] if x.ndim == 0 else shape)
+            out.append(x)
+        return out[0] if len(out) == 1 else tuple(out)
+
+    at_least.__name__ = at_least.__qualname__ = f"atleast_{n}d"
+    return at_least
+
+
+atleast_1d = _at_least(1)
+atleast_2d = _at_least(2)
+atleast_3d = _at_least(3)
+
+
+def may_share_memory(a: Any, b: Any, max_work: Any = None) -> bool:
+    # A query answered from the buffers (zero-copy views): no array result.
+    return bool(np.may_share_memory(np.asarray(a), np.asarray(b)))
+
+
+def shares_memory(a: Any, b: Any, max_work: Any = None) -> bool:
+    return bool(np.shares_memory(np.asarray(a), np.asarray(b)))
+
+
+def einsum(subscripts: Any, *operands: Any, out: Any = None, dtype: Any = None,
+           order: str = "K", casting: str = "safe", optimize: Any = False) -> Any:
+    if not isinstance(subscripts, str):
+        raise _refuse("einsum", "the interleaved (operand, axes) form")
+    r = _dn.einsum(subscripts, *(_as_tensor(_cast(x, dtype)) for x in operands))
+    return _write_out("einsum", out, r)
+
+
+def result_type(*arrays_and_dtypes: Any) -> Any:
+    return _dn.result_type(*(_tensor(x) for x in arrays_and_dtypes))
+
+
+def shape(a: Any) -> tuple[int, ...]:
+    return tuple(_as_tensor(a).shape)
+
+
+def ndim(a: Any) -> int:
+    return int(_as_tensor(a).ndim)
+
+
+def size(a: Any, axis: Any = None) -> int:
+    x = _as_tensor(a)
+    return int(x.size if axis is None else x.shape[axis])
+
+
+def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
+           return_counts: bool = False, axis: Any = None, *, equal_nan: bool = True,
+           sorted: bool = True) -> Any:
+    if return_index or axis is not None:
+        raise _refuse("unique", "return_index= or axis=")
+    x = _flat(ar)
+    r: Any
+    if return_inverse and return_counts:
+        r = _dn.unique_all(x)
+        return r.values, _dn.reshape(r.inverse_indices, _as_tensor(ar).shape), r.counts
+    if return_inverse:
+        r = _dn.unique_inverse(x)
+        return r.values, _dn.reshape(r.inverse_indices, _as_tensor(ar).shape)
+    if return_counts:
+        r = _dn.unique_counts(x)
+        return r.values, r.counts
+    return _dn.unique_values(x)
+
+
+def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
+    t = _as_tensor(x)
+    if axis is None and ord is None:
+        r = _linalg.vector_norm(t, keepdims=keepdims)
+    elif axis is None and t.ndim == 2:
+        r = _linalg.matrix_norm(t, ord=ord, keepdims=keepdims)
+    elif axis is None or isinstance(axis, int) or len(tuple(axis)) == 1:
+        r = _linalg.vector_norm(t, axis=axis, ord=2 if ord is None else ord, keepdims=keepdims)
+    else:
+        r = _linalg.matrix_norm(_last_two(t, *tuple(axis)), ord="fro" if ord is None else ord,
+                                keepdims=False)
+        if keepdims:
+            for a in builtins.sorted(a % t.ndim for a in axis):
+                r = _dn.expand_dims(r, axis=a)
+    return r
+
+
+def _lin(name: str) -> Callable[..., Any]:
+    f = getattr(_linalg, name)
+
+    def lin(*args: Any, **kwargs: Any) -> Any:
+        return f(*(_as_tensor(a) if isinstance(a, np.ndarray) else a for a in args), **kwargs)
+
+    lin.__name__ = lin.__qualname__ = name
+    return lin
+
+
+def _functions() -> dict[Any, Callable[..., Any]]:
+    here = globals()
+    names = [
+        "sum", "prod", "mean", "max", "min", "std", "var", "any", "all", "argmax",
+        "argmin", "cumsum", "cumprod", "clip", "round", "concatenate", "stack",
+        "transpose", "swapaxes", "reshape", "ravel", "squeeze", "expand_dims",
+        "moveaxis", "where", "nonzero", "count_nonzero", "sort", "argsort",
+        "searchsorted", "dot", "vdot", "inner", "tensordot", "outer", "trace",
+        "diagonal", "diff", "flip", "roll", "tile", "repeat", "take",
+        "take_along_axis", "broadcast_to", "broadcast_arrays", "meshgrid",
+        "zeros_like", "ones_like", "empty_like", "full_like", "copy", "astype",
+        "isclose", "allclose", "array_equal", "result_type", "shape", "ndim",
+        "size", "unique", "average", "atleast_1d", "atleast_2d", "atleast_3d",
+        "may_share_memory", "shares_memory", "arange", "zeros", "ones", "empty",
+        "full", "eye", "linspace", "asarray", "array", "einsum",
+    ]
+    table: dict[Any, Callable[..., Any]] = {}
+    for n in names:
+        f = getattr(np, n, None)
+        if f is not None:
+            table[f] = here[n]
+    for alias, n in (("amax", "max"), ("amin", "min"), ("around", "round"),
+                     ("concat", "concatenate"), ("permute_dims", "transpose")):
+        f = getattr(np, alias, None)
+        if f is not None:
+            table[f] = here[n]
+    table[np.linalg.norm] = norm
+    for n in ("inv", "solve", "det", "cholesky", "qr", "svd", "eigh", "eigvalsh",
+              "slogdet", "pinv", "matrix_rank", "matrix_power", "svdvals",
+              "vector_norm", "matrix_norm", "outer", "cross", "trace", "diagonal",
+              "tensordot", "vecdot", "matrix_transpose"):
+        f = getattr(np.linalg, n, None)
+        if f is not None and hasattr(_linalg, n):
+            table[f] = _lin(n)
+    return table
+
+
+FUNCTIONS = _functions()
+
+
