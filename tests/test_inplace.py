@@ -82,15 +82,10 @@ def test_inplace_cannot_change_dtype() -> None:
 SAME_KIND_DTYPES = ["bool", "uint8", "int8", "int32", "uint64", "int64", "float32", "float64"]
 
 
-BOOL_ARITHMETIC = pytest.mark.xfail(
-    strict=True, raises=TypeError, reason="bool + bool and bool * bool (NumPy: logical or, and) are not implemented"
-)
-
-
 @pytest.mark.parametrize(
     ("target", "other", "op"),
     [
-        pytest.param(t, u, op, marks=BOOL_ARITHMETIC if t == u == "bool" and op in ("__iadd__", "__imul__") else ())
+        (t, u, op)
         for t in SAME_KIND_DTYPES
         for u in SAME_KIND_DTYPES
         for op in ["__iadd__", "__isub__", "__imul__", "__itruediv__"]

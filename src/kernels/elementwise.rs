@@ -332,6 +332,19 @@ macro_rules! abs_fns {
 abs_fns!(signed: i8, i16, i32, i64; unsigned: u8, u16, u32, u64);
 
 // bool: NumPy's `maximum` and `minimum` of bools are `or` and `and`.
+// NumPy's bool loops: `+` is logical or, `*` logical and (`-` has none).
+impl BinaryFn<bool> for Add {
+    #[inline(always)]
+    fn call(a: bool, b: bool) -> bool {
+        a | b
+    }
+}
+impl BinaryFn<bool> for Mul {
+    #[inline(always)]
+    fn call(a: bool, b: bool) -> bool {
+        a & b
+    }
+}
 impl BinaryFn<bool> for Maximum {
     #[inline(always)]
     fn call(a: bool, b: bool) -> bool {

@@ -178,7 +178,7 @@ kernel_element!(u8, [Relu, Neg, Abs], [Add, Sub, Mul, Maximum, Minimum]);
 kernel_element!(u16, [Relu, Neg, Abs], [Add, Sub, Mul, Maximum, Minimum]);
 kernel_element!(u32, [Relu, Neg, Abs], [Add, Sub, Mul, Maximum, Minimum]);
 kernel_element!(u64, [Relu, Neg, Abs], [Add, Sub, Mul, Maximum, Minimum]);
-kernel_element!(bool, [], [Maximum, Minimum]);
+kernel_element!(bool, [], [Add, Mul, Maximum, Minimum]);
 
 fn check_unary<T: KernelElement>(op: UnaryOp) -> Result<()> {
     if T::supports_unary(op) {
