@@ -197,6 +197,18 @@ FUNCTIONS: list[tuple[str, Callable[[Any], Any]]] = [
     ("linalg.norm ord", lambda x: np.linalg.norm(x, ord=1)),
     ("linalg.inv", lambda x: np.linalg.inv(np.dot(x, np.transpose(x)) + np.eye(3, dtype=np.float32))),
     ("linalg.det", lambda x: np.linalg.det(np.dot(x, np.transpose(x)))),
+    ("where of numbers", lambda x: np.where(x > 0, 1, 0)),
+    ("where int float", lambda x: np.where(x > 0, 1, 2.5)),
+    ("nan_to_num", lambda x: np.nan_to_num(np.log(x))),
+    ("isposinf", lambda x: np.isposinf(np.divide(x, 0.0))),
+    ("hstack", lambda x: np.hstack([x, x])),
+    ("vstack", lambda x: np.vstack([x[0], x[1]])),
+    ("column_stack", lambda x: np.column_stack([x[0], x[1]])),
+    ("triu", lambda x: np.triu(x, 1)),
+    ("diag of a vector", lambda x: np.diag(x[0], k=-1)),
+    ("argwhere", lambda x: np.argwhere(x > 0)),
+    ("average weights", lambda x: np.average(x, axis=1, weights=np.arange(1.0, 5.0))),
+    ("atleast_3d", lambda x: np.atleast_3d(x)),
 ]
 
 
@@ -211,6 +223,9 @@ def test_functions_returning_no_array() -> None:
     assert np.allclose(t, A) is True
     assert np.array_equal(t, A) and not np.array_equal(t, A[:2])
     assert np.result_type(t, np.float64) == np.float64
+    assert np.isrealobj(t) and not np.iscomplexobj(t)
+    assert np.can_cast(t, np.float64) and not np.can_cast(t, np.int32)
+    assert not np.may_share_memory(t, np.ones(3))
 
 
 METHODS: list[tuple[str, Callable[[Any], Any]]] = [

@@ -278,7 +278,12 @@ def where(condition: Any, x: Any = _NoValue, y: Any = _NoValue) -> Any:
         return nonzero(condition)
     if x is _NoValue or y is _NoValue:
         raise ValueError("either both or neither of x and y should be given")
-    return _dn.where(_as_tensor(condition), _tensor(x), _tensor(y))
+    x, y = _tensor(x), _tensor(y)
+    if not isinstance(x, (Tensor, _dn.Donated)) and not isinstance(y, (Tensor, _dn.Donated)):
+        # Two Python numbers: NumPy's dtype for the first (int64, float64,
+        # bool), the second weak, as `np.where` promotes them.
+        x = _dn.asarray(np.asarray(x))
+    return _dn.where(_as_tensor(condition), x, y)
 
 
 def nonzero(a: Any) -> Any:
@@ -578,6 +583,97 @@ def einsum(subscripts: Any, *operands: Any, out: Any = None, dtype: Any = None,
     return _write_out("einsum", out, r)
 
 
+def iscomplexobj(x: Any) -> bool:
+    return bool(_dn.isdtype(_as_tensor(x).dtype, "complex floating"))
+
+
+def isrealobj(x: Any) -> bool:
+    return not iscomplexobj(x)
+
+
+def can_cast(from_: Any, to: Any, casting: Any = "safe") -> bool:
+    # A query on dtypes (a tensor stands for its dtype), NumPy's own rule.
+    src = from_.dtype if isinstance(from_, (Tensor, _dn.Donated)) else from_
+    return bool(np.can_cast(src, to, casting=casting))
+
+
+def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None,
+               neginf: Any = None) -> Any:
+    t = _as_tensor(x)
+    if not _dn.isdtype(t.dtype, "real floating"):
+        return t.copy() if copy else t
+    info = _dn.finfo(t.dtype)
+    r = _dn.where(_dn.isnan(t), nan, t)
+    r = _dn.where(isposinf(r), info.max if posinf is None else posinf, r)
+    r = _dn.where(isneginf(r), info.min if neginf is None else neginf, r)
+    if not copy and isinstance(x, Tensor):
+        x[...] = r
+        return x
+    return r
+
+
+def isposinf(x: Any, out: Any = None) -> Any:
+    t = _as_tensor(x)
+    return _write_out("isposinf", out, _dn.logical_and(_dn.isinf(t), _dn.greater(t, 0)))
+
+
+def isneginf(x: Any, out: Any = None) -> Any:
+    t = _as_tensor(x)
+    return _write_out("isneginf", out, _dn.logical_and(_dn.isinf(t), _dn.less(t, 0)))
+
+
+def hstack(tup: Sequence[Any], *, dtype: Any = None, casting: str = "same_kind") -> Any:
+    xs = [_as_tensor(_cast(x, dtype)) for x in tup]
+    xs = [_dn.reshape(x, (1,)) if x.ndim == 0 else x for x in xs]
+    return _dn.concat(xs, axis=0 if xs and xs[0].ndim == 1 else 1)
+
+
+def vstack(tup: Sequence[Any], *, dtype: Any = None, casting: str = "same_kind") -> Any:
+    return _dn.concat([atleast_2d(_cast(x, dtype)) for x in tup], axis=0)
+
+
+def column_stack(tup: Sequence[Any]) -> Any:
+    xs = [_as_tensor(x) for x in tup]
+    xs = [_dn.reshape(x, (x.shape[0], 1)) if x.ndim == 1 else atleast_2d(x) for x in xs]
+    return _dn.concat(xs, axis=1)
+
+
+def real(val: Any) -> Any:
+    return _dn.real(_as_tensor(val))
+
+
+def imag(val: Any) -> Any:
+    return _dn.imag(_as_tensor(val))
+
+
+def triu(m: Any, k: int = 0) -> Any:
+    return _dn.triu(_as_tensor(m), k=k)
+
+
+def tril(m: Any, k: int = 0) -> Any:
+    return _dn.tril(_as_tensor(m), k=k)
+
+
+def diag(v: Any, k: int = 0) -> Any:
+    t = _as_tensor(v)
+    if t.ndim == 2:
+        return _linalg.diagonal(t, offset=k)
+    if t.ndim != 1:
+        raise ValueError("diag: input must be 1-d or 2-d")
+    n = t.shape[0] + builtins.abs(k)
+    out = _dn.zeros((n, n), dtype=t.dtype)
+    rows = np.arange(t.shape[0]) + builtins.max(-k, 0)
+    out[rows, rows + k] = t
+    return out
+
+
+def argwhere(a: Any) -> Any:
+    t = _as_tensor(a)
+    if t.ndim == 0:
+        return _dn.zeros((int(bool(t)), 0), dtype=_dn.int64)
+    return _dn.stack(list(_dn.nonzero(t)), axis=1)
+
+
 def result_type(*arrays_and_dtypes: Any) -> Any:
     return _dn.result_type(*(_tensor(x) for x in arrays_and_dtypes))
 
@@ -655,7 +751,9 @@ def _functions() -> dict[Any, Callable[..., Any]]:
         "isclose", "allclose", "array_equal", "result_type", "shape", "ndim",
         "size", "unique", "average", "atleast_1d", "atleast_2d", "atleast_3d",
         "may_share_memory", "shares_memory", "arange", "zeros", "ones", "empty",
-        "full", "eye", "linspace", "asarray", "array", "einsum",
+        "full", "eye", "linspace", "asarray", "array", "einsum", "iscomplexobj",
+        "isrealobj", "can_cast", "nan_to_num", "isposinf", "isneginf", "hstack",
+        "vstack", "column_stack", "real", "imag", "triu", "tril", "diag", "argwhere",
     ]
     table: dict[Any, Callable[..., Any]] = {}
     for n in names:
