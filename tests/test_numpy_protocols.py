@@ -209,7 +209,33 @@ FUNCTIONS: list[tuple[str, Callable[[Any], Any]]] = [
     ("argwhere", lambda x: np.argwhere(x > 0)),
     ("average weights", lambda x: np.average(x, axis=1, weights=np.arange(1.0, 5.0))),
     ("atleast_3d", lambda x: np.atleast_3d(x)),
+    ("ptp", lambda x: np.ptp(x, axis=0)),
 ]
+
+
+STATISTICS: list[tuple[str, Callable[[Any], Any]]] = [
+    ("median", lambda x: np.median(x)),
+    ("median axis keepdims", lambda x: np.median(x, axis=1, keepdims=True)),
+    ("quantile", lambda x: np.quantile(x, 0.3, axis=0)),
+    ("quantile array", lambda x: np.quantile(x, [0.1, 0.5, 1.0], axis=(0, 1))),
+    ("percentile", lambda x: np.percentile(x, 75)),
+    ("percentile array", lambda x: np.percentile(x, [0, 25], axis=-1)),
+]
+
+
+@pytest.mark.parametrize("f", [f for _, f in STATISTICS], ids=[n for n, _ in STATISTICS])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_order_statistics(f: Callable[[Any], Any], dtype: type) -> None:
+    a = (np.random.default_rng(3).standard_normal((4, 5, 6)) * 10).astype(dtype)
+    got, want = f(donate.tensor(a)), f(a)
+    assert isinstance(got, donate.Tensor)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
+
+
+def test_median_of_a_slice_with_nan_is_nan() -> None:
+    b = np.array([[1.0, np.nan, 3.0], [1.0, 2.0, 3.0]])
+    np.testing.assert_array_equal(np.asarray(np.median(donate.tensor(b), axis=1)), np.median(b, axis=1))
 
 
 @pytest.mark.parametrize("f", [f for _, f in FUNCTIONS], ids=[n for n, _ in FUNCTIONS])

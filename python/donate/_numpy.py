@@ -229,9 +229,8 @@ def install() -> None:
     for cls in (Tensor, _dn.Donated):
         setattr(cls, "__array_ufunc__", array_ufunc)
         setattr(cls, "__array_function__", array_function)
-    here = vars(_f)
     for n in _METHODS:
-        f = here[n]
+        f = _f.implementation(n)
         if not f.__doc__:
             f.__doc__ = (
                 f"NumPy's `ndarray.{n}` (and `numpy.{n}`), with NumPy's arguments; "

@@ -1,8 +1,9 @@
 """NumPy's functions with NumPy's signatures, each translated once to the
 donate function that computes the same thing (see ``_numpy.py`` for the
-protocols that call them, and the rules). Also the operand helpers the
-protocols share: NumPy arrays and scalars read as tensors, NumPy's
-``dtype=`` and ``out=`` keywords.
+protocols that call them, and the rules; the reductions and statistics
+are in ``_numpy_reductions.py``). ``FUNCTIONS`` maps NumPy's function
+objects to them (NEP 18), ``implementation(name)`` finds one by name (the
+methods).
 """
 
 from __future__ import annotations
@@ -16,186 +17,23 @@ import numpy as np
 import donate as _dn  # the namespace; complete when this module loads (last in __init__)
 from . import linalg as _linalg
 
-Tensor = _dn.Tensor
-_NoValue: Any = getattr(np, "_NoValue", object())
-
-# --------------------------------------------------------------- operands ---
-
-
-def _tensor(x: Any) -> Any:
-    """`x` as a donate operand: tensors and Python numbers as they are,
-    NumPy arrays and NumPy scalars (which have a dtype, NEP 50) as tensors."""
-    if isinstance(x, (Tensor, _dn.Donated)):
-        return x
-    if isinstance(x, (np.ndarray, np.generic)):
-        return _dn.asarray(x)
-    return x
-
-
-def _as_tensor(x: Any) -> Any:
-    """`x` as a tensor (numbers too)."""
-    x = _tensor(x)
-    return x if isinstance(x, (Tensor, _dn.Donated)) else _dn.asarray(x)
-
-
-def _dtype(dtype: Any) -> Any:
-    return None if dtype is None else np.dtype(dtype)
-
-
-def _cast(x: Any, dtype: Any) -> Any:
-    """`x` in `dtype` (NumPy's `dtype=` keyword: the dtype computed in)."""
-    if dtype is None:
-        return _tensor(x)
-    return _dn.astype(_as_tensor(x), np.dtype(dtype))
-
-
-def _refuse(name: str, what: str) -> TypeError:
-    return TypeError(f"numpy.{name} on donate tensors: {what} is not supported")
-
-
-def _write_out(name: str, out: Any, result: Any, casting: Any = "unsafe") -> Any:
-    """Write `result` into `out` (a tensor, in place; or a NumPy array) and
-    return `out`; `casting` is checked first, as NumPy's ufuncs check it."""
-    if isinstance(out, tuple):
-        if len(out) != 1:
-            raise _refuse(name, f"out= with {len(out)} arrays")
-        (out,) = out
-    if out is None:
-        return result
-    rdt = result.dtype if hasattr(result, "dtype") else np.result_type(result)
-    if not np.can_cast(rdt, out.dtype, casting=casting):
-        raise TypeError(
-            f"numpy.{name}: cannot cast the result from {rdt} to the out= array's "
-            f"{out.dtype} with casting rule {casting!r}"
-        )
-    if isinstance(out, Tensor):
-        out[...] = result
-    elif isinstance(out, np.ndarray):
-        out[...] = np.asarray(result)
-    else:
-        raise _refuse(name, f"out= of type {type(out).__name__}")
-    return out
-
-
-def _flat(x: Any) -> Any:
-    return _dn.reshape(_as_tensor(x), (-1,))
-
-
-def _axis_or_flat(x: Any, axis: Any) -> tuple[Any, Any]:
-    """NumPy's `axis=None` of functions that then work on the flattened
-    array (`cumsum`, `sort`, `take`, `concatenate`, ...)."""
-    return (_flat(x), 0) if axis is None else (_as_tensor(x), axis)
-
-
+from . import _numpy_reductions as _red
+from ._numpy_operands import (
+    Tensor,
+    _NoValue,
+    _as_tensor,
+    _axis_or_flat,
+    _cast,
+    _dtype,
+    _flat,
+    _refuse,
+    _tensor,
+    _write_out,
+)
 # --------------------------------------------------------------- functions ---
 # NumPy's signatures, each translated to the donate function once; the
 # same function serves `np.<name>(t, ...)` and, with `self` first,
 # `t.<name>(...)`.
-
-
-def _no(name: str, **given: Any) -> None:
-    """Refuse NumPy keywords that were given a value donate cannot honour."""
-    for k, v in given.items():
-        if v is not _NoValue and v is not None and v is not True:
-            raise _refuse(name, f"{k}=")
-
-
-def sum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
-        keepdims: bool = False, initial: Any = _NoValue, where: Any = _NoValue) -> Any:
-    _no("sum", initial=initial, where=where)
-    return _write_out("sum", out, _dn.sum(_as_tensor(a), axis=axis, dtype=_dtype(dtype), keepdims=bool(keepdims)))
-
-
-def prod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
-         keepdims: bool = False, initial: Any = _NoValue, where: Any = _NoValue) -> Any:
-    _no("prod", initial=initial, where=where)
-    return _write_out("prod", out, _dn.prod(_as_tensor(a), axis=axis, dtype=_dtype(dtype), keepdims=bool(keepdims)))
-
-
-def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
-         keepdims: bool = False, *, where: Any = _NoValue) -> Any:
-    _no("mean", where=where)
-    return _write_out("mean", out, _dn.mean(_cast(_as_tensor(a), dtype), axis=axis, keepdims=bool(keepdims)))
-
-
-def _extreme(name: str) -> Callable[..., Any]:
-    f = getattr(_dn, name)
-
-    def extreme(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
-                initial: Any = _NoValue, where: Any = _NoValue) -> Any:
-        _no(name, initial=initial, where=where)
-        return _write_out(name, out, f(_as_tensor(a), axis=axis, keepdims=bool(keepdims)))
-
-    extreme.__name__ = extreme.__qualname__ = name
-    return extreme
-
-
-max = _extreme("max")
-min = _extreme("min")
-
-
-def _spread(name: str) -> Callable[..., Any]:
-    f = getattr(_dn, name)
-
-    def spread(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
-               ddof: float = 0, keepdims: bool = False, *, where: Any = _NoValue,
-               mean: Any = _NoValue, correction: Any = _NoValue) -> Any:
-        _no(name, where=where, mean=mean)
-        c = ddof if correction is _NoValue else correction
-        r = f(_cast(_as_tensor(a), dtype), axis=axis, correction=float(c), keepdims=bool(keepdims))
-        return _write_out(name, out, r)
-
-    spread.__name__ = spread.__qualname__ = name
-    return spread
-
-
-std = _spread("std")
-var = _spread("var")
-
-
-def _logical(name: str) -> Callable[..., Any]:
-    f = getattr(_dn, name)
-
-    def logical(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
-                *, where: Any = _NoValue) -> Any:
-        _no(name, where=where)
-        return _write_out(name, out, f(_as_tensor(a), axis=axis, keepdims=bool(keepdims)))
-
-    logical.__name__ = logical.__qualname__ = name
-    return logical
-
-
-any = _logical("any")
-all = _logical("all")
-
-
-def _arg(name: str) -> Callable[..., Any]:
-    f = getattr(_dn, name)
-
-    def arg(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> Any:
-        return _write_out(name, out, f(_as_tensor(a), axis=axis, keepdims=bool(keepdims)))
-
-    arg.__name__ = arg.__qualname__ = name
-    return arg
-
-
-argmax = _arg("argmax")
-argmin = _arg("argmin")
-
-
-def _running(name: str, fname: str) -> Callable[..., Any]:
-    f = getattr(_dn, fname)
-
-    def running(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
-        x, axis = _axis_or_flat(a, axis)
-        return _write_out(name, out, f(x, axis=axis, dtype=_dtype(dtype)))
-
-    running.__name__ = running.__qualname__ = name
-    return running
-
-
-cumsum = _running("cumsum", "cumulative_sum")
-cumprod = _running("cumprod", "cumulative_prod")
 
 
 def clip(a: Any, a_min: Any = _NoValue, a_max: Any = _NoValue, out: Any = None,
@@ -288,10 +126,6 @@ def where(condition: Any, x: Any = _NoValue, y: Any = _NoValue) -> Any:
 
 def nonzero(a: Any) -> Any:
     return _dn.nonzero(_as_tensor(a))
-
-
-def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Any:
-    return _dn.count_nonzero(_as_tensor(a), axis=axis, keepdims=keepdims)
 
 
 def _sorting(name: str) -> Callable[..., Any]:
@@ -517,34 +351,6 @@ def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> bool:
     return bool(_dn.all(same))
 
 
-def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *,
-            keepdims: bool = False) -> Any:
-    x = _as_tensor(a)
-    if weights is None:
-        avg = _dn.mean(x, axis=axis, keepdims=keepdims)
-        scl = _dn.full_like(avg, x.size // builtins.max(avg.size, 1) if x.size else 0)
-    else:
-        w = _as_tensor(weights)
-        floats = _dn.isdtype(x.dtype, "real floating") or _dn.isdtype(w.dtype, "real floating")
-        dt = _dn.result_type(x, w) if floats else _dn.float64
-        if w.shape != x.shape:
-            if axis is None:
-                raise TypeError("average: weights of another shape than a need axis=")
-            if w.ndim != 1 or not isinstance(axis, int) or w.shape[0] != x.shape[axis]:
-                raise ValueError("average: 1-D weights must have the length of a along axis")
-            shape = [1] * x.ndim
-            shape[axis] = w.shape[0]
-            w = _dn.reshape(w, tuple(shape))
-        w = _dn.astype(w, dt)
-        scl = _dn.sum(_dn.broadcast_to(w, x.shape), axis=axis, keepdims=keepdims)
-        if bool(_dn.any(_dn.equal(scl, 0))):
-            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
-        avg = _dn.divide(_dn.sum(_dn.multiply(_dn.astype(x, dt), w), axis=axis, keepdims=keepdims), scl)
-    if returned:
-        return avg, _dn.broadcast_to(_dn.astype(scl, avg.dtype), avg.shape)
-    return avg
-
-
 def _at_least(n: int) -> Callable[..., Any]:
     def at_least(*arys: Any) -> Any:
         out = []
@@ -737,8 +543,14 @@ def _lin(name: str) -> Callable[..., Any]:
     return lin
 
 
+def implementation(name: str) -> Callable[..., Any]:
+    """The NumPy-signature function called `name` (here or a reduction)."""
+    f = globals().get(name)
+    return f if callable(f) else getattr(_red, name)
+
+
 def _functions() -> dict[Any, Callable[..., Any]]:
-    here = globals()
+    here = {**vars(_red), **globals()}
     names = [
         "sum", "prod", "mean", "max", "min", "std", "var", "any", "all", "argmax",
         "argmin", "cumsum", "cumprod", "clip", "round", "concatenate", "stack",
@@ -754,6 +566,7 @@ def _functions() -> dict[Any, Callable[..., Any]]:
         "full", "eye", "linspace", "asarray", "array", "einsum", "iscomplexobj",
         "isrealobj", "can_cast", "nan_to_num", "isposinf", "isneginf", "hstack",
         "vstack", "column_stack", "real", "imag", "triu", "tril", "diag", "argwhere",
+        "ptp", "quantile", "percentile", "median",
     ]
     table: dict[Any, Callable[..., Any]] = {}
     for n in names:

@@ -1,0 +1,229 @@
+"""NumPy's reductions and statistics with NumPy's signatures (``sum``,
+``mean``, ``std(ddof=)``, ``argmax``, ``cumsum``, ``average``,
+``median``, ``quantile``, ...), each translated to donate's functions;
+``_numpy_functions.py`` lists them for NEP 18 and the methods.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import donate as _dn  # the namespace; complete when this module loads (last in __init__)
+
+from ._numpy_operands import (
+    _NoValue,
+    _as_tensor,
+    _axis_or_flat,
+    _cast,
+    _dtype,
+    _no,
+    _refuse,
+    _write_out,
+)
+
+def sum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+        keepdims: bool = False, initial: Any = _NoValue, where: Any = _NoValue) -> Any:
+    _no("sum", initial=initial, where=where)
+    return _write_out("sum", out, _dn.sum(_as_tensor(a), axis=axis, dtype=_dtype(dtype), keepdims=bool(keepdims)))
+
+
+def prod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+         keepdims: bool = False, initial: Any = _NoValue, where: Any = _NoValue) -> Any:
+    _no("prod", initial=initial, where=where)
+    return _write_out("prod", out, _dn.prod(_as_tensor(a), axis=axis, dtype=_dtype(dtype), keepdims=bool(keepdims)))
+
+
+def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+         keepdims: bool = False, *, where: Any = _NoValue) -> Any:
+    _no("mean", where=where)
+    return _write_out("mean", out, _dn.mean(_cast(_as_tensor(a), dtype), axis=axis, keepdims=bool(keepdims)))
+
+
+def _extreme(name: str) -> Callable[..., Any]:
+    f = getattr(_dn, name)
+
+    def extreme(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
+                initial: Any = _NoValue, where: Any = _NoValue) -> Any:
+        _no(name, initial=initial, where=where)
+        return _write_out(name, out, f(_as_tensor(a), axis=axis, keepdims=bool(keepdims)))
+
+    extreme.__name__ = extreme.__qualname__ = name
+    return extreme
+
+
+max = _extreme("max")
+min = _extreme("min")
+
+
+def _spread(name: str) -> Callable[..., Any]:
+    f = getattr(_dn, name)
+
+    def spread(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+               ddof: float = 0, keepdims: bool = False, *, where: Any = _NoValue,
+               mean: Any = _NoValue, correction: Any = _NoValue) -> Any:
+        _no(name, where=where, mean=mean)
+        c = ddof if correction is _NoValue else correction
+        r = f(_cast(_as_tensor(a), dtype), axis=axis, correction=float(c), keepdims=bool(keepdims))
+        return _write_out(name, out, r)
+
+    spread.__name__ = spread.__qualname__ = name
+    return spread
+
+
+std = _spread("std")
+var = _spread("var")
+
+
+def _logical(name: str) -> Callable[..., Any]:
+    f = getattr(_dn, name)
+
+    def logical(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
+                *, where: Any = _NoValue) -> Any:
+        _no(name, where=where)
+        return _write_out(name, out, f(_as_tensor(a), axis=axis, keepdims=bool(keepdims)))
+
+    logical.__name__ = logical.__qualname__ = name
+    return logical
+
+
+any = _logical("any")
+all = _logical("all")
+
+
+def _arg(name: str) -> Callable[..., Any]:
+    f = getattr(_dn, name)
+
+    def arg(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> Any:
+        return _write_out(name, out, f(_as_tensor(a), axis=axis, keepdims=bool(keepdims)))
+
+    arg.__name__ = arg.__qualname__ = name
+    return arg
+
+
+argmax = _arg("argmax")
+argmin = _arg("argmin")
+
+
+def _running(name: str, fname: str) -> Callable[..., Any]:
+    f = getattr(_dn, fname)
+
+    def running(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+        x, axis = _axis_or_flat(a, axis)
+        return _write_out(name, out, f(x, axis=axis, dtype=_dtype(dtype)))
+
+    running.__name__ = running.__qualname__ = name
+    return running
+
+
+cumsum = _running("cumsum", "cumulative_sum")
+cumprod = _running("cumprod", "cumulative_prod")
+
+
+def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Any:
+    return _dn.count_nonzero(_as_tensor(a), axis=axis, keepdims=keepdims)
+
+
+def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *,
+            keepdims: bool = False) -> Any:
+    x = _as_tensor(a)
+    if weights is None:
+        avg = _dn.mean(x, axis=axis, keepdims=keepdims)
+        scl = _dn.full_like(avg, x.size // builtins.max(avg.size, 1) if x.size else 0)
+    else:
+        w = _as_tensor(weights)
+        floats = _dn.isdtype(x.dtype, "real floating") or _dn.isdtype(w.dtype, "real floating")
+        dt = _dn.result_type(x, w) if floats else _dn.float64
+        if w.shape != x.shape:
+            if axis is None:
+                raise TypeError("average: weights of another shape than a need axis=")
+            if w.ndim != 1 or not isinstance(axis, int) or w.shape[0] != x.shape[axis]:
+                raise ValueError("average: 1-D weights must have the length of a along axis")
+            shape = [1] * x.ndim
+            shape[axis] = w.shape[0]
+            w = _dn.reshape(w, tuple(shape))
+        w = _dn.astype(w, dt)
+        scl = _dn.sum(_dn.broadcast_to(w, x.shape), axis=axis, keepdims=keepdims)
+        if bool(_dn.any(_dn.equal(scl, 0))):
+            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+        avg = _dn.divide(_dn.sum(_dn.multiply(_dn.astype(x, dt), w), axis=axis, keepdims=keepdims), scl)
+    if returned:
+        return avg, _dn.broadcast_to(_dn.astype(scl, avg.dtype), avg.shape)
+    return avg
+
+
+def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
+    x = _as_tensor(a)
+    r = _dn.subtract(_dn.max(x, axis=axis, keepdims=keepdims), _dn.min(x, axis=axis, keepdims=keepdims))
+    return _write_out("ptp", out, r)
+
+
+def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
+             method: str = "linear", keepdims: bool = False, *, weights: Any = None,
+             interpolation: Any = None) -> Any:
+    """NumPy's `quantile` with its default `linear` method: the sorted
+    values along `axis` interpolated at `q * (n - 1)`; NaN where a slice
+    holds NaN, as NumPy's."""
+    if method != "linear" or weights is not None or interpolation is not None:
+        raise _refuse("quantile", "a method other than 'linear', or weights=")
+    x = _as_tensor(a)
+    if _dn.isdtype(x.dtype, "integral") or x.dtype == np.bool_:
+        x = _dn.astype(x, _dn.float64)
+    elif not isinstance(q, (int, float)):
+        # An array of quantiles promotes with the data (NEP 50), a Python
+        # number does not.
+        x = _dn.astype(x, np.result_type(x.dtype, np.asarray(q).dtype), copy=False)
+    axes = tuple(range(x.ndim)) if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
+    axes = tuple(builtins.sorted(ax % x.ndim for ax in axes))
+    # The reduced axes moved last and merged into one.
+    rest = [i for i in range(x.ndim) if i not in axes]
+    x = _dn.permute_dims(x, tuple(rest + list(axes)))
+    n = 1
+    for ax in axes:
+        n *= int(x.shape[len(rest) + axes.index(ax)])
+    x = _dn.reshape(x, tuple(x.shape[: len(rest)]) + (n,))
+    if n == 0:
+        raise ValueError("quantile: cannot take a quantile of an empty slice")
+    qs = np.asarray(q, dtype=np.float64)
+    if np.any((qs < 0) | (qs > 1)):
+        raise ValueError("quantile: quantiles must be in the range [0, 1]")
+    xs = _dn.sort(x, axis=-1)
+    nan = _dn.any(_dn.isnan(x), axis=-1) if _dn.isdtype(x.dtype, "real floating") else None
+    results = []
+    for qi in qs.reshape(-1).tolist():
+        pos = qi * (n - 1)
+        lo = int(np.floor(pos))
+        hi = builtins.min(lo + 1, n - 1)
+        t = pos - lo
+        a_lo, a_hi = xs[..., lo], xs[..., hi]
+        diff = _dn.subtract(a_hi, a_lo)
+        # NumPy's lerp: from the nearer end, so that q = 1 gives the maximum exactly.
+        r = _dn.subtract(a_hi, _dn.multiply(diff, 1 - t)) if t >= 0.5 else _dn.add(a_lo, _dn.multiply(diff, t))
+        if nan is not None:
+            r = _dn.where(nan, float("nan"), r)
+        if keepdims:
+            full = list(r.shape)
+            shape = []
+            it = iter(full)
+            for i in range(len(rest) + len(axes)):
+                shape.append(1 if i in axes else next(it))
+            r = _dn.reshape(r, tuple(shape))
+        results.append(r)
+    r = results[0] if qs.ndim == 0 else _dn.reshape(_dn.stack(results), qs.shape + tuple(results[0].shape))
+    return _write_out("quantile", out, r)
+
+
+def percentile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
+               method: str = "linear", keepdims: bool = False, *, weights: Any = None,
+               interpolation: Any = None) -> Any:
+    q = q / 100 if isinstance(q, (int, float)) else np.asarray(q, dtype=np.float64) / 100
+    return quantile(a, q, axis=axis, out=out, method=method,
+                    keepdims=keepdims, weights=weights, interpolation=interpolation)
+
+
+def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
+           keepdims: bool = False) -> Any:
+    return quantile(a, 0.5, axis=axis, out=out, keepdims=keepdims)
