@@ -44,6 +44,8 @@ def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
 
 
 def _extreme(name: str) -> Callable[..., Any]:
+    """`max`, `min`, `any`, `all`: NumPy's signature of `max` (`initial=`
+    and `where=` refused; `any` and `all` have no `initial` in NumPy)."""
     f = getattr(_dn, name)
 
     def extreme(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
@@ -57,6 +59,8 @@ def _extreme(name: str) -> Callable[..., Any]:
 
 max = _extreme("max")
 min = _extreme("min")
+any = _extreme("any")
+all = _extreme("all")
 
 
 def _spread(name: str) -> Callable[..., Any]:
@@ -76,22 +80,6 @@ def _spread(name: str) -> Callable[..., Any]:
 
 std = _spread("std")
 var = _spread("var")
-
-
-def _logical(name: str) -> Callable[..., Any]:
-    f = getattr(_dn, name)
-
-    def logical(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
-                *, where: Any = _NoValue) -> Any:
-        _no(name, where=where)
-        return _write_out(name, out, f(_as_tensor(a), axis=axis, keepdims=bool(keepdims)))
-
-    logical.__name__ = logical.__qualname__ = name
-    return logical
-
-
-any = _logical("any")
-all = _logical("all")
 
 
 def _arg(name: str) -> Callable[..., Any]:

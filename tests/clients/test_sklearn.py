@@ -120,17 +120,21 @@ def _array_api_estimators() -> list[Any]:
 ARRAY_API_ESTIMATORS = _array_api_estimators()
 
 
-@pytest.mark.parametrize("dtype_name", DTYPES)
-@pytest.mark.parametrize("estimator", ARRAY_API_ESTIMATORS, ids=_get_check_estimator_ids)
-def test_estimator_array_api_input(estimator: Any, dtype_name: str) -> None:
+def _check_estimator(check: Callable[..., Any], estimator: Any, dtype_name: str) -> None:
     _run_check(
-        check_array_api_input,
+        check,
         type(estimator).__name__,
         estimator,
         array_namespace=NAMESPACE,
         device_name=DEVICE,
         dtype_name=dtype_name,
     )
+
+
+@pytest.mark.parametrize("dtype_name", DTYPES)
+@pytest.mark.parametrize("estimator", ARRAY_API_ESTIMATORS, ids=_get_check_estimator_ids)
+def test_estimator_array_api_input(estimator: Any, dtype_name: str) -> None:
+    _check_estimator(check_array_api_input, estimator, dtype_name)
 
 
 @pytest.mark.parametrize("dtype_name", DTYPES)
@@ -182,14 +186,7 @@ VALUE_CHECKED_ESTIMATORS = [
 @pytest.mark.parametrize("dtype_name", DTYPES)
 @pytest.mark.parametrize("estimator", VALUE_CHECKED_ESTIMATORS, ids=_get_check_estimator_ids)
 def test_estimator_array_api_values(estimator: Any, dtype_name: str) -> None:
-    _run_check(
-        check_array_api_input_and_values,
-        type(estimator).__name__,
-        estimator,
-        array_namespace=NAMESPACE,
-        device_name=DEVICE,
-        dtype_name=dtype_name,
-    )
+    _check_estimator(check_array_api_input_and_values, estimator, dtype_name)
 
 
 # --------------------------------------------------------------------------
