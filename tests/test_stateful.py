@@ -251,6 +251,31 @@ class Programs(RuleBasedStateMachine):
         self.write(e, model)
 
     @precondition(lambda self: self.live)
+    @rule(data=st.data(), value=st.integers(-5, 5))
+    def setitem_positions(self, data: st.DataObject, value: int) -> None:
+        # Assignment through an integer array (repeats and negative
+        # indices included) writes the tensor's buffer (through into its
+        # base and every view of it), as NumPy's.
+        e = self.live[self.pick(data)]
+        if e.model.ndim == 0 or e.model.shape[0] == 0:
+            return
+        n = e.model.shape[0]
+        idx = np.array(data.draw(st.lists(st.integers(-n, n - 1), max_size=4)), dtype=np.int64)
+        model = e.model.copy()
+        model[idx] = value
+        # As an in-place operator: a shared buffer is written through, a
+        # private one in place unless strided (then into a new buffer
+        # nobody else sees).
+        in_place = not self.private(e) or e.contiguous
+        p = e.tensor.data_ptr()
+        e.tensor[idx] = value
+        assert (e.tensor.data_ptr() == p) == in_place
+        if in_place:
+            self.write(e, model)
+        else:
+            self.leave(e, model)
+
+    @precondition(lambda self: self.live)
     @rule(data=st.data())
     def export(self, data: st.DataObject) -> None:
         k = self.pick(data)
