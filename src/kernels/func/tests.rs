@@ -1,0 +1,76 @@
+//! The element-wise functions' kernels against scalar references.
+
+use super::*;
+
+fn un<T: FuncElement>(f: Func, x: T) -> T {
+    let mut d = [MaybeUninit::uninit()];
+    assert!(T::map_same(f, &[x], &mut d));
+    let mut b = [x];
+    assert!(T::map_same_inplace(f, &mut b));
+    b[0]
+}
+
+fn bin<T: FuncElement>(f: Func, a: T, b: T) -> T {
+    let mut x = [a];
+    assert!(T::zip_same_lhs(f, &mut x, Side::Scalar(b)));
+    x[0]
+}
+
+#[test]
+fn integer_division_follows_python() {
+    assert_eq!(bin(Func::FloorDivide, -7_i32, 2), -4);
+    assert_eq!(bin(Func::Remainder, -7_i32, 2), 1);
+    assert_eq!(bin(Func::Remainder, 7_i32, -2), -1);
+    assert_eq!(bin(Func::FloorDivide, 7_u8, 0), 0);
+    assert_eq!(bin(Func::FloorDivide, i64::MIN, -1), i64::MIN);
+}
+
+#[test]
+fn float_division_follows_numpy() {
+    assert_eq!(bin(Func::FloorDivide, -7.0_f64, 2.0), -4.0);
+    assert_eq!(bin(Func::Remainder, -7.0_f64, 2.0), 1.0);
+    assert!(bin(Func::Remainder, 1.0_f32, 0.0).is_nan());
+    assert!(bin(Func::FloorDivide, -0.0_f64, 1.0).is_sign_negative());
+}
+
+#[test]
+fn shifts_past_the_width() {
+    assert_eq!(bin(Func::BitwiseLeftShift, 1_u8, 8), 0);
+    assert_eq!(bin(Func::BitwiseRightShift, -8_i16, 20), -1);
+    assert_eq!(bin(Func::BitwiseRightShift, -8_i16, 2), -2);
+}
+
+#[test]
+fn powers_and_signs() {
+    assert_eq!(bin(Func::Pow, 3_i64, 4), 81);
+    assert_eq!(bin(Func::Pow, 2_u8, 9), 0);
+    assert_eq!(bin(Func::Pow, -1_i32, -3), -1);
+    assert_eq!(un(Func::Sign, -5_i8), -1);
+    assert_eq!(un(Func::Sign, 5_u16), 1);
+    assert_eq!(un(Func::Round, 2.5_f32), 2.0);
+    assert!(un(Func::Sign, f64::NAN).is_nan());
+    assert_eq!(bin(Func::Nextafter, 1.0_f32, 2.0), 1.0 + f32::EPSILON);
+    assert_eq!(
+        bin(Func::Logaddexp, f64::NEG_INFINITY, f64::NEG_INFINITY),
+        f64::NEG_INFINITY
+    );
+    // No overflow near the top of the range, no cancellation near ±1.
+    assert!((un(Func::Asinh, f64::MAX) - 710.475_860_073_943_9).abs() < 1e-9);
+    assert!((un(Func::Acosh, f64::MAX) - 710.475_860_073_943_9).abs() < 1e-9);
+    assert!(un(Func::Acosh, 0.5_f64).is_nan());
+    assert!(un(Func::Acosh, -67_108_865.0_f64).is_nan());
+    // 1 - 2^-40 is exact, and so is (1 + x) / (1 - x) = 2^41 - 1.
+    let near_one = 1.0 - 2f64.powi(-40);
+    let want = 0.5 * (2f64.powi(41) - 1.0).ln();
+    assert!((un(Func::Atanh, near_one) - want).abs() < 1e-12 * want);
+    assert!(un(Func::Atanh, 1.0_f32).is_infinite());
+    assert!(un(Func::Asinh, -0.0_f64).is_sign_negative());
+}
+
+#[test]
+fn unsupported_pairs_report_false() {
+    let mut d = [MaybeUninit::uninit()];
+    assert!(!i32::map_same(Func::Sin, &[1], &mut d));
+    let mut b = [MaybeUninit::uninit()];
+    assert!(!bool::map_same(Func::Square, &[true], &mut b));
+}
