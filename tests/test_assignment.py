@@ -127,20 +127,40 @@ def test_the_value_may_be_the_target_itself() -> None:
 
 def test_threads_writing_disjoint_positions_lose_nothing() -> None:
     # Shared with a view, so every write goes through the write-through
-    # path; each assignment reads and writes the target in one update, so
-    # no thread's write is overwritten with the values it read before.
-    t = donate.tensor(np.zeros(64, dtype=np.float32))
+    # path, and large enough (256 KiB) that each operation runs without the
+    # interpreter lock; each assignment reads and writes the target in one
+    # update, so no thread's write is overwritten with the values another
+    # read before it.
+    n = 1 << 16
+    t = donate.tensor(np.zeros(n, dtype=np.float32))
     view = t[:]
-    rounds = 200
+    rounds = 40
 
     def work(k: int) -> None:
-        mine = np.arange(k, 64, 2)
+        mine = np.arange(k, n, 2)
         for i in range(1, rounds + 1):
             t[mine] = float(i)
 
     run_threads(work, 2)
-    assert np.asarray(t).tolist() == [float(rounds)] * 64
-    assert np.asarray(view).tolist() == [float(rounds)] * 64
+    assert (np.asarray(t) == rounds).all()
+    assert (np.asarray(view) == rounds).all()
+
+
+def test_threads_writing_disjoint_masks_lose_nothing() -> None:
+    # As above, through boolean masks (the same scatter eagerly).
+    n = 1 << 16
+    t = donate.tensor(np.zeros(n, dtype=np.float32))
+    view = t[:]
+    rounds = 40
+    masks = [np.arange(n) % 2 == k for k in range(2)]
+
+    def work(k: int) -> None:
+        for i in range(1, rounds + 1):
+            t[masks[k]] = float(i)
+
+    run_threads(work, 2)
+    assert (np.asarray(t) == rounds).all()
+    assert (np.asarray(view) == rounds).all()
 
 
 def test_jit_records_a_constant_index_and_refuses_a_traced_one() -> None:

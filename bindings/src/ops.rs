@@ -187,13 +187,12 @@ pub(crate) fn set_item<'py>(
 
 /// `x[mask] = value` with a bool `mask` (a tensor or array whose shape
 /// is `x`'s leading dimensions; `key` is the object indexed with),
-/// NumPy's rule: `value` broadcasts to `(count, *trailing)`. When it has
-/// no axis over the selected elements, `x` becomes `where(mask, value,
-/// x)` (the mask extended over the trailing axes; traceable); when it has
-/// one row per selected element, the rows are scattered (which row goes
-/// where depends on the mask's values, so a traced program refuses it).
-/// Either way the new values are written into `x` as one update (written
-/// through when its buffer is shared).
+/// NumPy's rule: `value` broadcasts to `(count, *trailing)`. Eagerly it is
+/// a scatter to the positions the mask selects ([`set_positions`]). In a
+/// traced program, a value with no axis over the selected elements makes
+/// `x` `where(mask, value, x)` (the mask extended over the trailing axes),
+/// written into `x` as a whole; one row per selected element is refused
+/// (which row goes where depends on the mask's values).
 pub(crate) fn set_mask<'py>(
     x: &Bound<'py, PyTensor>,
     key: &Bound<'py, PyAny>,
@@ -207,17 +206,20 @@ pub(crate) fn set_mask<'py>(
             "a boolean index of shape {m:?} does not match the tensor's leading dimensions {shape:?}"
         )));
     }
-    if mask_assign_kind(&shape, &m, value.shape()) == MaskAssign::Scatter {
-        if [&mask, &value].into_iter().any(is_tracer) || x.get().tracer().is_some() {
-            return Err(super::tracing::value_shaped(
-                "__setitem__",
-                "a boolean mask assigns one row of the value per selected element, \
-                 and how many it selects depends on the mask's values; \
-                 use where(mask, value, x) with a value of x's shape",
-            ));
-        }
+    if !([&mask, &value].into_iter().any(is_tracer) || x.get().tracer().is_some()) {
+        // Eagerly, one scatter to the positions the mask selects: `x` is
+        // read and written in one update, so no other thread's update of
+        // it can land in between and be lost.
         drop(mask);
         return set_positions(x, key, value);
+    }
+    if mask_assign_kind(&shape, &m, value.shape()) == MaskAssign::Scatter {
+        return Err(super::tracing::value_shaped(
+            "__setitem__",
+            "a boolean mask assigns one row of the value per selected element, \
+             and how many it selects depends on the mask's values; \
+             use where(mask, value, x) with a value of x's shape",
+        ));
     }
     let full: Vec<i64> = m
         .iter()
