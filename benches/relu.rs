@@ -73,7 +73,7 @@ fn chain(c: &mut Criterion) {
 /// Where splitting across threads starts to pay: in-place relu at sizes
 /// around the grain (`donate::kernels::GRAIN`), on a one-thread pool
 /// ("serial": kernels called from a rayon worker keep its pool) and on
-/// donate's own pool ("parallel", see `src/parallel.rs`).
+/// donate's own pool ("parallel", see `src/kernels/parallel.rs`).
 fn grain(c: &mut Criterion) {
     let mut g = c.benchmark_group("grain");
     g.sample_size(30);

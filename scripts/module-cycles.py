@@ -7,10 +7,15 @@ modules and their cycles.
 The core: reads every `.rs` file under `src/` except `src/lib.rs` (the
 root, which re-exports), and
 takes each `crate::` path in code (comments, doc links and string literals
-do not count) as an edge from the file's top-level module (`src/kernels/
-fresh.rs` belongs to `kernels`) to the path's first segment. A path through
-a root re-export (`crate::Tensor`) is resolved with the `pub use` lines of
-`src/lib.rs`. Test modules count too: a cycle is a cycle.
+do not count) as an edge from the file's module to the module the path
+names. A module is a top-level one (`src/kernels/fresh.rs` belongs to
+`kernels`), except in the layer folders that only group modules
+(`memory`, `array`, `functions`, `driver`), whose children are modules of
+their own (`src/memory/buffer.rs` is `memory::buffer`, reached by
+`crate::memory::buffer::...` or, from a sibling, `super::buffer::...`). A
+path through a root re-export (`crate::Tensor`) is resolved with the
+`pub use` lines of `src/lib.rs`. Test modules count too: a cycle is a
+cycle.
 
 The bindings (`bindings/src/`, a crate of its own on top of the core):
 the same, with `super::` paths of a file counted too (`super::tensor` in
@@ -76,16 +81,63 @@ def strip_comments_and_strings(text):
     return "".join(out)
 
 
-def modules(src=SRC):
-    """Top-level module name -> list of its files."""
+# The core's folders that only group modules: each child is a node.
+GROUPS = ("memory", "array", "functions", "driver")
+
+
+def modules(src=SRC, groups=()):
+    """Module name -> list of its files (a group's `mod.rs` belongs to no
+    module: it only declares its children)."""
     mods = {}
     for f in sorted(src.rglob("*.rs")):
         rel = f.relative_to(src)
         if rel == Path("lib.rs"):
             continue
         name = rel.parts[0].removesuffix(".rs")
+        if name in groups:
+            if len(rel.parts) == 2 and rel.parts[1] == "mod.rs":
+                continue
+            name += "::" + rel.parts[1].removesuffix(".rs")
         mods.setdefault(name, []).append(f)
     return mods
+
+
+def use_tree_paths(tree):
+    """The paths of a `use` tree, as lists of segments: `a::b::X` ->
+    [[a, b, X]], `{a::X, b::{c, d}}` -> [[a, X], [b, c], [b, d]]."""
+    tree = tree.strip()
+    m = re.match(r"((?:\w+\s*::\s*)*)(\{|\w*)", tree)
+    prefix = [s for s in re.split(r"\s*::\s*", m.group(1)) if s]
+    if m.group(2) != "{":
+        return [prefix + ([m.group(2)] if m.group(2) else [])]
+    out, depth, start, body = [], 0, 0, tree[m.start(2):]
+    for k, ch in enumerate(body):
+        if ch == "{":
+            depth += 1
+            if depth == 1:
+                start = k + 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                part = body[start:k].strip()
+                out += [prefix + q for q in use_tree_paths(part)] if part else []
+                break
+        elif ch == "," and depth == 1:
+            part = body[start:k].strip()
+            out += [prefix + q for q in use_tree_paths(part)] if part else []
+            start = k + 1
+    return out
+
+
+def module_of(path, mods):
+    """The module a `crate::` path names (a group's child when the path
+    goes into a group), or None."""
+    if not path:
+        return None
+    if path[0] in GROUPS and len(path) > 1:
+        name = path[0] + "::" + path[1]
+        return name if name in mods else None
+    return path[0] if path[0] in mods else None
 
 
 def use_tree_heads(tree):
@@ -113,32 +165,39 @@ def use_tree_heads_part(part):
     return use_tree_heads(part) if part else []
 
 
-def root_reexports():
+def root_reexports(mods):
     """Names re-exported at the crate root -> the module they come from."""
     code = strip_comments_and_strings((SRC / "lib.rs").read_text())
     names = {}
-    for m in re.finditer(r"\bpub\s+use\s+(\w+)\s*::\s*([^;]*);", code):
-        module, rest = m.group(1), m.group(2)
-        for name in re.findall(r"\b(\w+)\s*(?:[,}]|$)", rest):
-            names[name] = module
-        for alias in re.findall(r"\bas\s+(\w+)", rest):
-            names[alias] = module
+    for m in re.finditer(r"\bpub\s+use\s+([^;]*);", code):
+        for path in use_tree_paths(m.group(1)):
+            module = module_of(path, mods)
+            if module and len(path) > 1:
+                names[path[-1]] = module
     return names
 
 
 def graph():
-    mods = modules()
-    reexports = root_reexports()
+    mods = modules(groups=GROUPS)
+    reexports = root_reexports(mods)
     edges = {m: set() for m in mods}
     for m, files in mods.items():
+        group = m.split("::")[0] if "::" in m else None
         for f in files:
             code = strip_comments_and_strings(f.read_text())
+            paths = []
             for hit in re.finditer(r"(?<![\w$])\$?crate\s*::\s*", code):
-                rest = code[hit.end():]
-                for head in use_tree_heads(rest):
-                    target = head if head in mods else reexports.get(head)
-                    if target and target != m:
-                        edges[m].add(target)
+                paths += use_tree_paths(code[hit.end():])
+            if group:
+                # `super::sibling` from a group's direct child
+                depth = len(f.relative_to(SRC).parts) - 2
+                for hit in re.finditer(r"(?<![\w$:])((?:super\s*::\s*)+)", code):
+                    if hit.group(1).count("super") == depth + 1:
+                        paths += [[group] + q for q in use_tree_paths(code[hit.end():])]
+            for path in paths:
+                target = module_of(path, mods) or (reexports.get(path[0]) if path else None)
+                if target and target != m:
+                    edges[m].add(target)
     return edges
 
 

@@ -38,87 +38,58 @@
 
 #![deny(unsafe_code)]
 
-// The modules form layers, lowest first: each uses only modules listed
-// before it, so there is no import cycle (`scripts/module-cycles.py`
-// checks). Rust users need only the names re-exported below; the public
-// modules also carry the documentation of those names (`tensor`, `arena`,
-// `ownership`, ...) and the lower-level API: `shape`, `kernels` (kernels on
-// slices) and `ops` (operations on `Operand`s). The private modules, and
-// the crate-private items of the public ones, serve the crate only.
-pub mod element;
+// The folders are layers, lowest first; each uses only the layers above
+// it in this list (and `error` and `py_repr`, used by every layer), and no module imports another in a
+// cycle (`scripts/module-cycles.py` checks):
+//
+// * `memory`: bytes and who owns them: aligned blocks, `OwnedBuffer`, the
+//   atomic `OwnershipState`, `TensorArena`, a front end's `Slot`, the
+//   process-wide counters and timeline.
+// * `array`: the data model over a buffer: dtypes and promotion, shapes
+//   and strided layouts, the typed `Tensor<T>` and the dtype-erased
+//   `DynTensor`.
+// * `kernels`: computation on slices, SIMD chosen at run time, and the
+//   kernels' thread pool.
+// * `functions`: the array API's functions computed on tensors (creation,
+//   manipulation, statistics, searching, sorting, sets, linear algebra,
+//   assignment), each with its validation and result shape.
+// * `ops`: the planned operations on `Operand`s, typed.
+// * `plan`: the one planner: every op's dtypes, shapes and which buffer
+//   receives its result.
+// * `driver`: running a plan (`execute`) and the one call sequence of a
+//   front end (`call`).
+// * `program`: traced programs: building, lowering with a memory plan,
+//   running.
+//
+// Rust users need only the names re-exported below; the public modules
+// also carry the documentation of those names and the lower-level API.
+pub mod array;
+pub mod driver;
 pub mod error;
-// The process generation (bumped in the child of a `fork()`); `unsafe` for
-// registering the hook.
-#[allow(unsafe_code)]
-mod fork;
-pub mod stats;
-mod sync;
-pub mod timeline;
-// The kernels' thread pool; `unsafe` for its published pointers and the
-// fork hook.
-pub mod ownership;
-#[allow(unsafe_code)]
-mod parallel;
-// The aligned allocation; `unsafe` for the allocator calls.
-pub mod arena;
-#[allow(unsafe_code)]
-mod block;
-pub mod layout;
-pub mod promote;
-pub mod py_repr;
-pub mod shape;
-// Tensor memory and its shared cell; `unsafe` for uninitialised memory and
-// the cell's interior mutability.
-#[allow(unsafe_code)]
-mod buffer;
-pub mod creation;
-pub mod dyn_tensor;
+pub mod functions;
 pub mod kernels;
-pub mod manipulation;
-pub mod tensor;
-// The array API's statistical, searching, sorting, set and linear algebra
-// functions, and assignment through a mask (results always new tensors;
-// planned as `Op::Fresh` where their shapes do not depend on values).
-pub mod assignment;
-pub mod cumulative;
-pub mod lane_ops;
-pub mod lanes;
-pub mod linalg;
-pub mod searching;
-pub mod sets;
-pub mod sorting;
-pub mod statistics;
-
-// Planning and running: the planner, the typed ops, the execution of a
-// plan, the one call sequence of a front end, traced programs.
-pub mod call;
-pub mod execute;
+pub mod memory;
 pub mod ops;
 pub mod plan;
 pub mod program;
-mod semantics;
+pub mod py_repr;
 
-// A tensor shared between a front end's threads: its fair lock and donor
-// gate; `unsafe` for taking over a lock held at a fork.
-#[allow(unsafe_code)]
-pub mod slot;
-
-pub use arena::{ArenaGuard, ArenaStats, TensorArena};
-pub use block::ALIGN;
-pub use buffer::{storages_made, ExportGuard, OwnedBuffer};
-pub use dyn_tensor::{DynTensor, Meta, Scalar};
-pub use element::{DType, Element, Float};
+pub use array::dyn_tensor::{DynTensor, Meta, Scalar};
+pub use array::element::{DType, Element, Float};
+pub use array::layout::{Index, Layout};
+pub use array::promote::OperandDType;
+pub use array::semantics::{DonateExt, Donated};
+pub use array::tensor::Tensor;
 pub use error::{Error, Result};
 pub use kernels::{BinaryOp, Isa, UnaryOp};
-pub use layout::{Index, Layout};
+pub use memory::arena::{ArenaGuard, ArenaStats, TensorArena};
+pub use memory::block::ALIGN;
+pub use memory::buffer::{storages_made, ExportGuard, OwnedBuffer};
+pub use memory::counters::{memory_stats, reset_peak, MemoryStats, Reuse};
+pub use memory::ownership::{OwnershipSnapshot, OwnershipState, StateError};
 pub use ops::conv::BatchNorm;
 pub use ops::{Applied, Operand, Outcome, Refusal};
-pub use ownership::{OwnershipSnapshot, OwnershipState, StateError};
 pub use plan::{Offer, Plan};
-pub use promote::OperandDType;
-pub use semantics::{DonateExt, Donated};
-pub use stats::{memory_stats, reset_peak, MemoryStats, Reuse};
-pub use tensor::Tensor;
 
 /// The README's Rust examples, compiled and run as doc-tests.
 #[cfg(doctest)]

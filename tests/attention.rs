@@ -8,7 +8,7 @@
 
 use std::mem::MaybeUninit;
 
-use donate::element::Element;
+use donate::array::element::Element;
 use donate::kernels::{
     attention_into, attention_over_q, AttentionElement, AttentionSpec, FullyMasked, Mask,
     ATTENTION_KEY_TILE as TILE, ATTENTION_QUERY_BLOCK as QB,

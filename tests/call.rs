@@ -1,4 +1,4 @@
-//! The one call sequence (`donate::call`) driven by a front end written
+//! The one call sequence (`donate::driver::call`) driven by a front end written
 //! here, without Python: which buffer the result lands in, what a front
 //! end is told, and that a failure at the warning step leaves every
 //! operand as it was.
@@ -6,10 +6,10 @@
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
-use donate::call::{call, call_in_place, FrontEnd, Held, HeldTensor, Operand};
-use donate::execute::execute;
+use donate::driver::call::{call, call_in_place, FrontEnd, Held, HeldTensor, Operand};
+use donate::driver::execute::execute;
+use donate::memory::slot::{Slot, Waiter};
 use donate::plan::{Coverage, Offer, Op};
-use donate::slot::{Slot, Waiter};
 use donate::{BinaryOp, DType, DynTensor, Error, Scalar, Tensor, UnaryOp};
 
 /// A front end's tensor: a slot and its metadata.
@@ -214,11 +214,13 @@ fn an_error_of_the_plan_is_the_front_ends() {
 
 #[test]
 fn in_place_reads_its_own_target_under_one_lock() {
-    // `x += x`: the target is read under the lock it is written under
-    // (the read is a second handle on its buffer while it is written, so
-    // the write is a copy on write: correct values, one buffer more).
+    // `x += x`: the target is read under the lock it is written under,
+    // through the target itself (no second handle), so its exclusive
+    // buffer is written in place (a copy on write would allocate while the
+    // old buffer is alive: another address).
     let fe = Front::default();
     let x = H::new(&[1.0, 2.0]);
+    let p = x.ptr();
     let outcome = call_in_place(
         &fe,
         &ADD,
@@ -229,6 +231,7 @@ fn in_place_reads_its_own_target_under_one_lock() {
     assert_eq!(outcome.reused, Some(0));
     assert_eq!(x.values(), [2.0, 4.0]);
     assert!(!x.is_donated());
+    assert_eq!(x.ptr(), p, "written in place");
 }
 
 #[test]

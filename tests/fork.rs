@@ -2,7 +2,7 @@
 //!
 //! A child of `fork()` has only the thread that called `fork()`, so a thread
 //! pool the parent built has no workers there; the kernels must use a pool
-//! of the child's own (see `src/parallel.rs`). The children here run
+//! of the child's own (see `src/kernels/parallel.rs`). The children here run
 //! parallel kernels and `_exit`; the parent waits with a timeout and kills a
 //! child that hangs, so a regression fails instead of hanging the suite.
 //! These tests live in their own binary so that no other test's threads are

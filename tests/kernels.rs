@@ -200,9 +200,9 @@ proptest! {
         let bt = Tensor::from_slice(&b, &sb).unwrap();
         let out = (&at + &bt).unwrap();
         let shape = out.shape().to_vec();
-        let sa_s = donate::shape::broadcast_strides(&sa, &shape);
-        let sb_s = donate::shape::broadcast_strides(&sb, &shape);
-        let cs = donate::shape::c_strides(&shape);
+        let sa_s = donate::array::shape::broadcast_strides(&sa, &shape);
+        let sb_s = donate::array::shape::broadcast_strides(&sb, &shape);
+        let cs = donate::array::shape::c_strides(&shape);
         for (i, got) in out.as_slice().unwrap().iter().enumerate() {
             let idx: Vec<usize> = cs.iter().zip(&shape).map(|(s, d)| (i / s) % d).collect();
             let oa: usize = idx.iter().zip(&sa_s).map(|(i, s)| i * s).sum();

@@ -378,8 +378,8 @@ fn permute_matches_index_arithmetic_and_leaves_input() {
         }
         let out = tt.to_vec().unwrap();
         // out[j_rev] == in[j] for every multi-index j.
-        let in_strides = donate::shape::c_strides(&shape);
-        let out_strides = donate::shape::c_strides(&rev);
+        let in_strides = donate::array::shape::c_strides(&shape);
+        let out_strides = donate::array::shape::c_strides(&rev);
         for (flat, v) in data.iter().enumerate() {
             let mut rem = flat;
             let mut o = 0;

@@ -2,7 +2,7 @@
 //! descriptions, no buffers. Every test asserts exact plan fields, the
 //! `Display` text or the error variant.
 
-use donate::dyn_tensor::Scalar;
+use donate::array::dyn_tensor::Scalar;
 use donate::plan::{
     plan, plan_in_place, Allocation, Holders, Kind, Offer, Op, OperandDesc, Plan, Purpose,
     Reduction, Refusal,

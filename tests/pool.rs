@@ -1,5 +1,5 @@
 //! No kernel uses rayon's global pool: every parallel path runs on
-//! `src/parallel.rs`'s per-process pool (rayon's global pool cannot be
+//! `src/kernels/parallel.rs`'s per-process pool (rayon's global pool cannot be
 //! rebuilt in a child of `fork()`; see that module's docs).
 //!
 //! This binary runs every parallel kernel once, above its parallel

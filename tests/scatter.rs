@@ -5,7 +5,7 @@
 //! temporary `x` or into a new buffer. Bad positions fail before anything
 //! is written.
 
-use donate::execute::{execute, execute_in_place, Arg};
+use donate::driver::execute::{execute, execute_in_place, Arg};
 use donate::plan::{plan, plan_in_place, Holders, Offer, Op, OperandDesc};
 use donate::{DType, DynTensor, Error, Index, Scalar, Tensor};
 
@@ -25,7 +25,7 @@ fn in_place(t: &mut DynTensor, pos: &DynTensor, value: Arg<'_>) -> Result<(), Er
     let v = match &value {
         Arg::Scalar(s) => OperandDesc::scalar(*s),
         Arg::Tensor(v) => OperandDesc::tensor(v.dtype(), v.shape()),
-        Arg::Held(_) => unreachable!(),
+        Arg::Held(_) | Arg::Target => unreachable!(),
     };
     let shape = t.shape().to_vec();
     let p = plan_in_place(

@@ -53,6 +53,45 @@ def test_inplace_with_itself() -> None:
     assert t.tolist() == [4.0, 16.0]
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8"])
+@pytest.mark.parametrize("op", ["+=", "-=", "*="])
+@pytest.mark.parametrize("n", [5, 70_001])
+def test_inplace_with_itself_writes_its_own_buffer(stats, dtype: str, op: str, n: int) -> None:
+    """`x op= x` reads the target it writes: each element is read before
+    it is written, so an exclusive buffer is updated in place, with no
+    allocation (a second handle on it would force a copy). `n` spans
+    several blocks of the kernel and its parallel threshold."""
+    values = (np.arange(n) % 7 - 3).astype(dtype)
+    want = values.copy()
+    exec(f"want {op} want")
+    t = donate.asarray(values)
+    p = t.data_ptr()
+    s = stats()
+    exec(f"t {op} t")
+    assert t.data_ptr() == p
+    assert s["allocations"] == 0
+    np.testing.assert_array_equal(t.numpy(), want)
+
+
+def test_inplace_with_itself_on_special_values_and_views() -> None:
+    """NaN and infinities as NumPy (`inf - inf` is NaN); a strided tensor
+    and a view of a shared buffer (written through) give NumPy's values."""
+    v = np.array([np.inf, -np.inf, np.nan, -0.0, 3.0], dtype=np.float32)
+    t = donate.asarray(v)
+    t -= t
+    np.testing.assert_array_equal(t.numpy(), v - v)
+    base = np.arange(12.0).reshape(3, 4)
+    t = donate.asarray(base).T  # strided, and its only holder
+    t *= t
+    np.testing.assert_array_equal(t.numpy(), base.T * base.T)
+    b = donate.asarray(base)
+    w = b[1:, ::2]  # a view: written through to `b`
+    w += w
+    want = base.copy()
+    want[1:, ::2] *= 2
+    np.testing.assert_array_equal(b.numpy(), want)
+
+
 def test_inplace_broadcasts_the_right_operand_only() -> None:
     t = donate.zeros((2, 3))
     t += donate.tensor([1.0, 2.0, 3.0])

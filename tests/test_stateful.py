@@ -378,11 +378,11 @@ class Programs(RuleBasedStateMachine):
                 method(b.tensor)
             return
         # A shared buffer is written through. A private one is written in
-        # place, except by `t.add_(t)` (which reads `t` through a second
-        # handle) or when strided (the in-place kernels write contiguous
+        # place (`t.add_(t)` too: it reads each element before writing
+        # it), except when strided (the in-place kernels write contiguous
         # elements): computed into a new buffer nobody else sees.
         private = self.private(a)
-        in_place = not private or (ka != kb and a.contiguous)
+        in_place = not private or a.contiguous
         p = a.tensor.data_ptr()
         assert method(b.tensor) is a.tensor
         assert (a.tensor.data_ptr() == p) == in_place

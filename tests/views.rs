@@ -4,7 +4,7 @@
 //! need contiguous data, and that copy may receive the result; writes
 //! through either holder copy on write.
 
-use donate::execute::{execute, execute_in_place, Arg};
+use donate::driver::execute::{execute, execute_in_place, Arg};
 use donate::plan::{
     plan, plan_in_place, Coverage, Holders, Offer, Op, OperandDesc, Purpose, Refusal,
 };

@@ -11,7 +11,7 @@
 //! still leave the right one current).
 //!
 //! The core asks for the current arena when it allocates (see
-//! [`donate::arena::set_current_provider`]): while attached to the
+//! [`donate::memory::arena::set_current_provider`]): while attached to the
 //! interpreter the bindings read the context variable; kernels running
 //! detached get the arena that was current when they detached, entered on
 //! their thread by [`detach`].
@@ -97,7 +97,7 @@ fn provider() -> Option<TensorArena> {
 
 /// Install the context-local lookup (at import).
 pub(crate) fn install() {
-    donate::arena::set_current_provider(provider);
+    donate::memory::arena::set_current_provider(provider);
 }
 
 /// Work (bytes touched) below which a computation runs attached:

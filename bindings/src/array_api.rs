@@ -67,7 +67,8 @@ impl PyTensor {
     /// this buffer.
     #[getter(mT)]
     fn m_t(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
-        let axes = donate::manipulation::matrix_transpose_perm(slf.get().ndim_of()).py()?;
+        let axes =
+            donate::functions::manipulation::matrix_transpose_perm(slf.get().ndim_of()).py()?;
         call(
             slf.py(),
             &Op::Permute { axes: Some(axes) },

@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use smallvec::SmallVec;
 
 use super::tensor::PyTensor;
-use donate::call::{Held, HeldTensor, Operand};
+use donate::driver::call::{Held, HeldTensor, Operand};
 use donate::plan::Offer;
 
 /// A reference to a `Tensor` object, as an operand.

@@ -31,7 +31,7 @@ use super::tracing::{
     lock, tracer_error, Trace, Tracer, CURRENT_TRACE, CURRENT_TRACE_SINCE, MOVED, NEXT_TRACE,
     TRACES_RUNNING,
 };
-use donate::call::Operand;
+use donate::driver::call::Operand;
 use donate::plan::{Holders, Offer, Op, OperandDesc, Refusal};
 use donate::program::{lower, Atom, Builder, Claim, Lowered, Program, RunArg, Var};
 use donate::{DType, DynTensor, Outcome};
@@ -163,7 +163,7 @@ pub(crate) fn record_update(
         // a constant. A tensor from outside cannot (the core's rule).
         let trace = trace_of(op, &others)?;
         let value = read(py, me)?;
-        donate::call::check_traced_write(op, &value, trace.since).py()?;
+        donate::driver::call::check_traced_write(op, &value, trace.since).py()?;
         let v = trace.constant(&value)?;
         me.become_tracer(Tracer {
             trace,

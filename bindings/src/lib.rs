@@ -18,7 +18,7 @@
 //! version. A buffer with a live exported view (`t.numpy()`, `memoryview`)
 //! or another handle (`t.reshape(...)`) is never donated (donation copies
 //! with a warning); in-place ops write through into it, so every view sees
-//! the change, as NumPy's do (`donate::call`, "Writes through views").
+//! the change, as NumPy's do (`donate::driver::call`, "Writes through views").
 //!
 //! Modules, in layers (each uses only the ones before it; no cycle,
 //! `scripts/module-cycles.py` checks it):

@@ -1,7 +1,7 @@
 //! The linear algebra functions (`donate.tensordot`, `donate.vecdot` and
 //! the `donate.linalg` extension) as module functions. Each translates its
 //! Python arguments (tensors, `t.donate()`, array-like data, `axes=`,
-//! `ord=`, `rtol=`, `dtype=`) and calls the core ([`donate::linalg`]),
+//! `ord=`, `rtol=`, `dtype=`) and calls the core ([`donate::functions::linalg`]),
 //! which decides shapes and dtypes. Each is a planned operation
 //! ([`LinalgOp`]) that always writes new buffers: a donated input is
 //! refused with a `DonationWarning`, and `donate.jit` traces them.
@@ -17,7 +17,7 @@ use super::interop::dtype_arg;
 use super::operands::{call_fresh, call_fresh1, call_parts, Inputs};
 use super::ownership::require_tensor;
 use super::tensor::PyTensor;
-use donate::linalg::{LinalgOp, MatrixOrd, TensordotAxes};
+use donate::functions::linalg::{LinalgOp, MatrixOrd, TensordotAxes};
 use donate::plan::FreshOp;
 use donate::DType;
 use smallvec::smallvec;

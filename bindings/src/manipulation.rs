@@ -1,6 +1,6 @@
 //! The array API's manipulation, indexing and creation functions: each
-//! translates its arguments and calls the core (`donate::manipulation`,
-//! `donate::creation`). The views (`expand_dims`, `squeeze`, `moveaxis`,
+//! translates its arguments and calls the core (`donate::functions::manipulation`,
+//! `donate::functions::creation`). The views (`expand_dims`, `squeeze`, `moveaxis`,
 //! `flip`, `unstack`) run as planned view operations, so a temporary or
 //! donated input moves into the result as `reshape` does; the others are
 //! planned functions that always write new buffers (`FreshOp`).
@@ -18,11 +18,12 @@ use super::operands::{
 };
 use super::ownership::require_tensor;
 use super::tensor::PyTensor;
-use donate::call::Operand;
-use donate::lane_ops::LaneOp;
-use donate::layout::Index;
+use donate::array::layout::Index;
+use donate::driver::call::Operand;
+use donate::functions::lane_ops::LaneOp;
+use donate::functions::{creation, manipulation};
 use donate::plan::{FreshOp, Offer, Op};
-use donate::{creation, manipulation, DType, DynTensor};
+use donate::{DType, DynTensor};
 
 /// An int or a sequence of ints (`axis=(0, 1)`).
 fn ints(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<i64>> {
@@ -417,7 +418,7 @@ pub(crate) fn unstack<'py>(x: &Bound<'py, PyAny>, axis: isize) -> PyResult<Bound
         )?;
     }
     let shape = base.get().shape.to_vec();
-    let ax = donate::shape::normalize_axis(axis, shape.len()).py()?;
+    let ax = donate::array::shape::normalize_axis(axis, shape.len()).py()?;
     let views = (0..shape[ax])
         .map(|i| {
             let mut index = vec![

@@ -1,5 +1,5 @@
 //! The operands of one operation as the bindings pass them to the core's
-//! call sequence ([`donate::call`]: gates, describe, plan, read, warn,
+//! call sequence ([`donate::driver::call`]: gates, describe, plan, read, warn,
 //! lock, re-check, claim and run), and what only the interpreter knows
 //! ([`Front`]): whether an operand offered as a temporary is still one,
 //! how a thread waits (the interpreter released), how a refused donation
@@ -14,8 +14,8 @@ use pyo3::prelude::*;
 use super::errors::{warn_all, IntoPyResult};
 pub(crate) use super::inputs::{is_tracer, kept, Input, Inputs, TensorRef};
 use super::tensor::{read, Interp, PyTensor};
-use donate::call::{Executor, FrontEnd, HeldTensor, Operand};
-use donate::execute::{execute, execute_parts};
+use donate::driver::call::{Executor, FrontEnd, HeldTensor, Operand};
+use donate::driver::execute::{execute, execute_parts};
 use donate::plan::{FreshOp, Offer, Op};
 use donate::{DynTensor, Outcome};
 
@@ -154,14 +154,14 @@ unsafe impl<'py> FrontEnd for Front<'py> {
 }
 
 /// The steps of [`call`] for concrete operands (the core's
-/// [`donate::call::call`]), `exec` running the plan.
+/// [`donate::driver::call::call`]), `exec` running the plan.
 fn run_planned<'py, R: Send>(
     py: Python<'py>,
     op: &Op,
     inputs: Inputs<'py>,
     exec: Executor<R>,
 ) -> PyResult<R> {
-    donate::call::call(&Front(Interp(py)), op, inputs, exec)
+    donate::driver::call::call(&Front(Interp(py)), op, inputs, exec)
 }
 
 /// Run `op` in place over `target`, reading `others` (an explicit
@@ -177,5 +177,5 @@ pub(crate) fn call_in_place<'py>(
         return super::jit::record_update(py, op, target, others);
     }
     let target = TensorRef(target.clone());
-    donate::call::call_in_place(&Front(Interp(py)), op, target.held(), others)
+    donate::driver::call::call_in_place(&Front(Interp(py)), op, target.held(), others)
 }

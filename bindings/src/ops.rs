@@ -9,7 +9,7 @@ use smallvec::smallvec;
 use super::operands::{call, call_in_place, is_tracer, kept, Input};
 use super::ownership::{input_from, require_input};
 use super::tensor::PyTensor;
-use donate::assignment::{mask_assign_kind, MaskAssign};
+use donate::functions::assignment::{mask_assign_kind, MaskAssign};
 use donate::plan::{Op, Reduction};
 use donate::{BinaryOp, UnaryOp};
 

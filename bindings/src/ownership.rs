@@ -22,7 +22,7 @@ use super::inputs::{held, Input, TensorRef};
 use super::interop;
 use super::temporary::offer_of;
 use super::tensor::{PyDonated, PyTensor};
-use donate::call::Operand;
+use donate::driver::call::Operand;
 use donate::plan::Offer;
 use donate::DynTensor;
 

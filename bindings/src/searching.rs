@@ -9,7 +9,7 @@
 //! `searchsorted`, `argsort`), and `donate.jit` traces them. `nonzero` and
 //! the `unique_*` functions, whose result's shape depends on the values,
 //! are not planned ([`read_value_shaped`]): they compute in the core
-//! ([`donate::searching`], [`donate::sets`]) and a tracer is refused.
+//! ([`donate::functions::searching`], [`donate::functions::sets`]) and a tracer is refused.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -21,10 +21,10 @@ use super::operands::{call, call_fresh, call_fresh1, read_value_shaped, Inputs};
 use super::ownership::require_tensor;
 use super::statistics::{compute, AxisArg};
 use super::tensor::PyTensor;
-use donate::lane_ops::LaneOp;
+use donate::functions::lane_ops::LaneOp;
+use donate::functions::searching::{self as core, Extreme, Side};
+use donate::functions::sets::unique;
 use donate::plan::{FreshOp, Op};
-use donate::searching::{self as core, Extreme, Side};
-use donate::sets::unique;
 
 /// The index of the first maximum of `x` along `axis` (`None`: of the
 /// flattened tensor), int64.

@@ -4,7 +4,7 @@
 //! `donate.cumulative_sum(x, axis=0, include_initial=True)`, …
 //!
 //! They translate the arguments (an axis, a tuple of axes, a dtype) and
-//! call the core: [`donate::statistics`] and [`donate::cumulative`] decide
+//! call the core: [`donate::functions::statistics`] and [`donate::functions::cumulative`] decide
 //! the dtypes, shapes and values. Every statistic is a planned operation
 //! (traceable by `donate.jit`, its donations refused with the planner's
 //! reasons): `sum`, `mean` and `max` over one axis or all of them, without
@@ -24,10 +24,10 @@ use super::operands::{call, call_fresh, Inputs};
 use super::ops;
 use super::ownership::require_tensor;
 use super::tensor::PyTensor;
-use donate::cumulative::Running;
-use donate::lane_ops::LaneOp;
+use donate::functions::cumulative::Running;
+use donate::functions::lane_ops::LaneOp;
+use donate::functions::statistics::Statistic;
 use donate::plan::{FreshOp, Op, Reduction, StatisticOp};
-use donate::statistics::Statistic;
 use donate::DynTensor;
 
 /// An `axis=` argument of a reduction.

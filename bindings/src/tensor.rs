@@ -18,8 +18,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use pyo3::prelude::*;
 
 use super::errors::{DonatedError, IntoPyResult};
+use donate::memory::slot::{Slot, Waiter};
 use donate::plan::Coverage;
-use donate::slot::{Slot, Waiter};
 use donate::{DType, DynTensor};
 
 /// A tensor whose buffer knows who owns it.
@@ -30,7 +30,7 @@ use donate::{DType, DynTensor};
 pub(crate) struct PyTensor {
     /// The core tensor behind its lock and donor gate.
     pub(crate) slot: Slot,
-    pub(crate) shape: donate::shape::Dims,
+    pub(crate) shape: donate::array::shape::Dims,
     pub(crate) dtype: DType,
     /// How the tensor covered its buffer when it was made. It can only
     /// improve later (a copy on write makes a view whole), so planning a
@@ -46,7 +46,7 @@ pub(crate) struct PyTensor {
 impl PyTensor {
     pub(crate) fn new(t: DynTensor) -> Self {
         PyTensor {
-            shape: donate::shape::Dims::from_slice(t.shape()),
+            shape: donate::array::shape::Dims::from_slice(t.shape()),
             dtype: t.dtype(),
             coverage: t.coverage(),
             slot: Slot::new(t),
@@ -70,7 +70,7 @@ impl PyTensor {
     /// first.
     pub(crate) fn traced(tracer: super::tracing::Tracer, dtype: DType, shape: &[usize]) -> Self {
         PyTensor {
-            shape: donate::shape::Dims::from_slice(shape),
+            shape: donate::array::shape::Dims::from_slice(shape),
             dtype,
             coverage: Coverage::Whole,
             slot: Slot::new(
@@ -153,7 +153,7 @@ impl PyDonated {
 }
 
 /// The interpreter is released while a thread waits for a slot or a
-/// donor gate (see [`donate::slot`]).
+/// donor gate (see [`donate::memory::slot`]).
 #[derive(Clone, Copy)]
 pub(crate) struct Interp<'py>(pub(crate) Python<'py>);
 

@@ -1,18 +1,18 @@
-//! `donate.memory_timeline()`: the core's [`donate::timeline`] as a Python
+//! `donate.memory_timeline()`: the core's [`donate::memory::timeline`] as a Python
 //! object (the context manager and the plot are in
 //! `python/donate/_timeline.py`).
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use donate::timeline::Timeline;
+use donate::memory::timeline::Timeline;
 
 /// A recording of every operation: `start()`, `stop()`, `records()`.
 #[pyclass(module = "donate._core", name = "_Timeline")]
 pub(crate) struct PyTimeline {
     timeline: Option<Timeline>,
     /// Records of a stopped timeline.
-    kept: Vec<donate::timeline::Record>,
+    kept: Vec<donate::memory::timeline::Record>,
 }
 
 #[pymethods]

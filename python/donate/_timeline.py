@@ -2,7 +2,7 @@
 the tensor bytes live right after it, and how its result was made), and a
 plot of live bytes against operation index.
 
-The recording is the Rust core's (``src/timeline.rs``), made at the end of
+The recording is the Rust core's (``src/memory/timeline.rs``), made at the end of
 each operation; this module only wraps it as a context manager and draws
 it (with matplotlib, an optional dependency: ``pip install "donate[plot]"``).
 """

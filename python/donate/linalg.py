@@ -1,7 +1,7 @@
 """The array API standard's linear algebra extension (version 2024.12):
 ``donate.linalg``, also ``x.__array_namespace__().linalg``.
 
-Every function is the core's (``donate._core``, ``src/linalg/``), which
+Every function is the core's (``donate._core``, ``src/functions/linalg/``), which
 decides shapes and dtypes; this module names the fields of the
 multi-result functions (``eigh``, ``qr``, ``slogdet``, ``svd``) and
 re-exports the rest. Inputs are only read and results are new tensors:

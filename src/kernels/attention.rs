@@ -63,7 +63,7 @@
 //! depend on its `q` rows only, which is what lets [`attention_over_q`]
 //! write each block over its own `q` rows. When `batch·L·S·(E+Ev)` reaches
 //! the matmul kernel's `PAR_WORK`, the items are split across the pool of
-//! [`crate::parallel::install`] (never rayon's global pool); the query block
+//! [`crate::kernels::parallel::install`] (never rayon's global pool); the query block
 //! shrinks (down to 8 rows) until there are at least two items per thread.
 //! `gemm` runs with `Parallelism::None` inside a worker. Keys are never
 //! split across threads (that would need a merge of partial softmax states).
@@ -76,9 +76,9 @@ use rayon::prelude::*;
 use super::isa::Isa;
 use super::matmul::{MatmulElement, PAR_WORK};
 use super::{KernelElement, UnaryOp};
-use crate::element::Float;
+use crate::array::element::Float;
 use crate::error::{Error, Result};
-use crate::parallel::install;
+use crate::kernels::parallel::install;
 
 const OP: &str = "scaled_dot_product_attention";
 

@@ -15,8 +15,8 @@ use rayon::prelude::*;
 
 use super::matmul::{MatRef, MatmulElement, PAR_WORK};
 use super::parallel;
-use crate::element::{Element, Float};
-use crate::parallel::install;
+use crate::array::element::{Element, Float};
+use crate::kernels::parallel::install;
 
 /// Element types with convolution and batch-norm kernels: `f32` and `f64`
 /// (integer convolutions are not offered, as in the major frameworks).

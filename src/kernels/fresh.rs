@@ -3,9 +3,9 @@
 //! [`OwnedBuffer`]. Keeping `assume_init` here means no other module needs
 //! `unsafe` to create tensors.
 
-use crate::buffer::{OwnedBuffer, UninitBuffer};
-use crate::element::Element;
+use crate::array::element::Element;
 use crate::error::Result;
+use crate::memory::buffer::{OwnedBuffer, UninitBuffer};
 
 use super::conv::{ConvElement, ConvGeometry};
 use super::matmul::{self, BatchOffsets, MatmulElement};
@@ -54,7 +54,7 @@ pub(crate) fn copied<T: Element>(src: &[T]) -> Result<OwnedBuffer> {
 /// The view `layout` of `src` copied into C order.
 pub(crate) fn gathered<T: Element>(
     src: &[T],
-    layout: &crate::layout::Layout,
+    layout: &crate::array::layout::Layout,
 ) -> Result<OwnedBuffer> {
     let mut out = UninitBuffer::<T>::new(layout.numel())?;
     super::strided::gather_into(src, layout, out.as_uninit_mut());
@@ -191,7 +191,7 @@ pub(crate) fn conv2d<T: ConvElement>(
 /// needs to be initialised, which zeroed memory from the allocator is
 /// without a pass over it.
 fn conv_scratch<T: ConvElement>(g: &ConvGeometry) -> Result<OwnedBuffer> {
-    OwnedBuffer::zeroed(crate::buffer::byte_size::<T>(g.scratch_len())?)
+    OwnedBuffer::zeroed(crate::memory::buffer::byte_size::<T>(g.scratch_len())?)
 }
 
 fn add_channel_bias<T: ConvElement>(out: &mut [T], plane: usize, bias: Option<&[T]>) {
@@ -220,7 +220,7 @@ impl OverInputScratch {
         let image = g.in_channels * g.height * g.width;
         Ok(Self {
             col: conv_scratch::<T>(g)?,
-            image: OwnedBuffer::zeroed(crate::buffer::byte_size::<T>(image)?)?,
+            image: OwnedBuffer::zeroed(crate::memory::buffer::byte_size::<T>(image)?)?,
         })
     }
 }

@@ -22,7 +22,7 @@
 use std::mem::MaybeUninit;
 
 use super::elementwise::Side;
-use crate::element::Element;
+use crate::array::element::Element;
 
 /// An element-wise function of the array API standard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

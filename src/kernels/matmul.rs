@@ -2,15 +2,15 @@
 //! cache-blocked, AVX-512/AVX2/NEON micro-kernels, rayon-parallel); integers
 //! through a plain i-k-j loop (correct, not fast: NumPy does not use BLAS for
 //! integers either). Threaded products run inside
-//! [`crate::parallel::install`], where `gemm`'s `Parallelism::Rayon(0)`
+//! [`crate::kernels::parallel::install`], where `gemm`'s `Parallelism::Rayon(0)`
 //! splits across that pool's threads.
 
 use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 
-use crate::element::Element;
-use crate::parallel::install;
+use crate::array::element::Element;
+use crate::kernels::parallel::install;
 
 /// Work (m·n·k) above which one product is split across threads.
 pub(crate) const PAR_WORK: usize = 1 << 18;

@@ -7,7 +7,7 @@
 //! runs on the instruction set chosen once by [`Isa::active`], and splits
 //! work across threads when it has at least [`GRAIN`] elements. Every such
 //! split runs inside `parallel::install`, on a pool that belongs to this
-//! process (never rayon's global pool: see `src/parallel.rs` for why, and
+//! process (never rayon's global pool: see `src/kernels/parallel.rs` for why, and
 //! what happens at `fork()`).
 //!
 //! Layering: kernels sit above `buffer` (the fresh buffers of `fresh`
@@ -28,8 +28,12 @@ pub(crate) mod func;
 #[allow(unsafe_code)] // `Isa::new_unchecked`, and the calls into the per-ISA copies
 mod isa;
 mod math;
+// The kernels' thread pool; `unsafe` for its published pointers and the
+// fork hook.
 #[allow(unsafe_code)] // `gemm`'s raw-pointer interface
 pub(crate) mod matmul;
+#[allow(unsafe_code)]
+pub(crate) mod parallel;
 mod permute;
 pub(crate) mod reduce;
 pub(crate) mod rows;
@@ -40,10 +44,10 @@ use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 
-use crate::element::Element;
+use crate::array::element::Element;
+use crate::array::shape::{broadcast_strides, c_strides};
 use crate::error::{Error, Result};
-use crate::parallel::install;
-use crate::shape::{broadcast_strides, c_strides};
+use crate::kernels::parallel::install;
 
 use isa::dispatch;
 
@@ -70,9 +74,9 @@ pub use rows::RowElement;
 pub const GRAIN: usize = 1 << 20;
 
 /// Threads a parallel kernel splits across: those of the pool
-/// [`crate::parallel::install`] runs it on.
+/// [`crate::kernels::parallel::install`] runs it on.
 fn threads() -> usize {
-    crate::parallel::threads()
+    crate::kernels::parallel::threads()
 }
 
 /// Chunk length for splitting `n` elements, a multiple of 64 elements.
@@ -529,12 +533,12 @@ pub fn binary<T: KernelElement>(
     Ok(())
 }
 
-/// Convert `src` into another element type ([`crate::element::convert`]:
+/// Convert `src` into another element type ([`crate::array::element::convert`]:
 /// floats to ints truncate toward zero and saturate, NaN becomes 0;
 /// integers wrap to the narrower width, as NumPy's `astype`).
 pub fn cast<S: Element, D: Element>(src: &[S], dst: &mut [MaybeUninit<D>]) {
     let f = |(d, s): (&mut MaybeUninit<D>, &S)| {
-        d.write(crate::element::convert::<S, D>(*s));
+        d.write(crate::array::element::convert::<S, D>(*s));
     };
     if parallel(src.len()) {
         let c = chunk_len(src.len());

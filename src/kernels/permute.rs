@@ -7,8 +7,8 @@
 
 use std::mem::MaybeUninit;
 
-use crate::element::Element;
-use crate::shape::c_strides;
+use crate::array::element::Element;
+use crate::array::shape::c_strides;
 
 /// Tile edge for the inner 2-d block (elements).
 const TILE: usize = 32;

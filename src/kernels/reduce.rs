@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use super::isa::{dispatch, Isa};
 use super::{chunk_len, parallel};
-use crate::parallel::install;
+use crate::kernels::parallel::install;
 
 /// A reduction: an accumulator type, its identity, a step and a combine.
 pub trait Reduce<T>: Copy {

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use super::isa::Isa;
 use super::{parallel, KernelElement, UnaryOp};
-use crate::parallel::install;
+use crate::kernels::parallel::install;
 
 /// Floating-point element types with row kernels.
 pub trait RowElement: KernelElement {

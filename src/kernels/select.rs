@@ -6,7 +6,7 @@
 //! one element per output element (an operand of another shape is copied
 //! to the output's shape first, by the caller).
 
-use crate::element::Element;
+use crate::array::element::Element;
 
 /// An operand of a selection, per output element.
 #[derive(Clone, Copy)]

@@ -9,9 +9,9 @@
 
 use std::mem::MaybeUninit;
 
-use crate::element::Element;
-use crate::layout::Layout;
-use crate::shape::broadcast_strides;
+use crate::array::element::Element;
+use crate::array::layout::Layout;
+use crate::array::shape::broadcast_strides;
 
 /// Call `f(row, first element)` for every innermost row of `layout` (all
 /// axes but the last), in C order; a 0-d layout is one row of one element.
@@ -98,7 +98,7 @@ pub(crate) fn scatter<T: Element>(dst: &mut [T], layout: &Layout, src: &[T], src
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::Index;
+    use crate::array::layout::Index;
 
     #[test]
     fn gather_and_scatter_agree_with_element_order() {

@@ -12,13 +12,13 @@
 //! into scratch, allocated before anything is claimed.
 
 use super::{claim_target, finish, outcome_of, reused, typed_plan, Applied, Operand};
+use crate::array::shape::attention_shapes;
+use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
 use crate::kernels::{
     self, fresh, AttentionElement, AttentionSpec, BinaryOp, FullyMasked, Mask, Rows,
 };
 use crate::plan::{Op, Plan};
-use crate::shape::attention_shapes;
-use crate::tensor::Tensor;
 
 const OP: &str = "scaled_dot_product_attention";
 

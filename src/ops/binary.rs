@@ -1,10 +1,10 @@
 //! Binary element-wise operations with NumPy broadcasting.
 
 use super::{claim_target, finish, outcome_of, reused, typed_plan, update, Applied, Operand};
+use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
 use crate::kernels::{self, fresh, BinaryDst, BinaryOp, KernelElement};
 use crate::plan::{plan_in_place, Op, Plan};
-use crate::tensor::Tensor;
 
 fn check<T: KernelElement>(op: BinaryOp) -> Result<()> {
     if T::supports_binary(op) {
@@ -120,6 +120,33 @@ impl<T: KernelElement> Tensor<T> {
             self,
             |io| kernels::binary(op, &[], &shape, b, &b_shape, &out, BinaryDst::Lhs, Some(io)),
             |a| fresh::binary(op, a, &shape, b, &b_shape, &out),
+        )
+    }
+
+    /// `self = self op self` (`x += x`): in place when the buffer is
+    /// exclusive, else copy-on-write (as [`binary_inplace`](Self::binary_inplace)).
+    ///
+    /// The right operand is the buffer being written, so it is read a
+    /// block at a time through a copy of that block on the stack: every
+    /// element is read before it is written, and no buffer is allocated.
+    pub fn binary_inplace_self(&mut self, op: BinaryOp) -> Result<()> {
+        /// Elements per block: 32 KiB of `f64`, so the copy stays in L1.
+        const BLOCK: usize = 4096;
+        check::<T>(op)?;
+        let shape = self.shape().to_vec();
+        update(
+            self,
+            |io| {
+                let mut copy = [T::default(); BLOCK];
+                for chunk in io.chunks_mut(BLOCK) {
+                    let n = [chunk.len()];
+                    let b = &mut copy[..chunk.len()];
+                    b.copy_from_slice(chunk);
+                    kernels::binary(op, &[], &n, b, &n, &n, BinaryDst::Lhs, Some(chunk))?;
+                }
+                Ok(())
+            },
+            |a| fresh::binary(op, a, &shape, a, &shape, &shape),
         )
     }
 

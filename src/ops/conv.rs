@@ -13,11 +13,11 @@ use super::{
     claim_target, copy_then, finish, outcome_of, reused, same_shape, typed_plan, update, Applied,
     Operand,
 };
+use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
 use crate::kernels::conv::{channel_affine_inplace, ConvElement};
 use crate::kernels::fresh;
 use crate::plan::{Offer, Op, Plan};
-use crate::tensor::Tensor;
 
 pub use crate::kernels::conv2d_geometry;
 
@@ -250,7 +250,7 @@ impl<T: ConvElement> Tensor<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::memory_stats;
+    use crate::memory::counters::memory_stats;
 
     fn bn_params() -> [Tensor<f32>; 4] {
         [

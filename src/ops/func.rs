@@ -8,11 +8,11 @@
 //! gives them no target).
 
 use super::{claim_target, count_fallbacks, outcome_of, reused, Operand};
-use crate::dyn_tensor::{DynElement, DynTensor};
+use crate::array::dyn_tensor::{DynElement, DynTensor};
+use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
 use crate::kernels::{broadcast_zip_into, fresh, Func, FuncElement, FuncKind};
 use crate::plan::{Outcome, Plan};
-use crate::tensor::Tensor;
 
 fn unsupported<T: FuncElement>(f: Func) -> Error {
     Error::UnsupportedDType {
@@ -23,7 +23,7 @@ fn unsupported<T: FuncElement>(f: Func) -> Error {
 
 fn done(
     plan: &Plan,
-    buf: crate::buffer::OwnedBuffer,
+    buf: crate::memory::buffer::OwnedBuffer,
     outcome: Outcome,
 ) -> Result<(DynTensor, Outcome)> {
     let t = DynTensor::from_buffer(plan.dtype, buf, &plan.shape)?;

@@ -14,7 +14,7 @@
 //! * [`Operand::Scalar`]: a broadcast scalar.
 //!
 //! Each typed operation here describes its operands, plans, and runs the
-//! plan with its kernels; [`crate::execute::execute`] runs the same kernels
+//! plan with its kernels; [`crate::driver::execute::execute`] runs the same kernels
 //! for dtype-erased front ends. Writing an element-wise result over either
 //! operand is safe because each output element is computed from the
 //! inputs at the same index before that index is written.
@@ -26,23 +26,23 @@ pub mod attention;
 pub mod binary;
 pub mod conv;
 pub(crate) mod func;
-pub(crate) mod lane;
+pub(crate) mod lane_ops;
 mod layout;
 pub mod nn;
 mod reduce;
 pub(crate) mod select;
 pub mod unary;
 
-use crate::buffer::OwnedBuffer;
-use crate::element::Element;
+use crate::array::element::Element;
+use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
+use crate::memory::buffer::OwnedBuffer;
+use crate::memory::counters::{self, Reuse};
+use crate::memory::timeline::ResultKind;
 use crate::plan::{Holders, Offer, OperandDesc, Plan};
-use crate::stats::{self, Reuse};
-use crate::tensor::Tensor;
-use crate::timeline::ResultKind;
 
+pub use crate::array::shape::matmul_shapes;
 pub use crate::plan::{Outcome, Refusal};
-pub use crate::shape::matmul_shapes;
 
 /// An input of an operation. See the [module docs](self).
 pub enum Operand<'a, T: Element> {
@@ -79,7 +79,7 @@ impl<T: Element> Operand<'_, T> {
             Operand::Owned(t, offer) => OperandDesc::tensor(T::DTYPE, t.shape())
                 .offered(*offer, Holders::from(t.ownership()))
                 .covering(t.coverage()),
-            Operand::Scalar(v) => OperandDesc::scalar(crate::dyn_tensor::Scalar::of(*v)),
+            Operand::Scalar(v) => OperandDesc::scalar(crate::array::dyn_tensor::Scalar::of(*v)),
         }
     }
 
@@ -164,13 +164,13 @@ pub(crate) fn outcome_of(plan: &Plan) -> Outcome {
 /// as reused, but not as a donation.
 pub(crate) fn reused(outcome: &mut Outcome, plan: &Plan, idx: usize, bytes: usize) {
     if plan.is_own_copy(idx) {
-        stats::record_reused_bytes(bytes);
+        counters::record_reused_bytes(bytes);
     } else {
         let kind = match plan.offers.get(idx) {
             Some(Offer::Donated) => Reuse::Explicit,
             _ => Reuse::Implicit,
         };
-        stats::record_reuse(kind, bytes);
+        counters::record_reuse(kind, bytes);
     }
     outcome.reused = Some(idx);
 }
@@ -188,11 +188,11 @@ pub(crate) fn count_fallbacks(plan: &Plan, outcome: &Outcome) {
     let mut copied = false;
     for (i, r) in &outcome.refused {
         if plan.offers.get(*i) == Some(&Offer::Donated) && *r != Refusal::OtherOperandUsed {
-            stats::record_fallback();
+            counters::record_fallback();
             copied = true;
         }
     }
-    crate::timeline::record(|| (plan.op.name(), result_kind(plan, outcome, copied)));
+    crate::memory::timeline::record(|| (plan.op.name(), result_kind(plan, outcome, copied)));
 }
 
 /// How an operation's result was made, for the memory timeline.
@@ -277,7 +277,7 @@ fn update<T: Element>(
         let bytes = std::mem::size_of_val(s);
         in_place(s).map(|()| bytes)
     }) {
-        stats::record_reuse(Reuse::InPlace, r?);
+        counters::record_reuse(Reuse::InPlace, r?);
         return Ok(());
     }
     let shape = t.shape().to_vec();

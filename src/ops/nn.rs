@@ -3,13 +3,13 @@
 use super::{
     claim_target, copy_then, finish, outcome_of, reused, same_shape, typed_plan, Applied, Operand,
 };
+use crate::array::shape::matmul_shapes;
+use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
 use crate::kernels::matmul::{matmul_batched_acc, BatchOffsets, MatRef, MatmulElement};
 use crate::kernels::rows::{self, RowElement};
 use crate::kernels::{fresh, BinaryOp, KernelElement};
 use crate::plan::{Offer, Op, Plan};
-use crate::shape::matmul_shapes;
-use crate::tensor::Tensor;
 
 /// Softmax along `axis` (which must be the last one), claiming `x`'s
 /// buffer when offered.
@@ -188,7 +188,7 @@ fn products<'a, T: MatmulElement>(ta: &'a Tensor<T>, tb: &'a Tensor<T>) -> Resul
 /// The row and column strides of the matrix a layout ends in, and how
 /// many leading axes are batch axes. A 1-d layout is a row (`column`
 /// false) or a column.
-fn matrix_of(l: &crate::layout::Layout, column: bool) -> ((isize, isize), usize) {
+fn matrix_of(l: &crate::array::layout::Layout, column: bool) -> ((isize, isize), usize) {
     let s = l.strides();
     match s.len() {
         0 => ((1, 1), 0),
@@ -200,7 +200,7 @@ fn matrix_of(l: &crate::layout::Layout, column: bool) -> ((isize, isize), usize)
 
 /// The element offset of each entry of `batch` (broadcast, C order) in a
 /// factor whose first `nb` axes are its batch axes.
-fn batch_offsets(l: &crate::layout::Layout, nb: usize, batch: &[usize]) -> Vec<usize> {
+fn batch_offsets(l: &crate::array::layout::Layout, nb: usize, batch: &[usize]) -> Vec<usize> {
     let (shape, strides) = (&l.shape()[..nb], &l.strides()[..nb]);
     let lead = batch.len() - nb;
     let total: usize = batch.iter().product();

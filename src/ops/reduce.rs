@@ -1,12 +1,12 @@
 //! Reductions: `sum`, `mean`, `max` over all elements or along one axis.
 //! They always write a new buffer.
 
-use crate::element::{Element, Float};
+use crate::array::element::{Element, Float};
+use crate::array::shape::{normalize_axis, reduce_shape, split_at_axis};
+use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
 use crate::kernels::fresh;
 use crate::kernels::reduce::{self, Max, Reduce, Sum};
-use crate::shape::{normalize_axis, reduce_shape, split_at_axis};
-use crate::tensor::Tensor;
 
 fn reduce_impl<T: Element, R: Reduce<T>>(
     t: &Tensor<T>,

@@ -5,15 +5,15 @@
 //! arrays).
 
 use super::{claim_target, copy_then, count_fallbacks, outcome_of, reused, update, Operand};
-use crate::buffer::OwnedBuffer;
-use crate::dyn_tensor::{DynElement, DynTensor};
-use crate::element::Element;
+use crate::array::dyn_tensor::{DynElement, DynTensor};
+use crate::array::element::Element;
+use crate::array::layout::Layout;
+use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
 use crate::kernels::fresh;
 use crate::kernels::select::{clip_into, clip_iter, where_into, where_iter, Src};
-use crate::layout::Layout;
+use crate::memory::buffer::OwnedBuffer;
 use crate::plan::{Outcome, Plan};
-use crate::tensor::Tensor;
 
 /// An operand's data as the selection kernels read it: one element, or
 /// one per output element (copied to the output's shape when it has

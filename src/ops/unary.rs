@@ -2,10 +2,10 @@
 //! exclusive input), by reference (always a new buffer), in place.
 
 use super::{same_shape, typed_plan, update, Applied, Operand};
+use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
 use crate::kernels::{self, fresh, KernelElement, UnaryOp};
 use crate::plan::{Offer, Op, Plan};
-use crate::tensor::Tensor;
 
 fn check<T: KernelElement>(op: UnaryOp) -> Result<()> {
     if T::supports_unary(op) {

@@ -2,7 +2,7 @@
 //! joining, tiling and gathering (`concat`, `stack`, `tile`, `repeat`,
 //! `broadcast_to`, `take`, `take_along_axis`, `meshgrid`), searching
 //! (`argmax`, `argmin`, `count_nonzero`, `searchsorted`, `argsort`),
-//! `diff`, and linear algebra ([`crate::linalg::LinalgOp`]).
+//! `diff`, and linear algebra ([`crate::functions::linalg::LinalgOp`]).
 //!
 //! Each is a *family*: a signature step that decides the result's dtype
 //! and shape from the operands' dtypes and shapes alone ([`Meta`]: a
@@ -25,15 +25,15 @@
 //!
 //! [`Op::Fresh`]: super::Op::Fresh
 
-use crate::cumulative;
-use crate::dyn_tensor::{DynTensor, Meta, Scalar};
-use crate::element::DType;
+use crate::array::dyn_tensor::{DynTensor, Meta, Scalar};
+use crate::array::element::DType;
 use crate::error::{Error, Result};
-use crate::linalg::LinalgOp;
-use crate::manipulation;
+use crate::functions::cumulative;
+use crate::functions::linalg::LinalgOp;
+use crate::functions::manipulation;
+use crate::functions::searching::{self, Extreme, Side};
+use crate::functions::sorting;
 use crate::py_repr::{py_bool, tuple};
-use crate::searching::{self, Extreme, Side};
-use crate::sorting;
 
 /// A function whose result is always a new buffer, with its parameters.
 /// Operand order: as the Python function takes them.

@@ -22,7 +22,7 @@
 //! * a reason ([`Refusal`]) for each offered operand that does not
 //!   receive the result.
 //!
-//! [`execute`](crate::execute::execute) then makes every allocation, claims the target's buffer
+//! [`execute`](crate::driver::execute::execute) then makes every allocation, claims the target's buffer
 //! (an atomic transition: the operand becomes *donated*), and computes.
 //! Because planning touches no buffer and execution allocates before it
 //! claims, an error never leaves an operand half-consumed. If the claim
@@ -59,16 +59,16 @@ use std::fmt;
 
 use smallvec::SmallVec;
 
-use crate::dyn_tensor::Scalar;
-use crate::element::DType;
+use crate::array::dyn_tensor::Scalar;
+use crate::array::element::DType;
+use crate::array::promote::OperandDType;
+use crate::array::shape::Dims;
 use crate::error::{Error, Result};
 use crate::kernels::{BinaryOp, Func, UnaryOp};
-use crate::ownership::OwnershipSnapshot;
-use crate::promote::OperandDType;
-use crate::shape::Dims;
+use crate::memory::ownership::OwnershipSnapshot;
 
-pub use crate::dyn_tensor::check_scalar;
-pub use crate::layout::Coverage;
+pub use crate::array::dyn_tensor::check_scalar;
+pub use crate::array::layout::Coverage;
 pub(crate) use fresh::scalar_tensor as fresh_scalar;
 pub use fresh::FreshOp;
 pub(crate) use rules::permute_axes;
@@ -224,7 +224,7 @@ pub enum Reduction {
 /// The parameters of [`Op::Statistic`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct StatisticOp {
-    pub statistic: crate::statistics::Statistic,
+    pub statistic: crate::functions::statistics::Statistic,
     /// `None`: every axis.
     pub axes: Option<Vec<isize>>,
     pub keepdims: bool,
@@ -276,11 +276,15 @@ pub enum Op {
     Permute { axes: Option<Vec<isize>> },
     /// `[x]`: the view a basic index selects (ints, slices, new axes, one
     /// ellipsis), sharing the buffer (as `Reshape`).
-    Index { index: Vec<crate::layout::Index> },
+    Index {
+        index: Vec<crate::array::layout::Index>,
+    },
     /// `[x, value]`, in place only: `x[index] = value` (`value` broadcast
     /// to the indexed shape and converted to `x`'s dtype, as NumPy's
     /// assignment does); copy-on-write when `x`'s buffer is shared.
-    SetItem { index: Vec<crate::layout::Index> },
+    SetItem {
+        index: Vec<crate::array::layout::Index>,
+    },
     /// `[x, positions, value]`: `x` with the elements at the C-order
     /// `positions` (read as int64, each in `0..x.size`, any shape)
     /// replaced by `value`, broadcast to `positions`' shape and converted
@@ -301,13 +305,13 @@ pub enum Op {
     /// `[x]` converted to `dtype` (always a new buffer).
     Cast { dtype: DType },
     /// `[x]`: sort, running sum or product, roll or triangle
-    /// ([`crate::lane_ops`]); the result, of `x`'s shape (but a running
+    /// ([`crate::functions::lane_ops`]); the result, of `x`'s shape (but a running
     /// op's `include_initial`), may be written over `x`.
     /// (Boxed: `Roll`'s two `Vec`s would make every `Op`, and every
     /// `Plan`, 16 bytes larger, and each eager call moves its plan.)
-    Lane(Box<crate::lane_ops::LaneOp>),
+    Lane(Box<crate::functions::lane_ops::LaneOp>),
     /// `[x]`: a statistic over any set of axes (`sum`/`prod` in a `dtype`,
-    /// `mean`, `max`, `min`, `var`, `std`; [`crate::statistics`]), always a
+    /// `mean`, `max`, `min`, `var`, `std`; [`crate::functions::statistics`]), always a
     /// new buffer. (Single-axis `sum`/`mean`/`max` without a `dtype` are the
     /// [`Op::Reduce`] kernels.) Boxed as `Lane` is.
     Statistic(Box<StatisticOp>),
@@ -374,7 +378,7 @@ impl Op {
     /// Whether the op reads its input's values (a fill, `zeros_like` and
     /// the like, does not: its input is neither cast nor gathered).
     pub fn reads_input(&self) -> bool {
-        !matches!(self, Op::Lane(l) if matches!(**l, crate::lane_ops::LaneOp::Fill { .. }))
+        !matches!(self, Op::Lane(l) if matches!(**l, crate::functions::lane_ops::LaneOp::Fill { .. }))
     }
 
     /// How many operands the op takes.

@@ -5,12 +5,12 @@
 
 use super::target::{choose_target, plan_gathers, plan_target_in_place, Receives};
 use super::{Allocation, Kind, Op, OperandDesc, Plan, Purpose, Reduction};
-use crate::dyn_tensor::{check_scalar, Scalar};
-use crate::element::DType;
+use crate::array::dyn_tensor::{check_scalar, Scalar};
+use crate::array::element::DType;
+use crate::array::promote::OperandDType;
+use crate::array::shape::{broadcast_shapes, checked_numel, normalize_axis, Dims};
 use crate::error::{Error, Result};
 use crate::kernels::{BinaryOp, Func, FuncKind};
-use crate::promote::OperandDType;
-use crate::shape::{broadcast_shapes, checked_numel, normalize_axis, Dims};
 use smallvec::SmallVec;
 
 /// The signature of one op applied to its operands.
@@ -194,7 +194,7 @@ pub(crate) fn reshape_target(numel: usize, dims: &[i64]) -> Result<Vec<usize>> {
 
 /// The normalised permutation of a [`Op::Permute`] over `shape`.
 pub(crate) fn permute_axes(shape: &[usize], axes: Option<&[isize]>) -> Result<Vec<usize>> {
-    crate::shape::permutation(shape, axes)
+    crate::array::shape::permutation(shape, axes)
 }
 
 fn binary_signature(
@@ -294,8 +294,8 @@ fn reduce_signature(
 ) -> Result<Signature> {
     let d = tensor_dtype(op, x, "the input")?;
     let dtype = match kind {
-        Reduction::Sum => crate::statistics::accumulation_dtype(d, None),
-        Reduction::Mean => crate::statistics::mean_dtype(d),
+        Reduction::Sum => crate::functions::statistics::accumulation_dtype(d, None),
+        Reduction::Mean => crate::functions::statistics::mean_dtype(d),
         Reduction::Max => d,
     };
     let ax = axis.map(|a| normalize_axis(a, x.shape.len())).transpose()?;
@@ -310,21 +310,21 @@ fn reduce_signature(
     }
     Ok(Signature::new(
         dtype,
-        crate::shape::reduce_shape(x.shape, ax, keepdims).into(),
+        crate::array::shape::reduce_shape(x.shape, ax, keepdims).into(),
         Receives::Never,
     ))
 }
 
 /// `sum`, `prod`, `mean`, `max`, `min`, `var`, `std` over any axes: the
-/// dtype and axis rules of [`crate::statistics`]; the input is read as
+/// dtype and axis rules of [`crate::functions::statistics`]; the input is read as
 /// the result's dtype (a `sum(dtype=...)` or an integer `mean` casts it
 /// first, as the statistics do); `max`/`min` over no elements are an
 /// error here, before anything runs. Always a new buffer.
 fn statistic_signature(op: &Op, s: &super::StatisticOp, x: &OperandDesc<'_>) -> Result<Signature> {
-    use crate::statistics::Statistic;
+    use crate::functions::statistics::Statistic;
     let d = tensor_dtype(op, x, "the input")?;
     let name = s.statistic.name();
-    let axes = crate::lanes::normalize_axes(name, s.axes.as_deref(), x.shape.len())?;
+    let axes = crate::functions::lanes::normalize_axes(name, s.axes.as_deref(), x.shape.len())?;
     let n: usize = axes.iter().map(|&a| x.shape[a]).product();
     if n == 0 && matches!(s.statistic, Statistic::Max | Statistic::Min) {
         return Err(Error::EmptyReduction {
@@ -335,7 +335,7 @@ fn statistic_signature(op: &Op, s: &super::StatisticOp, x: &OperandDesc<'_>) -> 
     let dtype = s.statistic.result_dtype(d);
     let mut sig = Signature::new(
         dtype,
-        crate::lanes::reduced_shape(x.shape, &axes, s.keepdims).into(),
+        crate::functions::lanes::reduced_shape(x.shape, &axes, s.keepdims).into(),
         Receives::Never,
     );
     sig.compute = Some(dtype);
@@ -370,14 +370,14 @@ fn batch_norm_signature(op: &Op, o: &[OperandDesc<'_>], eps: f64) -> Result<Sign
 /// dtypes (a Python number's as the 0-d tensor it is read as) and shapes;
 /// always a new buffer.
 fn fresh_signature(f: &super::FreshOp, o: &[OperandDesc<'_>]) -> Result<Signature> {
-    let metas: SmallVec<[crate::dyn_tensor::Meta<'_>; 3]> = o
+    let metas: SmallVec<[crate::array::dyn_tensor::Meta<'_>; 3]> = o
         .iter()
         .map(|d| {
             let dtype = match d.kind {
                 Kind::Tensor(t) => t.held_as(),
                 Kind::Scalar(s) => s.tensor_dtype(),
             };
-            crate::dyn_tensor::Meta::new(dtype, d.shape)
+            crate::array::dyn_tensor::Meta::new(dtype, d.shape)
         })
         .collect();
     let (dtype, shape) = f.signature(&metas)?;
@@ -471,11 +471,11 @@ fn clip_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
 fn setitem_signature(
     op: &Op,
     o: &[OperandDesc<'_>],
-    index: &[crate::layout::Index],
+    index: &[crate::array::layout::Index],
 ) -> Result<Signature> {
     let (x, v) = (&o[0], &o[1]);
     let d = tensor_dtype(op, x, "the target")?;
-    let view = crate::layout::Layout::contiguous(x.shape).indexed(index)?;
+    let view = crate::array::layout::Layout::contiguous(x.shape).indexed(index)?;
     if let Kind::Scalar(s) = v.kind {
         check_scalar(op.name(), s, d)?;
     }
@@ -545,7 +545,7 @@ fn attention_signature(
     if let Some(s) = scale.filter(|s| !s.is_finite()) {
         return Err(invalid_arg(op, format!("scale must be finite, got {s}")));
     }
-    let g = crate::shape::attention_shapes(
+    let g = crate::array::shape::attention_shapes(
         o[0].shape,
         o[1].shape,
         o[2].shape,
@@ -577,7 +577,7 @@ fn product_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
     let [.., a, b] = o else {
         return Err(invalid_arg(op, "needs two factors".into()));
     };
-    let (.., shape) = crate::shape::matmul_shapes(a.shape, b.shape)?;
+    let (.., shape) = crate::array::shape::matmul_shapes(a.shape, b.shape)?;
     let receives = if matches!(op, Op::Addmm) {
         if broadcast_shapes(op.name(), o[0].shape, &shape)?[..] != shape[..] {
             return Err(Error::InvalidShape {
@@ -650,7 +650,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
         Op::Reshape { shape } => reshape_signature(op, shape, x)?,
         Op::Permute { axes } => {
             let d = tensor_dtype(op, x, "the input")?;
-            let perm = crate::shape::permutation(x.shape, axes.as_deref())?;
+            let perm = crate::array::shape::permutation(x.shape, axes.as_deref())?;
             Signature::new(
                 d,
                 perm.iter().map(|&a| x.shape[a]).collect(),
@@ -659,7 +659,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
         }
         Op::Index { index } => {
             let d = tensor_dtype(op, x, "the input")?;
-            let view = crate::layout::Layout::contiguous(x.shape).indexed(index)?;
+            let view = crate::array::layout::Layout::contiguous(x.shape).indexed(index)?;
             Signature::new(d, Dims::from_slice(view.shape()), Receives::Input)
         }
         Op::SetItem { index } => setitem_signature(op, o, index)?,

@@ -36,8 +36,8 @@ use smallvec::SmallVec;
 
 use super::print::{jaxpr_name, Names};
 use super::{Atom, Program, Var};
+use crate::array::layout::Coverage;
 use crate::error::{Error, Result};
-use crate::layout::Coverage;
 use crate::plan::{
     plan, plan_in_place, Allocation, Holders, Offer, Op, OperandDesc, Plan, Purpose, Refusal,
 };

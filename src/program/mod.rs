@@ -55,12 +55,12 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use crate::dyn_tensor::{DynTensor, Scalar};
-use crate::element::DType;
+use crate::array::dyn_tensor::{DynTensor, Scalar};
+use crate::array::element::DType;
+use crate::array::layout::{Coverage, Layout};
+use crate::array::shape::Dims;
 use crate::error::{Error, Result};
-use crate::layout::{Coverage, Layout};
 use crate::plan::{permute_axes, plan, plan_in_place, Op, OperandDesc};
-use crate::shape::Dims;
 
 pub use lower::{lower, BufferId, Claim, Lowered, MemoryAnalysis, Step, Write};
 pub use run::{plan_mismatches, Donor, RunArg, RunError};

@@ -6,10 +6,10 @@ use crate::py_repr::{py_bool, py_float, tuple};
 use std::fmt::{self, Write as _};
 
 use super::{Atom, Eqn, Program, Var};
-use crate::dyn_tensor::Scalar;
-use crate::element::DType;
-use crate::lane_ops::LaneOp;
-use crate::layout::Index;
+use crate::array::dyn_tensor::Scalar;
+use crate::array::element::DType;
+use crate::array::layout::Index;
+use crate::functions::lane_ops::LaneOp;
 use crate::plan::{permute_axes, Op};
 
 /// JAX's short dtype names.
@@ -120,7 +120,7 @@ pub(super) fn params(op: &Op, shape_in: &[usize], shape_out: &[usize]) -> String
 
 /// The parameters of a statistic (`axes=None` for every axis).
 fn statistic_params(s: &crate::plan::StatisticOp) -> Vec<String> {
-    use crate::statistics::Statistic;
+    use crate::functions::statistics::Statistic;
     let mut ps = vec![format!(
         "axes={}",
         s.axes.as_ref().map_or("None".into(), |a| tuple(a))

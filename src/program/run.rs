@@ -28,9 +28,9 @@ use smallvec::SmallVec;
 
 use super::lower::{Lowered, Origin, Write};
 use super::{Atom, BufferId, Var};
-use crate::buffer::{serve_planned, OwnedBuffer};
+use crate::driver::execute::{execute, execute_in_place, Arg};
 use crate::error::{Error, Result};
-use crate::execute::{execute, execute_in_place, Arg};
+use crate::memory::buffer::{serve_planned, OwnedBuffer};
 use crate::plan::Op;
 use crate::DynTensor;
 
@@ -193,7 +193,7 @@ impl Run<'_> {
     /// budget fails now, with every argument intact); then let go of the
     /// consumed arguments held so far.
     fn before_first_write(&mut self, w: usize) -> Result<()> {
-        if crate::arena::current().is_some() {
+        if crate::memory::arena::current().is_some() {
             for (b, buf) in self.l.buffers.iter().enumerate() {
                 if matches!(buf.origin, Origin::Alloc(j) if j >= w) {
                     let id = BufferId::try_from(b).unwrap_or(BufferId::MAX);

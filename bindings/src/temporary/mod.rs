@@ -287,10 +287,10 @@ pub(crate) fn learn_temporary_paths(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     let globals = pyo3::types::PyDict::new(py);
     globals.set_item("m", m)?;
-    let before = donate::stats::memory_stats();
+    let before = donate::memory::counters::memory_stats();
     let learned = learn_trusted_callers(|| py.run(TEMPORARY_PATHS, Some(&globals), None));
     drop(globals); // frees the tensors the paths made
-    donate::stats::restore_counters(&before);
+    donate::memory::counters::restore_counters(&before);
     learned
 }
 

@@ -1,0 +1,469 @@
+//! [`DynTensor`]: a [`Tensor`] whose element type is chosen at run time,
+//! the weak [`Scalar`] operands of NumPy's promotion rules (NEP 50), and
+//! the two dispatch macros every dtype-erased operation is written with.
+//!
+//! Front ends that learn dtypes at run time (the Python bindings, a
+//! tracer) hold tensors as `DynTensor`; the typed core operations are
+//! reached through [`crate::driver::execute::execute`], which casts the operands to
+//! the planned dtype and dispatches once. Adding a dtype means a variant
+//! here, an arm in `each!` and `for_dtype!`, and an [`Element`]
+//! implementation.
+
+use crate::array::element::{DType, Element};
+use crate::array::tensor::Tensor;
+use crate::error::{Error, Result};
+use crate::kernels::conv::ConvElement;
+use crate::kernels::matmul::MatmulElement;
+use crate::kernels::rows::RowElement;
+use crate::kernels::KernelElement;
+use crate::memory::buffer::{ExportGuard, OwnedBuffer};
+use crate::memory::ownership::OwnershipSnapshot;
+
+/// A tensor of any supported dtype.
+#[derive(Debug, Clone)]
+pub enum DynTensor {
+    Bool(Tensor<bool>),
+    I8(Tensor<i8>),
+    I16(Tensor<i16>),
+    I32(Tensor<i32>),
+    I64(Tensor<i64>),
+    U8(Tensor<u8>),
+    U16(Tensor<u16>),
+    U32(Tensor<u32>),
+    U64(Tensor<u64>),
+    F32(Tensor<f32>),
+    F64(Tensor<f64>),
+}
+
+/// Run `$body` with `$t` bound to the typed tensor inside `$v`.
+macro_rules! each {
+    ($v:expr, $t:ident => $body:expr) => {
+        match $v {
+            $crate::array::dyn_tensor::DynTensor::Bool($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::I8($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::I16($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::I32($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::I64($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::U8($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::U16($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::U32($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::U64($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::F32($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::F64($t) => $body,
+        }
+    };
+}
+pub(crate) use each;
+
+/// Run `$body` with the type alias `$T` set to the element type of `$d`
+/// (the one dtype dispatch: the kernels' and the bindings').
+#[macro_export]
+macro_rules! for_dtype {
+    ($d:expr, $T:ident => $body:expr) => {
+        match $d {
+            $crate::DType::Bool => {
+                type $T = bool;
+                $body
+            }
+            $crate::DType::I8 => {
+                type $T = i8;
+                $body
+            }
+            $crate::DType::I16 => {
+                type $T = i16;
+                $body
+            }
+            $crate::DType::I32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::DType::I64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::DType::U8 => {
+                type $T = u8;
+                $body
+            }
+            $crate::DType::U16 => {
+                type $T = u16;
+                $body
+            }
+            $crate::DType::U32 => {
+                type $T = u32;
+                $body
+            }
+            $crate::DType::U64 => {
+                type $T = u64;
+                $body
+            }
+            $crate::DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::DType::F64 => {
+                type $T = f64;
+                $body
+            }
+        }
+    };
+}
+pub use crate::for_dtype;
+
+/// [`for_dtype!`] for the floating-point dtypes only; `$other` for the
+/// rest (planning rejects them first, so it is an internal error).
+macro_rules! for_float {
+    ($d:expr, $T:ident => $body:expr, $other:expr) => {
+        match $d {
+            $crate::DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::DType::F64 => {
+                type $T = f64;
+                $body
+            }
+            _ => $other,
+        }
+    };
+}
+pub(crate) use for_float;
+
+/// A Python-style number operand: NumPy's "weak" scalars (NEP 50), which
+/// take the tensor's dtype instead of promoting it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+}
+
+impl std::fmt::Display for Scalar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Scalar::Bool(v) => write!(f, "{}", if *v { "True" } else { "False" }),
+            Scalar::Int(v) => write!(f, "{v}"),
+            Scalar::Float(v) => write!(f, "{v:?}"),
+        }
+    }
+}
+
+impl Scalar {
+    /// The dtype this number takes when it makes a tensor on its own
+    /// (`full(s, v)`, a number passed where a tensor is needed): bool,
+    /// int64, or [`DType::DEFAULT_FLOAT`]. As an operand beside a tensor it
+    /// is weak instead (NEP 50) and takes the tensor's dtype.
+    pub fn tensor_dtype(self) -> DType {
+        match self {
+            Scalar::Bool(_) => DType::Bool,
+            Scalar::Int(_) => DType::I64,
+            Scalar::Float(_) => DType::DEFAULT_FLOAT,
+        }
+    }
+
+    /// A typed element as a weak scalar (used by planning only for range
+    /// checks and messages, so an `i64` beyond 2^53 may round here).
+    pub fn of<T: Element>(v: T) -> Scalar {
+        if T::DTYPE.is_float() {
+            Scalar::Float(v.to_f64())
+        } else if T::DTYPE.is_bool() {
+            Scalar::Bool(v.to_i128() != 0)
+        } else {
+            // A uint64 beyond i64::MAX saturates (messages only).
+            Scalar::Int(i64::try_from(v.to_i128()).unwrap_or(i64::MAX))
+        }
+    }
+}
+
+/// The element types a [`DynTensor`] holds, with the conversions between
+/// the two representations.
+pub trait DynElement: KernelElement + MatmulElement {
+    fn peel(a: &DynTensor) -> Option<&Tensor<Self>>;
+    fn peel_mut(a: &mut DynTensor) -> Option<&mut Tensor<Self>>;
+    fn wrap(t: Tensor<Self>) -> DynTensor;
+    /// The scalar as this type (planning checked the range; floats convert
+    /// to integers by truncation, as NumPy's `astype` does).
+    fn from_scalar(s: Scalar) -> Self;
+    /// This value as a weak scalar.
+    fn to_scalar(self) -> Scalar;
+}
+
+/// [`DynElement`] for floats, with the float-only kernels.
+pub trait DynFloat:
+    DynElement + RowElement + ConvElement + crate::kernels::AttentionElement + crate::Float
+{
+}
+impl DynFloat for f32 {}
+impl DynFloat for f64 {}
+
+macro_rules! dyn_elem {
+    ($t:ty, $v:ident) => {
+        impl DynElement for $t {
+            fn peel(a: &DynTensor) -> Option<&Tensor<Self>> {
+                match a {
+                    DynTensor::$v(t) => Some(t),
+                    _ => None,
+                }
+            }
+            fn peel_mut(a: &mut DynTensor) -> Option<&mut Tensor<Self>> {
+                match a {
+                    DynTensor::$v(t) => Some(t),
+                    _ => None,
+                }
+            }
+            fn wrap(t: Tensor<Self>) -> DynTensor {
+                DynTensor::$v(t)
+            }
+            fn from_scalar(s: Scalar) -> Self {
+                match s {
+                    Scalar::Bool(b) => <$t>::from_i128(i128::from(b)),
+                    Scalar::Int(i) => <$t>::from_i128(i128::from(i)),
+                    Scalar::Float(f) => <$t>::from_f64(f),
+                }
+            }
+            fn to_scalar(self) -> Scalar {
+                Scalar::of(self)
+            }
+        }
+        impl From<Tensor<$t>> for DynTensor {
+            fn from(t: Tensor<$t>) -> Self {
+                DynTensor::$v(t)
+            }
+        }
+    };
+}
+dyn_elem!(bool, Bool);
+dyn_elem!(i8, I8);
+dyn_elem!(i16, I16);
+dyn_elem!(i32, I32);
+dyn_elem!(i64, I64);
+dyn_elem!(u8, U8);
+dyn_elem!(u16, U16);
+dyn_elem!(u32, U32);
+dyn_elem!(u64, U64);
+dyn_elem!(f32, F32);
+dyn_elem!(f64, F64);
+
+/// What a signature step knows of an operand: its dtype and shape, not
+/// its values (a tracer has no more). The functions that always write a
+/// new buffer ([`crate::plan::FreshOp`]) decide their result's dtype and
+/// shape from these alone, before anything is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Meta<'a> {
+    pub dtype: DType,
+    pub shape: &'a [usize],
+}
+
+impl<'a> Meta<'a> {
+    pub fn new(dtype: DType, shape: &'a [usize]) -> Self {
+        Meta { dtype, shape }
+    }
+}
+
+impl DynTensor {
+    pub fn dtype(&self) -> DType {
+        each!(self, t => t.dtype())
+    }
+
+    /// Its dtype and shape.
+    pub fn meta(&self) -> Meta<'_> {
+        Meta::new(self.dtype(), self.shape())
+    }
+
+    pub fn shape(&self) -> &[usize] {
+        each!(self, t => t.shape())
+    }
+
+    pub fn nbytes(&self) -> usize {
+        each!(self, t => t.nbytes())
+    }
+
+    pub fn is_donated(&self) -> bool {
+        each!(self, t => t.is_donated())
+    }
+
+    pub fn consumed_by(&self) -> Option<&'static str> {
+        each!(self, t => t.consumed_by())
+    }
+
+    pub fn ownership(&self) -> OwnershipSnapshot {
+        each!(self, t => t.ownership())
+    }
+
+    pub fn is_exclusive(&self) -> bool {
+        each!(self, t => t.is_exclusively_owned())
+    }
+
+    pub fn buffer_ptr(&self) -> Option<*const u8> {
+        each!(self, t => t.buffer_ptr())
+    }
+
+    /// `Err(AlreadyDonated)` when the data is gone.
+    pub fn check_readable(&self) -> Result<()> {
+        each!(self, t => t.check_readable())
+    }
+
+    pub fn export(&self) -> Result<ExportGuard> {
+        each!(self, t => t.export())
+    }
+
+    pub fn take_buffer_for(&mut self, op: &'static str) -> Result<OwnedBuffer> {
+        each!(self, t => t.take_buffer_for(op))
+    }
+
+    pub(crate) fn recycle_buffer(&mut self, op: &'static str) -> Result<OwnedBuffer> {
+        each!(self, t => t.recycle_buffer(op))
+    }
+
+    pub fn from_buffer(dtype: DType, buf: OwnedBuffer, shape: &[usize]) -> Result<DynTensor> {
+        for_dtype!(dtype, T => Tensor::<T>::from_buffer(buf, shape).map(DynTensor::from))
+    }
+
+    pub fn zeros(dtype: DType, shape: &[usize]) -> Result<DynTensor> {
+        for_dtype!(dtype, T => Tensor::<T>::zeros(shape).map(DynTensor::from))
+    }
+
+    /// `shape` filled with `v` converted to `dtype`.
+    pub fn full(dtype: DType, shape: &[usize], v: Scalar) -> Result<DynTensor> {
+        for_dtype!(dtype, T => Tensor::<T>::full(shape, T::from_scalar(v)).map(DynTensor::from))
+    }
+
+    /// A copy converted to `dtype` (a copy even when the dtype is the same).
+    pub fn cast(&self, dtype: DType) -> Result<DynTensor> {
+        each!(self, t => for_dtype!(dtype, U => t.cast::<U>().map(DynTensor::from)))
+    }
+
+    /// Another handle on the same buffer, registered as a reader while it
+    /// lives: a handle to read through where a front end may write through
+    /// another view of the buffer meanwhile ([`crate::memory::ownership`], rule
+    /// 5). `Busy` while such a write runs.
+    pub fn reader(&self) -> Result<DynTensor> {
+        each!(self, t => t.reader().map(DynTensor::from))
+    }
+
+    /// [`reader`](Self::reader) for a caller holding a lock.
+    pub(crate) fn reader_now(&self) -> Result<DynTensor> {
+        each!(self, t => t.reader_now().map(DynTensor::from))
+    }
+
+    /// A reader handle becomes a plain one ([`Tensor::settle`]).
+    pub(crate) fn settle(&mut self) {
+        each!(self, t => t.settle());
+    }
+
+    /// Write `src` (C order, this shape and dtype) through into this
+    /// tensor's elements of a buffer others may share
+    /// ([`Tensor::write_through`]).
+    ///
+    /// # Safety
+    /// As [`Tensor::write_through`]: no unregistered read of the buffer
+    /// runs meanwhile.
+    #[allow(unsafe_code)] // forwards the contract
+    pub(crate) unsafe fn write_through(&mut self, src: &DynTensor) -> Result<()> {
+        for_dtype!(self.dtype(), T => {
+            let s = src.typed::<T>("a write through a view")?;
+            let t = self.typed_mut::<T>("a write through a view")?;
+            // SAFETY: the caller's contract, forwarded.
+            unsafe { t.write_through(s.as_slice()?) }
+        })
+    }
+
+    pub fn deep_copy(&self) -> Result<DynTensor> {
+        each!(self, t => t.deep_copy().map(DynTensor::from))
+    }
+
+    /// Another handle with another shape (same element count); a copy
+    /// of a strided view.
+    pub fn reshape(&self, shape: &[usize]) -> Result<DynTensor> {
+        each!(self, t => t.reshape(shape).map(DynTensor::from))
+    }
+
+    /// Both handles view the same elements of the same buffer, with the
+    /// same dtype, shape and strides (NumPy's `a is b` for data, whatever
+    /// the Python objects). `false` when either has no buffer (donated).
+    pub fn same_view(&self, other: &DynTensor) -> bool {
+        match (self.buffer_ptr(), other.buffer_ptr()) {
+            (Some(a), Some(b)) => {
+                a == b && self.dtype() == other.dtype() && *self.layout() == *other.layout()
+            }
+            _ => false,
+        }
+    }
+
+    /// The serial number of the buffer it views: buffers made later have
+    /// larger ones ([`crate::storages_made`]).
+    pub fn buffer_serial(&self) -> u64 {
+        each!(self, t => t.buffer_serial())
+    }
+
+    /// Address of the first element.
+    pub fn data_ptr(&self) -> Option<*const u8> {
+        each!(self, t => t.data_ptr())
+    }
+
+    /// Where the elements sit in the buffer.
+    pub fn layout(&self) -> std::borrow::Cow<'_, crate::array::layout::Layout> {
+        each!(self, t => t.layout())
+    }
+
+    /// How it covers its buffer.
+    pub fn coverage(&self) -> crate::array::layout::Coverage {
+        each!(self, t => t.coverage())
+    }
+
+    /// The view a basic index selects (sharing the buffer).
+    pub fn index(&self, index: &[crate::array::layout::Index]) -> Result<DynTensor> {
+        each!(self, t => t.index(index).map(DynTensor::from))
+    }
+
+    /// A view with its axes permuted (sharing the buffer).
+    pub fn permuted_view(&self, axes: &[isize]) -> Result<DynTensor> {
+        each!(self, t => t.permuted_view(axes).map(DynTensor::from))
+    }
+
+    /// Itself when contiguous (another handle), else a C-order copy.
+    pub fn contiguous(&self) -> Result<DynTensor> {
+        each!(self, t => t.contiguous().map(DynTensor::from))
+    }
+
+    /// The typed tensor inside (`DTypeMismatch` naming `op` otherwise).
+    pub fn typed<T: DynElement>(&self, op: &'static str) -> Result<&Tensor<T>> {
+        T::peel(self).ok_or(Error::DTypeMismatch {
+            op,
+            expected: T::DTYPE,
+            found: self.dtype(),
+        })
+    }
+
+    /// [`typed`](Self::typed), mutably.
+    pub fn typed_mut<T: DynElement>(&mut self, op: &'static str) -> Result<&mut Tensor<T>> {
+        let found = self.dtype();
+        T::peel_mut(self).ok_or(Error::DTypeMismatch {
+            op,
+            expected: T::DTYPE,
+            found,
+        })
+    }
+}
+
+impl<T: Element> Tensor<T> {
+    /// This tensor's data type as the promotion table sees it.
+    pub fn operand_dtype(&self) -> crate::array::promote::OperandDType {
+        T::DTYPE.into()
+    }
+}
+
+/// A weak scalar must fit the dtype it is converted to (NumPy raises for
+/// `int8_array + 300` and for a non-finite float into an integer).
+pub fn check_scalar(op: &'static str, s: Scalar, dtype: DType) -> Result<()> {
+    match (s, dtype.int_range()) {
+        (Scalar::Int(v), Some((lo, hi))) if !(lo..=hi).contains(&i128::from(v)) => {
+            Err(Error::ScalarOutOfRange { value: v, dtype })
+        }
+        (Scalar::Float(v), Some(_)) if !v.is_finite() => Err(Error::InvalidArgument {
+            op,
+            reason: format!("cannot convert float {v} to an integer"),
+        }),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,247 @@
+//! Raw memory: the aligned allocation block every tensor buffer lives in.
+//!
+//! The lowest layer of the core (with `element`, `error`, `sync` and
+//! `stats`): [`RawBlock`] is what [`arena`](crate::memory::arena)'s free lists hold
+//! and what an [`OwnedBuffer`](crate::OwnedBuffer) owns, so both build on
+//! this module and neither on the other's internals. It has `unsafe` code
+//! (the allocator calls), like `buffer`, `kernels` and `parallel`.
+//!
+//! Allocation never aborts: a refused allocation is returned as
+//! [`Error::AllocationFailed`]; the global `handle_alloc_error` is never
+//! called.
+
+use std::alloc::{self, Layout};
+use std::ptr::NonNull;
+
+use crate::error::{Error, Result};
+
+/// Alignment of every buffer: a cache line, and a full AVX-512 vector.
+pub const ALIGN: usize = 64;
+
+/// An owned allocation of `cap` bytes aligned to [`ALIGN`]; `cap == 0` owns
+/// nothing. Freed on drop.
+#[derive(Debug)]
+pub(crate) struct RawBlock {
+    ptr: NonNull<u8>,
+    cap: usize,
+}
+
+// SAFETY: a RawBlock is a unique owner of its heap memory (like Box<[u8]>);
+// moving it to or sharing it with another thread is as safe as for a Box.
+unsafe impl Send for RawBlock {}
+// SAFETY: &RawBlock only exposes the pointer value and the capacity.
+unsafe impl Sync for RawBlock {}
+
+impl RawBlock {
+    /// A block that owns nothing.
+    pub(crate) const fn empty() -> Self {
+        /// A zero-length block still has an ALIGN-aligned address.
+        #[repr(align(64))]
+        struct Aligned;
+        RawBlock {
+            ptr: NonNull::<Aligned>::dangling().cast(),
+            cap: 0,
+        }
+    }
+
+    fn layout(cap: usize) -> Result<Layout> {
+        Layout::from_size_align(cap, ALIGN).map_err(|_| Error::AllocationFailed { bytes: cap })
+    }
+
+    /// Allocate `cap` bytes, uninitialised (or zeroed when `zeroed`).
+    pub(crate) fn alloc(cap: usize, zeroed: bool) -> Result<Self> {
+        if cap == 0 {
+            return Ok(Self::empty());
+        }
+        if let Some(ptr) = small::take(cap) {
+            let mut b = RawBlock { ptr, cap };
+            if zeroed {
+                b.zero();
+            }
+            return Ok(b);
+        }
+        let layout = Self::layout(cap)?;
+        // SAFETY: `layout` has a non-zero size (cap > 0) and a valid,
+        // power-of-two alignment, as `alloc`/`alloc_zeroed` require.
+        let p = unsafe {
+            if zeroed {
+                alloc::alloc_zeroed(layout)
+            } else {
+                alloc::alloc(layout)
+            }
+        };
+        let ptr = NonNull::new(p).ok_or(Error::AllocationFailed { bytes: cap })?;
+        advise_huge_pages(ptr, cap);
+        Ok(RawBlock { ptr, cap })
+    }
+
+    /// Capacity in bytes.
+    pub(crate) fn capacity(&self) -> usize {
+        self.cap
+    }
+
+    /// Address of the first byte.
+    pub(crate) fn as_ptr(&self) -> *const u8 {
+        self.ptr.as_ptr()
+    }
+
+    /// Address of the first byte, for writing (through `&mut`: the block
+    /// is borrowed uniquely while the caller writes).
+    pub(crate) fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
+    /// Zero every byte.
+    pub(crate) fn zero(&mut self) {
+        // SAFETY: the block owns `cap` writable bytes at `ptr` (or cap == 0,
+        // for which write_bytes of zero bytes on a dangling aligned pointer
+        // is allowed).
+        unsafe { std::ptr::write_bytes(self.ptr.as_ptr(), 0, self.cap) }
+    }
+}
+
+/// Blocks from this size up ask for transparent huge pages, as NumPy does
+/// for its data (`numpy/_core/src/multiarray/alloc.c`, 4 MiB): a first
+/// touch then faults in 2 MiB at a time instead of 4 KiB, which is most of
+/// the cost of a fresh large buffer. Where THP is off or "always", the
+/// advice changes nothing.
+pub(crate) const HUGE_PAGE_MIN: usize = 4 << 20;
+
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(ptr: NonNull<u8>, cap: usize) {
+    const PAGE: usize = 4096;
+    if cap < HUGE_PAGE_MIN {
+        return;
+    }
+    let start = (ptr.as_ptr() as usize).next_multiple_of(PAGE);
+    let end = (ptr.as_ptr() as usize + cap) / PAGE * PAGE;
+    if end > start {
+        // SAFETY: [start, end) is page-aligned and lies inside the block
+        // just allocated, which this thread owns; MADV_HUGEPAGE is only
+        // advice about the mapping and never changes its contents. The
+        // result is ignored: failure leaves ordinary pages.
+        unsafe {
+            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_: NonNull<u8>, _: usize) {}
+
+/// A per-thread cache of small blocks, as NumPy keeps one for small
+/// array data (`npy_alloc_cache`): an eager loop over small tensors frees
+/// and allocates a block of the same size on every operation, and an
+/// aligned `malloc`/`free` pair costs more than the kernel then. Blocks of
+/// at most [`small::MAX`] bytes are kept per exact size (so the layout
+/// freed is the layout allocated), a few per size, and freed when the
+/// thread exits. It sits below every counter: a tensor taking a cached
+/// block is still one allocation in [`memory_stats`](crate::memory_stats).
+mod small {
+    use std::cell::RefCell;
+    use std::ptr::NonNull;
+
+    /// The largest cached block, in bytes.
+    pub(super) const MAX: usize = 1024;
+    /// Cached blocks per size.
+    const PER_SIZE: usize = 8;
+    /// Sizes are cached in steps of 4 bytes (every element size divides
+    /// it, so every small tensor's block is cacheable).
+    const STEP: usize = 4;
+
+    struct Cache(Vec<Vec<NonNull<u8>>>);
+
+    impl Drop for Cache {
+        fn drop(&mut self) {
+            for (i, list) in self.0.iter().enumerate() {
+                for p in list {
+                    // SAFETY: each cached pointer came from a RawBlock of
+                    // capacity `(i + 1) * STEP` (see `slot`), whose drop put
+                    // it here instead of freeing it; it is freed once, here.
+                    unsafe {
+                        std::alloc::dealloc(
+                            p.as_ptr(),
+                            std::alloc::Layout::from_size_align_unchecked(
+                                (i + 1) * STEP,
+                                super::ALIGN,
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    thread_local! {
+        static CACHE: RefCell<Cache> = const { RefCell::new(Cache(Vec::new())) };
+    }
+
+    fn slot(cap: usize) -> Option<usize> {
+        (cap <= MAX && cap.is_multiple_of(STEP)).then(|| cap / STEP - 1)
+    }
+
+    /// A cached block of exactly `cap` bytes (uninitialised).
+    pub(super) fn take(cap: usize) -> Option<NonNull<u8>> {
+        let i = slot(cap)?;
+        CACHE
+            .try_with(|c| c.borrow_mut().0.get_mut(i)?.pop())
+            .ok()
+            .flatten()
+    }
+
+    /// Keep a block of `cap` bytes; `false` if it was not kept (the
+    /// caller frees it).
+    pub(super) fn keep(ptr: NonNull<u8>, cap: usize) -> bool {
+        let Some(i) = slot(cap) else { return false };
+        CACHE
+            .try_with(|c| {
+                let Ok(mut c) = c.try_borrow_mut() else {
+                    return false;
+                };
+                if c.0.len() <= i {
+                    c.0.resize_with(MAX / STEP, Vec::new);
+                }
+                let list = &mut c.0[i];
+                if list.len() >= PER_SIZE {
+                    return false;
+                }
+                list.push(ptr);
+                true
+            })
+            .unwrap_or(false)
+    }
+}
+
+impl Drop for RawBlock {
+    fn drop(&mut self) {
+        if self.cap == 0 || small::keep(self.ptr, self.cap) {
+            return;
+        }
+        // SAFETY: `ptr` was returned by `alloc`/`alloc_zeroed` with exactly
+        // this layout (same cap, same ALIGN) and has not been freed: the
+        // block is its unique owner and this is its only drop.
+        unsafe {
+            alloc::dealloc(
+                self.ptr.as_ptr(),
+                Layout::from_size_align_unchecked(self.cap, ALIGN),
+            );
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refused_allocations_are_errors_not_aborts() {
+        // A petabyte: the system allocator refuses and we report it.
+        assert!(matches!(
+            RawBlock::alloc(1usize << 50, false),
+            Err(Error::AllocationFailed { .. })
+        ));
+        let b = RawBlock::alloc(100, true).unwrap();
+        assert_eq!(b.as_ptr() as usize % ALIGN, 0);
+        assert_eq!(RawBlock::empty().as_ptr() as usize % ALIGN, 0);
+    }
+}

@@ -1,0 +1,50 @@
+//! The operations of [`crate::functions::lane_ops`] run from a plan: over the claimed
+//! input's buffer when the input is the target, else over a copy of it;
+//! a running op with `include_initial` (a longer result) into a new
+//! buffer.
+
+use super::{copy_then, finish, outcome_of, same_shape, Applied, Operand};
+use crate::array::dyn_tensor::{DynElement, Scalar};
+use crate::array::tensor::Tensor;
+use crate::error::{Error, Result};
+use crate::functions::cumulative::with_initial;
+use crate::functions::lane_ops::LaneOp;
+use crate::plan::Plan;
+
+/// Run an `Op::Lane` plan over its input `x` (in the plan's dtype).
+pub(crate) fn run<T: DynElement>(
+    plan: &Plan,
+    op: &LaneOp,
+    x: Operand<'_, T>,
+) -> Result<Applied<T>> {
+    let shape = plan.shape.to_vec();
+    if x.shape() == &shape[..] {
+        return same_shape(
+            plan,
+            x,
+            |b| op.apply(b, &shape),
+            |s| {
+                let mut r = Ok(());
+                let buf = copy_then(s, |b| r = op.apply(b, &shape))?;
+                r.map(|()| buf)
+            },
+        );
+    }
+    let (LaneOp::Running { running, axis, .. }, Some(t)) = (op, x.tensor()) else {
+        return Err(Error::InvalidArgument {
+            op: plan.op.name(),
+            reason: format!(
+                "a result of shape {shape:?} from an input of shape {:?}",
+                x.shape()
+            ),
+        });
+    };
+    let out = with_initial(t, *running, *axis)?;
+    Ok(finish(plan, out, outcome_of(plan)))
+}
+
+/// A fill (`zeros_like` and the like) into a new buffer.
+pub(crate) fn fill_new<T: DynElement>(plan: &Plan, value: Scalar) -> Result<Applied<T>> {
+    let out = Tensor::full(&plan.shape, T::from_scalar(value))?;
+    Ok(finish(plan, out, outcome_of(plan)))
+}
