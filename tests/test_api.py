@@ -12,6 +12,28 @@ import pytest
 import donate
 
 
+@pytest.mark.parametrize(
+    "ask",
+    [
+        lambda d: donate.zeros(3, dtype=d),
+        lambda d: donate.asarray([1.0, 2.0], dtype=d),
+        lambda d: donate.ones(3).astype(d),
+        lambda d: donate.asarray(np.ones(2, np.float16), dtype=d),
+    ],
+)
+@pytest.mark.parametrize("dtype", ["float16", np.float16, np.dtype("float16")])
+def test_float16_asked_for_is_refused_with_what_its_data_becomes(ask, dtype) -> None:
+    """float16 data is accepted and held as float32 (exactly); asking for
+    float16 by name would hand back another dtype than the one asked for,
+    so it is a TypeError that says what float16 data becomes."""
+    with pytest.raises(TypeError, match=r"float16 is not a dtype of donate's tensors: .* held as float32"):
+        ask(dtype)
+    v = np.array([0.1, 65504.0, -np.inf, 6e-8], dtype=np.float16)
+    t = donate.asarray(v)
+    assert t.dtype == donate.float32
+    np.testing.assert_array_equal(t.numpy(), v.astype(np.float32))
+
+
 def test_creation_and_default_dtypes() -> None:
     assert donate.zeros((2, 3)).dtype == donate.float32
     assert donate.ones(4).shape == (4,)

@@ -11,7 +11,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyMemoryView, PyTuple};
 
 use super::errors::IntoPyResult;
-use donate::dyn_tensor::for_dtype;
+use donate::array::dyn_tensor::for_dtype;
 use donate::{DType, OperandDType, Tensor};
 use donate::{DynTensor, Scalar};
 
@@ -75,6 +75,11 @@ pub(crate) fn dtype_arg(py: Python<'_>, obj: Option<&Bound<'_, PyAny>>) -> PyRes
     for d in DType::ALL {
         if descr.is_equiv_to(&np_dtype(py, d)) {
             return Ok(Some(d));
+        }
+    }
+    if descr.is_native_byteorder() != Some(false) {
+        if let Some(o) = OperandDType::from_numpy(descr.kind(), descr.itemsize()) {
+            return o.requested().map(Some).py();
         }
     }
     let name: String = descr.str()?.extract()?;
