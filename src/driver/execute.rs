@@ -61,23 +61,24 @@ fn prepare(plan: &Plan, args: &mut [Arg<'_>]) -> Result<()> {
     if args.len() != plan.offers.len() {
         return Err(internal(plan, &format!("{} arguments given", args.len())));
     }
-    for (i, a) in args.iter().enumerate() {
-        if matches!(a, Arg::Target)
-            && (!plan.in_place
-                || i == 0
-                || !matches!(plan.op, Op::Binary(_))
-                || plan.compute != plan.dtype
-                || plan.casts.contains(&i)
-                || plan.gathers.iter().any(|&g| usize::from(g) == i))
-        {
-            return Err(internal(plan, "the target as an operand of this plan"));
-        }
-    }
     // Every operand must be readable before anything is allocated or
-    // claimed.
-    for a in args.iter() {
-        if let Some(t) = a.tensor() {
-            t.check_readable()?;
+    // claimed; the target as an operand only where it can be read through.
+    for (i, a) in args.iter().enumerate() {
+        match a {
+            Arg::Tensor(t) => t.check_readable()?,
+            Arg::Held(t) => t.check_readable()?,
+            Arg::Scalar(_) => {}
+            Arg::Target => {
+                if !plan.in_place
+                    || i == 0
+                    || !matches!(plan.op, Op::Binary(_))
+                    || plan.compute != plan.dtype
+                    || plan.casts.contains(&i)
+                    || plan.gathers.iter().any(|&g| usize::from(g) == i)
+                {
+                    return Err(internal(plan, "the target as an operand of this plan"));
+                }
+            }
         }
     }
     for &i in &plan.casts {
