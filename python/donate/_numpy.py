@@ -5,7 +5,9 @@
 Translation only. Each NumPy name maps to the donate function that computes
 the same thing, with NumPy's keywords turned into that function's; dtypes,
 shapes, promotion and donation are decided there, in the core, as for any
-call. What this module adds is NumPy's calling conventions:
+call (where NumPy's result dtype differs, as `np.clip`'s promotion or
+`np.mean` of integers, the operands are cast first to NumPy's). What this
+module adds is NumPy's calling conventions:
 
 - **Results are tensors.** ``np.exp(t)``, ``np.add(a, t)`` (``a`` a NumPy
   array), ``np.sum(t)`` and ``np.concatenate([t, a])`` return donate
@@ -31,7 +33,12 @@ call. What this module adds is NumPy's calling conventions:
 
 Implicit donation: NumPy holds its operands while it dispatches, so a
 temporary passed to a NumPy function is not reused (it is copied, as a
-named tensor is); call the donate function for that.
+named tensor is); call the donate function for that. Explicit donation
+(`t.donate()`): passed on to the donate call when the translation is that
+one call and its result is returned; otherwise (several calls, `out=`)
+the operand is read without taking its buffer, a copy with a
+`DonationWarning`, so that no later step can fail with `t` consumed
+(`_numpy_operands`).
 """
 
 from __future__ import annotations
@@ -45,7 +52,18 @@ import numpy as np
 
 import donate as _dn  # the namespace; complete when this module loads (last in __init__)
 from . import _numpy_functions as _f
-from ._numpy_functions import _NoValue, _as_tensor, _cast, _dtype, _refuse, _tensor, _write_out
+from ._numpy_operands import (
+    _NoValue,
+    _as_tensor,
+    _cast,
+    _donatable,
+    _dtype,
+    _flag,
+    _is,
+    _operand,
+    _refuse,
+    _write_out,
+)
 
 Tensor = _dn.Tensor
 
@@ -116,6 +134,8 @@ def array_ufunc(self: Any, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs:
     if not builtins.all(_ours(x) for x in (*inputs, *(out or ()))):
         return NotImplemented
     name = ufunc.__name__
+    if builtins.any(isinstance(o, _dn.Donated) for o in out or ()):
+        raise _refuse(name, "out= of type Donated (pass the tensor to write into)")
     if method == "__call__":
         return _ufunc_call(ufunc, name, inputs, out, kwargs)
     if method in ("reduce", "accumulate"):
@@ -133,25 +153,33 @@ def _ufunc_call(
     dtype = kw.pop("dtype", None)
     casting = kw.pop("casting", "same_kind")
     for k, default in (("order", "K"), ("subok", True), ("signature", None)):
-        if kw.pop(k, default) != default:
+        if not _is(kw.pop(k, default), default):
             raise _refuse(name, f"{k}=")
     if kw:
         raise _refuse(name, f"the keyword {next(iter(kw))}=")
     target = out[0] if out else None
+    everywhere = _is(where, True)
     if (
         target is not None
-        and where is True
+        and everywhere
         and dtype is None
-        and casting == "same_kind"  # the in-place operators' rule
+        and _is(casting, "same_kind")  # the in-place operators' rule
         and name in _IN_PLACE
         and len(inputs) == 2
         and inputs[0] is target
         and isinstance(target, Tensor)
     ):
-        _IN_PLACE[name](target, _tensor(inputs[1]))
+        # One donate call (`t += u`), which answers a donated `u` itself.
+        _IN_PLACE[name](target, _operand(inputs[1]))
         return target
+    if target is None and everywhere and dtype is None:
+        # One donate call whose result is returned: donated operands are
+        # passed on, and that call takes their buffers or refuses them.
+        return f(*(_operand(x) for x in inputs))
+    # Several steps (a cast, `where=`, the write into `out`): every operand
+    # is only read (see `_numpy_operands`).
     result = f(*(_cast(x, dtype) for x in inputs))
-    if where is not True:
+    if not everywhere:
         keep = _as_tensor(target) if target is not None else result
         result = _dn.where(_as_tensor(where), result, keep)
     return _write_out(name, out, result, casting)
@@ -164,23 +192,26 @@ def _ufunc_reduce(
         return NotImplemented
     axis = kw.pop("axis", 0)
     dtype = kw.pop("dtype", None)
-    keepdims = kw.pop("keepdims", False)
-    for k in ("initial", "where"):
-        if kw.pop(k, _NoValue) not in (_NoValue, True):
+    keepdims = _flag(kw.pop("keepdims", False))
+    # NumPy's "not given" for each (compared by identity: `where=` may be
+    # an array, which `==` would compare element by element).
+    for k, not_given in (("initial", (_NoValue, None)), ("where", (_NoValue, True))):
+        if not _is(kw.pop(k, _NoValue), *not_given):
             raise _refuse(f"{name}.{method}", f"{k}=")
     if kw:
         raise _refuse(f"{name}.{method}", f"the keyword {next(iter(kw))}=")
-    x = _as_tensor(inputs[0])
     if method == "accumulate":
         fname = _ACCUMULATE.get(name)
         if fname is None or keepdims:
             return NotImplemented
+        x = _donatable(inputs[0], out)
         r = getattr(_dn, fname)(x, axis=axis, dtype=_dtype(dtype))
     else:
         red = _REDUCE.get(name)
         if red is None:
             return NotImplemented
         fname, takes_dtype = red
+        x = _donatable(inputs[0], out)
         if takes_dtype:
             r = getattr(_dn, fname)(x, axis=axis, dtype=_dtype(dtype), keepdims=keepdims)
         else:

@@ -24,8 +24,12 @@ from ._numpy_operands import (
     _as_tensor,
     _axis_or_flat,
     _cast,
+    _donatable,
     _dtype,
+    _dtype_of,
     _flat,
+    _is,
+    _operand,
     _refuse,
     _tensor,
     _write_out,
@@ -36,21 +40,45 @@ from ._numpy_operands import (
 # `t.<name>(...)`.
 
 
+def _number(x: Any) -> bool:
+    """A Python number (weak in NumPy's promotion, NEP 50), not a NumPy scalar."""
+    return isinstance(x, (builtins.bool, int, float)) and not isinstance(x, np.generic)
+
+
+def _in_dtype(x: Any, dtype: np.dtype[Any]) -> Any:
+    """`x` as a tensor of `dtype`, only read (cast when it has another)."""
+    return _as_tensor(x) if _dtype_of(x) == dtype else _cast(x, dtype)
+
+
 def clip(a: Any, a_min: Any = _NoValue, a_max: Any = _NoValue, out: Any = None,
-         *, min: Any = _NoValue, max: Any = _NoValue, **kw: Any) -> Any:
+         *, min: Any = _NoValue, max: Any = _NoValue, casting: Any = "same_kind",
+         **kw: Any) -> Any:
+    """NumPy's `clip`, a ufunc: computed in the dtype NumPy's promotion
+    gives `a` and the bounds (`np.result_type`; Python numbers are weak,
+    NEP 50), `casting` checked against `out=` as a ufunc's."""
     if kw:
         raise _refuse("clip", f"the keyword {next(iter(kw))}=")
-    lo = a_min if min is _NoValue else min
-    hi = a_max if max is _NoValue else max
-    lo = None if lo is _NoValue else _tensor(lo)
-    hi = None if hi is _NoValue else _tensor(hi)
-    return _write_out("clip", out, _dn.clip(_as_tensor(a), lo, hi))
+    bounds = [a_min if min is _NoValue else min, a_max if max is _NoValue else max]
+    bounds = [None if b is _NoValue else b for b in bounds]
+    dt = np.result_type(_dtype_of(a), *(b if _number(b) else _dtype_of(b)
+                                        for b in bounds if b is not None))
+    if np.issubdtype(dt, np.integer):
+        # NumPy's clip: a Python int beyond the dtype's range bounds
+        # nothing (`np.clip(uint8_t, -1, 3)` is uint8).
+        info = np.iinfo(dt)
+        if _number(bounds[0]) and bounds[0] < info.min:
+            bounds[0] = None
+        if _number(bounds[1]) and bounds[1] > info.max:
+            bounds[1] = None
+    x = _donatable(a, out) if _dtype_of(a) == dt else _cast(a, dt)
+    lo, hi = (b if b is None or _number(b) else _in_dtype(b, dt) for b in bounds)
+    return _write_out("clip", out, _dn.clip(x, lo, hi), casting)
 
 
 def round(a: Any, decimals: int = 0, out: Any = None) -> Any:
-    if decimals != 0:
+    if not _is(decimals, 0):
         raise _refuse("round", "decimals= other than 0")
-    return _write_out("round", out, _dn.round(_as_tensor(a)))
+    return _write_out("round", out, _dn.round(_donatable(a, out)))
 
 
 def concatenate(arrays: Sequence[Any], axis: Any = 0, out: Any = None, *,
@@ -68,14 +96,14 @@ def stack(arrays: Sequence[Any], axis: int = 0, out: Any = None, *,
 
 
 def transpose(a: Any, axes: Any = None) -> Any:
-    x = _as_tensor(a)
+    x = _donatable(a, None)
     if axes is None:
         axes = tuple(reversed(range(x.ndim)))
     return _dn.permute_dims(x, tuple(axes))
 
 
 def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
-    x = _as_tensor(a)
+    x = _donatable(a, None)
     axes = list(range(x.ndim))
     axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
     return _dn.permute_dims(x, tuple(axes))
@@ -83,32 +111,32 @@ def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
 
 def reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None,
             copy: Any = None) -> Any:
-    if order != "C":
+    if not _is(order, "C"):
         raise _refuse("reshape", f"order={order!r}")
     shape = newshape if shape is None else shape
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    return _dn.reshape(_as_tensor(a), shape, copy=copy)
+    return _dn.reshape(_donatable(a, None), shape, copy=copy)
 
 
 def ravel(a: Any, order: str = "C") -> Any:
-    if order != "C":
+    if not _is(order, "C"):
         raise _refuse("ravel", f"order={order!r}")
-    return _flat(a)
+    return _dn.reshape(_donatable(a, None), (-1,))
 
 
 def squeeze(a: Any, axis: Any = None) -> Any:
-    x = _as_tensor(a)
+    x = _donatable(a, None)
     if axis is None:
         axis = tuple(i for i, n in enumerate(x.shape) if n == 1)
     return _dn.squeeze(x, axis)
 
 
 def expand_dims(a: Any, axis: Any) -> Any:
-    return _dn.expand_dims(_as_tensor(a), axis=axis)
+    return _dn.expand_dims(_donatable(a, None), axis=axis)
 
 
 def moveaxis(a: Any, source: Any, destination: Any) -> Any:
-    return _dn.moveaxis(_as_tensor(a), source, destination)
+    return _dn.moveaxis(_donatable(a, None), source, destination)
 
 
 def where(condition: Any, x: Any = _NoValue, y: Any = _NoValue) -> Any:
@@ -116,12 +144,13 @@ def where(condition: Any, x: Any = _NoValue, y: Any = _NoValue) -> Any:
         return nonzero(condition)
     if x is _NoValue or y is _NoValue:
         raise ValueError("either both or neither of x and y should be given")
-    x, y = _tensor(x), _tensor(y)
+    # One donate call: donated operands are passed on to it.
+    x, y = _operand(x), _operand(y)
     if not isinstance(x, (Tensor, _dn.Donated)) and not isinstance(y, (Tensor, _dn.Donated)):
         # Two Python numbers: NumPy's dtype for the first (int64, float64,
         # bool), the second weak, as `np.where` promotes them.
         x = _dn.asarray(np.asarray(x))
-    return _dn.where(_as_tensor(condition), x, y)
+    return _dn.where(_donatable(condition, None), x, y)
 
 
 def nonzero(a: Any) -> Any:
@@ -135,7 +164,7 @@ def _sorting(name: str) -> Callable[..., Any]:
                 *, stable: Any = None) -> Any:
         if order is not None:
             raise _refuse(name, "order=")
-        x, axis = _axis_or_flat(a, axis)
+        x, axis = _axis_or_flat(a, axis) if axis is None else (_donatable(a, None), axis)
         return f(x, axis=axis, stable=True)
 
     sorting.__name__ = sorting.__qualname__ = name
@@ -152,7 +181,7 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:
 
 
 def dot(a: Any, b: Any, out: Any = None) -> Any:
-    x, y = _as_tensor(a), _as_tensor(b)
+    x, y = _donatable(a, out), _donatable(b, out)
     if x.ndim == 0 or y.ndim == 0:
         r = _dn.multiply(x, y)
     elif y.ndim <= 2:
@@ -167,14 +196,14 @@ def vdot(a: Any, b: Any) -> Any:
 
 
 def inner(a: Any, b: Any) -> Any:
-    x, y = _as_tensor(a), _as_tensor(b)
+    x, y = _donatable(a, None), _donatable(b, None)
     if x.ndim == 0 or y.ndim == 0:
         return _dn.multiply(x, y)
     return _dn.tensordot(x, y, axes=((x.ndim - 1,), (y.ndim - 1,)))
 
 
 def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
-    return _dn.tensordot(_as_tensor(a), _as_tensor(b), axes=axes)
+    return _dn.tensordot(_donatable(a, None), _donatable(b, None), axes=axes)
 
 
 def outer(a: Any, b: Any, out: Any = None) -> Any:
@@ -200,30 +229,30 @@ def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
 def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = _NoValue,
          append: Any = _NoValue) -> Any:
     return _dn.diff(
-        _as_tensor(a), axis=axis, n=n,
+        _donatable(a, None), axis=axis, n=n,
         prepend=None if prepend is _NoValue else _as_tensor(prepend),
         append=None if append is _NoValue else _as_tensor(append),
     )
 
 
 def flip(m: Any, axis: Any = None) -> Any:
-    return _dn.flip(_as_tensor(m), axis=axis)
+    return _dn.flip(_donatable(m, None), axis=axis)
 
 
 def roll(a: Any, shift: Any, axis: Any = None) -> Any:
-    return _dn.roll(_as_tensor(a), shift, axis=axis)
+    return _dn.roll(_donatable(a, None), shift, axis=axis)
 
 
 def tile(A: Any, reps: Any) -> Any:
-    return _dn.tile(_as_tensor(A), (reps,) if isinstance(reps, int) else tuple(reps))
+    return _dn.tile(_donatable(A, None), (reps,) if isinstance(reps, int) else tuple(reps))
 
 
 def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
-    return _dn.repeat(_as_tensor(a), _tensor(repeats), axis=axis)
+    return _dn.repeat(_donatable(a, None), _tensor(repeats), axis=axis)
 
 
 def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Any:
-    if mode != "raise":
+    if not _is(mode, "raise"):
         raise _refuse("take", f"mode={mode!r}")
     x, axis = _axis_or_flat(a, axis)
     idx = _as_tensor(indices)
@@ -243,11 +272,11 @@ def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Any:
 
 
 def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Any:
-    return _dn.broadcast_to(_as_tensor(array), (shape,) if isinstance(shape, int) else tuple(shape))
+    return _dn.broadcast_to(_donatable(array, None), (shape,) if isinstance(shape, int) else tuple(shape))
 
 
 def broadcast_arrays(*args: Any, subok: bool = False) -> Any:
-    return tuple(_dn.broadcast_arrays(*(_as_tensor(x) for x in args)))
+    return tuple(_dn.broadcast_arrays(*(_donatable(x, None) for x in args)))
 
 
 def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> Any:
@@ -324,7 +353,7 @@ def copy(a: Any, order: str = "K", subok: bool = False) -> Any:
 
 
 def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Any:
-    return _dn.astype(_as_tensor(x), np.dtype(dtype), copy=copy)
+    return _dn.astype(_donatable(x, None), np.dtype(dtype), copy=copy)
 
 
 def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Any:
@@ -445,19 +474,19 @@ def column_stack(tup: Sequence[Any]) -> Any:
 
 
 def real(val: Any) -> Any:
-    return _dn.real(_as_tensor(val))
+    return _dn.real(_donatable(val, None))
 
 
 def imag(val: Any) -> Any:
-    return _dn.imag(_as_tensor(val))
+    return _dn.imag(_donatable(val, None))
 
 
 def triu(m: Any, k: int = 0) -> Any:
-    return _dn.triu(_as_tensor(m), k=k)
+    return _dn.triu(_donatable(m, None), k=k)
 
 
 def tril(m: Any, k: int = 0) -> Any:
-    return _dn.tril(_as_tensor(m), k=k)
+    return _dn.tril(_donatable(m, None), k=k)
 
 
 def diag(v: Any, k: int = 0) -> Any:
@@ -481,7 +510,9 @@ def argwhere(a: Any) -> Any:
 
 
 def result_type(*arrays_and_dtypes: Any) -> Any:
-    return _dn.result_type(*(_tensor(x) for x in arrays_and_dtypes))
+    # A query on dtypes: a `Donated` wrapper stands for its dtype, unread.
+    return _dn.result_type(*(x.dtype if isinstance(x, _dn.Donated) else _operand(x)
+                             for x in arrays_and_dtypes))
 
 
 def shape(a: Any) -> tuple[int, ...]:
@@ -502,14 +533,15 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
            sorted: bool = True) -> Any:
     if return_index or axis is not None:
         raise _refuse("unique", "return_index= or axis=")
-    x = _flat(ar)
+    a = _as_tensor(ar)
+    x = _flat(a)
     r: Any
     if return_inverse and return_counts:
         r = _dn.unique_all(x)
-        return r.values, _dn.reshape(r.inverse_indices, _as_tensor(ar).shape), r.counts
+        return r.values, _dn.reshape(r.inverse_indices, a.shape), r.counts
     if return_inverse:
         r = _dn.unique_inverse(x)
-        return r.values, _dn.reshape(r.inverse_indices, _as_tensor(ar).shape)
+        return r.values, _dn.reshape(r.inverse_indices, a.shape)
     if return_counts:
         r = _dn.unique_counts(x)
         return r.values, r.counts

@@ -5,6 +5,7 @@ NumPy's ``dtype=`` and ``out=`` keywords, keywords donate refuses.
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -15,33 +16,116 @@ Tensor = _dn.Tensor
 _NoValue: Any = getattr(np, "_NoValue", object())
 
 # --------------------------------------------------------------- operands ---
+#
+# A `t.donate()` wrapper among a NumPy call's arguments. The core answers a
+# donation in one operation: it takes `t`'s buffer only after every check,
+# refuses it (a copy, `t` intact, a `DonationWarning`) when another operand
+# holds the buffer, and a wrapper is used once. A translation made of
+# several donate calls must not hand the wrapper to its first call: that
+# call would take the buffer, and a later step (another read of the
+# operand, `out=`'s casting check, a shape or index error) would fail with
+# `t` already consumed, or read `t` after it was donated. So the rule:
+#
+# - `_tensor`/`_as_tensor` (every translation's reads) read a wrapper
+#   without taking its buffer: through a cast to its own dtype, which the
+#   core never writes into its input (`Op::Cast` receives nothing), so the
+#   donation is refused with the core's `DonationWarning` and `t` stays
+#   intact and undonated whatever happens next. When unsure, copy.
+# - `_operand` passes the wrapper on, for the one donate call of a
+#   translation that is its only step reading the operand and after which
+#   nothing can fail (no `out=` to write); that call answers the donation as
+#   any donate call does.
 
 
-def _tensor(x: Any) -> Any:
-    """`x` as a donate operand: tensors and Python numbers as they are,
-    NumPy arrays and NumPy scalars (which have a dtype, NEP 50) as tensors."""
-    if isinstance(x, (Tensor, _dn.Donated)):
-        return x
+def _read(x: Any) -> Any:
+    """A `Donated` wrapper read without taking its buffer (see above)."""
+    return _dn.astype(x, x.dtype) if isinstance(x, _dn.Donated) else x
+
+
+def _operand(x: Any) -> Any:
+    """`x` for a translation's one donate call that may take a donated
+    buffer: a `Donated` wrapper and a tensor as they are, NumPy arrays and
+    NumPy scalars (which have a dtype, NEP 50) as tensors, Python numbers
+    as they are."""
     if isinstance(x, (np.ndarray, np.generic)):
         return _dn.asarray(x)
     return x
 
 
+def _tensor(x: Any) -> Any:
+    """`x` as an operand that is only read: as `_operand`, but a `Donated`
+    wrapper read without taking its buffer."""
+    return _read(_operand(x))
+
+
 def _as_tensor(x: Any) -> Any:
-    """`x` as a tensor (numbers too)."""
+    """`x` as a tensor (numbers too), only read."""
     x = _tensor(x)
-    return x if isinstance(x, (Tensor, _dn.Donated)) else _dn.asarray(x)
+    return x if isinstance(x, Tensor) else _dn.asarray(x)
+
+
+def _donatable(x: Any, out: Any) -> Any:
+    """`x` for a translation that is one donate call whose result is
+    returned as it is: passed on (`_operand`) unless an `out=` array is to
+    be written afterwards (a write that may fail, and that would make the
+    donated buffer useless anyway), then read (`_as_tensor`)."""
+    if out is None or (isinstance(out, tuple) and builtins.all(o is None for o in out)):
+        x = _operand(x)
+        return x if isinstance(x, (Tensor, _dn.Donated)) else _dn.asarray(x)
+    return _as_tensor(x)
+
+
+# ------------------------------------------------------- NumPy keywords ---
+
+
+def _is(value: Any, *options: Any) -> bool:
+    """Whether `value` is one of `options`: by identity, or equal for plain
+    Python values (a bool only to a bool: `1` is not `True`). A tensor or an
+    array given as a keyword is compared by identity only, never with `==`,
+    which would compare its elements."""
+    for o in options:
+        if value is o:
+            return True
+        if (
+            isinstance(value, _PLAIN)
+            and isinstance(o, _PLAIN)
+            and isinstance(value, _BOOL) == isinstance(o, _BOOL)
+            and value == o
+        ):
+            return True
+    return False
+
+
+_BOOL = (bool, np.bool_)
+_PLAIN = (str, int, float, *_BOOL)
+
+
+def _flag(value: Any, default: bool = False) -> bool:
+    """A boolean keyword (`keepdims=`), where NumPy's `_NoValue` sentinel
+    (forwarded by wrappers of NumPy functions) means "not given"."""
+    return default if value is _NoValue or value is None else bool(value)
 
 
 def _dtype(dtype: Any) -> Any:
     return None if dtype is None else np.dtype(dtype)
 
 
+def _dtype_of(x: Any) -> np.dtype[Any]:
+    """The dtype NumPy gives the operand `x` (a tensor's, a wrapper's, an
+    array's; NumPy's for Python data), without reading it."""
+    if isinstance(x, (Tensor, _dn.Donated, np.ndarray, np.generic)):
+        return np.dtype(x.dtype)
+    return np.asarray(x).dtype
+
+
 def _cast(x: Any, dtype: Any) -> Any:
-    """`x` in `dtype` (NumPy's `dtype=` keyword: the dtype computed in)."""
+    """`x` in `dtype` (NumPy's `dtype=` keyword: the dtype computed in),
+    only read: a cast never writes into its input, so a `Donated` wrapper
+    given to it is refused (a copy, a `DonationWarning`)."""
     if dtype is None:
         return _tensor(x)
-    return _dn.astype(_as_tensor(x), np.dtype(dtype))
+    x = _operand(x)
+    return _dn.astype(x if isinstance(x, (Tensor, _dn.Donated)) else _dn.asarray(x), np.dtype(dtype))
 
 
 def _refuse(name: str, what: str) -> TypeError:
@@ -85,5 +169,5 @@ def _axis_or_flat(x: Any, axis: Any) -> tuple[Any, Any]:
 def _no(name: str, **given: Any) -> None:
     """Refuse NumPy keywords that were given a value donate cannot honour."""
     for k, v in given.items():
-        if v is not _NoValue and v is not None and v is not True:
+        if not _is(v, _NoValue, None, True):
             raise _refuse(name, f"{k}=")

@@ -19,28 +19,61 @@ from ._numpy_operands import (
     _as_tensor,
     _axis_or_flat,
     _cast,
+    _donatable,
     _dtype,
+    _dtype_of,
+    _flag,
+    _is,
     _no,
     _refuse,
     _write_out,
 )
 
+
 def sum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
         keepdims: bool = False, initial: Any = _NoValue, where: Any = _NoValue) -> Any:
     _no("sum", initial=initial, where=where)
-    return _write_out("sum", out, _dn.sum(_as_tensor(a), axis=axis, dtype=_dtype(dtype), keepdims=bool(keepdims)))
+    r = _dn.sum(_donatable(a, out), axis=axis, dtype=_dtype(dtype), keepdims=_flag(keepdims))
+    return _write_out("sum", out, r)
 
 
 def prod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
          keepdims: bool = False, initial: Any = _NoValue, where: Any = _NoValue) -> Any:
     _no("prod", initial=initial, where=where)
-    return _write_out("prod", out, _dn.prod(_as_tensor(a), axis=axis, dtype=_dtype(dtype), keepdims=bool(keepdims)))
+    r = _dn.prod(_donatable(a, out), axis=axis, dtype=_dtype(dtype), keepdims=_flag(keepdims))
+    return _write_out("prod", out, r)
+
+
+def _computed_in(a: Any, dtype: Any) -> Any:
+    """The dtype NumPy's `mean`, `var` and `std` compute in
+    (`numpy._core._methods`): `dtype=`, else float64 for bool and integer
+    data, else (None) the data's own."""
+    if dtype is not None:
+        return np.dtype(dtype)
+    dt = _dtype_of(a)
+    return np.dtype(np.float64) if dt == np.bool_ or np.issubdtype(dt, np.integer) else None
+
+
+def _statistic_operand(a: Any, dt: Any, out: Any) -> Any:
+    """`a` in the dtype computed in: cast (a read), or the operand itself
+    for the one donate call when it already has that dtype."""
+    return _donatable(a, out) if dt is None or dt == _dtype_of(a) else _cast(a, dt)
 
 
 def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
          keepdims: bool = False, *, where: Any = _NoValue) -> Any:
     _no("mean", where=where)
-    return _write_out("mean", out, _dn.mean(_cast(_as_tensor(a), dtype), axis=axis, keepdims=bool(keepdims)))
+    dt = _computed_in(a, dtype)
+    x = _statistic_operand(a, dt, out)
+    if dt is not None and not np.issubdtype(dt, np.inexact):
+        # NumPy's `_mean` with an integer `dtype=`: the sum in that dtype,
+        # divided by the count, converted back to it (truncated).
+        s = _dn.sum(x, axis=axis, keepdims=_flag(keepdims))
+        n = x.size // builtins.max(s.size, 1) if x.size else 0
+        r = _dn.astype(_dn.divide(s, n), dt)
+    else:
+        r = _dn.mean(x, axis=axis, keepdims=_flag(keepdims))
+    return _write_out("mean", out, r)
 
 
 def _extreme(name: str) -> Callable[..., Any]:
@@ -51,7 +84,7 @@ def _extreme(name: str) -> Callable[..., Any]:
     def extreme(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
                 initial: Any = _NoValue, where: Any = _NoValue) -> Any:
         _no(name, initial=initial, where=where)
-        return _write_out(name, out, f(_as_tensor(a), axis=axis, keepdims=bool(keepdims)))
+        return _write_out(name, out, f(_donatable(a, out), axis=axis, keepdims=_flag(keepdims)))
 
     extreme.__name__ = extreme.__qualname__ = name
     return extreme
@@ -71,7 +104,11 @@ def _spread(name: str) -> Callable[..., Any]:
                mean: Any = _NoValue, correction: Any = _NoValue) -> Any:
         _no(name, where=where, mean=mean)
         c = ddof if correction is _NoValue else correction
-        r = f(_cast(_as_tensor(a), dtype), axis=axis, correction=float(c), keepdims=bool(keepdims))
+        dt = _computed_in(a, dtype)
+        if dt is not None and not np.issubdtype(dt, np.inexact):
+            raise _refuse(name, "an integer dtype=")
+        x = _statistic_operand(a, dt, out)
+        r = f(x, axis=axis, correction=float(c), keepdims=_flag(keepdims))
         return _write_out(name, out, r)
 
     spread.__name__ = spread.__qualname__ = name
@@ -86,7 +123,7 @@ def _arg(name: str) -> Callable[..., Any]:
     f = getattr(_dn, name)
 
     def arg(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> Any:
-        return _write_out(name, out, f(_as_tensor(a), axis=axis, keepdims=bool(keepdims)))
+        return _write_out(name, out, f(_donatable(a, out), axis=axis, keepdims=_flag(keepdims)))
 
     arg.__name__ = arg.__qualname__ = name
     return arg
@@ -112,14 +149,15 @@ cumprod = _running("cumprod", "cumulative_prod")
 
 
 def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Any:
-    return _dn.count_nonzero(_as_tensor(a), axis=axis, keepdims=keepdims)
+    return _dn.count_nonzero(_donatable(a, None), axis=axis, keepdims=_flag(keepdims))
 
 
 def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *,
-            keepdims: bool = False) -> Any:
+            keepdims: Any = _NoValue) -> Any:
     x = _as_tensor(a)
+    keepdims = _flag(keepdims)
     if weights is None:
-        avg = _dn.mean(x, axis=axis, keepdims=keepdims)
+        avg = mean(x, axis=axis, keepdims=keepdims)
         scl = _dn.full_like(avg, x.size // builtins.max(avg.size, 1) if x.size else 0)
     else:
         w = _as_tensor(weights)
@@ -145,6 +183,7 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
 
 def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
     x = _as_tensor(a)
+    keepdims = _flag(keepdims)
     r = _dn.subtract(_dn.max(x, axis=axis, keepdims=keepdims), _dn.min(x, axis=axis, keepdims=keepdims))
     return _write_out("ptp", out, r)
 
@@ -155,8 +194,12 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input:
     """NumPy's `quantile` with its default `linear` method: the sorted
     values along `axis` interpolated at `q * (n - 1)`; NaN where a slice
     holds NaN, as NumPy's."""
-    if method != "linear" or weights is not None or interpolation is not None:
+    if not _is(method, "linear") or weights is not None or interpolation is not None:
         raise _refuse("quantile", "a method other than 'linear', or weights=")
+    keepdims = _flag(keepdims)
+    qs = np.asarray(q, dtype=np.float64)
+    if np.any((qs < 0) | (qs > 1)):
+        raise ValueError("quantile: quantiles must be in the range [0, 1]")
     x = _as_tensor(a)
     if _dn.isdtype(x.dtype, "integral") or x.dtype == np.bool_:
         x = _dn.astype(x, _dn.float64)
@@ -175,9 +218,6 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input:
     x = _dn.reshape(x, tuple(x.shape[: len(rest)]) + (n,))
     if n == 0:
         raise ValueError("quantile: cannot take a quantile of an empty slice")
-    qs = np.asarray(q, dtype=np.float64)
-    if np.any((qs < 0) | (qs > 1)):
-        raise ValueError("quantile: quantiles must be in the range [0, 1]")
     xs = _dn.sort(x, axis=-1)
     nan = _dn.any(_dn.isnan(x), axis=-1) if _dn.isdtype(x.dtype, "real floating") else None
     results = []
