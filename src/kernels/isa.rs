@@ -175,6 +175,7 @@ macro_rules! isa_module {
             use std::mem::MaybeUninit;
             use crate::kernels::elementwise::{self, BinaryFn, Side, UnaryFn};
             use crate::kernels::reduce::{self, Reduce};
+            use crate::kernels::rows::{self, RowElement};
 
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).
@@ -217,6 +218,23 @@ macro_rules! isa_module {
             $(#[target_feature(enable = $features)])?
             pub(crate) fn reduce_rows<T: Copy, R: Reduce<T>>(x: &[T], acc: &mut [R::Acc]) {
                 reduce::reduce_rows::<T, R>(x, acc)
+            }
+            /// # Safety
+            /// Only on a CPU with this module's target features (see `isa_module!`).
+            $(#[target_feature(enable = $features)])?
+            pub(crate) fn softmax_row<T: RowElement>(isa: super::Isa, r: &mut [T]) {
+                rows::softmax_row::<T>(isa, r)
+            }
+            /// # Safety
+            /// Only on a CPU with this module's target features (see `isa_module!`).
+            $(#[target_feature(enable = $features)])?
+            pub(crate) fn layer_norm_row<T: RowElement>(
+                r: &mut [T],
+                gamma: Option<&[T]>,
+                beta: Option<&[T]>,
+                eps: f64,
+            ) {
+                rows::layer_norm_row::<T>(r, gamma, beta, eps)
             }
         }
     };
