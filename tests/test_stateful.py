@@ -230,6 +230,10 @@ class Programs(RuleBasedStateMachine):
             except IndexError:
                 return
             raise AssertionError("an index NumPy refuses must fail") from None
+        if not isinstance(e.model[key], np.ndarray):
+            # One element: NumPy's scalar, a copy (a new buffer of its own).
+            self.add(e.tensor[key], want.copy())
+            return
         self.add(e.tensor[key], want.copy(), e.group, derive(e.twin, np.asarray(e.twin[key])))
 
     @precondition(lambda self: self.live)

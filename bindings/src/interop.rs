@@ -160,6 +160,17 @@ pub(crate) fn to_tensor(
     obj: &Bound<'_, PyAny>,
     dtype: Option<DType>,
 ) -> PyResult<DynTensor> {
+    convert(py, obj, dtype, true)
+}
+
+/// [`to_tensor`]; `default_float`: whether Python floats become the
+/// default float (a new tensor's data) or stay float64 (an operand's).
+fn convert(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    dtype: Option<DType>,
+    default_float: bool,
+) -> PyResult<DynTensor> {
     if let Ok(t) = obj.cast::<super::tensor::PyTensor>() {
         let src = super::tensor::read(py, t.get())?;
         return match dtype {
@@ -173,7 +184,8 @@ pub(crate) fn to_tensor(
         ));
     }
     let np = numpy(py)?;
-    let from_python = !is_numpy(py, obj)?
+    let from_python = default_float
+        && !is_numpy(py, obj)?
         && (obj.is_instance_of::<PyList>()
             || obj.is_instance_of::<PyTuple>()
             || obj.is_instance_of::<PyInt>()
@@ -227,7 +239,10 @@ pub(crate) fn to_operand(
     obj: &Bound<'_, PyAny>,
     numpy_like: bool,
 ) -> PyResult<(DynTensor, OperandDType)> {
-    let t = to_tensor(py, obj, None)?;
+    // Python data as an operand converts as NumPy's `asarray` does (its
+    // floats are float64): `float64_tensor + [0.1]` must not see the list
+    // through float32, and `float32_tensor + [0.1]` promotes as NumPy's.
+    let t = convert(py, obj, None, false)?;
     let had = if numpy_like {
         let d = obj.getattr("dtype")?;
         let d = d

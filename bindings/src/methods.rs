@@ -292,11 +292,17 @@ ops::binary_operators! { tensor_methods {
     }
 
     /// Basic indexing (ints, slices, `...`, `None`) returns a view sharing
-    /// this buffer (value semantics: an in-place op through either copies
-    /// on write); NumPy-style array indices return a copy.
+    /// this buffer (a write through either is seen by both, as NumPy's),
+    /// except one element (an int for every axis), which is a 0-d copy,
+    /// as NumPy's scalar; NumPy-style array indices return a copy.
     fn __getitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
         let py = slf.py();
         if let Some(index) = interop::basic_index(key)? {
+            if donate::Index::selects_element(&index, slf.get().shape.len()) {
+                let dtype = slf.get().dtype;
+                let e = Bound::new(py, call(py, &Op::Index { index }, smallvec![kept(slf)])?)?;
+                return call(py, &Op::Cast { dtype }, smallvec![kept(&e)]);
+            }
             return call(py, &Op::Index { index }, smallvec![self_input(slf)]);
         }
         let part = super::conversions::view(slf, "__getitem__")?.get_item(key)?;
@@ -400,6 +406,33 @@ ops::binary_operators! { tensor_methods {
     fn __rpow__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         ops::no_modulo(modulo)?;
         ops::dunder(self_input(slf), other, &Op::Func(Func::Pow), true)
+    }
+    // The augmented assignments without an in-place kernel: the result
+    // written into this tensor's buffer, as NumPy's (`ops::inplace_via`).
+    fn __ifloordiv__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        ops::inplace_via(slf, other, &Op::Func(Func::FloorDivide))
+    }
+    fn __imod__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        ops::inplace_via(slf, other, &Op::Func(Func::Remainder))
+    }
+    fn __ipow__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        ops::no_modulo(modulo)?;
+        ops::inplace_via(slf, other, &Op::Func(Func::Pow))
+    }
+    fn __iand__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        ops::inplace_via(slf, other, &Op::Func(Func::BitwiseAnd))
+    }
+    fn __ior__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        ops::inplace_via(slf, other, &Op::Func(Func::BitwiseOr))
+    }
+    fn __ixor__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        ops::inplace_via(slf, other, &Op::Func(Func::BitwiseXor))
+    }
+    fn __ilshift__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        ops::inplace_via(slf, other, &Op::Func(Func::BitwiseLeftShift))
+    }
+    fn __irshift__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        ops::inplace_via(slf, other, &Op::Func(Func::BitwiseRightShift))
     }
     fn __invert__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
         call(slf.py(), &Op::Func(Func::BitwiseInvert), smallvec![self_input(slf)])

@@ -6,10 +6,14 @@
 use pyo3::prelude::*;
 use smallvec::smallvec;
 
+use super::errors::IntoPyResult;
+use super::inputs::TensorRef;
 use super::operands::{call, call_in_place, is_tracer, kept, Input};
 use super::ownership::{input_from, require_input};
 use super::tensor::PyTensor;
+use donate::driver::call::Operand;
 use donate::functions::assignment::{mask_assign_kind, MaskAssign};
+use donate::plan::Offer;
 use donate::plan::{Op, Reduction};
 use donate::{BinaryOp, UnaryOp};
 
@@ -278,4 +282,50 @@ pub(crate) fn set_positions<'py>(
 /// `x.<op>_()`: in place, written through if the buffer is shared.
 pub(crate) fn unary_inplace(x: &Bound<'_, PyTensor>, op: UnaryOp) -> PyResult<()> {
     call_in_place(x.py(), &Op::Unary(op), x, smallvec![]).map(drop)
+}
+
+/// `x op= value` for the operators without an in-place kernel (`//=`,
+/// `%=`, `**=`, the bitwise and shift operators), NumPy's semantics: the
+/// result of `x op value` is written into `x`'s buffer (so its views
+/// and other holders see it) under NumPy's `same_kind` casting
+/// ([`donate::plan::check_in_place_cast`]), and a result `x` cannot hold
+/// (broadcast to another shape, or a dtype `same_kind` refuses) is an
+/// error with `x` unchanged. The shape is checked before anything runs; a
+/// donated `value` is only read (the in-place target receives the
+/// result), with a `DonationWarning`. Two operations (the operator, then
+/// an assignment), not one update under the update lock as `+=`'s.
+pub(crate) fn inplace_via<'py>(
+    x: &Bound<'py, PyTensor>,
+    value: &Bound<'py, PyAny>,
+    op: &Op,
+) -> PyResult<()> {
+    let py = x.py();
+    let name = op.name();
+    let v = match require_input(value, name)? {
+        Operand::Held(t, Offer::Donated) => {
+            let why = donate::Refusal::InPlaceTarget(name);
+            let sig = Operand::Held(TensorRef(t.0.clone()), Offer::Donated).signature();
+            super::errors::warn_all(
+                py,
+                vec![format!(
+                    "{name}: the right operand ({sig}) was donated but not used: {why}; the input is unchanged"
+                )],
+            )?;
+            Operand::Held(t, Offer::Borrowed)
+        }
+        v => v,
+    };
+    let target = x.get().shape.to_vec();
+    let shape = donate::array::shape::broadcast_shapes(name, &target, v.shape()).py()?;
+    if shape[..] != target[..] {
+        return Err(super::errors::to_py(&donate::Error::ShapeMismatch {
+            op: name,
+            lhs: target,
+            rhs: v.shape().to_vec(),
+        }));
+    }
+    let r = call(py, op, smallvec![kept(x), v])?;
+    donate::plan::check_in_place_cast(op, r.dtype, x.get().dtype).py()?;
+    let r = Bound::new(py, r)?;
+    set_item(x, vec![donate::Index::Ellipsis], kept(&r))
 }

@@ -45,10 +45,15 @@ def _read(x: Any) -> Any:
 def _operand(x: Any) -> Any:
     """`x` for a translation's one donate call that may take a donated
     buffer: a `Donated` wrapper and a tensor as they are, NumPy arrays and
-    NumPy scalars (which have a dtype, NEP 50) as tensors, Python numbers
+    NumPy scalars (which have a dtype, NEP 50) and Python data (lists,
+    tuples: as NumPy's `asarray` converts them) as tensors, Python numbers
     as they are."""
     if isinstance(x, (np.ndarray, np.generic)):
         return _dn.asarray(x)
+    if isinstance(x, (list, tuple)):
+        # Python data converts as NumPy's `asarray` (its floats are
+        # float64), as a list operand of a donate op does.
+        return _dn.asarray(np.asarray(x))
     return x
 
 

@@ -87,6 +87,18 @@ pub enum Index {
     Ellipsis,
 }
 
+impl Index {
+    /// Whether `index` selects one element of an `ndim`-dimensional
+    /// tensor: an int for every axis (and no `...`, which keeps a 0-d
+    /// view, as NumPy's `a[...]`). NumPy returns such an element as a
+    /// scalar, a copy: donate returns a 0-d tensor of its own, so that
+    /// `prev = v[3]; v[3] = 0` leaves `prev` as it was and
+    /// `v[0], v[1] = v[1], v[0]` swaps.
+    pub fn selects_element(index: &[Index], ndim: usize) -> bool {
+        index.len() == ndim && index.iter().all(|i| matches!(i, Index::Int(_)))
+    }
+}
+
 /// The C-order strides of `shape`.
 fn c_strides(shape: &[usize]) -> Strides {
     let mut s: Strides = SmallVec::from_elem(0, shape.len());

@@ -71,6 +71,7 @@ pub use crate::array::dyn_tensor::check_scalar;
 pub use crate::array::layout::Coverage;
 pub(crate) use fresh::scalar_tensor as fresh_scalar;
 pub use fresh::FreshOp;
+pub use rules::check_in_place_cast;
 pub(crate) use rules::permute_axes;
 
 /// How an operand is offered to an operation.

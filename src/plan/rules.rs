@@ -197,6 +197,22 @@ pub(crate) fn permute_axes(shape: &[usize], axes: Option<&[isize]>) -> Result<Ve
     crate::array::shape::permutation(shape, axes)
 }
 
+/// NumPy's `same_kind` rule for writing an operation's `result` dtype
+/// into the `target` tensor it updates in place (`x op= y`, `out=`): an
+/// [`Error::InvalidOperand`] (a `TypeError` in Python) when refused.
+pub fn check_in_place_cast(op: &Op, result: DType, target: DType) -> Result<()> {
+    if result == target || DType::can_cast_same_kind(result, target) {
+        return Ok(());
+    }
+    Err(invalid_operand(
+        op,
+        format!(
+            "the {result} result cannot be cast into the {target} tensor \
+             written in place (NumPy's same_kind casting)"
+        ),
+    ))
+}
+
 fn binary_signature(
     op: &Op,
     b: BinaryOp,
@@ -218,15 +234,7 @@ fn binary_signature(
     let mut compute = None;
     if let (true, Some(d)) = (in_place, o[0].held()) {
         if dtype != d {
-            if !DType::can_cast_same_kind(dtype, d) {
-                return Err(invalid_operand(
-                    op,
-                    format!(
-                        "the {dtype} result cannot be cast into the {d} tensor \
-                         written in place (NumPy's same_kind casting)"
-                    ),
-                ));
-            }
+            check_in_place_cast(op, dtype, d)?;
             compute = Some(dtype);
             dtype = d;
         }
