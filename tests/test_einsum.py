@@ -94,3 +94,21 @@ def test_a_donated_operand_is_taken_or_refused_with_a_warning(subscripts: str) -
     if not t.is_donated:
         assert len(refusals) == 1
         np.testing.assert_array_equal(np.asarray(t), base)
+
+
+def test_a_donated_operand_is_intact_after_an_einsum_that_fails() -> None:
+    t = donate.tensor(np.arange(6.0).reshape(2, 3))
+    bad = donate.ones((4, 5))
+    with pytest.warns(donate.DonationWarning), pytest.raises(ValueError):
+        donate.einsum("ij,jk->ik", t.donate(), bad)
+    assert not t.is_donated
+    assert t.tolist() == np.arange(6.0).reshape(2, 3).tolist()
+
+
+def test_an_operand_donated_and_also_passed_plainly_is_read() -> None:
+    a = np.arange(4.0).reshape(2, 2)
+    t = donate.tensor(a)
+    with pytest.warns(donate.DonationWarning):
+        r = donate.einsum("ij,jk->ik", t.donate(), t)
+    np.testing.assert_array_equal(np.asarray(r), a @ a)
+    assert not t.is_donated

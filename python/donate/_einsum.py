@@ -114,9 +114,18 @@ def _contract(a: Any, la: str, b: Any, lb: str, keep: set[str]) -> tuple[Any, st
 def einsum(subscripts: str, /, *operands: Any, optimize: Any = False) -> Any:
     """Einstein summation over `operands` as `subscripts` says (NumPy's
     notation); see the module docs for how it is computed."""
-    # Tensors and `t.donate()` wrappers as they are (the first operation
-    # that reads a donated operand takes its buffer or warns).
-    xs = [x if isinstance(x, (_dn.Tensor, _dn.Donated)) else _dn.asarray(x) for x in operands]
+    # A `t.donate()` operand is read, not taken: einsum is several
+    # operations, and the first one to take `t`'s buffer would leave `t`
+    # donated when a later one fails (a shape error) or reads `t` again
+    # (`einsum("ij,jk", t.donate(), t)`). Read through a cast to its own
+    # dtype, which never writes into its input: the core refuses the
+    # donation with a `DonationWarning` and `t` stays intact (when unsure,
+    # copy; the NumPy translations' rule, `_numpy_operands.py`).
+    xs = [
+        _dn.astype(x, x.dtype) if isinstance(x, _dn.Donated)
+        else x if isinstance(x, _dn.Tensor) else _dn.asarray(x)
+        for x in operands
+    ]
     if not xs:
         raise ValueError("einsum: no operands")
     terms, output = _parse(subscripts, [x.ndim for x in xs])
