@@ -3,8 +3,9 @@ unusual, against NumPy as the oracle: a donated operand (`t.donate()`)
 survives every error of a NumPy call intact and undonated, and may also
 be a plain operand of the same call; `np.clip`, `np.mean`, `np.std`,
 `np.var` and `np.average` give NumPy's result dtypes; NumPy's `_NoValue`
-sentinel means "not given"; `where=` of `ufunc.reduce` is refused with a
-`TypeError` naming it."""
+sentinel means "not given"; `where=` of `ufunc.reduce` given a tensor is
+NumPy's masked reduction, and refused with a `TypeError` naming it for a
+ufunc without a donate reduction."""
 
 from __future__ import annotations
 
@@ -242,9 +243,20 @@ def test_where_and_initial_novalue_mean_not_given() -> None:
     lambda t, m: np.add.reduce(t, axis=1, where=m),
     lambda t, m: np.add.reduce(t, axis=None, where=m),
     lambda t, m: np.multiply.reduce(t, where=np.asarray(m)),
-    lambda t, m: np.add.reduce(t, initial=donate.tensor(np.array(5.0))),
-], ids=["where tensor", "where tensor axis None", "where ndarray", "initial tensor"])
-def test_reduce_where_is_refused_by_name(call: Callable[[Any, Any], Any]) -> None:
+    lambda t, m: np.add.reduce(t, initial=np.array(5.0)),
+], ids=["where tensor", "where tensor axis None", "where ndarray", "initial array"])
+def test_reduce_where_and_initial_as_numpys(call: Callable[[Any, Any], Any]) -> None:
+    """`where=` given a tensor compares nothing with `==` (it used to raise
+    "truth value ... ambiguous"): the masked reduction, as NumPy's."""
+    x, m = np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([True, False])
+    same(call(donate.tensor(x), donate.tensor(m)), call(x, m))
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, m: np.subtract.reduce(t, where=m),
+    lambda t, m: np.subtract.reduce(t, initial=1.0),
+], ids=["subtract where", "subtract initial"])
+def test_reduce_where_of_other_ufuncs_is_refused_by_name(call: Callable[[Any, Any], Any]) -> None:
     t = donate.tensor(np.ones((2, 2)))
     m = donate.tensor(np.array([True, False]))
     with pytest.raises(TypeError, match=r"(where|initial)= is not supported"):

@@ -24,7 +24,7 @@ module adds is NumPy's calling conventions:
   unspecified).
 - **Anything else is refused, never converted.** A NumPy function or ufunc
   without a donate counterpart here, or one called with a keyword donate
-  cannot honour (``order="F"``, ``initial=``, ufunc ``.at``), returns
+  cannot honour (``order="F"``, ``where=`` of ``np.std``, ufunc ``.at``), returns
   ``NotImplemented`` or raises ``TypeError`` naming it, so NumPy code learns
   at once instead of getting a NumPy array back. The exceptions are queries
   that return no array (``np.shape``, ``np.ndim``, ``np.size``), answered
@@ -52,12 +52,14 @@ import numpy as np
 
 import donate as _dn  # the namespace; complete when this module loads (last in __init__)
 from . import _numpy_functions as _f
+from . import _numpy_reductions as _red
 from ._numpy_operands import (
     _NoValue,
     _as_tensor,
     _cast,
     _donatable,
     _dtype,
+    _dtype_of,
     _flag,
     _is,
     _operand,
@@ -128,10 +130,17 @@ def _ours(x: Any) -> bool:
     )
 
 
+def _our_input(x: Any) -> bool:
+    """An input operand: one of `_ours`, or Python data (a list, a tuple),
+    which converts as NumPy's `asarray` (`_operand`)."""
+    return _ours(x) or isinstance(x, (list, tuple))
+
+
 def array_ufunc(self: Any, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
     """NEP 13: NumPy's ufunc `ufunc` (its `method`) on tensors."""
     out = kwargs.pop("out", None)
-    if not builtins.all(_ours(x) for x in (*inputs, *(out or ()))):
+    if not (builtins.all(_our_input(x) for x in inputs)
+            and builtins.all(x is None or _ours(x) for x in out or ())):
         return NotImplemented
     name = ufunc.__name__
     if builtins.any(isinstance(o, _dn.Donated) for o in out or ()):
@@ -143,12 +152,72 @@ def array_ufunc(self: Any, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs:
     return NotImplemented
 
 
+# NumPy ufuncs donate has no single function for, composed exactly of
+# donate's: each takes tensors (read) and returns a tensor or a tuple.
+def _divmod(x: Any, y: Any) -> Any:
+    return _dn.floor_divide(x, y), _dn.remainder(x, y)
+
+
+def _modf(x: Any) -> Any:
+    # C's modf: the integral part and the rest, both with the sign of `x`
+    # (`x - trunc(x)` is exact; an infinity's rest is a signed 0).
+    whole = _dn.copysign(_dn.trunc(x), x)
+    return _dn.copysign(_dn.where(_dn.isinf(x), 0, _dn.subtract(x, whole)), x), whole
+
+
+def _nan_ignoring(extreme: Callable[..., Any]) -> Callable[..., Any]:
+    """`fmax`/`fmin`: `maximum`/`minimum` where neither is NaN, else the
+    other operand (NaN only where both are)."""
+    def f(x: Any, y: Any) -> Any:
+        r = extreme(x, y)
+        if not _dn.isdtype(r.dtype, "real floating"):
+            return r
+        r = _dn.where(_dn.isnan(y), x, r)
+        return _dn.where(_dn.isnan(x), y, r)
+    return f
+
+
+_COMPOSED: dict[str, Callable[..., Any]] = {
+    "divmod": _divmod,
+    "modf": _modf,
+    "fmax": _nan_ignoring(_dn.maximum),
+    "fmin": _nan_ignoring(_dn.minimum),
+}
+
+# Ufuncs NumPy computes on bools in bool, as the identity (donate's refuse
+# bool): the values, copied.
+_BOOL_IDENTITY = {"absolute", "floor", "ceil", "trunc"}
+
+
+def _bool_loop(ufunc: np.ufunc, inputs: Sequence[Any]) -> Any:
+    """For operands that are all bool: the dtype NumPy's loop computes in
+    when it is not bool (`np.square(b)` is int8, `np.rint(b)` float16,
+    which donate holds as float32), else None."""
+    if not builtins.all(
+        isinstance(x, bool) or (not isinstance(x, (int, float)) and _dtype_of(x) == np.bool_)
+        for x in inputs
+    ):
+        return None
+    try:
+        loop = ufunc.resolve_dtypes((np.dtype(np.bool_),) * ufunc.nin + (None,) * ufunc.nout)[0]
+    except TypeError:  # no loop: NumPy's own error, from donate's
+        return None
+    if loop == np.bool_:
+        return None
+    return np.dtype(np.float32) if loop == np.float16 else loop
+
+
 def _ufunc_call(
     ufunc: np.ufunc, name: str, inputs: Sequence[Any], out: Any, kw: dict[str, Any]
 ) -> Any:
-    f = _ufunc(name)
-    if f is None or ufunc.nout != 1:
+    f: Callable[..., Any] | None = _COMPOSED.get(name) or _ufunc(name)
+    composed = name in _COMPOSED
+    if f is None or (ufunc.nout != 1 and not composed):
         return NotImplemented
+    loop = _bool_loop(ufunc, inputs)
+    if (loop is None and name in _BOOL_IDENTITY and kw.get("dtype") is None
+            and _dtype_of(inputs[0]) == np.bool_):
+        f, composed = (lambda x: _dn.astype(x, _dn.bool)), True
     where = kw.pop("where", True)
     dtype = kw.pop("dtype", None)
     casting = kw.pop("casting", "same_kind")
@@ -172,17 +241,30 @@ def _ufunc_call(
         # One donate call (`t += u`), which answers a donated `u` itself.
         _IN_PLACE[name](target, _operand(inputs[1]))
         return target
-    if target is None and everywhere and dtype is None:
+    if target is None and everywhere and dtype is None and loop is None and not composed:
         # One donate call whose result is returned: donated operands are
         # passed on, and that call takes their buffers or refuses them.
         return f(*(_operand(x) for x in inputs))
-    # Several steps (a cast, `where=`, the write into `out`): every operand
-    # is only read (see `_numpy_operands`).
+    # Several steps (a cast, `where=`, the write into `out`, a composition):
+    # every operand is only read (see `_numpy_operands`).
+    if dtype is None and loop is not None:
+        dtype = loop  # NumPy's loop for bools
     result = f(*(_cast(x, dtype) for x in inputs))
+    results = result if isinstance(result, tuple) else (result,)
+    targets = tuple(out) if out else (None,) * len(results)
     if not everywhere:
-        keep = _as_tensor(target) if target is not None else result
-        result = _dn.where(_as_tensor(where), result, keep)
-    return _write_out(name, out, result, casting)
+        results = tuple(
+            _dn.where(_as_tensor(where), r, r if o is None else _as_tensor(o))
+            for r, o in zip(results, targets)
+        )
+    if out and len(targets) != len(results):
+        raise _refuse(name, f"out= with {len(targets)} arrays")
+    # Every casting check before anything is written.
+    for r, o in zip(results, targets):
+        if o is not None and not np.can_cast(r.dtype, o.dtype, casting=casting):
+            _write_out(name, o, r, casting)  # raises NumPy's TypeError
+    written = tuple(_write_out(name, o, r, casting) for r, o in zip(results, targets))
+    return written if isinstance(result, tuple) else written[0]
 
 
 def _ufunc_reduce(
@@ -193,13 +275,18 @@ def _ufunc_reduce(
     axis = kw.pop("axis", 0)
     dtype = kw.pop("dtype", None)
     keepdims = _flag(kw.pop("keepdims", False))
-    # NumPy's "not given" for each (compared by identity: `where=` may be
-    # an array, which `==` would compare element by element).
-    for k, not_given in (("initial", (_NoValue, None)), ("where", (_NoValue, True))):
-        if not _is(kw.pop(k, _NoValue), *not_given):
-            raise _refuse(f"{name}.{method}", f"{k}=")
+    initial, where = kw.pop("initial", _NoValue), kw.pop("where", _NoValue)
     if kw:
         raise _refuse(f"{name}.{method}", f"the keyword {next(iter(kw))}=")
+    # NumPy's "not given" (compared by identity: `where=` may be an array,
+    # which `==` would compare element by element).
+    given = not (_is(initial, _NoValue, None) and _is(where, _NoValue, True))
+    if given and method == "reduce" and name in _REDUCE:
+        # NumPy's masked reduction and its starting value.
+        return _red.masked(_REDUCE[name][0], inputs[0], axis, dtype, out, keepdims,
+                           initial, where)
+    if given:
+        raise _refuse(f"{name}.{method}", "initial=" if _is(where, _NoValue, True) else "where=")
     if method == "accumulate":
         fname = _ACCUMULATE.get(name)
         if fname is None or keepdims:

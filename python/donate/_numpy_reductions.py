@@ -15,6 +15,7 @@ import numpy as np
 import donate as _dn  # the namespace; complete when this module loads (last in __init__)
 
 from ._numpy_operands import (
+    Tensor,
     _NoValue,
     _as_tensor,
     _axis_or_flat,
@@ -30,16 +31,82 @@ from ._numpy_operands import (
 )
 
 
+def _given(where: Any, initial: Any) -> bool:
+    """Whether a reduction was given `where=` or `initial=` (NumPy's "not
+    given" is `_NoValue`, `True` for `where` and `None` for `initial`;
+    compared by identity, an array never with `==`)."""
+    return not (_is(where, _NoValue, True) and _is(initial, _NoValue, None))
+
+
+# A reduction -> (NumPy's ufunc, donate's reduction, whether it takes
+# `dtype`, the identity masked elements contribute or None).
+_MASKED = {
+    "sum": (np.add, "sum", True, 0),
+    "prod": (np.multiply, "prod", True, 1),
+    "max": (np.maximum, "max", False, None),
+    "min": (np.minimum, "min", False, None),
+    "any": (np.logical_or, "any", False, False),
+    "all": (np.logical_and, "all", False, True),
+}
+
+
+def _initial_value(ufunc: np.ufunc, x: Any, dtype: Any, initial: Any) -> Any:
+    """`initial` in the reduction's dtype, converted as NumPy converts it
+    (a float truncated for integers, `OverflowError` out of range): NumPy's
+    own reduction of nothing, which is `initial` itself."""
+    if isinstance(initial, (Tensor, _dn.Donated)):
+        initial = np.asarray(_as_tensor(initial))
+    return ufunc.reduce(np.empty((0,), _dtype_of(x)), dtype=_dtype(dtype), initial=initial)
+
+
+def masked(name: str, a: Any, axis: Any, dtype: Any, out: Any, keepdims: Any,
+           initial: Any, where: Any) -> Any:
+    """NumPy's reduction `name` with `where=` (a mask broadcast into `a`'s
+    shape: the elements where it is false contribute the identity) and
+    `initial=` (the value the reduction starts from): the masked operand
+    (`where(mask, x, identity)`) reduced by donate, combined with
+    `initial` by the reduction's own operation. `max` and `min` have no
+    identity: with `where=` they need `initial=`, which masked elements
+    then contribute, as NumPy's."""
+    ufunc, fname, takes_dtype, identity = _MASKED[name]
+    keepdims = _flag(keepdims)
+    has_initial = not _is(initial, _NoValue, None)
+    init = _initial_value(ufunc, a, dtype, initial) if has_initial else None
+    x = _cast(a, dtype)  # a read: several steps follow
+    if not isinstance(x, Tensor):
+        x = _as_tensor(x)
+    if not _is(where, _NoValue, True):
+        if identity is None and init is None:
+            raise ValueError(
+                f"reduction operation '{ufunc.__name__}' does not have an identity, "
+                "so to use a where mask one has to specify 'initial'"
+            )
+        mask = _dn.broadcast_to(_dn.astype(_as_tensor(where), _dn.bool), x.shape)
+        x = _dn.where(mask, x, init if identity is None else identity)
+    f = getattr(_dn, fname)
+    if init is not None and x.size == 0:
+        # Nothing reduced: `initial` itself, in the result's shape.
+        shape = np.add.reduce(np.zeros(x.shape, bool), axis=axis, keepdims=keepdims).shape
+        return _write_out(name, out, _dn.full(shape, init.item(), dtype=init.dtype))
+    r = f(x, axis=axis, keepdims=keepdims, **({"dtype": _dtype(dtype)} if takes_dtype else {}))
+    if init is not None:
+        r = getattr(_dn, {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum",
+                          "any": "logical_or", "all": "logical_and"}[name])(r, init)
+    return _write_out(name, out, r)
+
+
 def sum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
         keepdims: bool = False, initial: Any = _NoValue, where: Any = _NoValue) -> Any:
-    _no("sum", initial=initial, where=where)
+    if _given(where, initial):
+        return masked("sum", a, axis, dtype, out, keepdims, initial, where)
     r = _dn.sum(_donatable(a, out), axis=axis, dtype=_dtype(dtype), keepdims=_flag(keepdims))
     return _write_out("sum", out, r)
 
 
 def prod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
          keepdims: bool = False, initial: Any = _NoValue, where: Any = _NoValue) -> Any:
-    _no("prod", initial=initial, where=where)
+    if _given(where, initial):
+        return masked("prod", a, axis, dtype, out, keepdims, initial, where)
     r = _dn.prod(_donatable(a, out), axis=axis, dtype=_dtype(dtype), keepdims=_flag(keepdims))
     return _write_out("prod", out, r)
 
@@ -62,28 +129,39 @@ def _statistic_operand(a: Any, dt: Any, out: Any) -> Any:
 
 def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
          keepdims: bool = False, *, where: Any = _NoValue) -> Any:
-    _no("mean", where=where)
     dt = _computed_in(a, dtype)
-    x = _statistic_operand(a, dt, out)
-    if dt is not None and not np.issubdtype(dt, np.inexact):
+    masked_mean = not _is(where, _NoValue, True)
+    if masked_mean:
+        # NumPy's `_mean` with `where=`: the masked sum divided by the
+        # count of true elements of the mask (NaN where there are none).
+        x = _as_tensor(a) if dt is None else _cast(a, dt)
+        mask = _dn.broadcast_to(_dn.astype(_as_tensor(where), _dn.bool), x.shape)
+        s = _dn.sum(_dn.where(mask, x, 0), axis=axis, keepdims=_flag(keepdims), dtype=x.dtype)
+        n = _dn.sum(mask, axis=axis, keepdims=_flag(keepdims))
+        r = _dn.astype(_dn.divide(s, n), s.dtype)
+    elif dt is not None and not np.issubdtype(dt, np.inexact):
         # NumPy's `_mean` with an integer `dtype=`: the sum in that dtype,
         # divided by the count, converted back to it (truncated).
+        x = _statistic_operand(a, dt, out)
         s = _dn.sum(x, axis=axis, keepdims=_flag(keepdims))
         n = x.size // builtins.max(s.size, 1) if x.size else 0
         r = _dn.astype(_dn.divide(s, n), dt)
     else:
-        r = _dn.mean(x, axis=axis, keepdims=_flag(keepdims))
+        r = _dn.mean(_statistic_operand(a, dt, out), axis=axis, keepdims=_flag(keepdims))
     return _write_out("mean", out, r)
 
 
 def _extreme(name: str) -> Callable[..., Any]:
-    """`max`, `min`, `any`, `all`: NumPy's signature of `max` (`initial=`
-    and `where=` refused; `any` and `all` have no `initial` in NumPy)."""
+    """`max`, `min`, `any`, `all`: NumPy's signature of `max` (`any` and
+    `all` have no `initial` in NumPy: refused)."""
     f = getattr(_dn, name)
 
     def extreme(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
                 initial: Any = _NoValue, where: Any = _NoValue) -> Any:
-        _no(name, initial=initial, where=where)
+        if name in ("any", "all"):
+            _no(name, initial=initial)
+        if _given(where, initial):
+            return masked(name, a, axis, None, out, keepdims, initial, where)
         return _write_out(name, out, f(_donatable(a, out), axis=axis, keepdims=_flag(keepdims)))
 
     extreme.__name__ = extreme.__qualname__ = name
