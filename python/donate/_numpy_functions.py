@@ -9,10 +9,12 @@ methods).
 from __future__ import annotations
 
 import builtins
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_tuple
 
 import donate as _dn  # the namespace; complete when this module loads (last in __init__)
 from . import linalg as _linalg
@@ -75,10 +77,53 @@ def clip(a: Any, a_min: Any = _NoValue, a_max: Any = _NoValue, out: Any = None,
     return _write_out("clip", out, _dn.clip(x, lo, hi), casting)
 
 
+def _power_of_ten(n: int) -> float:
+    """10**n as NumPy's `round` computes it (`power_of_ten` in
+    `calculation.c`: a table to 1e8, then repeated multiplication)."""
+    if n < 9:
+        return float(10**n)
+    r = 1e9
+    for _ in range(n - 9):
+        r *= 10.0
+        if r == float("inf"):
+            break  # from 1e309 on: NumPy's loop stays at inf
+    return r
+
+
 def round(a: Any, decimals: int = 0, out: Any = None) -> Any:
-    if not _is(decimals, 0):
-        raise _refuse("round", "decimals= other than 0")
-    return _write_out("round", out, _dn.round(_donatable(a, out)))
+    """NumPy's `round` (`PyArray_Round`): `rint` for 0 decimals; integers
+    unchanged for decimals >= 0; else `rint(x * 10**d) / 10**d` (d > 0) or
+    `rint(x / 10**-d) * 10**-d` (d < 0) in `a`'s float dtype, integers
+    through float64 and cast back (wrapping, as NumPy's cast)."""
+    d = operator.index(decimals)
+    if not -(2**31) <= d < 2**31:  # NumPy's C int
+        raise OverflowError(f"signed integer is {'greater' if d > 0 else 'less'} than "
+                            f"{'maximum' if d > 0 else 'minimum'}")
+    dt = _dtype_of(a)
+    if dt == np.bool_:
+        if d != 0:
+            raise TypeError(
+                "numpy.round: cannot cast ufunc 'multiply' output from dtype('float64') to "
+                "dtype('bool') with casting rule 'same_kind'"
+            )
+        # NumPy's `rint` of bools is float16, which donate holds as float32.
+        return _write_out("round", out, _dn.round(_cast(a, np.float32)))
+    integer = np.issubdtype(dt, np.integer)
+    if d == 0 or (integer and d > 0):
+        return _write_out("round", out, _dn.round(_donatable(a, out)))
+    x = _cast(a, np.float64) if integer else _as_tensor(a)
+    # The factor as NumPy's weak Python float meets `x`: in `x`'s dtype.
+    f = np.asarray(_power_of_ten(builtins.abs(d)), dtype=x.dtype)[()]
+    if d > 0:
+        r = _dn.divide(_dn.round(_dn.multiply(x, f)), f)
+    else:
+        r = _dn.multiply(_dn.round(_dn.divide(x, f)), f)
+    if integer:
+        # float64 -> int64 is exact for the values in range; then to the
+        # narrower integer as NumPy's cast wraps.
+        r = _dn.astype(r, dt if dt in (np.int64, np.uint64) else np.dtype(np.int64))
+        r = _dn.astype(r, dt)
+    return _write_out("round", out, r)
 
 
 def concatenate(arrays: Sequence[Any], axis: Any = 0, out: Any = None, *,
@@ -132,7 +177,16 @@ def squeeze(a: Any, axis: Any = None) -> Any:
 
 
 def expand_dims(a: Any, axis: Any) -> Any:
-    return _dn.expand_dims(_donatable(a, None), axis=axis)
+    x = _donatable(a, None)
+    if isinstance(axis, int):
+        return _dn.expand_dims(x, axis=axis)
+    # Several axes: positions in the result (NumPy's normalisation and
+    # errors), a reshape.
+    axes = tuple(axis)
+    ndim = len(x.shape) + len(axes)
+    axes = normalize_axis_tuple(axes, ndim)
+    dims = iter(x.shape)
+    return _dn.reshape(x, tuple(1 if i in axes else next(dims) for i in range(ndim)))
 
 
 def moveaxis(a: Any, source: Any, destination: Any) -> Any:
@@ -150,7 +204,21 @@ def where(condition: Any, x: Any = _NoValue, y: Any = _NoValue) -> Any:
         # Two Python numbers: NumPy's dtype for the first (int64, float64,
         # bool), the second weak, as `np.where` promotes them.
         x = _dn.asarray(np.asarray(x))
+    x, y = _where_int(x, y), _where_int(y, x)
     return _dn.where(_donatable(condition, None), x, y)
+
+
+def _where_int(v: Any, other: Any) -> Any:
+    """A Python int beside an integer operand of `np.where`: NumPy casts it
+    to the result dtype unsafely (`np.where(m, uint8_t, -1)` holds 255,
+    an int too large for any NumPy integer is an `OverflowError`)."""
+    if not isinstance(other, (Tensor, _dn.Donated)) or not isinstance(v, int) or isinstance(v, bool):
+        return v
+    dt = np.result_type(np.dtype(other.dtype), v)
+    if dt != other.dtype or not np.issubdtype(dt, np.integer):
+        return v
+    with np.errstate(all="ignore"):
+        return _dn.asarray(np.asarray(v).astype(dt))
 
 
 def nonzero(a: Any) -> Any:
@@ -228,11 +296,22 @@ def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
 
 def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = _NoValue,
          append: Any = _NoValue) -> Any:
-    return _dn.diff(
-        _donatable(a, None), axis=axis, n=n,
-        prepend=None if prepend is _NoValue else _as_tensor(prepend),
-        append=None if append is _NoValue else _as_tensor(append),
-    )
+    if prepend is _NoValue and append is _NoValue:
+        return _dn.diff(_donatable(a, None), axis=axis, n=n)
+    # NumPy's `diff`: `prepend`/`append` as arrays (a Python number is
+    # int64/float64, not weak), a 0-d one broadcast to one slice along
+    # `axis`, concatenated with `a` in their common dtype.
+    ends = [None if e is _NoValue else
+            (e if isinstance(e, (Tensor, _dn.Donated)) else np.asarray(e))
+            for e in (prepend, append)]
+    dt = np.result_type(_dtype_of(a), *(_dtype_of(e) for e in ends if e is not None))
+    x = _donatable(a, None) if _dtype_of(a) == dt else _cast(a, dt)
+    shape = list(x.shape)
+    if shape:
+        shape[axis] = 1
+    ends = [None if e is None else _cast(e, dt) for e in ends]
+    ends = [e if e is None or e.ndim else _dn.broadcast_to(e, tuple(shape)) for e in ends]
+    return _dn.diff(x, axis=axis, n=n, prepend=ends[0], append=ends[1])
 
 
 def flip(m: Any, axis: Any = None) -> Any:
@@ -305,7 +384,17 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None, order: str = "K", subo
               shape: Any = None, *, device: Any = None) -> Any:
     x = _as_tensor(a)
     shape = x.shape if shape is None else ((shape,) if isinstance(shape, int) else tuple(shape))
-    return _dn.full(shape, fill_value, dtype=_dtype(dtype) or x.dtype)
+    dt = _dtype(dtype) or np.dtype(x.dtype)
+    if isinstance(fill_value, (Tensor, _dn.Donated, np.ndarray, list, tuple)):
+        # An array of values: cast (unsafe, as NumPy's `copyto`) and
+        # broadcast into the shape.
+        v = _as_tensor(fill_value)
+        return _dn.broadcast_to(_dn.astype(v, dt), shape).copy()
+    # A scalar converted as NumPy's `full_like` converts it (`copyto` with
+    # casting="unsafe": 5 into bool is True, -1 into uint8 OverflowError).
+    v = np.empty((), dt)
+    np.copyto(v, fill_value, casting="unsafe")
+    return _dn.full(shape, v.item(), dtype=dt)
 
 
 # NEP 35: `np.arange(..., like=t)` and the other creation functions with
@@ -548,8 +637,16 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
     return _dn.unique_values(x)
 
 
+def _inexact(*arrays: Any) -> list[Any]:
+    """NumPy's linalg operands (`_commonType`, `norm`): cast to their common
+    float dtype, where bool and integers count as float64; only read."""
+    dts = [_dtype_of(a) for a in arrays]
+    dt = np.result_type(*(d if np.issubdtype(d, np.inexact) else np.float64 for d in dts))
+    return [_as_tensor(a) if d == dt else _cast(a, dt) for a, d in zip(arrays, dts)]
+
+
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
-    t = _as_tensor(x)
+    (t,) = _inexact(x)
     if axis is None and ord is None:
         r = _linalg.vector_norm(t, keepdims=keepdims)
     elif axis is None and t.ndim == 2:
@@ -565,14 +662,40 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
     return r
 
 
+# The linalg functions NumPy computes in floating point: bool and integer
+# operands cast to float64 first (`_commonType`), as NumPy's.
+_LIN_INEXACT = {"inv", "solve", "det", "cholesky", "qr", "svd", "eigh", "eigvalsh", "slogdet",
+                "pinv", "matrix_rank", "svdvals", "vector_norm", "matrix_norm"}
+
+
 def _lin(name: str) -> Callable[..., Any]:
     f = getattr(_linalg, name)
+    arrays = (Tensor, _dn.Donated, np.ndarray)
 
     def lin(*args: Any, **kwargs: Any) -> Any:
+        if name in _LIN_INEXACT and builtins.any(
+            isinstance(a, arrays) and not np.issubdtype(_dtype_of(a), np.inexact) for a in args
+        ):
+            ops = [a for a in args if isinstance(a, arrays)]
+            cast = builtins.iter(_inexact(*ops))
+            args = tuple(next(cast) if isinstance(a, arrays) else a for a in args)
         return f(*(_as_tensor(a) if isinstance(a, np.ndarray) else a for a in args), **kwargs)
 
     lin.__name__ = lin.__qualname__ = name
     return lin
+
+
+def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True,
+        hermitian: bool = False) -> Any:
+    """NumPy's `linalg.svd`: `compute_uv=False` is the singular values
+    (`svdvals`)."""
+    if hermitian:
+        raise _refuse("linalg.svd", "hermitian=True")
+    x = a if isinstance(a, (Tensor, _dn.Donated)) and np.issubdtype(a.dtype, np.inexact) \
+        else _inexact(a)[0]
+    if not compute_uv:
+        return _linalg.svdvals(x)
+    return _linalg.svd(x, full_matrices=full_matrices)
 
 
 def implementation(name: str) -> Callable[..., Any]:
@@ -611,12 +734,13 @@ def _functions() -> dict[Any, Callable[..., Any]]:
         if f is not None:
             table[f] = here[n]
     table[np.linalg.norm] = norm
+    table[np.linalg.svd] = svd
     for n in ("inv", "solve", "det", "cholesky", "qr", "svd", "eigh", "eigvalsh",
               "slogdet", "pinv", "matrix_rank", "matrix_power", "svdvals",
               "vector_norm", "matrix_norm", "outer", "cross", "trace", "diagonal",
               "tensordot", "vecdot", "matrix_transpose"):
         f = getattr(np.linalg, n, None)
-        if f is not None and hasattr(_linalg, n):
+        if f is not None and hasattr(_linalg, n) and f not in table:
             table[f] = _lin(n)
     return table
 
