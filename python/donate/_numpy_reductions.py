@@ -82,7 +82,8 @@ def masked(name: str, a: Any, axis: Any, dtype: Any, out: Any, keepdims: Any,
                 "so to use a where mask one has to specify 'initial'"
             )
         mask = _dn.broadcast_to(_dn.astype(_as_tensor(where), _dn.bool), x.shape)
-        x = _dn.where(mask, x, init if identity is None else identity)
+        fill: Any = init if identity is None else identity
+        x = _dn.where(mask, x, fill)
     f = getattr(_dn, fname)
     if init is not None and x.size == 0:
         # Nothing reduced: `initial` itself, in the result's shape.
@@ -137,8 +138,8 @@ def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
         x = _as_tensor(a) if dt is None else _cast(a, dt)
         mask = _dn.broadcast_to(_dn.astype(_as_tensor(where), _dn.bool), x.shape)
         s = _dn.sum(_dn.where(mask, x, 0), axis=axis, keepdims=_flag(keepdims), dtype=x.dtype)
-        n = _dn.sum(mask, axis=axis, keepdims=_flag(keepdims))
-        r = _dn.astype(_dn.divide(s, n), s.dtype)
+        count = _dn.sum(mask, axis=axis, keepdims=_flag(keepdims))
+        r = _dn.astype(_dn.divide(s, count), s.dtype)
     elif dt is not None and not np.issubdtype(dt, np.inexact):
         # NumPy's `_mean` with an integer `dtype=`: the sum in that dtype,
         # divided by the count, converted back to it (truncated).
