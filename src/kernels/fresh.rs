@@ -51,6 +51,47 @@ pub(crate) fn copied<T: Element>(src: &[T]) -> Result<OwnedBuffer> {
     Ok(unsafe { out.assume_init() })
 }
 
+/// A new buffer holding `src` with `f` applied to each of its rows of
+/// `row` elements: each row is copied into its place and `f` runs on it
+/// there, in one loop (in parallel when large). The out-of-place form of a
+/// row op with an in-place kernel (softmax, layer norm), without a
+/// separate one-thread copy pass: each row is still in cache for `f`, and
+/// the new pages are first touched by the thread that computes them.
+pub(crate) fn rows_then<T: Element>(
+    src: &[T],
+    row: usize,
+    f: impl Fn(&mut [T]) + Sync + Send,
+) -> Result<OwnedBuffer> {
+    use rayon::prelude::*;
+
+    let mut out = UninitBuffer::<T>::new(src.len())?;
+    if row > 0 {
+        let one = |(d, s): (&mut [std::mem::MaybeUninit<T>], &[T])| {
+            for (d, s) in d.iter_mut().zip(s) {
+                d.write(*s);
+            }
+            // SAFETY: every element of `d` was just written: `d` and `s`
+            // are chunks of one length of two slices of one length.
+            let d = unsafe { &mut *(std::ptr::from_mut(d) as *mut [T]) };
+            f(d);
+        };
+        let dst = out.as_uninit_mut();
+        if super::parallel(src.len()) && src.len() > row {
+            super::parallel::install(|| {
+                dst.par_chunks_mut(row)
+                    .zip(src.par_chunks(row))
+                    .for_each(one);
+            });
+        } else {
+            dst.chunks_mut(row).zip(src.chunks(row)).for_each(one);
+        }
+    }
+    // SAFETY: the rows cover the buffer (`src.len()` elements, a whole
+    // number of rows; none when `row` is 0, for then `src` is empty), and
+    // each was written.
+    Ok(unsafe { out.assume_init() })
+}
+
 /// The view `layout` of `src` copied into C order.
 pub(crate) fn gathered<T: Element>(
     src: &[T],

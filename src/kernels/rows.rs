@@ -4,9 +4,12 @@
 
 use rayon::prelude::*;
 
+use super::fresh;
 use super::isa::{dispatch, Isa};
 use super::{parallel, KernelElement, UnaryOp};
+use crate::error::Result;
 use crate::kernels::parallel::install;
+use crate::memory::buffer::OwnedBuffer;
 
 /// Floating-point element types with row kernels.
 pub trait RowElement: KernelElement {
@@ -51,6 +54,28 @@ fn for_rows<T: Send>(buf: &mut [T], row: usize, f: impl Fn(&mut [T]) + Sync + Se
 pub(crate) fn softmax_inplace<T: RowElement>(buf: &mut [T], row: usize) {
     let isa = Isa::active();
     for_rows(buf, row, |r| dispatch!(isa, softmax_row::<T>(isa, r)));
+}
+
+/// Softmax of every row of `src` into a new buffer (see
+/// [`softmax_inplace`]; one pass over `src`, no separate copy).
+pub(crate) fn softmax_fresh<T: RowElement>(src: &[T], row: usize) -> Result<OwnedBuffer> {
+    let isa = Isa::active();
+    fresh::rows_then(src, row, |r| dispatch!(isa, softmax_row::<T>(isa, r)))
+}
+
+/// Layer normalisation of every row of `src` into a new buffer (see
+/// [`layer_norm_inplace`]).
+pub(crate) fn layer_norm_fresh<T: RowElement>(
+    src: &[T],
+    row: usize,
+    gamma: Option<&[T]>,
+    beta: Option<&[T]>,
+    eps: f64,
+) -> Result<OwnedBuffer> {
+    let isa = Isa::active();
+    fresh::rows_then(src, row, |r| {
+        dispatch!(isa, layer_norm_row::<T>(r, gamma, beta, eps));
+    })
 }
 
 /// Layer normalisation of every row of `buf`, in place:

@@ -1,8 +1,6 @@
 //! Row operations (softmax, layer norm) and matmul.
 
-use super::{
-    claim_target, copy_then, finish, outcome_of, reused, same_shape, typed_plan, Applied, Operand,
-};
+use super::{claim_target, finish, outcome_of, reused, same_shape, typed_plan, Applied, Operand};
 use crate::array::shape::matmul_shapes;
 use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
@@ -28,7 +26,7 @@ pub(crate) fn run_softmax<T: RowElement>(plan: &Plan, x: Operand<'_, T>) -> Resu
             rows::softmax_inplace(b, row);
             Ok(())
         },
-        |s| copy_then(s, |b| rows::softmax_inplace(b, row)),
+        |s| rows::softmax_fresh(s, row),
     )
 }
 
@@ -70,7 +68,7 @@ pub(crate) fn run_layer_norm<T: RowElement>(
             rows::layer_norm_inplace(buf, row, g, b, eps);
             Ok(())
         },
-        |s| copy_then(s, |buf| rows::layer_norm_inplace(buf, row, g, b, eps)),
+        |s| rows::layer_norm_fresh(s, row, g, b, eps),
     )
 }
 
