@@ -209,16 +209,18 @@ def where(condition: Any, x: Any = _NoValue, y: Any = _NoValue) -> Any:
 
 
 def _where_int(v: Any, other: Any) -> Any:
-    """A Python int beside an integer operand of `np.where`: NumPy casts it
-    to the result dtype unsafely (`np.where(m, uint8_t, -1)` holds 255,
-    an int too large for any NumPy integer is an `OverflowError`)."""
+    """A Python int beside an integer operand of `np.where`, converted as
+    the NumPy that runs converts it: NumPy 2.4 casts it to the result
+    dtype unsafely (`np.where(m, uint8_t, -1)` holds 255), later versions
+    raise `OverflowError`, and an int too large for any NumPy integer is an
+    `OverflowError` in both. NumPy itself is asked, on a 0-d probe."""
     if not isinstance(other, (Tensor, _dn.Donated)) or not isinstance(v, int) or isinstance(v, bool):
         return v
     dt = np.result_type(np.dtype(other.dtype), v)
     if dt != other.dtype or not np.issubdtype(dt, np.integer):
         return v
     with np.errstate(all="ignore"):
-        return _dn.asarray(np.asarray(v).astype(dt))
+        return _dn.asarray(np.where(np.True_, v, np.zeros((), dt)))
 
 
 def nonzero(a: Any) -> Any:
