@@ -71,8 +71,8 @@ pub use crate::array::dyn_tensor::check_scalar;
 pub use crate::array::layout::Coverage;
 pub(crate) use fresh::scalar_tensor as fresh_scalar;
 pub use fresh::FreshOp;
-pub use rules::check_in_place_cast;
 pub(crate) use rules::permute_axes;
+pub use target::check_in_place_cast;
 
 /// How an operand is offered to an operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -3,7 +3,9 @@
 //! parameter, which operands may receive the result, and the choice of
 //! the target among them.
 
-use super::target::{choose_target, plan_gathers, plan_target_in_place, Receives};
+use super::target::{
+    choose_target, in_place_cast_refused, plan_gathers, plan_target_in_place, Receives,
+};
 use super::{Allocation, Kind, Op, OperandDesc, Plan, Purpose, Reduction};
 use crate::array::dyn_tensor::{check_scalar, Scalar};
 use crate::array::element::DType;
@@ -195,31 +197,6 @@ pub(crate) fn reshape_target(numel: usize, dims: &[i64]) -> Result<Vec<usize>> {
 /// The normalised permutation of a [`Op::Permute`] over `shape`.
 pub(crate) fn permute_axes(shape: &[usize], axes: Option<&[isize]>) -> Result<Vec<usize>> {
     crate::array::shape::permutation(shape, axes)
-}
-
-/// NumPy's `same_kind` rule for writing an operation's `result` dtype
-/// into the `target` tensor it updates in place (`x op= y`, `out=`): an
-/// [`Error::InvalidOperand`] (a `TypeError` in Python) when refused.
-pub fn check_in_place_cast(op: &Op, result: DType, target: DType) -> Result<()> {
-    if result == target || DType::can_cast_same_kind(result, target) {
-        return Ok(());
-    }
-    Err(in_place_cast_refused(op, result, target))
-}
-
-/// The error of [`check_in_place_cast`]. (Built out of line: the eager
-/// binary ops' signature calling `check_in_place_cast` itself cost ~84
-/// instructions more per call of every binary op, `benches/percall.py
-/// --count`, though only an in-place op with a dtype change reaches it.)
-#[cold]
-fn in_place_cast_refused(op: &Op, result: DType, target: DType) -> Error {
-    invalid_operand(
-        op,
-        format!(
-            "the {result} result cannot be cast into the {target} tensor \
-             written in place (NumPy's same_kind casting)"
-        ),
-    )
 }
 
 fn binary_signature(
