@@ -126,12 +126,12 @@ F = "float32"
 
 
 UNARY_FLOAT = (
-    "abs acos acosh asin asinh atan atanh ceil conj cos cosh exp expm1 floor gelu imag isfinite isinf isnan "
+    "abs acos acosh asin asinh atan atanh cbrt ceil conj cos cosh exp expm1 floor gelu imag isfinite isinf isnan "
     "log log10 log1p log2 logical_not neg negative positive real reciprocal relu round sigmoid sign signbit "
     "sin sinh sqrt square tan tanh trunc"
 ).split()
 BINARY_FLOAT = (
-    "add atan2 copysign divide equal floor_divide greater greater_equal hypot less less_equal logaddexp "
+    "add atan2 copysign divide equal floor_divide fmod greater greater_equal hypot less less_equal logaddexp "
     "logical_and logical_or logical_xor maximum minimum multiply nextafter not_equal pow remainder subtract"
 ).split()
 BITWISE = "bitwise_and bitwise_left_shift bitwise_or bitwise_right_shift bitwise_xor".split()

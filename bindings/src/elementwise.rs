@@ -1,5 +1,6 @@
 //! The array API's element-wise functions ([`Func`]) as module functions:
-//! `donate.sin(x)`, `donate.equal(x1, x2)`, … Each translates its
+//! `donate.sin(x)`, `donate.equal(x1, x2)`, … (and NumPy's `cbrt` and
+//! `fmod`, which the standard lacks). Each translates its
 //! arguments (a tensor, `t.donate()`, a number or array-like data) and
 //! calls the one planner; dtypes, broadcasting and donation are decided
 //! there.
@@ -93,7 +94,7 @@ func_fns! {
     unary: [
         acos => Acos, acosh => Acosh, asin => Asin, asinh => Asinh, atan => Atan, atanh => Atanh,
         cos => Cos, cosh => Cosh, sin => Sin, sinh => Sinh, tan => Tan, expm1 => Expm1,
-        log1p => Log1p, log2 => Log2, log10 => Log10, reciprocal => Reciprocal, ceil => Ceil,
+        log1p => Log1p, log2 => Log2, log10 => Log10, reciprocal => Reciprocal, cbrt => Cbrt, ceil => Ceil,
         floor => Floor, round => Round, trunc => Trunc, sign => Sign, square => Square,
         positive => Positive, conj => Conj, real => Real, imag => Imag, isnan => IsNan, isinf => IsInf, isfinite => IsFinite,
         signbit => Signbit, logical_not => LogicalNot, bitwise_invert => BitwiseInvert,
@@ -101,6 +102,7 @@ func_fns! {
     binary: [
         atan2 => Atan2, copysign => Copysign, hypot => Hypot, logaddexp => Logaddexp,
         nextafter => Nextafter, floor_divide => FloorDivide, remainder => Remainder, pow => Pow,
+        fmod => Fmod,
         equal => Equal, not_equal => NotEqual, less => Less, less_equal => LessEqual,
         greater => Greater, greater_equal => GreaterEqual, logical_and => LogicalAnd,
         logical_or => LogicalOr, logical_xor => LogicalXor, bitwise_and => BitwiseAnd,

@@ -1,7 +1,8 @@
 //! The array API standard's element-wise functions beyond the hot
 //! [`UnaryOp`](super::UnaryOp)s and [`BinaryOp`](super::BinaryOp)s:
 //! trigonometry, rounding, comparisons, logical and bitwise operations,
-//! and the tests (`isnan`, …) whose result is bool.
+//! and the tests (`isnan`, …) whose result is bool; and two of NumPy's
+//! beyond the standard, `cbrt` and `fmod`.
 //!
 //! Each function is a closure over one element, applied by the generic
 //! loops below; the compiler inlines it and vectorises what it can for
@@ -24,7 +25,8 @@ use std::mem::MaybeUninit;
 use super::elementwise::Side;
 use crate::array::element::Element;
 
-/// An element-wise function of the array API standard.
+/// An element-wise function of the array API standard (or one of NumPy's
+/// that the standard lacks: `cbrt`, `fmod`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Func {
     // one operand, float math
@@ -44,6 +46,8 @@ pub enum Func {
     Log2,
     Log10,
     Reciprocal,
+    /// The real cube root (NumPy's `cbrt`; not in the standard).
+    Cbrt,
     // one operand, numeric, same dtype
     Ceil,
     Floor,
@@ -76,6 +80,10 @@ pub enum Func {
     FloorDivide,
     Remainder,
     Pow,
+    /// C's `fmod` (NumPy's; not in the standard): the remainder of the
+    /// quotient truncated toward zero, with the dividend's sign; exact for
+    /// floats, 0 for an integer divisor of 0 (NumPy's result; it warns).
+    Fmod,
     // two operands, bool result
     Equal,
     NotEqual,
@@ -115,7 +123,7 @@ pub enum FuncKind {
 
 impl Func {
     /// Every function.
-    pub const ALL: [Func; 54] = {
+    pub const ALL: [Func; 56] = {
         use Func::*;
         [
             Acos,
@@ -134,6 +142,7 @@ impl Func {
             Log2,
             Log10,
             Reciprocal,
+            Cbrt,
             Ceil,
             Floor,
             Round,
@@ -158,6 +167,7 @@ impl Func {
             FloorDivide,
             Remainder,
             Pow,
+            Fmod,
             Equal,
             NotEqual,
             Less,
@@ -180,7 +190,7 @@ impl Func {
         use Func::*;
         match self {
             Atan2 | Copysign | Hypot | Logaddexp | Nextafter | FloorDivide | Remainder | Pow
-            | Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual | LogicalAnd
+            | Fmod | Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual | LogicalAnd
             | LogicalOr | LogicalXor | BitwiseAnd | BitwiseOr | BitwiseXor | BitwiseLeftShift
             | BitwiseRightShift => 2,
             _ => 1,
@@ -192,10 +202,10 @@ impl Func {
         use Func::*;
         match self {
             Acos | Acosh | Asin | Asinh | Atan | Atanh | Cos | Cosh | Sin | Sinh | Tan | Expm1
-            | Log1p | Log2 | Log10 | Reciprocal | Atan2 | Copysign | Hypot | Logaddexp
+            | Log1p | Log2 | Log10 | Reciprocal | Cbrt | Atan2 | Copysign | Hypot | Logaddexp
             | Nextafter => FuncKind::FloatMath,
             Ceil | Floor | Round | Trunc | Sign | Square | Positive | Conj | Real | Imag
-            | FloorDivide | Remainder | Pow => FuncKind::Numeric,
+            | FloorDivide | Remainder | Pow | Fmod => FuncKind::Numeric,
             IsNan | IsInf | IsFinite | Signbit => FuncKind::Test,
             Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual => FuncKind::Compare,
             LogicalNot | LogicalAnd | LogicalOr | LogicalXor => FuncKind::Logical,
@@ -212,7 +222,7 @@ impl Func {
         )
     }
 
-    /// The array API's name.
+    /// The array API's name (NumPy's where the standard has none).
     pub const fn name(self) -> &'static str {
         use Func::*;
         match self {
@@ -232,6 +242,7 @@ impl Func {
             Log2 => "log2",
             Log10 => "log10",
             Reciprocal => "reciprocal",
+            Cbrt => "cbrt",
             Ceil => "ceil",
             Floor => "floor",
             Round => "round",
@@ -256,6 +267,7 @@ impl Func {
             FloorDivide => "floor_divide",
             Remainder => "remainder",
             Pow => "pow",
+            Fmod => "fmod",
             Equal => "equal",
             NotEqual => "not_equal",
             Less => "less",
@@ -573,7 +585,7 @@ macro_rules! float_funcs {
                 Cos => |x: $t| x.cos(), Cosh => |x: $t| x.cosh(), Sin => |x: $t| x.sin(),
                 Sinh => |x: $t| x.sinh(), Tan => |x: $t| x.tan(), Expm1 => |x: $t| x.exp_m1(),
                 Log1p => |x: $t| x.ln_1p(), Log2 => |x: $t| x.log2(), Log10 => |x: $t| x.log10(),
-                Reciprocal => |x: $t| 1.0 / x,
+                Reciprocal => |x: $t| 1.0 / x, Cbrt => |x: $t| x.cbrt(),
                 Ceil => |x: $t| x.ceil(), Floor => |x: $t| x.floor(),
                 Round => |x: $t| x.round_ties_even(), Trunc => |x: $t| x.trunc(),
                 Sign => |x: $t| if x > 0.0 { 1.0 } else if x < 0.0 { -1.0 } else if x.is_nan() { x } else { 0.0 },
@@ -595,6 +607,9 @@ macro_rules! float_funcs {
                     }
                 },
                 FloorDivide => $div, Remainder => $rem, Pow => |a: $t, b: $t| a.powf(b),
+                // Rust's `%` of floats is C's `fmod`: exact, NaN for a zero
+                // divisor or an infinite dividend.
+                Fmod => |a: $t, b: $t| a % b,
             ],
             test: [
                 IsNan => |x: $t| x.is_nan(), IsInf => |x: $t| x.is_infinite(),
@@ -673,6 +688,9 @@ macro_rules! int_funcs {
                     }
                 },
                 Pow => $pow,
+                // C's `%`: the dividend's sign; 0 for a zero divisor, and
+                // `MIN % -1` is 0 (wrapping), as NumPy's.
+                Fmod => |a: $t, b: $t| if b == 0 { 0 } else { a.wrapping_rem(b) },
                 BitwiseAnd => |a: $t, b: $t| a & b, BitwiseOr => |a: $t, b: $t| a | b,
                 BitwiseXor => |a: $t, b: $t| a ^ b,
                 // NumPy: a shift by the width or more gives 0 (-1 shifting a

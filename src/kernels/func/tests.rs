@@ -74,3 +74,36 @@ fn unsupported_pairs_report_false() {
     let mut b = [MaybeUninit::uninit()];
     assert!(!bool::map_same(Func::Square, &[true], &mut b));
 }
+
+#[test]
+fn fmod_keeps_the_dividends_sign_and_is_exact() {
+    assert_eq!(bin(Func::Fmod, -7_i32, 2), -1);
+    assert_eq!(bin(Func::Fmod, 7_i32, -2), 1);
+    assert_eq!(bin(Func::Fmod, 7_u8, 0), 0);
+    assert_eq!(bin(Func::Fmod, i8::MIN, -1), 0);
+    assert_eq!(bin(Func::Fmod, -7.5_f64, 2.0), -1.5);
+    assert_eq!(bin(Func::Fmod, 7.5_f32, -2.0), 1.5);
+    // Exact where `a - trunc(a / b) * b` is not (5 / 0.1 rounds to 50,
+    // which would give 0; 0.1 is a little above a tenth).
+    assert_eq!(bin(Func::Fmod, 5.0_f64, 0.1), 0.099_999_999_999_999_73);
+    assert!(bin(Func::Fmod, -0.0_f64, 3.0).is_sign_negative());
+    assert!(bin(Func::Fmod, 1.0_f64, 0.0).is_nan());
+    assert!(bin(Func::Fmod, f32::INFINITY, 2.0).is_nan());
+    assert_eq!(bin(Func::Fmod, 1.0_f64, f64::INFINITY), 1.0);
+}
+
+#[test]
+fn cbrt_of_negatives_and_specials() {
+    assert_eq!(un(Func::Cbrt, -27.0_f64), -3.0);
+    assert_eq!(un(Func::Cbrt, 8.0_f32), 2.0);
+    assert!(un(Func::Cbrt, -0.0_f64).is_sign_negative());
+    assert_eq!(un(Func::Cbrt, f64::NEG_INFINITY), f64::NEG_INFINITY);
+    assert!(un(Func::Cbrt, f32::NAN).is_nan());
+}
+
+#[test]
+fn every_function_is_listed_once_under_a_distinct_name() {
+    let names: std::collections::HashSet<_> = Func::ALL.iter().map(|f| f.name()).collect();
+    assert_eq!(names.len(), Func::ALL.len());
+    assert!(names.contains("cbrt") && names.contains("fmod"));
+}

