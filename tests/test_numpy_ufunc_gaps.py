@@ -165,3 +165,46 @@ def test_cbrt_of_integers_and_bool_in_numpys_float(dtype: np.dtype) -> None:
     if want.dtype == np.float16:  # held as float32: NumPy's values in float32
         want = np.cbrt(x.astype(np.float32))
     check(np.cbrt(tensor(x)), want, ulps=1)
+
+
+# ----------------------------------------------------------------- frexp ---
+
+def _every_exponent(dtype: np.dtype) -> np.ndarray:
+    """Powers of two, their neighbours and the subnormals of `dtype`, both
+    signs, with the specials."""
+    fi = np.finfo(dtype)
+    with quiet():
+        p = np.ldexp(np.ones(1, dtype), np.arange(fi.minexp - fi.nmant, fi.maxexp, dtype=np.int32))
+        x = np.concatenate([p, np.nextafter(p, dtype.type(0)), np.nextafter(p, dtype.type(np.inf)),
+                            p * dtype.type(1.7), [fi.max, fi.smallest_normal, fi.smallest_subnormal]])
+        x = np.concatenate([x, -x, SPECIAL]).astype(dtype)
+    return x
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_frexp_of_floats_gives_numpys_mantissa_and_int32_exponent(dtype: np.dtype) -> None:
+    got, want = both(np.frexp, _every_exponent(dtype))
+    assert want[1].dtype == np.int32
+    check(got, want)
+
+
+@given(hnp.arrays(st.sampled_from(FLOATS), 30, elements=st.floats(allow_subnormal=True, width=32)))
+@settings(max_examples=60, deadline=None)
+def test_frexp_matches_numpy_on_any_floats(x: np.ndarray) -> None:
+    check(*both(np.frexp, x))
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(np.bool_), *INTS])
+def test_frexp_of_integers_and_bool_in_numpys_float(dtype: np.dtype) -> None:
+    x = np.array([0, 1, 3, 8, 100, 127]).astype(dtype)
+    check(*both(np.frexp, x))
+
+
+def test_frexp_out_and_shapes() -> None:
+    x = np.array([[0.5, -3.0, 1e-310], [np.inf, 6.0, -0.0]])
+    m, e = tensor(np.zeros_like(x)), tensor(np.zeros(x.shape, np.int32))
+    r = np.frexp(tensor(x), out=(m, e))
+    assert r[0] is m and r[1] is e
+    check((m, e), np.frexp(x))
+    check(np.frexp(tensor(np.float32(12.0))), np.frexp(np.array(np.float32(12.0))))
+    check(np.frexp(tensor(np.zeros((0, 3)))), np.frexp(np.zeros((0, 3))))

@@ -165,6 +165,29 @@ def _modf(x: Any) -> Any:
     return _dn.copysign(_dn.where(_dn.isinf(x), 0, _dn.subtract(x, whole)), x), whole
 
 
+def _frexp(x: Any) -> Any:
+    # C's frexp: `x = m * 2**e` with 0.5 <= |m| < 1, in NumPy's float for
+    # `x`'s dtype (float16 held as float32), `e` int32; 0, infinities and
+    # NaN are their own mantissa, with exponent 0. `e` starts from
+    # `floor(log2|x|) + 1`, which `log2`'s rounding can leave one off:
+    # corrected once `m` shows it. Every step is exact: `m` is `x` scaled
+    # by powers of two, in two halves so that neither overflows (a
+    # subnormal `x` needs up to 2**1074).
+    dt = np.frexp.resolve_dtypes((np.dtype(x.dtype), None, None))[0]
+    dt = np.dtype(np.float32) if dt == np.float16 else dt
+    if x.dtype != dt:
+        x = _dn.astype(x, dt)
+    finite = _dn.logical_and(_dn.isfinite(x), _dn.not_equal(x, 0))
+    e = _dn.add(_dn.floor(_dn.log2(_dn.where(finite, _dn.abs(x), 1))), 1)
+    half = _dn.floor(_dn.multiply(e, 0.5))
+    m = _dn.multiply(_dn.multiply(x, _dn.pow(2.0, _dn.negative(half))),
+                     _dn.pow(2.0, _dn.subtract(half, e)))
+    big, small = _dn.greater_equal(_dn.abs(m), 1), _dn.less(_dn.abs(m), 0.5)
+    m = _dn.where(big, _dn.multiply(m, 0.5), _dn.where(small, _dn.multiply(m, 2), m))
+    e = _dn.add(e, _dn.subtract(_dn.astype(big, dt), _dn.astype(small, dt)))
+    return _dn.where(finite, m, x), _dn.astype(_dn.where(finite, e, 0), _dn.int32)
+
+
 def _nan_ignoring(extreme: Callable[..., Any]) -> Callable[..., Any]:
     """`fmax`/`fmin`: `maximum`/`minimum` where neither is NaN, else the
     other operand (NaN only where both are)."""
@@ -180,6 +203,7 @@ def _nan_ignoring(extreme: Callable[..., Any]) -> Callable[..., Any]:
 _COMPOSED: dict[str, Callable[..., Any]] = {
     "divmod": _divmod,
     "modf": _modf,
+    "frexp": _frexp,
     "fmax": _nan_ignoring(_dn.maximum),
     "fmin": _nan_ignoring(_dn.minimum),
 }
