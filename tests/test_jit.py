@@ -1576,6 +1576,7 @@ def test_planned_peak_at_most_eager_and_measured_at_most_planned(name: str, dona
     assert ma.temp_size_in_bytes >= 0
     assert ma.peak_memory_in_bytes >= argbytes
     assert ma.peak_memory_in_bytes <= eager_peak, (ma.peak_memory_in_bytes, eager_peak)
+    assert argbytes <= ma.peak_lower_bound_in_bytes <= ma.peak_memory_in_bytes, low.as_text()
     with quiet_donation():
         jf(*(donate.tensor(a) for a in arrays))  # warm: traced by lower, but run once
         jit_peak, got = measured_peak(jf, tuple(donate.tensor(a) for a in arrays))
@@ -1595,6 +1596,9 @@ def test_donated_relu_chain_plans_one_buffer() -> None:
     plain = donate.jit(relu_chain).lower(donate.tensor(a)).memory_analysis()
     assert plain.alias_size_in_bytes == 0
     assert plain.peak_memory_in_bytes == 2 * a.nbytes
+    # Both plans are as tight as any plan of the chain can be.
+    assert ma.peak_lower_bound_in_bytes == a.nbytes
+    assert plain.peak_lower_bound_in_bytes == 2 * a.nbytes
     eager_peak, _ = measured_peak(relu_chain, (donate.tensor(a),))
     assert ma.peak_memory_in_bytes < eager_peak
     x = donate.tensor(a)

@@ -207,6 +207,8 @@ def test_jit_runs_generated_programs_as_eager_code_does(prog: Any, seed: int, da
                 unchanged(a, arr)
             return
         planned = lowered.memory_analysis().peak_memory_in_bytes
+        # No plan of this order of equations needs less than the bound.
+        assert lowered.memory_analysis().peak_lower_bound_in_bytes <= planned, lowered.as_text()
         consumed = {k for _, k in lowered.aliases} | set(lowered.donors)
         assert consumed <= set(donated)
         if not donated and not mutated:
@@ -517,6 +519,8 @@ def test_jit_writes_through_views_as_eager_code_does(prog: Any, seed: int, data:
                 unchanged(a, arrays[k])
             return
         planned = lowered.memory_analysis().peak_memory_in_bytes
+        # No plan of this order of equations needs less than the bound.
+        assert lowered.memory_analysis().peak_lower_bound_in_bytes <= planned, lowered.as_text()
         consumed = {k for _, k in lowered.aliases} | set(lowered.donors)
         assert consumed <= set(donated)
         mismatches = donate.memory_stats()["plan_mismatches"]

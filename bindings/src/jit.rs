@@ -410,14 +410,17 @@ pub(crate) struct PyMemoryAnalysis {
     /// The most bytes live at once during a call: arguments, constants,
     /// intermediates and outputs.
     peak_memory_in_bytes: usize,
+    /// The least any plan of the same order of equations could peak at:
+    /// the bytes liveness needs at the busiest equation. Not a JAX field.
+    peak_lower_bound_in_bytes: usize,
 }
 
 #[pymethods]
 impl PyMemoryAnalysis {
     fn __repr__(&self) -> String {
         format!(
-            "MemoryAnalysis(argument_size_in_bytes={}, output_size_in_bytes={}, alias_size_in_bytes={}, temp_size_in_bytes={}, peak_memory_in_bytes={})",
-            self.argument_size_in_bytes, self.output_size_in_bytes, self.alias_size_in_bytes, self.temp_size_in_bytes, self.peak_memory_in_bytes
+            "MemoryAnalysis(argument_size_in_bytes={}, output_size_in_bytes={}, alias_size_in_bytes={}, temp_size_in_bytes={}, peak_memory_in_bytes={}, peak_lower_bound_in_bytes={})",
+            self.argument_size_in_bytes, self.output_size_in_bytes, self.alias_size_in_bytes, self.temp_size_in_bytes, self.peak_memory_in_bytes, self.peak_lower_bound_in_bytes
         )
     }
 }
@@ -444,7 +447,8 @@ impl PyLowered {
 
     /// The planned memory, under JAX's names: arguments, outputs, the
     /// outputs written into donated arguments, the most intermediate bytes
-    /// live at once, and the peak of a call.
+    /// live at once, and the peak of a call; and the peak's lower bound
+    /// (the least any plan of this order of equations needs).
     fn memory_analysis(&self) -> PyMemoryAnalysis {
         let m = self.lowered.memory;
         PyMemoryAnalysis {
@@ -453,6 +457,7 @@ impl PyLowered {
             alias_size_in_bytes: m.alias_size_in_bytes,
             temp_size_in_bytes: m.temp_size_in_bytes,
             peak_memory_in_bytes: m.peak_memory_in_bytes,
+            peak_lower_bound_in_bytes: m.peak_lower_bound_in_bytes,
         }
     }
 

@@ -30,8 +30,6 @@
 //! reason (the planner's refusal at its last use), and is left alone when
 //! the program runs.
 
-use std::fmt::Write as _;
-
 use smallvec::SmallVec;
 
 use super::print::{jaxpr_name, Names};
@@ -114,6 +112,21 @@ pub struct MemoryAnalysis {
     /// The most bytes live at once during a call: arguments (a donated one
     /// until its buffer dies), constants, intermediates and outputs.
     pub peak_memory_in_bytes: usize,
+    /// The least any plan of the same order of equations could peak at
+    /// (see [`bound`](super::bound)); never above the peak.
+    pub peak_lower_bound_in_bytes: usize,
+}
+
+impl MemoryAnalysis {
+    /// The planned peak as a multiple of its lower bound (1.0: no plan of
+    /// this order of equations needs less).
+    pub fn peak_over_bound(&self) -> f64 {
+        if self.peak_lower_bound_in_bytes == 0 {
+            1.0
+        } else {
+            self.peak_memory_in_bytes as f64 / self.peak_lower_bound_in_bytes as f64
+        }
+    }
 }
 
 /// A program with every buffer planned. See the [module docs](self).
@@ -142,10 +155,10 @@ pub struct Lowered {
 }
 
 /// Liveness facts of a program.
-struct Liveness {
+pub(super) struct Liveness {
     /// Per variable: the last equation reading it (`None`: never read).
-    last: Vec<Option<usize>>,
-    output: Vec<bool>,
+    pub(super) last: Vec<Option<usize>>,
+    pub(super) output: Vec<bool>,
 }
 
 impl Liveness {
@@ -567,6 +580,8 @@ fn finish(program: Program, donated: &[bool], w: Walked) -> Lowered {
     let output_size: usize = p.outputs.iter().map(|&v| nbytes(v)).sum();
     let alias_size: usize = aliases.iter().map(|&(o, _)| nbytes(p.outputs[o])).sum();
     let temp = temp_peak(p, &steps, &live, &var_buffer, &buffers);
+    let plans: Vec<&crate::plan::Plan> = steps.iter().map(|s| &s.plan).collect();
+    let bound = super::bound::peak_lower_bound(p, donated, &live, &plans);
     Lowered {
         memory: MemoryAnalysis {
             argument_size_in_bytes: argument_size,
@@ -574,6 +589,7 @@ fn finish(program: Program, donated: &[bool], w: Walked) -> Lowered {
             alias_size_in_bytes: alias_size,
             temp_size_in_bytes: temp,
             peak_memory_in_bytes: peak,
+            peak_lower_bound_in_bytes: bound,
         },
         program,
         donated: donated.to_vec(),
@@ -673,86 +689,6 @@ fn unusable_reason(p: &Program, steps: &[Step], live: &Liveness, v: Var) -> Stri
 }
 
 impl Lowered {
-    /// The plan as text: a header in XLA's syntax (`input_output_alias`,
-    /// `buffer_donor`), then every equation with the buffer it writes.
-    pub fn as_text(&self, name: &str) -> String {
-        let p = &self.program;
-        let names = Names::new(p);
-        let aliases: Vec<String> = self
-            .aliases
-            .iter()
-            .map(|(o, k)| format!("{{{o}}}: ({k}, {{}}, must-alias)"))
-            .collect();
-        let donors: Vec<String> = self.donors.iter().map(|k| format!("({k}, {{}})")).collect();
-        let mut s = format!("HloModule jit_{name}");
-        if !aliases.is_empty() {
-            let _ = write!(s, ", input_output_alias={{ {} }}", aliases.join(", "));
-        }
-        if !donors.is_empty() {
-            let _ = write!(s, ", buffer_donor={{ {} }}", donors.join(", "));
-        }
-        let m = &self.memory;
-        let _ = write!(
-            s,
-            "\n// arguments {} B, outputs {} B (aliased {} B), temporaries {} B, peak {} B",
-            m.argument_size_in_bytes,
-            m.output_size_in_bytes,
-            m.alias_size_in_bytes,
-            m.temp_size_in_bytes,
-            m.peak_memory_in_bytes
-        );
-        let list = |vs: &[Var]| {
-            vs.iter()
-                .map(|&v| names.typed(p, v))
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        let sep = if p.consts.is_empty() { "" } else { " " };
-        let _ = write!(
-            s,
-            "\n{{ lambda {}{sep}; {}. let",
-            list(&p.consts),
-            list(&p.inputs)
-        );
-        for ((e, st), live) in p.eqns.iter().zip(&self.steps).zip(&self.live_bytes) {
-            let line = names.eqn(p, e);
-            let place = match st.write {
-                Write::InPlace { arg } => format!("in place over {}", names.atom(&e.args[arg])),
-                Write::View => "a view of its argument's buffer".into(),
-                Write::Buffer {
-                    buffer,
-                    reused: false,
-                } => format!(
-                    "new buffer #{buffer} ({} B)",
-                    self.buffers[buffer as usize].bytes
-                ),
-                Write::Buffer {
-                    buffer,
-                    reused: true,
-                } => {
-                    let from = match self.buffers[buffer as usize].origin {
-                        Origin::Input(k) => format!("argument {k}"),
-                        Origin::Alloc(j) => names.get(p.eqns[j].out).to_string(),
-                        Origin::Const(_) => "a constant".into(),
-                    };
-                    format!(
-                        "reuses buffer #{buffer} of {from} ({} B)",
-                        self.buffers[buffer as usize].bytes
-                    )
-                }
-            };
-            let _ = write!(s, "\n    {line:<60} # {place}; {live} B live");
-        }
-        let outs: Vec<&str> = p.outputs.iter().map(|&v| names.get(v)).collect();
-        let _ = write!(
-            s,
-            "\n  in ({}{}) }}",
-            outs.join(", "),
-            if outs.len() == 1 { "," } else { "" }
-        );
-        s
-    }
-
     /// How a call supplies each argument, from its description (holders,
     /// coverage, identity), as the eager planner decides an offered
     /// operand: an argument the program consumes (a donated alias or

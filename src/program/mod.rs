@@ -47,9 +47,11 @@
 //! # Ok::<(), donate::Error>(())
 //! ```
 
+mod bound;
 mod lower;
 mod print;
 mod run;
+mod text;
 
 use std::sync::Arc;
 
