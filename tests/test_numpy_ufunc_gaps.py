@@ -208,3 +208,66 @@ def test_frexp_out_and_shapes() -> None:
     check((m, e), np.frexp(x))
     check(np.frexp(tensor(np.float32(12.0))), np.frexp(np.array(np.float32(12.0))))
     check(np.frexp(tensor(np.zeros((0, 3)))), np.frexp(np.zeros((0, 3))))
+
+
+# ------------------------------------------------------------ accumulate ---
+
+ACC = [np.maximum, np.minimum, np.add, np.multiply]
+ACC_IDS = [u.__name__ for u in ACC]
+
+
+@pytest.mark.parametrize("ufunc", ACC, ids=ACC_IDS)
+@pytest.mark.parametrize("dtype", [np.dtype(np.bool_), *INTS, *FLOATS], ids=str)
+def test_accumulate_in_numpys_dtype(ufunc: np.ufunc, dtype: np.dtype) -> None:
+    x = np.array([[3, 1, 4, 1], [5, 9, 2, 6], [0, 7, 1, 8]]).astype(dtype)
+    for kw in ({}, {"axis": 0}, {"axis": 1}, {"axis": -1}):
+        check(*both(lambda a: ufunc.accumulate(a, **kw), x))
+
+
+@pytest.mark.parametrize("ufunc", [np.maximum, np.minimum], ids=["maximum", "minimum"])
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_running_extremes_propagate_nan_and_keep_numpys_signed_zero(ufunc: np.ufunc, dtype: np.dtype) -> None:
+    for x in ([1.0, np.nan, 3.0, -np.inf], [np.nan, 1.0], [-np.inf, 2.0, np.inf, 0.5],
+              [0.0, -0.0, 0.0, -0.0], [-0.0, 0.0, -0.0]):
+        check(*both(ufunc.accumulate, np.array(x, dtype)))
+
+
+@given(hnp.arrays(st.sampled_from([np.dtype(np.int16), np.dtype(np.uint32), *FLOATS]),
+                  hnp.array_shapes(min_dims=1, max_dims=3, max_side=5),
+                  elements={"allow_subnormal": True}),
+       st.sampled_from([np.maximum, np.minimum]), st.integers(-3, 2))
+@settings(max_examples=80, deadline=None)
+def test_running_extremes_match_numpy(x: np.ndarray, ufunc: np.ufunc, axis: int) -> None:
+    axis = axis % x.ndim
+    check(*both(lambda a: ufunc.accumulate(a, axis=axis), x))
+
+
+@pytest.mark.parametrize("ufunc", ACC, ids=ACC_IDS)
+def test_accumulate_keywords(ufunc: np.ufunc) -> None:
+    x = np.array([[3, -1, 4], [1, -5, 9]], np.int16)
+    check(*both(lambda a: ufunc.accumulate(a, axis=1, dtype=np.float32), x))
+    out = tensor(np.zeros((2, 3), np.float64))
+    assert ufunc.accumulate(tensor(x), axis=1, out=out) is out
+    check(out, ufunc.accumulate(x, axis=1).astype(np.float64))
+    for bad in (lambda a: ufunc.accumulate(a[0, 0]),  # 0-d: "cannot accumulate on a scalar"
+                lambda a: ufunc.accumulate(a, axis=2),
+                lambda a: ufunc.accumulate(a, axis=(0, 1))):
+        with pytest.raises(Exception) as want:
+            bad(x)
+        with pytest.raises(type(want.value)):
+            bad(tensor(x))
+
+
+def test_running_extreme_takes_a_donated_buffer_and_traces() -> None:
+    x = np.array([[3.0, -1.0, 4.0], [1.0, 5.0, -9.0]])
+    t = tensor(x)
+    p = t.data_ptr()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", donate.DonationWarning)
+        r = np.maximum.accumulate(t.donate(), axis=1)
+    assert r.data_ptr() == p and t.is_donated
+    check(r, np.maximum.accumulate(x, axis=1))
+    f = donate.jit(lambda a: np.minimum.accumulate(a * 2.0, axis=0))
+    check(f(tensor(x)), np.minimum.accumulate(x * 2.0, axis=0))
+    check(f(tensor(-x)), np.minimum.accumulate(-x * 2.0, axis=0))
+    assert f.trace_count == 1

@@ -3,7 +3,9 @@
 //! `fmod`, which the standard lacks). Each translates its
 //! arguments (a tensor, `t.donate()`, a number or array-like data) and
 //! calls the one planner; dtypes, broadcasting and donation are decided
-//! there.
+//! there. Beside them, the running maximum and minimum that NumPy's
+//! `maximum.accumulate` and `minimum.accumulate` of a tensor call
+//! (`_cumulative_max`, `_cumulative_min`: not in the namespace).
 
 use pyo3::prelude::*;
 use smallvec::smallvec;
@@ -11,6 +13,8 @@ use smallvec::smallvec;
 use super::operands::call;
 use super::ownership::{require_input, require_tensor};
 use super::tensor::PyTensor;
+use donate::functions::cumulative::Running;
+use donate::functions::lane_ops::LaneOp;
 use donate::kernels::Func;
 use donate::plan::Op;
 
@@ -39,6 +43,8 @@ macro_rules! func_fns {
         pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             m.add_function(wrap_pyfunction!(r#where, m)?)?;
             m.add_function(wrap_pyfunction!(clip, m)?)?;
+            m.add_function(wrap_pyfunction!(cumulative_max, m)?)?;
+            m.add_function(wrap_pyfunction!(cumulative_min, m)?)?;
             $(m.add_function(wrap_pyfunction!($u, m)?)?;)*
             $(m.add_function(wrap_pyfunction!($b, m)?)?;)*
             Ok(())
@@ -88,6 +94,39 @@ pub(crate) fn clip<'py>(
         },
         ins,
     )
+}
+
+/// A running extreme of `x` along `axis`, a planned operation as
+/// `cumulative_sum` is (a temporary or donated `x` receives it).
+fn running_extreme(
+    x: &Bound<'_, PyAny>,
+    running: Running,
+    axis: Option<isize>,
+) -> PyResult<PyTensor> {
+    let op = Op::Lane(Box::new(LaneOp::Running {
+        running,
+        axis,
+        dtype: None,
+        include_initial: false,
+    }));
+    call(x.py(), &op, smallvec![require_tensor(x, running.name())?])
+}
+
+/// The running maximum of `x` along `axis` (required unless `x` is 1-d)
+/// in `x`'s dtype, NaN from the first NaN on: NumPy's
+/// `maximum.accumulate`, which calls it.
+#[pyfunction]
+#[pyo3(name = "_cumulative_max", signature = (x, /, *, axis = None))]
+pub(crate) fn cumulative_max(x: &Bound<'_, PyAny>, axis: Option<isize>) -> PyResult<PyTensor> {
+    running_extreme(x, Running::Max, axis)
+}
+
+/// The running minimum of `x` along `axis` (as `_cumulative_max`):
+/// NumPy's `minimum.accumulate`.
+#[pyfunction]
+#[pyo3(name = "_cumulative_min", signature = (x, /, *, axis = None))]
+pub(crate) fn cumulative_min(x: &Bound<'_, PyAny>, axis: Option<isize>) -> PyResult<PyTensor> {
+    running_extreme(x, Running::Min, axis)
 }
 
 func_fns! {

@@ -29,6 +29,8 @@ __all__ = [
     "_Timeline",
     "_Trace",
     "_check_device",
+    "_cumulative_max",
+    "_cumulative_min",
     "_unique",
     "abs",
     "acos",
@@ -676,6 +678,8 @@ def cumulative_sum(
 def cumulative_prod(
     x: _Operand, /, *, axis: int | None = None, dtype: _DTypeLike | None = None, include_initial: bool = False
 ) -> Tensor: ...
+def _cumulative_max(x: _Operand, /, *, axis: int | None = None) -> Tensor: ...
+def _cumulative_min(x: _Operand, /, *, axis: int | None = None) -> Tensor: ...
 def diff(
     x: _Operand, /, *, axis: int = -1, n: int = 1, prepend: _Operand | None = None, append: _Operand | None = None
 ) -> Tensor: ...

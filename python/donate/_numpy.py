@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 
 import donate as _dn  # the namespace; complete when this module loads (last in __init__)
+from . import _core
 from . import _numpy_functions as _f
 from . import _numpy_reductions as _red
 from ._numpy_operands import (
@@ -61,6 +62,7 @@ from ._numpy_operands import (
     _dtype,
     _dtype_of,
     _flag,
+    _ndim_of,
     _is,
     _operand,
     _refuse,
@@ -104,7 +106,14 @@ _REDUCE = {
     "logical_and": ("all", False),
     "logical_or": ("any", False),
 }
-_ACCUMULATE = {"add": "cumulative_sum", "multiply": "cumulative_prod"}
+# NumPy ufunc -> (donate's running operation, whether it takes `dtype`),
+# for `ufunc.accumulate`; the extremes keep the dtype (`dtype=` casts first).
+_ACCUMULATE: dict[str, tuple[Callable[..., Any], bool]] = {
+    "add": (_dn.cumulative_sum, True),
+    "multiply": (_dn.cumulative_prod, True),
+    "maximum": (_core._cumulative_max, False),
+    "minimum": (_core._cumulative_min, False),
+}
 
 # `np.add(t, u, out=t)`: the in-place operator, so that `t`'s buffer is
 # written directly (no result buffer first).
@@ -312,11 +321,21 @@ def _ufunc_reduce(
     if given:
         raise _refuse(f"{name}.{method}", "initial=" if _is(where, _NoValue, True) else "where=")
     if method == "accumulate":
-        fname = _ACCUMULATE.get(name)
-        if fname is None or keepdims:
+        acc = _ACCUMULATE.get(name)
+        if acc is None or keepdims:
             return NotImplemented
-        x = _donatable(inputs[0], out)
-        r = getattr(_dn, fname)(x, axis=axis, dtype=_dtype(dtype))
+        running, takes_dtype = acc
+        if _ndim_of(inputs[0]) == 0:
+            raise TypeError(f"numpy.{name}.accumulate: cannot accumulate on a scalar (a 0-d tensor)")
+        if isinstance(axis, tuple):
+            if len(axis) != 1:
+                raise ValueError(f"numpy.{name}.accumulate: accumulate does not allow multiple axes")
+            (axis,) = axis
+        if takes_dtype or dtype is None:
+            x = _donatable(inputs[0], out)
+            r = running(x, axis=axis, **({"dtype": _dtype(dtype)} if takes_dtype else {}))
+        else:
+            r = running(_cast(inputs[0], dtype), axis=axis)
     else:
         red = _REDUCE.get(name)
         if red is None:

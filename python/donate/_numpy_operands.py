@@ -123,6 +123,13 @@ def _dtype_of(x: Any) -> np.dtype[Any]:
     return np.asarray(x).dtype
 
 
+def _ndim_of(x: Any) -> int:
+    """The number of axes NumPy gives the operand `x`, without reading it."""
+    if isinstance(x, (Tensor, _dn.Donated, np.ndarray, np.generic)):
+        return int(x.ndim)
+    return int(np.ndim(x))
+
+
 def _cast(x: Any, dtype: Any) -> Any:
     """`x` in `dtype` (NumPy's `dtype=` keyword: the dtype computed in),
     only read: a cast never writes into its input, so a `Donated` wrapper

@@ -1,6 +1,8 @@
 //! Operations along one axis whose results run along it: the array API's
-//! `cumulative_sum` and `cumulative_prod`, and `diff` (n-th forward
-//! differences, with values prepended and appended first).
+//! `cumulative_sum` and `cumulative_prod`, the running maximum and
+//! minimum (NumPy's `maximum.accumulate` and `minimum.accumulate`), and
+//! `diff` (n-th forward differences, with values prepended and appended
+//! first).
 //!
 //! Decided here:
 //!
@@ -9,13 +11,16 @@
 //!   along ([`Error::InvalidArgument`]).
 //! * **Dtypes.** The running sum and product compute and return in the
 //!   dtype of [`accumulation_dtype`](crate::functions::statistics::accumulation_dtype)
-//!   (the input converted first, so `dtype` prevents overflow as the standard intends). `diff` works in
+//!   (the input converted first, so `dtype` prevents overflow as the standard intends);
+//!   the running extremes keep the input's dtype (or `dtype`). `diff` works in
 //!   the dtype `x`, `prepend` and `append` promote to (NumPy's table, as
 //!   NumPy's `diff`, which concatenates them); bool differences are
 //!   "not equal", as NumPy's.
 //! * **Arithmetic** is the element type's own, one step after another:
 //!   the standard's "successive application of add/multiply" (integers
-//!   wrap; see [`crate::functions::statistics`]).
+//!   wrap; see [`crate::functions::statistics`]). A running extreme is
+//!   NaN from the first NaN on, and between equal elements (`-0.0` and
+//!   `0.0`) takes the later one, as NumPy's `maximum`/`minimum` do.
 //!
 //! `diff`'s result is a new tensor; its inputs are only read. The
 //! running operations are [`LaneOp::Running`](crate::functions::lane_ops::LaneOp::Running),
@@ -27,7 +32,7 @@ use crate::array::shape::normalize_axis;
 use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
 use crate::functions::lanes::{from_lanes, lanes, Lanes};
-use crate::functions::statistics::{add, mul, sub};
+use crate::functions::statistics::{add, is_nan, mul, sub};
 
 /// A running operation along an axis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,15 +41,27 @@ pub enum Running {
     Sum,
     /// `cumulative_prod` (initial value 1).
     Prod,
+    /// The running maximum (NumPy's `maximum.accumulate`; no initial value).
+    Max,
+    /// The running minimum (NumPy's `minimum.accumulate`; no initial value).
+    Min,
 }
 
 impl Running {
-    /// The array API's name.
+    /// The array API's name (for the extremes, donate's own).
     pub const fn name(self) -> &'static str {
         match self {
             Running::Sum => "cumulative_sum",
             Running::Prod => "cumulative_prod",
+            Running::Max => "cumulative_max",
+            Running::Min => "cumulative_min",
         }
+    }
+
+    /// Whether the result has the input's dtype (or the asked one) rather
+    /// than the sum's accumulation dtype: the extremes.
+    pub const fn keeps_dtype(self) -> bool {
+        matches!(self, Running::Max | Running::Min)
     }
 }
 
@@ -68,12 +85,53 @@ pub(crate) fn running_axis(
     }
 }
 
+/// NumPy's `maximum` as a step: NaN from either side, else the greater,
+/// the later one `b` when they are equal.
+#[inline]
+fn max<T: Element>(a: T, b: T) -> T {
+    if is_nan(a) || a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// NumPy's `minimum` as a step (as [`max`]).
+#[inline]
+fn min<T: Element>(a: T, b: T) -> T {
+    if is_nan(a) || a < b {
+        a
+    } else {
+        b
+    }
+}
+
+/// The error of `include_initial` for a running extreme.
+pub(crate) fn no_initial(running: Running) -> Error {
+    Error::InvalidArgument {
+        op: running.name(),
+        reason: "has no initial value (include_initial)".into(),
+    }
+}
+
 impl Running {
-    /// The identity and the step.
-    fn step<T: Element>(self) -> (T, fn(T, T) -> T) {
+    /// The step from the running value and the next element.
+    fn step<T: Element>(self) -> fn(T, T) -> T {
         match self {
-            Running::Sum => (T::ZERO, add::<T>),
-            Running::Prod => (T::ONE, mul::<T>),
+            Running::Sum => add::<T>,
+            Running::Prod => mul::<T>,
+            Running::Max => max::<T>,
+            Running::Min => min::<T>,
+        }
+    }
+
+    /// The identity, which `include_initial` puts first (the extremes
+    /// have none).
+    pub fn initial<T: Element>(self) -> Option<T> {
+        match self {
+            Running::Sum => Some(T::ZERO),
+            Running::Prod => Some(T::ONE),
+            Running::Max | Running::Min => None,
         }
     }
 }
@@ -83,7 +141,7 @@ impl Running {
 /// before it (already a running value) and itself. The first row stays as
 /// it is (`0 + -0.0` would be `0.0`).
 pub(crate) fn scan_rows<T: Element>(block: &mut [T], inner: usize, running: Running) {
-    let (_, step) = running.step::<T>();
+    let step = running.step::<T>();
     for k in 1..block.len() / inner.max(1) {
         let (done, rest) = block.split_at_mut(k * inner);
         let prev = &done[(k - 1) * inner..];
@@ -95,6 +153,10 @@ pub(crate) fn scan_rows<T: Element>(block: &mut [T], inner: usize, running: Runn
 
 /// The running operation of `t` (already in the result's dtype) along
 /// `axis` with the identity first: the axis one longer.
+///
+/// # Errors
+/// `InvalidArgument` for a running extreme (no identity), or for an
+/// axis as [`running_axis`].
 pub(crate) fn with_initial<T: Element>(
     t: &Tensor<T>,
     running: Running,
@@ -104,7 +166,7 @@ pub(crate) fn with_initial<T: Element>(
     let ax = running_axis(running.name(), shape, axis)?;
     let (len, inner) = (shape[ax], shape[ax + 1..].iter().product::<usize>());
     let outer: usize = shape[..ax].iter().product();
-    let (init, _) = running.step::<T>();
+    let init = running.initial::<T>().ok_or_else(|| no_initial(running))?;
     let src = t.contiguous()?;
     let src = src.as_slice()?;
     let mut out = Vec::with_capacity(outer * (len + 1) * inner);

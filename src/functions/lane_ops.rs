@@ -1,7 +1,8 @@
 //! Operations whose result has their input's shape and is computed along
 //! an axis (or matrix by matrix) from the input's own elements, so the
 //! result can be written over the input: `sort`, `cumulative_sum` and
-//! `cumulative_prod`, `roll`, `tril` and `triu`.
+//! `cumulative_prod` (and the running maximum and minimum), `roll`,
+//! `tril` and `triu`.
 //!
 //! Decided here, once, for every front end:
 //!
@@ -34,7 +35,7 @@ use crate::array::dyn_tensor::{check_scalar, for_dtype, DynElement, DynTensor, S
 use crate::array::element::{DType, Element};
 use crate::array::shape::normalize_axis;
 use crate::error::{Error, Result};
-use crate::functions::cumulative::{running_axis, scan_rows, with_initial, Running};
+use crate::functions::cumulative::{no_initial, running_axis, scan_rows, with_initial, Running};
 use crate::functions::lanes::each_lane_mut;
 use crate::functions::sorting::order;
 use crate::functions::statistics::accumulation_dtype;
@@ -46,7 +47,8 @@ pub enum LaneOp {
     /// reverses the order, equal elements still first-come first.
     Sort { axis: isize, descending: bool },
     /// The running sum or product along `axis` (`None`: a 1-d input's
-    /// only axis), in [`accumulation_dtype`] of the input and `dtype`.
+    /// only axis), in [`accumulation_dtype`] of the input and `dtype`;
+    /// the running maximum or minimum in `dtype` or the input's.
     Running {
         running: Running,
         axis: Option<isize>,
@@ -100,15 +102,23 @@ impl LaneOp {
                 normalize_axis(*axis, shape.len())?;
             }
             LaneOp::Running {
+                running,
                 axis,
                 dtype: asked,
                 include_initial,
-                ..
             } => {
                 let ax = running_axis(op, shape, *axis)?;
+                if *include_initial && running.keeps_dtype() {
+                    return Err(no_initial(*running));
+                }
                 let mut out = shape.to_vec();
                 out[ax] += usize::from(*include_initial);
-                return Ok((accumulation_dtype(dtype, *asked), out));
+                let d = if running.keeps_dtype() {
+                    asked.unwrap_or(dtype)
+                } else {
+                    accumulation_dtype(dtype, *asked)
+                };
+                return Ok((d, out));
             }
             LaneOp::Roll { shifts, axes } => {
                 if axes.is_empty() && shifts.len() != 1 {
@@ -347,6 +357,50 @@ mod tests {
             include_initial: false,
         };
         assert!(no_axis.signature(DType::F32, &[2, 2]).is_err());
+    }
+
+    #[test]
+    fn running_extremes_keep_the_dtype_propagate_nan_and_take_the_later_tie() {
+        let max = |axis| LaneOp::Running {
+            running: Running::Max,
+            axis: Some(axis),
+            dtype: None,
+            include_initial: false,
+        };
+        let min = LaneOp::Running {
+            running: Running::Min,
+            axis: Some(0),
+            dtype: None,
+            include_initial: false,
+        };
+        assert_eq!(
+            max(1).signature(DType::I8, &[2, 3]).unwrap(),
+            (DType::I8, vec![2, 3])
+        );
+        assert_eq!(
+            applied(&max(1), vec![3_i8, 1, 4, -1, -5, 9], &[2, 3]),
+            vec![3, 3, 4, -1, -1, 9]
+        );
+        assert_eq!(applied(&min, vec![3_u16, 1, 4, 0], &[4]), vec![3, 1, 1, 0]);
+        assert_eq!(
+            applied(&max(0), vec![false, true, false], &[3]),
+            vec![false, true, true]
+        );
+        let v = applied(&max(0), vec![1.0_f64, f64::NAN, 3.0], &[3]);
+        assert!(v[0].to_bits() == 1.0_f64.to_bits() && v[1].is_nan() && v[2].is_nan());
+        let z = applied(&min, vec![0.0_f32, -0.0, 0.0], &[3]);
+        let signs: Vec<bool> = z.iter().map(|x| x.is_sign_negative()).collect();
+        assert_eq!(signs, [false, true, false]);
+        let initial = LaneOp::Running {
+            running: Running::Max,
+            axis: Some(0),
+            dtype: None,
+            include_initial: true,
+        };
+        assert!(matches!(
+            initial.signature(DType::F32, &[3]),
+            Err(Error::InvalidArgument { .. })
+        ));
     }
 
     fn values<T: DynElement>(t: &DynTensor) -> Vec<T> {
