@@ -271,3 +271,57 @@ def test_running_extreme_takes_a_donated_buffer_and_traces() -> None:
     check(f(tensor(x)), np.minimum.accumulate(x * 2.0, axis=0))
     check(f(tensor(-x)), np.minimum.accumulate(-x * 2.0, axis=0))
     assert f.trace_count == 1
+
+
+# ----------------------------------------------------------------- outer ---
+
+OUTER = [np.add, np.subtract, np.multiply, np.divide, np.maximum, np.minimum, np.equal, np.less,
+         np.arctan2, np.power, np.fmod, np.logical_and, np.bitwise_xor, np.floor_divide]
+
+
+@pytest.mark.parametrize("ufunc", OUTER, ids=[u.__name__ for u in OUTER])
+def test_outer_as_numpy(ufunc: np.ufunc) -> None:
+    a = np.array([[3, -1, 4], [1, 5, -9]], np.int32)
+    b = np.array([2, 7, -3, 1], np.int32)
+    if ufunc is np.power:  # NumPy raises for a negative integer exponent
+        a, b = abs(a), abs(b)
+    ulps = 2 if ufunc is np.arctan2 else 0  # the C library's atan2 against NumPy's
+    check(*both(ufunc.outer, a, b), ulps=ulps)
+    check(*both(ufunc.outer, b, a), ulps=ulps)
+    if ufunc is not np.bitwise_xor:
+        check(*both(ufunc.outer, a.astype(np.float32), b.astype(np.float64)), ulps=ulps)
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, u: np.add.outer(t, 3),
+    lambda t, u: np.add.outer(2, t),
+    lambda t, u: np.multiply.outer(t, [1.5, 2.5]),
+    lambda t, u: np.add.outer(t, np.float32(2)),
+    lambda t, u: np.subtract.outer(t[0, 0], u),
+    lambda t, u: np.add.outer(t, u, dtype=np.float32),
+    lambda t, u: np.maximum.outer(t > 0, u > 0),
+    lambda t, u: np.divmod.outer(t, u),
+    lambda t, u: np.multiply.outer(t, u[:0]),
+], ids=["int", "int first", "list", "numpy scalar", "0-d", "dtype", "bool", "two results", "empty"])
+def test_outer_operands_and_keywords(call: Callable[[Any, Any], Any]) -> None:
+    t = np.array([[3, -1], [4, 1]], np.int8)
+    u = np.array([2, 7, 5], np.int16)
+    with quiet():
+        want = call(t, u)
+        got = call(tensor(t), tensor(u))
+    check(got, want)
+
+
+def test_outer_out_and_errors() -> None:
+    a, b = np.array([1.0, 2.0]), np.array([3.0, 4.0, 5.0])
+    out = tensor(np.zeros((2, 3)))
+    assert np.add.outer(tensor(a), tensor(b), out=out) is out
+    check(out, np.add.outer(a, b))
+    with pytest.raises(ValueError, match="binary"):
+        np.sin.outer(a, b)
+    with pytest.raises(ValueError, match="binary"):
+        np.sin.outer(tensor(a), tensor(b))
+    with pytest.raises(TypeError):
+        np.add.outer(a.astype(np.int64), b, out=np.zeros((2, 3), np.int64))
+    with pytest.raises(TypeError):
+        np.add.outer(tensor(a.astype(np.int64)), tensor(b), out=tensor(np.zeros((2, 3), np.int64)))

@@ -158,7 +158,23 @@ def array_ufunc(self: Any, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs:
         return _ufunc_call(ufunc, name, inputs, out, kwargs)
     if method in ("reduce", "accumulate"):
         return _ufunc_reduce(name, method, inputs, out, kwargs)
+    if method == "outer":
+        return _ufunc_outer(ufunc, name, inputs, out, kwargs)
     return NotImplemented
+
+
+def _ufunc_outer(
+    ufunc: np.ufunc, name: str, inputs: Sequence[Any], out: Any, kw: dict[str, Any]
+) -> Any:
+    """`ufunc.outer(a, b)`: the ufunc of `a`, given `b.ndim` more axes of
+    length 1, and `b`, which broadcast to `a.shape + b.shape`. The operands
+    are arrays as NumPy's `outer` makes them (`asarray`: a Python number is
+    an int64, float64 or bool array, not a weak scalar), only read."""
+    if ufunc.nin != 2 or len(inputs) != 2:
+        raise ValueError(f"numpy.{name}.outer: outer product only supported for binary functions")
+    a, b = (_as_tensor(np.asarray(x) if isinstance(x, (bool, int, float)) else x) for x in inputs)
+    a = _dn.reshape(a, tuple(a.shape) + (1,) * b.ndim)
+    return _ufunc_call(ufunc, name, (a, b), out, kw)
 
 
 # NumPy ufuncs donate has no single function for, composed exactly of
