@@ -325,3 +325,31 @@ def test_outer_out_and_errors() -> None:
         np.add.outer(a.astype(np.int64), b, out=np.zeros((2, 3), np.int64))
     with pytest.raises(TypeError):
         np.add.outer(tensor(a.astype(np.int64)), tensor(b), out=tensor(np.zeros((2, 3), np.int64)))
+
+
+# ----------------------------------------------- flatnonzero, tril, triu ---
+
+@pytest.mark.parametrize("x", [
+    np.array([[0, 3, 0], [-2, 0, 7]], np.int32), np.array([0.0, -0.0, np.nan, 1e-300]),
+    np.array([[True, False], [False, True]]), np.array(5), np.array(0.0), np.zeros((2, 0)),
+], ids=["int32", "float64", "bool", "0-d", "0-d zero", "empty"])
+def test_flatnonzero(x: np.ndarray) -> None:
+    check(*both(np.flatnonzero, x))
+
+
+@pytest.mark.parametrize("f", [np.tril, np.triu], ids=["tril", "triu"])
+@pytest.mark.parametrize("k", [-4, -1, 0, 1, 2, 5])
+@pytest.mark.parametrize("x", [np.array([3, 1, 4, 1], np.int16), np.array([1.5, -2.0, np.nan]),
+                               np.array([True, True]), np.array([], np.float32)],
+                         ids=["int16", "float64", "bool", "empty"])
+def test_tril_and_triu_of_a_vector_broadcast_it_to_a_square(f: Callable[..., Any], k: int, x: np.ndarray) -> None:
+    check(*both(lambda a: f(a, k=k), x))
+    check(*both(lambda a: f(a, k), np.stack([x, x])))  # matrices as before
+
+
+@pytest.mark.parametrize("f", [np.tril, np.triu], ids=["tril", "triu"])
+def test_tril_and_triu_of_a_0d_tensor_raise_as_numpy(f: Callable[..., Any]) -> None:
+    with pytest.raises(TypeError):
+        f(np.array(3.0))
+    with pytest.raises(TypeError, match=f.__name__):
+        f(tensor(3.0))

@@ -31,6 +31,7 @@ from ._numpy_operands import (
     _dtype_of,
     _flat,
     _is,
+    _ndim_of,
     _operand,
     _refuse,
     _tensor,
@@ -572,12 +573,30 @@ def imag(val: Any) -> Any:
     return _dn.imag(_donatable(val, None))
 
 
+def _triangle(name: str, m: Any, k: int) -> Any:
+    """NumPy's `tril`/`triu`: a vector broadcast to the square matrix of
+    its rows first (`np.tril([1, 2])` is `[[1, 0], [1, 2]]`); a 0-d array
+    has no diagonal (NumPy's `TypeError`, from `tri()`)."""
+    ndim = _ndim_of(m)
+    if ndim == 0:
+        raise TypeError(f"numpy.{name}: a 0-d tensor has no diagonal (give at least 1 dimension)")
+    f = getattr(_dn, name)
+    if ndim == 1:
+        x = _as_tensor(m)
+        return f(_dn.broadcast_to(x, (x.shape[0], x.shape[0])), k=k)
+    return f(_donatable(m, None), k=k)
+
+
 def triu(m: Any, k: int = 0) -> Any:
-    return _dn.triu(_donatable(m, None), k=k)
+    return _triangle("triu", m, k)
 
 
 def tril(m: Any, k: int = 0) -> Any:
-    return _dn.tril(_donatable(m, None), k=k)
+    return _triangle("tril", m, k)
+
+
+def flatnonzero(a: Any) -> Any:
+    return _dn.nonzero(_flat(a))[0]
 
 
 def diag(v: Any, k: int = 0) -> Any:
@@ -722,7 +741,7 @@ def _functions() -> dict[Any, Callable[..., Any]]:
         "may_share_memory", "shares_memory", "arange", "zeros", "ones", "empty",
         "full", "eye", "linspace", "asarray", "array", "einsum", "iscomplexobj",
         "isrealobj", "can_cast", "nan_to_num", "isposinf", "isneginf", "hstack",
-        "vstack", "column_stack", "real", "imag", "triu", "tril", "diag", "argwhere",
+        "vstack", "column_stack", "real", "imag", "triu", "tril", "diag", "argwhere", "flatnonzero",
         "ptp", "quantile", "percentile", "median",
     ]
     table: dict[Any, Callable[..., Any]] = {}
