@@ -353,3 +353,82 @@ def test_tril_and_triu_of_a_0d_tensor_raise_as_numpy(f: Callable[..., Any]) -> N
         f(np.array(3.0))
     with pytest.raises(TypeError, match=f.__name__):
         f(tensor(3.0))
+
+
+# ------------------------------------------------- 0-d tensors and axes ---
+# NumPy's reductions of a 0-d array take axis 0 or -1 (an int) as "no
+# axis" (`np.sum(np.array(3.0), axis=0)` is 3.0); the functions over one
+# axis that ravel a 0-d array first (`cumsum`, `take`, `argsort`,
+# `repeat`, `argmax`) give its one axis; `mean`, `std`, `sort`, `median`,
+# ... raise `AxisError` (a ValueError and an IndexError), as any other
+# axis or a tuple of axes does.
+
+ZERO_D: dict[str, Callable[[Any, Any], Any]] = {
+    "sum": lambda a, ax: np.sum(a, axis=ax),
+    "sum keepdims": lambda a, ax: np.sum(a, axis=ax, keepdims=True),
+    "sum where": lambda a, ax: np.sum(a, axis=ax, where=True),
+    "sum initial": lambda a, ax: np.sum(a, axis=ax, initial=1),
+    "sum dtype": lambda a, ax: np.sum(a, axis=ax, dtype=np.float32),
+    "prod": lambda a, ax: np.prod(a, axis=ax),
+    "max": lambda a, ax: np.max(a, axis=ax),
+    "max initial": lambda a, ax: np.max(a, axis=ax, initial=-5),
+    "min keepdims": lambda a, ax: np.min(a, axis=ax, keepdims=True),
+    "any": lambda a, ax: np.any(a, axis=ax),
+    "all keepdims": lambda a, ax: np.all(a, axis=ax, keepdims=True),
+    "mean": lambda a, ax: np.mean(a, axis=ax),
+    "std": lambda a, ax: np.std(a, axis=ax),
+    "var": lambda a, ax: np.var(a, axis=ax),
+    "argmax": lambda a, ax: np.argmax(a, axis=ax),
+    "argmin keepdims": lambda a, ax: np.argmin(a, axis=ax, keepdims=True),
+    "cumsum": lambda a, ax: np.cumsum(a, axis=ax),
+    "cumprod": lambda a, ax: np.cumprod(a, axis=ax),
+    "count_nonzero": lambda a, ax: np.count_nonzero(a, axis=ax),
+    "count_nonzero keepdims": lambda a, ax: np.count_nonzero(a, axis=ax, keepdims=True),
+    "ptp": lambda a, ax: np.ptp(a, axis=ax),
+    "sort": lambda a, ax: np.sort(a, axis=ax),
+    "argsort": lambda a, ax: np.argsort(a, axis=ax),
+    "take": lambda a, ax: np.take(a, 0, axis=ax),
+    "repeat": lambda a, ax: np.repeat(a, 2, axis=ax),
+    "squeeze": lambda a, ax: np.squeeze(a, axis=ax),
+    "flip": lambda a, ax: np.flip(a, axis=ax),
+    "add.reduce": lambda a, ax: np.add.reduce(a, axis=ax),
+    "maximum.reduce": lambda a, ax: np.maximum.reduce(a, axis=ax),
+    "logical_or.reduce": lambda a, ax: np.logical_or.reduce(a, axis=ax),
+    "multiply.reduce keepdims": lambda a, ax: np.multiply.reduce(a, axis=ax, keepdims=True),
+    "method sum": lambda a, ax: a.sum(axis=ax),
+    "method argmax": lambda a, ax: a.argmax(axis=ax),
+    "method cumsum": lambda a, ax: a.cumsum(axis=ax),
+    "method max": lambda a, ax: a.max(axis=ax),
+}
+# (median and quantile of bools: NumPy's TypeError, donate's float64 as for arrays of more axes)
+ZERO_D_NUMBERS: dict[str, Callable[[Any, Any], Any]] = {
+    "median": lambda a, ax: np.median(a, axis=ax),
+    "quantile": lambda a, ax: np.quantile(a, 0.25, axis=ax),
+    "percentile": lambda a, ax: np.percentile(a, 50, axis=ax),
+}
+ZERO_D_VALUES = [np.array(3.5), np.array(-2, np.int8), np.array(7, np.uint8), np.array(True)]
+
+
+def _zero_d_cases() -> list[Any]:
+    cases = []
+    for name, f in {**ZERO_D, **ZERO_D_NUMBERS}.items():
+        for x in ZERO_D_VALUES:
+            if name in ZERO_D_NUMBERS and x.dtype == np.bool_:
+                continue
+            for axis in (0, -1, 1, -2, (0,), None):
+                cases.append(pytest.param(f, x, axis, id=f"{name}-{x.dtype}-{x.item()}-{axis}"))
+    return cases
+
+
+@pytest.mark.parametrize(("f", "x", "axis"), _zero_d_cases())
+def test_a_0d_tensor_along_an_axis_as_numpy(f: Callable[[Any, Any], Any], x: np.ndarray, axis: Any) -> None:
+    try:
+        with quiet():
+            want = f(x, axis)
+    except Exception as e:
+        with pytest.raises(type(e)):
+            f(tensor(x), axis)
+        return
+    with quiet():
+        got = f(tensor(x), axis)
+    check(got, want)

@@ -63,6 +63,7 @@ from ._numpy_operands import (
     _dtype_of,
     _flag,
     _ndim_of,
+    _reduced_axis,
     _is,
     _operand,
     _refuse,
@@ -357,6 +358,7 @@ def _ufunc_reduce(
         if red is None:
             return NotImplemented
         fname, takes_dtype = red
+        axis = _reduced_axis(inputs[0], axis)  # (NumPy's default axis 0 of a 0-d array too)
         x = _donatable(inputs[0], out)
         if takes_dtype:
             r = getattr(_dn, fname)(x, axis=axis, dtype=_dtype(dtype), keepdims=keepdims)

@@ -25,6 +25,7 @@ from ._numpy_operands import (
     _NoValue,
     _as_tensor,
     _axis_or_flat,
+    _axis_or_raveled,
     _cast,
     _donatable,
     _dtype,
@@ -32,7 +33,9 @@ from ._numpy_operands import (
     _flat,
     _is,
     _ndim_of,
+    _one_int_axis,
     _operand,
+    _raveled_0d,
     _refuse,
     _tensor,
     _write_out,
@@ -174,6 +177,8 @@ def squeeze(a: Any, axis: Any = None) -> Any:
     x = _donatable(a, None)
     if axis is None:
         axis = tuple(i for i, n in enumerate(x.shape) if n == 1)
+    elif x.ndim == 0 and _one_int_axis(axis) and int(axis) in (0, -1):
+        axis = ()  # NumPy's squeeze of a 0-d array along 0 or -1: nothing to remove
     return _dn.squeeze(x, axis)
 
 
@@ -235,7 +240,10 @@ def _sorting(name: str) -> Callable[..., Any]:
                 *, stable: Any = None) -> Any:
         if order is not None:
             raise _refuse(name, "order=")
-        x, axis = _axis_or_flat(a, axis) if axis is None else (_donatable(a, None), axis)
+        if name == "argsort" and _raveled_0d(a, axis):
+            x = _flat(a)  # NumPy's argsort ravels a 0-d array (its sort does not)
+        else:
+            x, axis = _axis_or_flat(a, axis) if axis is None else (_donatable(a, None), axis)
         return f(x, axis=axis, stable=True)
 
     sorting.__name__ = sorting.__qualname__ = name
@@ -330,13 +338,14 @@ def tile(A: Any, reps: Any) -> Any:
 
 
 def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
-    return _dn.repeat(_donatable(a, None), _tensor(repeats), axis=axis)
+    x = _flat(a) if _raveled_0d(a, axis) else _donatable(a, None)
+    return _dn.repeat(x, _tensor(repeats), axis=axis)
 
 
 def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Any:
     if not _is(mode, "raise"):
         raise _refuse("take", f"mode={mode!r}")
-    x, axis = _axis_or_flat(a, axis)
+    x, axis = _axis_or_raveled(a, axis)
     idx = _as_tensor(indices)
     if idx.ndim != 1:
         shape = idx.shape

@@ -178,6 +178,37 @@ def _axis_or_flat(x: Any, axis: Any) -> tuple[Any, Any]:
     return (_flat(x), 0) if axis is None else (_as_tensor(x), axis)
 
 
+def _axis_or_raveled(x: Any, axis: Any) -> tuple[Any, Any]:
+    """As `_axis_or_flat`, and a 0-d `x` raveled for one integer axis
+    (`_raveled_0d`): NumPy's `cumsum`, `take`."""
+    return (_flat(x), axis) if _raveled_0d(x, axis) else _axis_or_flat(x, axis)
+
+
+def _one_int_axis(axis: Any) -> bool:
+    """Whether `axis` is one axis given as an integer (not a tuple, not a bool)."""
+    return isinstance(axis, (int, np.integer)) and not isinstance(axis, (bool, np.bool_))
+
+
+def _reduced_axis(x: Any, axis: Any) -> Any:
+    """`axis` of a NumPy reduction (`sum`, `max`, `ufunc.reduce`,
+    `count_nonzero`, `ptp`) over `x`: of a 0-d array, axis 0 or -1 (one
+    integer; a tuple stays an error) reduces nothing, as NumPy's
+    reductions take it (`np.sum(np.array(3.0), axis=0)` is 3.0), so none.
+    Any other axis is left for donate to refuse (`AxisError`)."""
+    if _ndim_of(x) == 0 and _one_int_axis(axis) and int(axis) in (0, -1):
+        return None
+    return axis
+
+
+def _raveled_0d(x: Any, axis: Any) -> bool:
+    """Whether NumPy's function over one `axis` (`cumsum`, `take`,
+    `argsort`, `repeat`, `argmax`: `PyArray_CheckAxis`) ravels `x` first:
+    a 0-d array given one integer axis, which then names the raveled
+    array's one axis (`np.cumsum(np.array(3), axis=0)` is `[3]`; axis 1
+    is an `AxisError`)."""
+    return _ndim_of(x) == 0 and _one_int_axis(axis)
+
+
 def _no(name: str, **given: Any) -> None:
     """Refuse NumPy keywords that were given a value donate cannot honour."""
     for k, v in given.items():

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_tuple
 
 import donate as _dn  # the namespace; complete when this module loads (last in __init__)
 
@@ -18,14 +19,18 @@ from ._numpy_operands import (
     Tensor,
     _NoValue,
     _as_tensor,
-    _axis_or_flat,
+    _axis_or_raveled,
     _cast,
     _donatable,
     _dtype,
     _dtype_of,
     _flag,
     _is,
+    _flat,
+    _ndim_of,
     _no,
+    _raveled_0d,
+    _reduced_axis,
     _refuse,
     _write_out,
 )
@@ -69,6 +74,9 @@ def masked(name: str, a: Any, axis: Any, dtype: Any, out: Any, keepdims: Any,
     identity: with `where=` they need `initial=`, which masked elements
     then contribute, as NumPy's."""
     ufunc, fname, takes_dtype, identity = _MASKED[name]
+    axis = _reduced_axis(a, axis)
+    if axis is not None:  # NumPy's AxisError before any other
+        normalize_axis_tuple(axis, _ndim_of(a))
     keepdims = _flag(keepdims)
     has_initial = not _is(initial, _NoValue, None)
     init = _initial_value(ufunc, a, dtype, initial) if has_initial else None
@@ -100,7 +108,7 @@ def sum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
         keepdims: bool = False, initial: Any = _NoValue, where: Any = _NoValue) -> Any:
     if _given(where, initial):
         return masked("sum", a, axis, dtype, out, keepdims, initial, where)
-    r = _dn.sum(_donatable(a, out), axis=axis, dtype=_dtype(dtype), keepdims=_flag(keepdims))
+    r = _dn.sum(_donatable(a, out), axis=_reduced_axis(a, axis), dtype=_dtype(dtype), keepdims=_flag(keepdims))
     return _write_out("sum", out, r)
 
 
@@ -108,7 +116,7 @@ def prod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
          keepdims: bool = False, initial: Any = _NoValue, where: Any = _NoValue) -> Any:
     if _given(where, initial):
         return masked("prod", a, axis, dtype, out, keepdims, initial, where)
-    r = _dn.prod(_donatable(a, out), axis=axis, dtype=_dtype(dtype), keepdims=_flag(keepdims))
+    r = _dn.prod(_donatable(a, out), axis=_reduced_axis(a, axis), dtype=_dtype(dtype), keepdims=_flag(keepdims))
     return _write_out("prod", out, r)
 
 
@@ -163,7 +171,8 @@ def _extreme(name: str) -> Callable[..., Any]:
             _no(name, initial=initial)
         if _given(where, initial):
             return masked(name, a, axis, None, out, keepdims, initial, where)
-        return _write_out(name, out, f(_donatable(a, out), axis=axis, keepdims=_flag(keepdims)))
+        r = f(_donatable(a, out), axis=_reduced_axis(a, axis), keepdims=_flag(keepdims))
+        return _write_out(name, out, r)
 
     extreme.__name__ = extreme.__qualname__ = name
     return extreme
@@ -202,6 +211,9 @@ def _arg(name: str) -> Callable[..., Any]:
     f = getattr(_dn, name)
 
     def arg(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> Any:
+        if _raveled_0d(a, axis):
+            # Raveled (its one index, 0-d with or without keepdims), as NumPy's.
+            return _write_out(name, out, f(_flat(a), axis=axis))
         return _write_out(name, out, f(_donatable(a, out), axis=axis, keepdims=_flag(keepdims)))
 
     arg.__name__ = arg.__qualname__ = name
@@ -216,7 +228,7 @@ def _running(name: str, fname: str) -> Callable[..., Any]:
     f = getattr(_dn, fname)
 
     def running(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
-        x, axis = _axis_or_flat(a, axis)
+        x, axis = _axis_or_raveled(a, axis)
         return _write_out(name, out, f(x, axis=axis, dtype=_dtype(dtype)))
 
     running.__name__ = running.__qualname__ = name
@@ -228,7 +240,8 @@ cumprod = _running("cumprod", "cumulative_prod")
 
 
 def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Any:
-    return _dn.count_nonzero(_donatable(a, None), axis=axis, keepdims=_flag(keepdims))
+    return _dn.count_nonzero(_donatable(a, None), axis=_reduced_axis(a, axis),
+                             keepdims=_flag(keepdims))
 
 
 def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *,
@@ -262,6 +275,7 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
 
 def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
     x = _as_tensor(a)
+    axis = _reduced_axis(x, axis)
     keepdims = _flag(keepdims)
     r = _dn.subtract(_dn.max(x, axis=axis, keepdims=keepdims), _dn.min(x, axis=axis, keepdims=keepdims))
     return _write_out("ptp", out, r)
@@ -287,7 +301,7 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input:
         # number does not.
         x = _dn.astype(x, np.result_type(x.dtype, np.asarray(q).dtype), copy=False)
     axes = tuple(range(x.ndim)) if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
-    axes = tuple(builtins.sorted(ax % x.ndim for ax in axes))
+    axes = tuple(builtins.sorted(normalize_axis_tuple(axes, x.ndim)))
     # The reduced axes moved last and merged into one.
     rest = [i for i in range(x.ndim) if i not in axes]
     x = _dn.permute_dims(x, tuple(rest + list(axes)))
