@@ -21,7 +21,7 @@ use donate::plan::Op;
 macro_rules! func_fns {
     (unary: [$($u:ident => $uf:ident),* $(,)?]; binary: [$($b:ident => $bf:ident),* $(,)?];) => {
         $(
-        #[doc = concat!("`", stringify!($u), "(x)`, element-wise (the array API's); `x` may be `t.donate()`.")]
+        #[doc = concat!("`", stringify!($u), "(x)`, element-wise; `x` may be `t.donate()`.")]
         #[pyfunction]
         #[pyo3(signature = (x, /))]
         pub(crate) fn $u(x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
