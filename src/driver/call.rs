@@ -191,8 +191,9 @@ pub unsafe trait FrontEnd {
     /// `t`, offered as a temporary when the call began, is still one:
     /// nothing but this call can reach it.
     fn still_temporary(&self, t: &Self::Tensor) -> bool;
-    /// Report refused explicit donations, one message each; an error
-    /// aborts the call (before any claim, for the refusals of the plan).
+    /// Report refused explicit donations, one message each (called only
+    /// when there is at least one); an error aborts the call (before any
+    /// claim, for the refusals of the plan).
     fn warn(&self, messages: Vec<String>) -> std::result::Result<(), Self::Error>;
     /// Run `f`, the claim and the kernel, which touch about `work` bytes
     /// (the Python bindings release the interpreter for large ones).
@@ -272,6 +273,16 @@ fn messages<'a>(
         .collect()
 }
 
+/// [`FrontEnd::warn`] for `messages`, not called when there are none (the
+/// common case: nothing was donated explicitly, or every donation was
+/// used), where it could only return `Ok`.
+fn warn<F: FrontEnd>(fe: &F, messages: Vec<String>) -> std::result::Result<(), F::Error> {
+    if messages.is_empty() {
+        return Ok(());
+    }
+    fe.warn(messages)
+}
+
 /// About how many bytes executing `plan` touches: its allocations and its
 /// operands.
 fn work<'a>(plan: &Plan, shapes: impl Iterator<Item = &'a [usize]>) -> usize {
@@ -296,7 +307,7 @@ fn signatures<H: HeldTensor>(plan: &Plan, operands: &[Operand<H>]) -> Vec<String
 pub fn call<F: FrontEnd, R: Send>(
     fe: &F,
     op: &Op,
-    operands: SmallVec<[Operand<F::Tensor>; 3]>,
+    mut operands: SmallVec<[Operand<F::Tensor>; 3]>,
     exec: Executor<R>,
 ) -> std::result::Result<R, F::Error> {
     // 1. Released when `gates` drops: once the target is locked (or at an
@@ -315,16 +326,21 @@ pub fn call<F: FrontEnd, R: Send>(
         DonorGates::enter(fe.waiter(), &slots)
     };
 
-    // 2., 3.
-    let plan = {
+    // 2., 3. The plan is read where the planner returned it (moving a
+    // `Plan` out of its `Result` was a `memcpy` per call).
+    let planned = {
         let descs: SmallVec<[OperandDesc<'_>; 3]> = operands
             .iter()
             .map(|o| o.describe(fe.waiter(), Some(&gates)))
             .collect();
-        plan(op, &descs).map_err(F::error)?
+        plan(op, &descs)
     };
-    let work = work(&plan, operands.iter().map(Operand::shape));
-    let signatures = signatures(&plan, &operands);
+    let plan: &Plan = match &planned {
+        Ok(p) => p,
+        Err(e) => return Err(F::error(e.clone())),
+    };
+    let work = work(plan, operands.iter().map(Operand::shape));
+    let signatures = signatures(plan, &operands);
 
     // 4. Read all but a held target (which is claimed, never cloned).
     // Declared in this order so that the arguments, which borrow the
@@ -332,7 +348,9 @@ pub fn call<F: FrontEnd, R: Send>(
     let mut target: Option<(usize, F::Tensor, Offer)> = None;
     let mut slot: Option<SlotGuard<'_>> = None;
     let mut args: SmallVec<[Arg<'_>; 3]> = SmallVec::new();
-    for (i, o) in operands.into_iter().enumerate() {
+    // Drained, not moved into an iterator: the operands stay where they
+    // are (a move of the whole inline list was a `memcpy` per call).
+    for (i, o) in operands.drain(..).enumerate() {
         args.push(match o {
             Operand::Number(s) => Arg::Scalar(s),
             Operand::Made(t, _) => Arg::Tensor(t),
@@ -345,14 +363,14 @@ pub fn call<F: FrontEnd, R: Send>(
     }
 
     // 5.
-    fe.warn(messages(&plan, plan.refusals.iter(), &signatures))?;
+    warn(fe, messages(plan, plan.refusals.iter(), &signatures))?;
 
     // 6. The gates are released once the target's slot is locked: from
     // there to the claim no other donor can get in.
     let (result, outcome) = match &target {
         None => {
             drop(gates);
-            fe.run(work, || exec(&plan, &mut args))
+            fe.run(work, || exec(plan, &mut args))
         }
         Some((i, h, offer)) => {
             let g = slot.insert(h.held().slot.lock(fe.waiter()));
@@ -368,7 +386,7 @@ pub fn call<F: FrontEnd, R: Send>(
                 g.check_readable().map_err(F::error)?;
                 Arg::Tensor(retry_busy(fe.waiter(), || g.reader_now()).map_err(F::error)?)
             };
-            let r = fe.run(work, || exec(&plan, &mut args));
+            let r = fe.run(work, || exec(plan, &mut args));
             drop(args);
             drop(slot.take()); // unlocked before any warning runs front-end code
             r
@@ -376,14 +394,14 @@ pub fn call<F: FrontEnd, R: Send>(
     }
     .map_err(F::error)?;
     let late = messages(
-        &plan,
+        plan,
         outcome
             .refused
             .iter()
             .filter(|r| !plan.refusals.contains(r)),
         &signatures,
     );
-    fe.warn(late)?;
+    warn(fe, late)?;
     Ok(result)
 }
 
@@ -417,7 +435,7 @@ pub fn call_in_place<F: FrontEnd>(
     };
     // The plan's refusals are reported before anything is held: a warning
     // handler is front-end code, which may run operations of its own.
-    fe.warn(messages(&plan, plan.refusals.iter(), &signatures))?;
+    warn(fe, messages(&plan, plan.refusals.iter(), &signatures))?;
     // In-place updates of one tensor run one at a time: a write through a
     // shared buffer lets go of the slot's lock before it writes, and the
     // next update must read what it wrote.

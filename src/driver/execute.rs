@@ -111,17 +111,25 @@ fn typed_one<'s, T: DynElement>(
     i: usize,
     a: &'s mut Arg<'_>,
 ) -> Result<Operand<'s, T>> {
-    let name = plan.op.name();
     let t: &'s mut DynTensor = match a {
         Arg::Scalar(s) => return Ok(Operand::Scalar(T::from_scalar(*s))),
         Arg::Tensor(t) => t,
         Arg::Held(t) => t,
         Arg::Target => return Err(internal(plan, "the target as a typed operand")),
     };
+    // The op's name only for the error: looked up on every call, it cost
+    // two lookups per binary op.
+    if t.dtype() != T::DTYPE {
+        return Err(Error::DTypeMismatch {
+            op: plan.op.name(),
+            expected: T::DTYPE,
+            found: t.dtype(),
+        });
+    }
     Ok(if plan.target == Some(i) {
-        Operand::Owned(t.typed_mut::<T>(name)?, plan.offers[i])
+        Operand::Owned(t.typed_mut::<T>("")?, plan.offers[i])
     } else {
-        Operand::Ref(t.typed::<T>(name)?)
+        Operand::Ref(t.typed::<T>("")?)
     })
 }
 

@@ -53,6 +53,7 @@
 
 mod fresh;
 mod rules;
+mod same_binary;
 mod target;
 
 use std::fmt;

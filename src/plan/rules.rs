@@ -205,6 +205,9 @@ fn binary_signature(
     o: &[OperandDesc<'_>],
     in_place: bool,
 ) -> Result<Signature> {
+    if let Some((dtype, shape)) = super::same_binary::signature(b, o) {
+        return Ok(Signature::new(dtype, shape, Receives::Any));
+    }
     let mut dtype = common_dtype(op, o)?;
     if b == BinaryOp::Div && !dtype.is_float() {
         // NumPy's true division has one loop for integers and bool:
