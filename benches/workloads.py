@@ -21,7 +21,12 @@ math from the same seeded weights:
   ops where a value dies, the attention as the explicit composition
   ``softmax(q @ k^T * scale) @ v``), when torch is installed;
 * ``torch-sdpa``: the same with ``F.scaled_dot_product_attention`` (the
-  encoder workloads only).
+  encoder workloads only);
+* ``torch-compile`` and ``torch-sdpa-compile``: the same two functions
+  under ``torch.compile`` (default mode, Inductor's CPU backend, static
+  shapes), called under ``torch.inference_mode()`` as eager is, compiled
+  by two warm-up calls in set-up, outside the measured calls (as JAX's
+  compilation and ``donate.jit``'s trace are).
 
 The ReLU chain also has ``numpy-alloc``: the allocating chain
 ``x = np.maximum(x, 0)``.
@@ -34,6 +39,7 @@ invalidate it).
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -95,7 +101,19 @@ SMALL = Sizes(
 WORKLOADS = ["relu_4mb", "relu_64mb", "resnet_block", "transformer_layer", "forward_pass"]
 # "donate-unfused": donation on, attention as the unfused composition
 # (scores materialised), to show what the fused op saves.
-IMPLS = ["donate-off", "donate", "donate-jit", "donate-unfused", "numpy", "numpy-alloc", "jax", "torch", "torch-sdpa"]
+IMPLS = [
+    "donate-off",
+    "donate",
+    "donate-jit",
+    "donate-unfused",
+    "numpy",
+    "numpy-alloc",
+    "jax",
+    "torch",
+    "torch-compile",
+    "torch-sdpa",
+    "torch-sdpa-compile",
+]
 
 Params = dict[str, Any]
 
@@ -544,7 +562,7 @@ def kind(workload: str) -> str:
 def applies(workload: str, impl: str) -> bool:
     if impl == "numpy-alloc":
         return kind(workload) == "relu"
-    if impl in ("donate-unfused", "torch-sdpa"):
+    if impl in ("donate-unfused", "torch-sdpa", "torch-sdpa-compile"):
         return kind(workload) == "encoder"
     return True
 
@@ -565,6 +583,49 @@ class Prepared:
     jitted: Any = None
     planned_peak: int | None = None
     weight_bytes: int | None = None
+    # torch.compile only: the seconds its set-up (two warm-up calls, the
+    # first of which compiles) took, and the graphs Dynamo captured and
+    # its graph breaks, over the whole process.
+    compile_s: float | None = None
+    graphs: int | None = None
+    graph_breaks: int | None = None
+
+
+def _prepare_torch(workload: str, impl: str, x_np: np.ndarray, params_np: Params) -> Prepared:
+    import torch
+
+    fn_t = torch_functions(sdpa=impl.startswith("torch-sdpa"))[kind(workload)]
+    compiled = impl.endswith("-compile")
+    if compiled:
+        fn_t = torch.compile(fn_t, dynamic=False)
+    tparams = convert(params_np, torch.from_numpy)
+
+    def fresh_t() -> Any:
+        return torch.from_numpy(x_np.copy())
+
+    def call_t(x: Any) -> Any:
+        with torch.inference_mode():
+            return fn_t(x, tparams)
+
+    if not compiled:
+        return Prepared(x_np, fresh_t, call_t, lambda y: y.numpy())
+    # Compile now, outside the measured calls: the first call compiles
+    # (under inference mode, as the measured calls run: Dynamo guards on
+    # it), the second checks that the same graph serves a fresh input.
+    from torch._dynamo.utils import counters
+
+    t0 = time.perf_counter()
+    for _ in range(2):
+        call_t(fresh_t())
+    return Prepared(
+        x_np,
+        fresh_t,
+        call_t,
+        lambda y: y.numpy(),
+        compile_s=time.perf_counter() - t0,
+        graphs=int(counters["stats"]["unique_graphs"]),
+        graph_breaks=int(sum(counters["graph_break"].values())),
+    )
 
 
 def prepare(workload: str, impl: str, sizes: Sizes) -> Prepared:
@@ -600,16 +661,7 @@ def prepare(workload: str, impl: str, sizes: Sizes) -> Prepared:
         fn_np = numpy_impl(workload, allocating=impl == "numpy-alloc")
         return Prepared(x_np, x_np.copy, lambda x: fn_np(x, params_np), np.asarray)
     if impl.startswith("torch"):
-        import torch
-
-        fn_t = torch_functions(sdpa=impl == "torch-sdpa")[kind(workload)]
-        tparams = convert(params_np, torch.from_numpy)
-
-        def call_t(x: Any) -> Any:
-            with torch.inference_mode():
-                return fn_t(x, tparams)
-
-        return Prepared(x_np, lambda: torch.from_numpy(x_np.copy()), call_t, lambda y: y.numpy())
+        return _prepare_torch(workload, impl, x_np, params_np)
     import jax
 
     heads = params_np.pop("heads", 0)
