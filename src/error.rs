@@ -17,7 +17,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 // exception in one exhaustive match, so a new variant cannot go unmapped.)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Error {
-    /// Two shapes that had to agree (or broadcast) do not.
+    /// Two shapes that had to broadcast together (or one to the other) do
+    /// not. Shapes that must agree by another rule (concatenation, a
+    /// parameter per channel) are an [`Error::InvalidShape`] naming it.
     ShapeMismatch {
         op: &'static str,
         lhs: Vec<usize>,

@@ -285,6 +285,27 @@ def test_errors_name_what_the_user_did() -> None:
         assert "item()" not in str(e.value), str(e.value)
     with pytest.raises(ValueError, match=r"^float\(\) needs a tensor with exactly one element"):
         float(donate.ones(3))
+    # Shapes that must agree by a rule other than broadcasting say the rule
+    # (not "they must be equal or broadcast").
+    ones = donate.ones
+    cases = [
+        (lambda: donate.concat([ones((2, 3)), ones((2, 4))]),
+         r"concat: invalid shape \[2, 4\]: every tensor must have the first one's shape \[2, 3\] except along the axis joined \(0\)"),
+        (lambda: donate.stack([ones((2, 3)), ones((3, 2))]),
+         r"stack: invalid shape \[3, 2\]: every tensor must have the first one's shape \[2, 3\]"),
+        (lambda: donate.linalg.solve(ones((2, 2)), ones((3, 1))),
+         r"x2 has 3 rows, x1's matrices \[2, 2\] are 2x2"),
+        (lambda: ones((1, 3, 4, 4)).conv2d(ones((2, 2, 3, 3))),
+         r"conv2d: .*the weight has 2 input channels \(axis 1\), the input \[1, 3, 4, 4\] has 3"),
+        (lambda: ones((1, 3, 4, 4)).batch_norm(ones(2), ones(2)),
+         r"batch_norm: mean must have shape \(3,\), got \[2\]"),
+        (lambda: donate.searchsorted(ones(3), ones(2), sorter=donate.asarray([0, 1])),
+         r"sorter must have the shape of x1, \[3\]"),
+    ]
+    for call, want in cases:
+        with pytest.raises(ValueError, match=want) as e:
+            call()
+        assert "broadcast" not in str(e.value), str(e.value)
 
 
 @pytest.mark.parametrize("v,want", [(True, "bool"), (3, "int64"), (2.5, "float32")])

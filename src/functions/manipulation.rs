@@ -99,10 +99,12 @@ pub fn concat_signature(xs: &[Meta<'_>], axis: Option<isize>) -> Result<(DType, 
                 .enumerate()
                 .all(|(i, (a, b))| i == ax || a == b);
         if !same {
-            return Err(Error::ShapeMismatch {
+            return Err(Error::InvalidShape {
                 op: "concat",
-                lhs: first.to_vec(),
-                rhs: s.to_vec(),
+                shape: s.to_vec(),
+                reason: format!(
+                    "every tensor must have the first one's shape {first:?} except along the axis joined ({ax})"
+                ),
             });
         }
     }
@@ -139,10 +141,10 @@ pub fn stack_signature(xs: &[Meta<'_>], axis: isize) -> Result<(DType, Vec<usize
     let dtype = common("stack", xs)?;
     let first = xs[0].shape;
     if let Some(x) = xs.iter().find(|x| x.shape != first) {
-        return Err(Error::ShapeMismatch {
+        return Err(Error::InvalidShape {
             op: "stack",
-            lhs: first.to_vec(),
-            rhs: x.shape.to_vec(),
+            shape: x.shape.to_vec(),
+            reason: format!("every tensor must have the first one's shape {first:?}"),
         });
     }
     let ax = axis_of("stack", axis, first.len() + 1)?;
