@@ -308,6 +308,33 @@ def test_errors_name_what_the_user_did() -> None:
         assert "broadcast" not in str(e.value), str(e.value)
 
 
+def _setitem(t: donate.Tensor, key: object, value: object) -> None:
+    t[key] = value
+
+
+def _iadd(t: donate.Tensor, u: donate.Tensor) -> None:
+    t += u
+
+
+def test_a_shape_that_must_broadcast_to_another_says_so() -> None:
+    # One shape broadcast *to* another (an assignment, an in-place
+    # result, broadcast_to): the message names which shape goes where,
+    # not "they must be equal or broadcast" when they do broadcast together.
+    ones = donate.ones
+    cases = [
+        (lambda: _setitem(ones((2, 2)), 0, ones((1, 3))), r"__setitem__: shape \[1, 3\] cannot be broadcast to shape \[2\]"),
+        (lambda: _setitem(ones(4), slice(0, 2), ones((2, 2))), r"__setitem__: shape \[2, 2\] cannot be broadcast to shape \[2\]"),
+        (lambda: _iadd(ones(3), ones((2, 3))), r"add: shape \[2, 3\] cannot be broadcast to shape \[3\]"),
+        (lambda: donate.broadcast_to(ones((2, 1)), (3,)), r"broadcast_to: shape \[2, 1\] cannot be broadcast to shape \[3\]"),
+        (lambda: donate.broadcast_to(ones(3), (2, 4)), r"broadcast_to: shape \[3\] cannot be broadcast to shape \[2, 4\]"),
+        (lambda: donate.diff(ones((2, 3)), axis=1, prepend=ones((3, 1))),
+         r"diff: invalid shape \[3, 1\]: prepend and append must have x's shape \[2, 3\] except along the axis \(1\)"),
+    ]
+    for call, want in cases:
+        with pytest.raises(ValueError, match=want):
+            call()
+
+
 @pytest.mark.parametrize("v,want", [(True, "bool"), (3, "int64"), (2.5, "float32")])
 def test_a_python_number_makes_a_tensor_of_one_dtype_everywhere(v: Any, want: str) -> None:
     # One answer (Scalar::tensor_dtype, the default float for floats):

@@ -14,7 +14,8 @@ use crate::array::dyn_tensor::{each, for_dtype, DynElement, DynTensor, Meta};
 use crate::array::element::{DType, Element};
 use crate::array::layout::{Index, Layout};
 use crate::array::shape::{
-    broadcast_shapes, checked_dim_mul, checked_dim_sum, checked_numel, normalize_axis,
+    broadcast_shapes, check_broadcasts_to, checked_dim_mul, checked_dim_sum, checked_numel,
+    normalize_axis,
 };
 use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
@@ -191,14 +192,7 @@ fn like<T: Element>(
 /// The shape of `broadcast_to(x, shape)`: `shape`, checked.
 pub fn broadcast_to_signature(x: Meta<'_>, shape: &[usize]) -> Result<(DType, Vec<usize>)> {
     checked_numel(shape, x.dtype.size())?;
-    let b = broadcast_shapes("broadcast_to", x.shape, shape)?;
-    if b.as_slice() != shape {
-        return Err(Error::ShapeMismatch {
-            op: "broadcast_to",
-            lhs: x.shape.to_vec(),
-            rhs: shape.to_vec(),
-        });
-    }
+    check_broadcasts_to("broadcast_to", x.shape, shape)?;
     Ok((x.dtype, shape.to_vec()))
 }
 
