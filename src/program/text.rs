@@ -53,7 +53,16 @@ impl Lowered {
             list(&p.consts),
             list(&p.inputs)
         );
-        for ((e, st), live) in p.eqns.iter().zip(&self.steps).zip(&self.live_bytes) {
+        for (i, ((e, st), live)) in p
+            .eqns
+            .iter()
+            .zip(&self.steps)
+            .zip(&self.live_bytes)
+            .enumerate()
+        {
+            if let Some(g) = self.fusion_at(i) {
+                let _ = write!(s, "\n    {}", super::fuse::header(self, g, &names));
+            }
             let line = names.eqn(p, e);
             let place = match st.write {
                 Write::InPlace { arg } => format!("in place over {}", names.atom(&e.args[arg])),
