@@ -149,10 +149,10 @@ fn run_block<T: KernelElement>(
             Stage::Unary(op, FusedArg::Slice(x)) => T::unary_run(isa, op, &x[off..off + n], blk),
             Stage::Unary(_, FusedArg::Scalar(_)) => unreachable!("checked: a unary op of a tensor"),
             Stage::Binary(op, FusedArg::Io, b) => {
-                T::zip_lhs_run(isa, op, assume_init(blk), side(b))
+                T::zip_lhs_run(isa, op, assume_init(blk), side(b));
             }
             Stage::Binary(op, a, FusedArg::Io) => {
-                T::zip_rhs_run(isa, op, side(a), assume_init(blk))
+                T::zip_rhs_run(isa, op, side(a), assume_init(blk));
             }
             Stage::Binary(op, a, b) => T::zip_run(isa, op, side(a), side(b), blk),
         }

@@ -237,21 +237,17 @@ pub(super) fn run_group<T: DynElement>(
     let n: usize = shape.iter().product();
     if let Some((v, mut t)) = target {
         let claimed = crate::ops::claim(t.typed_mut::<T>("fusion")?, &shape, "fusion");
-        match claimed {
-            Ok(mut buf) => {
-                let st = stages::<T>(l, g, Some(v), env)?;
-                fused_inplace(&st, buf.as_mut_slice::<T>())?;
-                return Ok((T::wrap(Tensor::from_buffer(buf, &shape)?), false));
-            }
-            Err(_) => {
-                // Read the operand where it is, into a new buffer.
-                let one = Single { v, t };
-                let both = Both { a: env, b: &one };
-                let st = stages::<T>(l, g, None, &both)?;
-                let buf = crate::kernels::fresh::fused(&st, n)?;
-                return Ok((T::wrap(Tensor::from_buffer(buf, &shape)?), true));
-            }
+        if let Ok(mut buf) = claimed {
+            let st = stages::<T>(l, g, Some(v), env)?;
+            fused_inplace(&st, buf.as_mut_slice::<T>())?;
+            return Ok((T::wrap(Tensor::from_buffer(buf, &shape)?), false));
         }
+        // Refused: read the operand where it is, into a new buffer.
+        let one = Single { v, t };
+        let both = Both { a: env, b: &one };
+        let st = stages::<T>(l, g, None, &both)?;
+        let buf = crate::kernels::fresh::fused(&st, n)?;
+        return Ok((T::wrap(Tensor::from_buffer(buf, &shape)?), true));
     }
     let st = stages::<T>(l, g, None, env)?;
     let buf = crate::kernels::fresh::fused(&st, n)?;

@@ -1,7 +1,9 @@
 //! A lowered program as text ([`Lowered::as_text`]): XLA's module header
 //! (`input_output_alias`, `buffer_donor`, the memory analysis with the
 //! peak's lower bound), then the program in the jaxpr grammar with the
-//! buffer every equation writes and the bytes live while it runs.
+//! buffer every equation writes and the bytes live while it runs. A fused
+//! group ([`super::fuse`]) is announced by a `fusion[op, op, ...]` line
+//! before its equations, which stay listed one by one.
 
 use std::fmt::Write as _;
 
