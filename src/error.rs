@@ -17,11 +17,21 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 // exception in one exhaustive match, so a new variant cannot go unmapped.)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Error {
-    /// Two shapes that had to agree (or broadcast) do not.
+    /// Two shapes that had to broadcast together (or one to the other) do
+    /// not. Shapes that must agree by another rule (concatenation, a
+    /// parameter per channel) are an [`Error::InvalidShape`] naming it.
     ShapeMismatch {
         op: &'static str,
         lhs: Vec<usize>,
         rhs: Vec<usize>,
+    },
+    /// A shape that had to broadcast *to* another (an assigned value to
+    /// its selection, an in-place result to its target, `broadcast_to`)
+    /// does not.
+    NotBroadcastableTo {
+        op: &'static str,
+        from: Vec<usize>,
+        to: Vec<usize>,
     },
     /// An operand had a dtype the operation does not accept.
     DTypeMismatch {
@@ -131,6 +141,12 @@ impl fmt::Display for Error {
                 "{op}: shapes {} and {} are not compatible (they must be equal or broadcast)",
                 fmt_shape(lhs),
                 fmt_shape(rhs)
+            ),
+            Error::NotBroadcastableTo { op, from, to } => write!(
+                f,
+                "{op}: shape {} cannot be broadcast to shape {} (each of its axes, from the last, must equal the target's or be 1)",
+                fmt_shape(from),
+                fmt_shape(to)
             ),
             Error::DTypeMismatch { op, expected, found } => {
                 write!(f, "{op}: expected dtype {expected}, found {found}")

@@ -107,7 +107,7 @@ fn in_place_rejects_growing_broadcast_and_loses_nothing() {
     let mut a = t(&[1.0, 2.0]);
     let b = Tensor::<f32>::zeros(&[3, 2]).unwrap();
     let err = a.add_inplace(&b).unwrap_err();
-    assert!(matches!(err, Error::ShapeMismatch { .. }), "{err}");
+    assert!(matches!(err, Error::NotBroadcastableTo { .. }), "{err}");
     assert_eq!(a.as_slice().unwrap(), &[1.0, 2.0]);
 }
 

@@ -441,10 +441,10 @@ fn in_place_binary_checks_the_dtype_before_the_shape() {
 fn in_place_binary_never_broadcasts_its_target() {
     let r = plan_in_place(&ADD, &[f32t(&[3]), f32t(&[2, 3])]);
     match r {
-        Err(Error::ShapeMismatch { op, lhs, rhs }) => {
-            assert_eq!((op, lhs, rhs), ("add", vec![3], vec![2, 3]));
+        Err(Error::NotBroadcastableTo { op, from, to }) => {
+            assert_eq!((op, from, to), ("add", vec![2, 3], vec![3]));
         }
-        other => panic!("expected ShapeMismatch, got {other:?}"),
+        other => panic!("expected NotBroadcastableTo, got {other:?}"),
     }
 }
 

@@ -149,5 +149,5 @@ fn planning_refuses_float_positions_and_a_value_of_another_shape() {
         ],
     )
     .unwrap_err();
-    assert!(matches!(e, Error::ShapeMismatch { .. }), "{e}");
+    assert!(matches!(e, Error::NotBroadcastableTo { .. }), "{e}");
 }

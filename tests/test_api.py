@@ -285,6 +285,54 @@ def test_errors_name_what_the_user_did() -> None:
         assert "item()" not in str(e.value), str(e.value)
     with pytest.raises(ValueError, match=r"^float\(\) needs a tensor with exactly one element"):
         float(donate.ones(3))
+    # Shapes that must agree by a rule other than broadcasting say the rule
+    # (not "they must be equal or broadcast").
+    ones = donate.ones
+    cases = [
+        (lambda: donate.concat([ones((2, 3)), ones((2, 4))]),
+         r"concat: invalid shape \[2, 4\]: every tensor must have the first one's shape \[2, 3\] except along the axis joined \(0\)"),
+        (lambda: donate.stack([ones((2, 3)), ones((3, 2))]),
+         r"stack: invalid shape \[3, 2\]: every tensor must have the first one's shape \[2, 3\]"),
+        (lambda: donate.linalg.solve(ones((2, 2)), ones((3, 1))),
+         r"x2 has 3 rows, x1's matrices \[2, 2\] are 2x2"),
+        (lambda: ones((1, 3, 4, 4)).conv2d(ones((2, 2, 3, 3))),
+         r"conv2d: .*the weight has 2 input channels \(axis 1\), the input \[1, 3, 4, 4\] has 3"),
+        (lambda: ones((1, 3, 4, 4)).batch_norm(ones(2), ones(2)),
+         r"batch_norm: mean must have shape \(3,\), got \[2\]"),
+        (lambda: donate.searchsorted(ones(3), ones(2), sorter=donate.asarray([0, 1])),
+         r"sorter must have the shape of x1, \[3\]"),
+    ]
+    for call, want in cases:
+        with pytest.raises(ValueError, match=want) as e:
+            call()
+        assert "broadcast" not in str(e.value), str(e.value)
+
+
+def _setitem(t: donate.Tensor, key: object, value: object) -> None:
+    t[key] = value
+
+
+def _iadd(t: donate.Tensor, u: donate.Tensor) -> None:
+    t += u
+
+
+def test_a_shape_that_must_broadcast_to_another_says_so() -> None:
+    # One shape broadcast *to* another (an assignment, an in-place
+    # result, broadcast_to): the message names which shape goes where,
+    # not "they must be equal or broadcast" when they do broadcast together.
+    ones = donate.ones
+    cases = [
+        (lambda: _setitem(ones((2, 2)), 0, ones((1, 3))), r"__setitem__: shape \[1, 3\] cannot be broadcast to shape \[2\]"),
+        (lambda: _setitem(ones(4), slice(0, 2), ones((2, 2))), r"__setitem__: shape \[2, 2\] cannot be broadcast to shape \[2\]"),
+        (lambda: _iadd(ones(3), ones((2, 3))), r"add: shape \[2, 3\] cannot be broadcast to shape \[3\]"),
+        (lambda: donate.broadcast_to(ones((2, 1)), (3,)), r"broadcast_to: shape \[2, 1\] cannot be broadcast to shape \[3\]"),
+        (lambda: donate.broadcast_to(ones(3), (2, 4)), r"broadcast_to: shape \[3\] cannot be broadcast to shape \[2, 4\]"),
+        (lambda: donate.diff(ones((2, 3)), axis=1, prepend=ones((3, 1))),
+         r"diff: invalid shape \[3, 1\]: prepend and append must have x's shape \[2, 3\] except along the axis \(1\)"),
+    ]
+    for call, want in cases:
+        with pytest.raises(ValueError, match=want):
+            call()
 
 
 @pytest.mark.parametrize("v,want", [(True, "bool"), (3, "int64"), (2.5, "float32")])

@@ -272,3 +272,31 @@ def test_every_dtype_reduces() -> None:
         t = donate.asarray(x)
         assert_same(donate.min(t, axis=(0, 1)), np.min(x, axis=(0, 1)))
         assert_same(donate.prod(t, axis=(0,)), np.prod(x, axis=(0,), dtype=default_accumulation(d)))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, x: m.sum(x),
+        lambda m, x: m.sum(x, axis=0),
+        lambda m, x: m.sum(x, axis=(0, 1)),
+        lambda m, x: m.sum(x, dtype=m.float64),
+        lambda m, x: m.sum(x, axis=1, dtype=m.float64),
+        lambda m, x: m.sum(x[:0]),
+        lambda m, x: m.sum(x[:0], dtype=m.float64),
+        lambda m, x: m.mean(x, axis=0),
+        lambda m, x: m.mean(x, axis=(0, 1)),
+        lambda m, x: m.linalg.vector_norm(x[:0]),
+        lambda m, x: m.linalg.vector_norm(x[:0], ord=1),
+        lambda m, x: m.linalg.vector_norm(x[:0], ord=3),
+        lambda m, x: m.linalg.vector_norm(x, axis=0, ord=1),
+    ],
+)
+def test_a_sum_of_negative_zeros_is_positive_zero_as_numpys(call: Callable[[Any, Any], Any]) -> None:
+    # NumPy's sums start at +0.0, so -0.0 + -0.0 + 0.0 is +0.0; a sum that
+    # starts at -0.0 (Rust's `Iterator::sum` of floats) keeps the sign.
+    x = np.full((3, 4), -0.0, np.float32)
+    want = np.asarray(call(np, x))
+    got = numpy_of(call(donate, donate.asarray(x)))
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))

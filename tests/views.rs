@@ -205,7 +205,7 @@ fn setitem_shape_errors_come_from_planning() {
         ],
     )
     .unwrap_err();
-    assert!(matches!(e, Error::ShapeMismatch { .. }), "{e}");
+    assert!(matches!(e, Error::NotBroadcastableTo { .. }), "{e}");
     let e = plan(
         &Op::SetItem {
             index: vec![Index::Int(0)],

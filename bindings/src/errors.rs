@@ -5,7 +5,7 @@
 //! | core [`Error`]                                   | Python                     |
 //! |--------------------------------------------------|----------------------------|
 //! | `AlreadyDonated`                                 | `donate.DonatedError` (a `RuntimeError`) |
-//! | `ShapeMismatch`, `InvalidShape`, `LengthMismatch`, `EmptyReduction`, `NotDonatable`, `InvalidArgument` | `ValueError` |
+//! | `ShapeMismatch`, `NotBroadcastableTo`, `InvalidShape`, `LengthMismatch`, `EmptyReduction`, `NotDonatable`, `InvalidArgument` | `ValueError` |
 //! | `InvalidAxis`                                    | `donate.AxisError` (NumPy's `AxisError`: a `ValueError` and an `IndexError`) |
 //! | `DTypeMismatch`, `UnsupportedDType`, `NotATensorDType`, `InvalidOperand` | `TypeError` |
 //! | `ArenaExhausted`, `AllocationFailed`             | `MemoryError`              |
@@ -123,6 +123,7 @@ pub(crate) fn to_py(e: &Error) -> PyErr {
             pyo3::exceptions::PyIndexError::new_err(msg)
         }
         Error::ShapeMismatch { .. }
+        | Error::NotBroadcastableTo { .. }
         | Error::InvalidShape { .. }
         | Error::LengthMismatch { .. }
         | Error::EmptyReduction { .. }

@@ -239,25 +239,13 @@ impl Layout {
     /// is an error here too).
     pub fn broadcast(shape: &[usize], out: &[usize]) -> Result<Layout> {
         let c = crate::array::shape::c_strides(shape);
-        if shape.len() > out.len() {
-            return Err(Error::ShapeMismatch {
-                op: "broadcast",
-                lhs: shape.to_vec(),
-                rhs: out.to_vec(),
-            });
-        }
+        crate::array::shape::check_broadcasts_to("broadcast", shape, out)?;
         let lead = out.len() - shape.len();
         let mut strides = Strides::from_elem(0, out.len());
         for (i, (&d, &s)) in shape.iter().zip(&c).enumerate() {
             let o = out[lead + i];
             if d == o {
                 strides[lead + i] = isize::try_from(s).unwrap_or(isize::MAX);
-            } else if d != 1 {
-                return Err(Error::ShapeMismatch {
-                    op: "broadcast",
-                    lhs: shape.to_vec(),
-                    rhs: out.to_vec(),
-                });
             }
         }
         Layout {

@@ -99,6 +99,30 @@ pub fn broadcast_shapes(op: &'static str, a: &[usize], b: &[usize]) -> Result<Di
     Ok(out)
 }
 
+/// Check that `from` broadcasts *to* `to` (NumPy's `broadcast_to`, an
+/// assignment's value to the selection, an in-place result to its
+/// target): no more axes than `to`, each trailing axis equal to `to`'s or 1.
+///
+/// # Errors
+/// [`Error::NotBroadcastableTo`] naming both shapes.
+pub fn check_broadcasts_to(op: &'static str, from: &[usize], to: &[usize]) -> Result<()> {
+    let fits = from.len() <= to.len()
+        && from
+            .iter()
+            .rev()
+            .zip(to.iter().rev())
+            .all(|(&f, &t)| f == t || f == 1);
+    if fits {
+        Ok(())
+    } else {
+        Err(Error::NotBroadcastableTo {
+            op,
+            from: from.to_vec(),
+            to: to.to_vec(),
+        })
+    }
+}
+
 /// Strides (in elements) for reading an operand of `shape` as if it had the
 /// broadcast shape `out` (0 along broadcast dimensions).
 pub fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {

@@ -208,10 +208,12 @@ pub fn diff_signature(
                 .enumerate()
                 .all(|(i, (a, b))| i == axis || a == b);
         if !fits {
-            return Err(Error::ShapeMismatch {
+            return Err(Error::InvalidShape {
                 op: "diff",
-                lhs: shape.to_vec(),
-                rhs: s.to_vec(),
+                shape: s.to_vec(),
+                reason: format!(
+                    "prepend and append must have x's shape {shape:?} except along the axis ({axis})"
+                ),
             });
         }
         dtype = DType::promote(dtype, e.dtype);
@@ -229,7 +231,7 @@ pub fn diff_signature(
 /// than `n` gives an empty one.
 ///
 /// # Errors
-/// `InvalidArgument` for a 0-d `x`, `InvalidAxis`, `ShapeMismatch` for a
+/// `InvalidArgument` for a 0-d `x`, `InvalidAxis`, `InvalidShape` for a
 /// `prepend`/`append` of another shape.
 pub fn diff(
     x: &DynTensor,
@@ -321,7 +323,7 @@ mod tests {
         let bad: DynTensor = Tensor::<i32>::from_vec(vec![0; 3], &[3, 1]).unwrap().into();
         assert!(matches!(
             diff(&x, 1, 1, Some(&bad), None),
-            Err(Error::ShapeMismatch { .. })
+            Err(Error::InvalidShape { .. })
         ));
     }
 }

@@ -14,6 +14,15 @@ use crate::array::shape::normalize_axis;
 use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
 
+/// The sum of floats from `+0.0`, as NumPy's (`sum([-0.0, -0.0])` is
+/// `0.0`). Every float sum of values goes through here, never through
+/// `Iterator::sum`: the standard library's float sum starts at `-0.0` (so
+/// that an empty sum is the identity of `+` for `-0.0` too), which keeps
+/// the sign of a sum of negative zeros and of an empty sum.
+pub fn float_sum(values: impl Iterator<Item = f64>) -> f64 {
+    values.fold(0.0, |a, v| a + v)
+}
+
 /// The axes an `axis` argument names: every axis for `None`, else each
 /// given axis normalised (negative ones count from the end), sorted.
 ///

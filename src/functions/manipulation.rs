@@ -14,7 +14,8 @@ use crate::array::dyn_tensor::{each, DynTensor, Meta};
 use crate::array::element::{DType, Element};
 use crate::array::layout::{Index, Layout};
 use crate::array::shape::{
-    broadcast_shapes, checked_dim_mul, checked_dim_sum, checked_numel, normalize_axis,
+    broadcast_shapes, check_broadcasts_to, checked_dim_mul, checked_dim_sum, checked_numel,
+    normalize_axis,
 };
 use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
@@ -102,10 +103,12 @@ pub fn concat_signature(xs: &[Meta<'_>], axis: Option<isize>) -> Result<(DType, 
                 .enumerate()
                 .all(|(i, (a, b))| i == ax || a == b);
         if !same {
-            return Err(Error::ShapeMismatch {
+            return Err(Error::InvalidShape {
                 op: "concat",
-                lhs: first.to_vec(),
-                rhs: s.to_vec(),
+                shape: s.to_vec(),
+                reason: format!(
+                    "every tensor must have the first one's shape {first:?} except along the axis joined ({ax})"
+                ),
             });
         }
     }
@@ -142,10 +145,10 @@ pub fn stack_signature(xs: &[Meta<'_>], axis: isize) -> Result<(DType, Vec<usize
     let dtype = common("stack", xs)?;
     let first = xs[0].shape;
     if let Some(x) = xs.iter().find(|x| x.shape != first) {
-        return Err(Error::ShapeMismatch {
+        return Err(Error::InvalidShape {
             op: "stack",
-            lhs: first.to_vec(),
-            rhs: x.shape.to_vec(),
+            shape: x.shape.to_vec(),
+            reason: format!("every tensor must have the first one's shape {first:?}"),
         });
     }
     let ax = axis_of("stack", axis, first.len() + 1)?;
@@ -192,14 +195,7 @@ fn like<T: Element>(
 /// The shape of `broadcast_to(x, shape)`: `shape`, checked.
 pub fn broadcast_to_signature(x: Meta<'_>, shape: &[usize]) -> Result<(DType, Vec<usize>)> {
     checked_numel(shape, x.dtype.size())?;
-    let b = broadcast_shapes("broadcast_to", x.shape, shape)?;
-    if b.as_slice() != shape {
-        return Err(Error::ShapeMismatch {
-            op: "broadcast_to",
-            lhs: x.shape.to_vec(),
-            rhs: shape.to_vec(),
-        });
-    }
+    check_broadcasts_to("broadcast_to", x.shape, shape)?;
     Ok((x.dtype, shape.to_vec()))
 }
 

@@ -199,10 +199,10 @@ pub fn searchsorted_signature(
             });
         }
         if s.shape != x1.shape {
-            return Err(Error::ShapeMismatch {
+            return Err(Error::InvalidShape {
                 op,
-                lhs: x1.shape.to_vec(),
-                rhs: s.shape.to_vec(),
+                shape: s.shape.to_vec(),
+                reason: format!("sorter must have the shape of x1, {:?}", x1.shape),
             });
         }
     }

@@ -31,7 +31,7 @@ use crate::array::dyn_tensor::{each_real, DynTensor};
 use crate::array::element::{DType, Element};
 use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
-use crate::functions::lanes::{lanes, normalize_axes, reduced_shape};
+use crate::functions::lanes::{float_sum, lanes, normalize_axes, reduced_shape};
 
 /// A statistic over a set of axes.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -192,7 +192,7 @@ fn extreme<T: crate::RealElement>(lane: &[T], better: impl Fn(T, T) -> bool) -> 
 
 fn sum<T: Element>(lane: &[T]) -> T {
     if T::DTYPE.is_float() {
-        T::from_f64(lane.iter().map(|v| v.to_f64()).sum())
+        T::from_f64(float_sum(lane.iter().map(|v| v.to_f64())))
     } else {
         T::from_i128(lane.iter().fold(0_i128, |a, v| a.wrapping_add(v.to_i128())))
     }
@@ -213,11 +213,8 @@ fn variance<T: Element>(lane: &[T], correction: f64) -> f64 {
     if lane.is_empty() || denom <= 0.0 {
         return f64::NAN;
     }
-    let mean = lane.iter().map(|v| v.to_f64()).sum::<f64>() / n;
-    lane.iter()
-        .map(|v| (v.to_f64() - mean).powi(2))
-        .sum::<f64>()
-        / denom
+    let mean = float_sum(lane.iter().map(|v| v.to_f64())) / n;
+    float_sum(lane.iter().map(|v| (v.to_f64() - mean).powi(2))) / denom
 }
 
 /// The statistic of one lane (`T` is the result dtype).
@@ -226,7 +223,7 @@ fn of_lane<T: crate::RealElement>(statistic: Statistic, lane: &[T]) -> T {
         Statistic::Sum { .. } => sum(lane),
         Statistic::Prod { .. } => prod(lane),
         Statistic::Mean => {
-            T::from_f64(lane.iter().map(|v| v.to_f64()).sum::<f64>() / lane.len() as f64)
+            T::from_f64(float_sum(lane.iter().map(|v| v.to_f64())) / lane.len() as f64)
         }
         Statistic::Max => extreme(lane, |a, b| a > b),
         Statistic::Min => extreme(lane, |a, b| a < b),

@@ -264,10 +264,12 @@ pub fn conv2d_geometry(
         return Err(invalid(w, "the weight must be 4-d [O, C, kh, kw]".into()));
     };
     if wc != c {
-        return Err(crate::error::Error::ShapeMismatch {
+        return Err(crate::error::Error::InvalidShape {
             op: "conv2d",
-            lhs: x.to_vec(),
-            rhs: w.to_vec(),
+            shape: w.to_vec(),
+            reason: format!(
+                "the weight has {wc} input channels (axis 1), the input {x:?} has {c} (axis 1)"
+            ),
         });
     }
     if stride == 0 {

@@ -150,6 +150,19 @@ pub(crate) fn unary<T: KernelElement>(op: UnaryOp, src: &[T]) -> Result<OwnedBuf
     Ok(unsafe { out.assume_init() })
 }
 
+/// A fused element-wise chain ([`super::fused`]) into a fresh buffer of
+/// `n` elements.
+pub(crate) fn fused<T: KernelElement>(
+    stages: &[super::fused::Stage<'_, T>],
+    n: usize,
+) -> Result<OwnedBuffer> {
+    let mut out = UninitBuffer::<T>::new(n)?;
+    super::fused::fused_into(stages, out.as_uninit_mut())?;
+    // SAFETY: `fused_into` returned Ok: its first stage wrote every one of
+    // the `n` elements (every block of the output).
+    Ok(unsafe { out.assume_init() })
+}
+
 /// `op(a, b)` with broadcasting into a fresh buffer of shape `out`.
 pub(crate) fn binary<T: KernelElement>(
     op: BinaryOp,

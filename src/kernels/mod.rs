@@ -25,6 +25,8 @@ mod elementwise;
 #[allow(unsafe_code)] // `UninitBuffer::assume_init` once a kernel wrote every element
 pub(crate) mod fresh;
 pub(crate) mod func;
+#[allow(unsafe_code)] // a block written by an earlier stage, read as initialised
+pub(crate) mod fused;
 #[allow(unsafe_code)] // `Isa::new_unchecked`, and the calls into the per-ISA copies
 mod isa;
 mod math;
@@ -59,6 +61,7 @@ pub use conv::{conv2d_geometry, ConvElement, ConvGeometry};
 pub use elementwise::{BinaryOp, Side, UnaryOp};
 pub use fresh::OverInputScratch;
 pub use func::{Func, FuncElement, FuncKind};
+pub use fused::{fused_inplace, fused_into, FusedArg, Stage, FUSED_BLOCK};
 pub use isa::{Isa, Level};
 pub use matmul::MatmulElement;
 pub use reduce::{Max, Reduce, Sum};

@@ -138,10 +138,12 @@ impl<T: ConvElement> BatchNorm<'_, T> {
         let c = x[1];
         let param = |p: &Tensor<T>| -> Result<Vec<f64>> {
             if p.shape() != [c] {
-                return Err(Error::ShapeMismatch {
+                return Err(Error::InvalidShape {
                     op: "batch_norm",
-                    lhs: x.to_vec(),
-                    rhs: p.shape().to_vec(),
+                    shape: p.shape().to_vec(),
+                    reason: format!(
+                        "each parameter (mean, var, weight, bias) must have shape [{c}], one value per channel of the input {x:?}"
+                    ),
                 });
             }
             Ok(p.as_slice()?.iter().map(|v| v.to_f64()).collect())

@@ -10,7 +10,9 @@ use super::{Allocation, Kind, Op, OperandDesc, Plan, Purpose, Reduction};
 use crate::array::dyn_tensor::{check_scalar, Scalar};
 use crate::array::element::DType;
 use crate::array::promote::OperandDType;
-use crate::array::shape::{broadcast_shapes, checked_numel, normalize_axis, Dims};
+use crate::array::shape::{
+    broadcast_shapes, check_broadcasts_to, checked_numel, normalize_axis, Dims,
+};
 use crate::error::{Error, Result};
 use crate::kernels::{BinaryOp, Func, FuncKind};
 use smallvec::SmallVec;
@@ -478,14 +480,7 @@ fn setitem_signature(
     if let Kind::Scalar(s) = v.kind {
         check_scalar(op.name(), s, d)?;
     }
-    let b = broadcast_shapes(op.name(), v.shape, view.shape())?;
-    if b[..] != *view.shape() {
-        return Err(Error::ShapeMismatch {
-            op: op.name(),
-            lhs: view.shape().to_vec(),
-            rhs: v.shape.to_vec(),
-        });
-    }
+    check_broadcasts_to(op.name(), v.shape, view.shape())?;
     Ok(Signature::new(
         d,
         Dims::from_slice(x.shape),
@@ -510,14 +505,7 @@ fn scatter_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
     if let Kind::Scalar(s) = v.kind {
         check_scalar(op.name(), s, d)?;
     }
-    let b = broadcast_shapes(op.name(), v.shape, p.shape)?;
-    if b[..] != *p.shape {
-        return Err(Error::ShapeMismatch {
-            op: op.name(),
-            lhs: p.shape.to_vec(),
-            rhs: v.shape.to_vec(),
-        });
-    }
+    check_broadcasts_to(op.name(), v.shape, p.shape)?;
     let mut sig = Signature::new(d, Dims::from_slice(x.shape), Receives::Input);
     sig.scratch = broadcast_scratch(&o[2..], p.shape, &[d.size()]);
     Ok(sig)

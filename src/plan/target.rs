@@ -142,10 +142,11 @@ pub(super) fn plan_target_in_place(
 ) -> Result<()> {
     if let Op::Binary(b) = op {
         if p.shape[..] != *o[0].shape {
-            return Err(Error::ShapeMismatch {
+            // The operand's shape, broadcast with the target's, grew it.
+            return Err(Error::NotBroadcastableTo {
                 op: b.name(),
-                lhs: o[0].shape.to_vec(),
-                rhs: o[1].shape.to_vec(),
+                from: o[1].shape.to_vec(),
+                to: o[0].shape.to_vec(),
             });
         }
     }

@@ -150,8 +150,13 @@ pub struct Lowered {
     /// The first equation that writes into a donated input's buffer.
     pub first_donated_write: Option<usize>,
     /// Per equation: the bytes live while it runs, as planned (what
-    /// [`MemoryAnalysis::peak_memory_in_bytes`] is the largest of).
+    /// [`MemoryAnalysis::peak_memory_in_bytes`] is the largest of). The
+    /// equations of a fused group all run at once: each has the group's
+    /// largest.
     pub live_bytes: Vec<usize>,
+    /// Chains of element-wise equations run as one pass over memory
+    /// ([`fuse`](super::fuse)), in order.
+    pub fusions: Vec<super::fuse::Fusion>,
 }
 
 /// Liveness facts of a program.
@@ -383,7 +388,13 @@ pub fn lower(program: Program, donated: &[bool]) -> Result<Lowered> {
     let usage = walk(&program, donated, None)?.usage;
     let cap = usage.iter().copied().max().unwrap_or(0);
     let walked = walk(&program, donated, Some((cap, usage)))?;
-    Ok(finish(program, donated, walked))
+    let mut l = finish(program, donated, walked);
+    l.fusions = super::fuse::groups(&l);
+    for g in &l.fusions {
+        let most = l.live_bytes[g.range()].iter().copied().max().unwrap_or(0);
+        l.live_bytes[g.range()].fill(most);
+    }
+    Ok(l)
 }
 
 /// What the walk decided, owned.
@@ -601,6 +612,7 @@ fn finish(program: Program, donated: &[bool], w: Walked) -> Lowered {
         unusable,
         first_donated_write: first,
         live_bytes,
+        fusions: Vec::new(),
     }
 }
 
@@ -689,6 +701,19 @@ fn unusable_reason(p: &Program, steps: &[Step], live: &Liveness, v: Var) -> Stri
 }
 
 impl Lowered {
+    /// The same plan run equation by equation, without fused groups (the
+    /// reference a fused run equals bit for bit).
+    #[must_use]
+    pub fn unfused(mut self) -> Self {
+        self.fusions.clear();
+        self
+    }
+
+    /// The fused group starting at equation `i`, if any.
+    pub fn fusion_at(&self, i: usize) -> Option<&super::fuse::Fusion> {
+        self.fusions.iter().find(|g| g.start == i)
+    }
+
     /// How a call supplies each argument, from its description (holders,
     /// coverage, identity), as the eager planner decides an offered
     /// operand: an argument the program consumes (a donated alias or

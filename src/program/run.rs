@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use smallvec::SmallVec;
 
+use super::fuse::{Env, Fusion};
 use super::lower::{Lowered, Origin, Write};
 use super::{Atom, BufferId, Var};
 use crate::driver::execute::{execute, execute_in_place, Arg};
@@ -168,11 +169,21 @@ impl Run<'_> {
 
     fn all(&mut self) -> Result<Vec<DynTensor>> {
         let l = self.l;
-        for i in 0..l.steps.len() {
+        let mut i = 0;
+        while i < l.steps.len() {
+            if let Some(g) = l.fusion_at(i) {
+                if let Some(w) = l.first_donated_write.filter(|w| g.range().contains(w)) {
+                    self.before_first_write(w)?;
+                }
+                self.fused(g)?;
+                i = g.end;
+                continue;
+            }
             if l.first_donated_write == Some(i) {
                 self.before_first_write(i)?;
             }
             self.step(i)?;
+            i += 1;
         }
         l.program
             .outputs
@@ -296,6 +307,63 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// Run fused group `g` ([`super::fuse`]) as one step: its result
+    /// where the plan puts the first equation's (in place over its
+    /// operand, or the planned buffer), then the releases of all its
+    /// equations in order.
+    fn fused(&mut self, g: &Fusion) -> Result<()> {
+        let l = self.l;
+        let p = &l.program;
+        let first = &p.eqns[g.start];
+        let st = &l.steps[g.start];
+        let mut planned = Vec::new();
+        if let Write::Buffer { buffer, .. } = st.write {
+            if let Some(b) = self.pool.remove(&buffer) {
+                planned.extend(b.with_len(p.vars[first.out as usize].nbytes()));
+            }
+        }
+        let target = match st.write {
+            Write::InPlace { arg } => match first.args[arg] {
+                Atom::Var(v) => Some((
+                    v,
+                    self.env[v as usize]
+                        .take()
+                        .ok_or_else(|| Error::InvalidArgument {
+                            op: "jit",
+                            reason: format!("variable {v} written after its release"),
+                        })?,
+                )),
+                Atom::Lit(_) => None,
+            },
+            _ => None,
+        };
+        let dtype = p.vars[first.out as usize].dtype;
+        let env = &*self;
+        let (result, left) = serve_planned(planned, || {
+            crate::array::dyn_tensor::for_dtype!(dtype, T => {
+                super::fuse::run_group::<T>(l, g, target, env)
+            })
+        });
+        if !left.is_empty() {
+            mismatch();
+            if let Write::Buffer { buffer, .. } = st.write {
+                for b in left {
+                    self.pool.insert(buffer, b);
+                }
+            }
+        }
+        let (result, refused) = result?;
+        if refused {
+            mismatch();
+        }
+        super::fuse::record(l, g);
+        self.env[p.eqns[g.end - 1].out as usize] = Some(result);
+        for i in g.range() {
+            self.release(i);
+        }
+        Ok(())
+    }
+
     /// Drop the variables that die at equation `i`, keeping the buffers the
     /// plan reuses later, and holding consumed arguments until the first
     /// donated write.
@@ -392,5 +460,16 @@ impl Run<'_> {
         drop(pending);
         drop(env);
         out
+    }
+}
+
+impl Env for Run<'_> {
+    fn read(&self, v: Var) -> Result<&DynTensor> {
+        self.env[v as usize]
+            .as_ref()
+            .ok_or_else(|| Error::InvalidArgument {
+                op: "jit",
+                reason: format!("variable {v} read after its release"),
+            })
     }
 }

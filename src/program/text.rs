@@ -1,7 +1,9 @@
 //! A lowered program as text ([`Lowered::as_text`]): XLA's module header
 //! (`input_output_alias`, `buffer_donor`, the memory analysis with the
 //! peak's lower bound), then the program in the jaxpr grammar with the
-//! buffer every equation writes and the bytes live while it runs.
+//! buffer every equation writes and the bytes live while it runs. A fused
+//! group ([`super::fuse`]) is announced by a `fusion[op, op, ...]` line
+//! before its equations, which stay listed one by one.
 
 use std::fmt::Write as _;
 
@@ -53,7 +55,16 @@ impl Lowered {
             list(&p.consts),
             list(&p.inputs)
         );
-        for ((e, st), live) in p.eqns.iter().zip(&self.steps).zip(&self.live_bytes) {
+        for (i, ((e, st), live)) in p
+            .eqns
+            .iter()
+            .zip(&self.steps)
+            .zip(&self.live_bytes)
+            .enumerate()
+        {
+            if let Some(g) = self.fusion_at(i) {
+                let _ = write!(s, "\n    {}", super::fuse::header(self, g, &names));
+            }
             let line = names.eqn(p, e);
             let place = match st.write {
                 Write::InPlace { arg } => format!("in place over {}", names.atom(&e.args[arg])),

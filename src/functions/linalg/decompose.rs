@@ -332,10 +332,15 @@ fn solve_stacks(op: &'static str, x1: Meta<'_>, x2: Meta<'_>) -> Result<(Matrice
         Matrices::of(op, x2.shape)?
     };
     if s2.m != s1.m {
-        return Err(Error::ShapeMismatch {
+        return Err(Error::InvalidShape {
             op,
-            lhs: x1.shape.to_vec(),
-            rhs: x2.shape.to_vec(),
+            shape: x2.shape.to_vec(),
+            reason: format!(
+                "x2 has {} rows, x1's matrices {:?} are {m}x{m}: they must be equal",
+                s2.m,
+                x1.shape,
+                m = s1.m
+            ),
         });
     }
     Ok((s1, s2))

@@ -6,6 +6,7 @@ use crate::array::dyn_tensor::{for_float, DynTensor, Meta};
 use crate::array::element::{DType, Element};
 use crate::array::shape::normalize_axis;
 use crate::error::{Error, Result};
+use crate::functions::lanes::float_sum;
 
 use super::decompose::{float, matrices, not_float, singular_values};
 use super::stack::{float_dtype, float_matrices, new, read, sized, Matrices};
@@ -107,11 +108,11 @@ fn vector_norm_one(shape: &[usize], v: &[f64], ord: f64) -> Result<f64> {
     } else if ord == 0.0 {
         v.iter().filter(|&&x| x != 0.0).count() as f64
     } else if ord == 1.0 {
-        abs.sum()
+        float_sum(abs)
     } else if ord == 2.0 {
-        v.iter().map(|x| x * x).sum::<f64>().sqrt()
+        float_sum(v.iter().map(|x| x * x)).sqrt()
     } else {
-        abs.map(|x| x.powf(ord)).sum::<f64>().powf(1.0 / ord)
+        float_sum(abs.map(|x| x.powf(ord))).powf(1.0 / ord)
     })
 }
 
@@ -220,11 +221,11 @@ fn matrix_norm_one(
     sv: &[f64],
 ) -> Result<f64> {
     const OP: &str = "linalg.matrix_norm";
-    let col = |j: usize| (0..m).map(|i| a[i * n + j].abs()).sum::<f64>();
-    let row = |i: usize| a[i * n..(i + 1) * n].iter().map(|v| v.abs()).sum::<f64>();
+    let col = |j: usize| float_sum((0..m).map(|i| a[i * n + j].abs()));
+    let row = |i: usize| float_sum(a[i * n..(i + 1) * n].iter().map(|v| v.abs()));
     Ok(match ord {
-        MatrixOrd::Fro => a.iter().map(|v| v * v).sum::<f64>().sqrt(),
-        MatrixOrd::Nuc => sv.iter().sum(),
+        MatrixOrd::Fro => float_sum(a.iter().map(|v| v * v)).sqrt(),
+        MatrixOrd::Nuc => float_sum(sv.iter().copied()),
         MatrixOrd::Two | MatrixOrd::NegTwo => {
             extreme(OP, shape, sv.iter().copied(), ord == MatrixOrd::Two)?
         }
