@@ -110,6 +110,7 @@ impl DType {
 
     /// The real dtype of a complex dtype's components (float32 for
     /// complex64, float64 for complex128); itself for a real dtype.
+    #[must_use]
     pub const fn real_dtype(self) -> DType {
         match self {
             DType::C64 => DType::F32,
