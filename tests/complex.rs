@@ -257,3 +257,34 @@ fn casts_keep_both_parts_and_moves_copy_them() {
     assert_eq!(w[3], C64::new(1.5, -2.0));
     assert!(w[5].re == 0.0 && w[5].re.is_sign_negative());
 }
+
+#[test]
+fn the_functions_below_the_planner_name_themselves_for_a_complex_tensor() {
+    use donate::functions::searching::{arg_extreme, count_nonzero, Extreme};
+    use donate::functions::sorting::argsort;
+    use donate::functions::statistics::reduce;
+    // Called directly, not through `plan`: each still refuses a complex
+    // tensor with its own name, not another function's.
+    let z = DynTensor::from(Tensor::<C32>::from_vec(vec![C32::new(1.0, 2.0); 6], &[2, 3]).unwrap());
+    let name = |r: donate::Result<DynTensor>| match r {
+        Err(Error::UnsupportedDType { op, dtype }) => {
+            assert_eq!(dtype, DType::C64);
+            op
+        }
+        other => panic!("expected UnsupportedDType, got {other:?}"),
+    };
+    assert_eq!(name(arg_extreme(&z, Extreme::Max, None, false)), "argmax");
+    assert_eq!(
+        name(arg_extreme(&z, Extreme::Min, Some(0), false)),
+        "argmin"
+    );
+    assert_eq!(name(count_nonzero(&z, None, false)), "count_nonzero");
+    assert_eq!(name(argsort(&z, -1, false)), "argsort");
+    for (statistic, want) in [
+        (Statistic::Mean, "mean"),
+        (Statistic::Max, "max"),
+        (Statistic::Var { correction: 0.0 }, "var"),
+    ] {
+        assert_eq!(name(reduce(&z, statistic, None, false)), want);
+    }
+}

@@ -86,7 +86,7 @@ pub fn arg_extreme(
         named.as_ref().map(|a| &a[..]),
         x.shape().len(),
     )?;
-    let v: Vec<i64> = each_real!(x, "argmax/argmin", t => {
+    let v: Vec<i64> = each_real!(x, extreme.name(), t => {
         let l = lanes(t, &along)?;
         l.iter().map(|lane| first_extreme(lane, extreme) as i64).collect()
     });
@@ -126,7 +126,7 @@ pub fn count_nonzero_signature(
 pub fn count_nonzero(x: &DynTensor, axes: Option<&[isize]>, keepdims: bool) -> Result<DynTensor> {
     let (_, out) = count_nonzero_signature(x.meta(), axes, keepdims)?;
     let axes = normalize_axes("count_nonzero", axes, x.shape().len())?;
-    let v: Vec<i64> = each_real!(x, "argmax/argmin", t => {
+    let v: Vec<i64> = each_real!(x, "count_nonzero", t => {
         let l = lanes(t, &axes)?;
         l.iter().map(|lane| nonzero_positions(lane).count() as i64).collect()
     });

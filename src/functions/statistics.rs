@@ -123,7 +123,7 @@ pub fn reduce(
     } else {
         x.cast(dtype)?
     };
-    each_real!(&x, "a statistic", t => reduce_typed(t, statistic, &axes, &out_shape).map(DynTensor::from))
+    each_real!(&x, name, t => reduce_typed(t, statistic, &axes, &out_shape).map(DynTensor::from))
 }
 
 fn reduce_typed<T: crate::RealElement>(
