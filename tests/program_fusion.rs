@@ -308,3 +308,30 @@ proptest! {
         prop_assert_eq!(fused_allocs, plain_allocs);
     }
 }
+
+/// A donated argument that another handle still holds is not the
+/// program's to write: the fused group reads it where it is into a new
+/// buffer (the claim refused), and the other holder keeps its values.
+#[test]
+fn a_donated_input_still_held_elsewhere_is_read_into_a_new_buffer() {
+    let _g = lock();
+    let n = 3 * 4099;
+    let l = lower(relus(&[3, 4099]), &[true]).unwrap();
+    assert_eq!(l.fusions, vec![Fusion { start: 0, end: 10 }]);
+    let x = tensor(&data(n, 11), &[3, 4099]);
+    let held = x.clone();
+    let before = bits(&held);
+    let ptr = x.buffer_ptr();
+    let mismatches = plan_mismatches();
+    let out = l.run(&[], vec![RunArg::Consumed(x)]).unwrap();
+    assert_eq!(plan_mismatches(), mismatches + 1, "the claim was refused");
+    assert_eq!(bits(&held), before, "the other holder's values are intact");
+    assert_eq!(held.buffer_ptr(), ptr);
+    assert_ne!(
+        out[0].buffer_ptr(),
+        ptr,
+        "the result is a buffer of its own"
+    );
+    let want: Vec<u32> = data(n, 11).iter().map(|x| x.max(0.0).to_bits()).collect();
+    assert_eq!(bits(&out[0]), want);
+}
