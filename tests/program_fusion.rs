@@ -162,14 +162,90 @@ fn an_intermediate_read_twice_or_a_broadcast_operand_is_not_fused() {
     let l = lower(b.finish(&[w]).unwrap(), &[false]).unwrap();
     assert_eq!(l.fusions, vec![Fusion { start: 1, end: 3 }]);
 
-    // A bias row broadcast over the rows: not a stage.
+    // An operand broadcast along an inner axis (a column), or a row
+    // shorter than MIN_CYCLE (one call per repetition): not a stage.
+    for (shape, other) in [([8, 16], vec![8, 1]), ([8, 16], vec![16])] {
+        let mut b = Builder::new();
+        let x = b.input(DType::F32, &shape);
+        let bias = b.input(DType::F32, &other);
+        let t = b.push(Op::Binary(BinaryOp::Add), &[v(x), v(bias)]).unwrap();
+        let g = b.push(Op::Unary(UnaryOp::Gelu), &[v(t)]).unwrap();
+        let l = lower(b.finish(&[g]).unwrap(), &[true, false]).unwrap();
+        assert!(l.fusions.is_empty(), "{other:?}: {}", l.as_text("f"));
+    }
+}
+
+#[test]
+fn operands_repeat_along_the_output_only_from_their_first_real_axis() {
+    use donate::program::repeats_along;
+    assert!(repeats_along(&[16], &[8, 16]));
+    assert!(repeats_along(&[1, 16], &[8, 16]));
+    assert!(repeats_along(&[1, 4, 16], &[2, 4, 16]));
+    assert!(repeats_along(&[1], &[8, 16]));
+    assert!(repeats_along(&[], &[8, 16]));
+    assert!(repeats_along(&[8, 16], &[8, 16]));
+    assert!(!repeats_along(&[8, 1], &[8, 16]));
+    assert!(!repeats_along(&[4, 1, 16], &[4, 2, 16]));
+    assert!(!repeats_along(&[2, 8, 16], &[8, 16]));
+}
+
+/// `gelu(x + bias) * scale + shift`, the bias a row broadcast over the
+/// rows (and a `[1, d]` row, and a one-element tensor): one group, bit for
+/// bit the unfused run, and over a donated `x` no buffer at all.
+#[test]
+fn a_bias_row_broadcast_over_the_rows_fuses() {
+    let _g = lock();
+    let (rows, d) = (37, 300); // 11,100 elements: blocks end mid-row
     let mut b = Builder::new();
-    let x = b.input(DType::F32, &[8, 16]);
-    let bias = b.input(DType::F32, &[16]);
+    let x = b.input(DType::F32, &[rows, d]);
+    let bias = b.input(DType::F32, &[d]);
+    let scale = b.input(DType::F32, &[1, d]);
+    let shift = b.input(DType::F32, &[1]);
     let t = b.push(Op::Binary(BinaryOp::Add), &[v(x), v(bias)]).unwrap();
-    let g = b.push(Op::Unary(UnaryOp::Gelu), &[v(t)]).unwrap();
-    let l = lower(b.finish(&[g]).unwrap(), &[true, false]).unwrap();
-    assert!(l.fusions.is_empty(), "{}", l.as_text("f"));
+    let t = b.push(Op::Unary(UnaryOp::Gelu), &[v(t)]).unwrap();
+    let t = b
+        .push(Op::Binary(BinaryOp::Mul), &[v(scale), v(t)])
+        .unwrap();
+    let t = b
+        .push(Op::Binary(BinaryOp::Sub), &[v(t), v(shift)])
+        .unwrap();
+    let program = b.finish(&[t]).unwrap();
+    for donated in [true, false] {
+        let l = lower(program.clone(), &[donated, false, false, false]).unwrap();
+        assert_eq!(
+            l.fusions,
+            vec![Fusion { start: 0, end: 4 }],
+            "{}",
+            l.as_text("f")
+        );
+        let run = |l: &donate::program::Lowered| {
+            let x = tensor(&data(rows * d, 5), &[rows, d]);
+            let ptr = x.buffer_ptr();
+            let x = if donated {
+                RunArg::Consumed(x)
+            } else {
+                RunArg::Read(x)
+            };
+            let args = vec![
+                x,
+                RunArg::Read(tensor(&data(d, 6), &[d])),
+                RunArg::Read(tensor(&data(d, 7), &[1, d])),
+                RunArg::Read(tensor(&[0.25], &[1])),
+            ];
+            let before = memory_stats().allocations;
+            let mismatches = plan_mismatches();
+            let out = l.run(&[], args).unwrap();
+            assert_eq!(plan_mismatches(), mismatches);
+            let allocated = memory_stats().allocations - before;
+            (bits(&out[0]), allocated, out[0].buffer_ptr() == ptr)
+        };
+        let (fused, allocs, over_x) = run(&l);
+        let (plain, plain_allocs, _) = run(&l.clone().unfused());
+        assert_eq!(fused, plain);
+        assert_eq!(allocs, plain_allocs);
+        assert_eq!(allocs, u64::from(!donated));
+        assert_eq!(over_x, donated, "the result is the donated buffer");
+    }
 }
 
 #[test]
@@ -233,11 +309,12 @@ fn a_large_chain_splits_across_threads_and_equals_the_unfused_run() {
 }
 
 /// One random stage: a unary op, or a binary op of the chain's value and
-/// a literal or the second input, on either side.
+/// a literal, the second input or the third (a row broadcast over the
+/// rows), on either side.
 #[derive(Debug, Clone)]
 enum Step {
     Unary(UnaryOp),
-    Binary(BinaryOp, bool, bool),
+    Binary(BinaryOp, bool, u8),
 }
 
 fn steps() -> impl Strategy<Value = Vec<Step>> {
@@ -245,7 +322,7 @@ fn steps() -> impl Strategy<Value = Vec<Step>> {
     let binary = (
         prop::sample::select(BinaryOp::ALL.to_vec()),
         any::<bool>(),
-        any::<bool>(),
+        0u8..3,
     )
         .prop_map(|(op, left, input)| Step::Binary(op, left, input));
     prop::collection::vec(prop_oneof![unary, binary], 1..9)
@@ -255,12 +332,13 @@ fn random_chain(shape: &[usize], steps: &[Step]) -> Program {
     let mut b = Builder::new();
     let x = b.input(DType::F32, shape);
     let y = b.input(DType::F32, shape);
+    let z = b.input(DType::F32, &shape[1..]);
     let mut t = x;
     for s in steps {
         t = match *s {
             Step::Unary(op) => b.push(Op::Unary(op), &[v(t)]).unwrap(),
             Step::Binary(op, left, input) => {
-                let other = if input { v(y) } else { lit(0.75) };
+                let other = [lit(0.75), v(y), v(z)][usize::from(input)];
                 let args = if left { [v(t), other] } else { [other, v(t)] };
                 b.push(Op::Binary(op), &args).unwrap()
             }
@@ -282,7 +360,7 @@ proptest! {
     ) {
         let _g = lock();
         let shape = [rows, n];
-        let l = lower(random_chain(&shape, &steps), &[donated, false]).unwrap();
+        let l = lower(random_chain(&shape, &steps), &[donated, false, false]).unwrap();
         // The fused plan is the unfused plan: same buffers, same memory.
         let unfused = l.clone().unfused();
         prop_assert_eq!(&l.memory, &unfused.memory);
@@ -295,9 +373,10 @@ proptest! {
         let run = |l: &donate::program::Lowered| {
             let x = tensor(&data(rows * n, seed), &shape);
             let y = tensor(&data(rows * n, seed ^ 0x5555), &shape);
+            let z = tensor(&data(n, seed ^ 0x3333), &shape[1..]);
             let xa = if donated { RunArg::Consumed(x) } else { RunArg::Read(x) };
             let before = memory_stats().allocations;
-            let out = l.run(&[], vec![xa, RunArg::Read(y)]).unwrap();
+            let out = l.run(&[], vec![xa, RunArg::Read(y), RunArg::Read(z)]).unwrap();
             (bits(&out[0]), memory_stats().allocations - before)
         };
         let mismatches = plan_mismatches();
