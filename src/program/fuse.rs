@@ -161,28 +161,50 @@ pub fn stage(p: &Program, e: &Eqn, st: &Step) -> bool {
         })
 }
 
+/// How many times each variable is read by an equation, and whether any
+/// variable is a view of it: counted once per program, so that finding
+/// the chains is linear in its size.
+struct Uses {
+    reads: Vec<usize>,
+    viewed: Vec<bool>,
+}
+
+impl Uses {
+    fn of(p: &Program) -> Uses {
+        let mut reads = vec![0; p.vars.len()];
+        for e in &p.eqns {
+            for a in &e.args {
+                if let Atom::Var(v) = *a {
+                    reads[v as usize] += 1;
+                }
+            }
+        }
+        let mut viewed = vec![false; p.vars.len()];
+        for v in &p.vars {
+            if let Some((r, _)) = v.view {
+                viewed[r as usize] = true;
+            }
+        }
+        Uses { reads, viewed }
+    }
+}
+
 /// Equation `i` (a stage) continues a chain whose last result is equation
 /// `i - 1`'s: planned in place over that result, which only equation `i`
 /// reads (once), is no output, and has no view.
-fn continues(l: &Lowered, i: usize) -> bool {
+fn continues(l: &Lowered, uses: &Uses, i: usize) -> bool {
     let p = &l.program;
     let prev = p.eqns[i - 1].out;
     let e = &p.eqns[i];
     let Write::InPlace { arg } = l.steps[i].write else {
         return false;
     };
-    let reads = |eq: &Eqn| eq.args.iter().filter(|a| **a == Atom::Var(prev)).count();
+    let reads_here = e.args.iter().filter(|a| **a == Atom::Var(prev)).count();
     e.args.get(arg) == Some(&Atom::Var(prev))
-        && reads(e) == 1
-        && p.eqns
-            .iter()
-            .enumerate()
-            .all(|(j, eq)| j == i || reads(eq) == 0)
+        && reads_here == 1
+        && uses.reads[prev as usize] == 1
         && !p.outputs.contains(&prev)
-        && !p
-            .vars
-            .iter()
-            .any(|v| v.view.as_ref().is_some_and(|(r, _)| *r == prev))
+        && !uses.viewed[prev as usize]
 }
 
 /// The fused groups of a lowered program, in order (see the [module
@@ -190,6 +212,7 @@ fn continues(l: &Lowered, i: usize) -> bool {
 pub fn groups(l: &Lowered) -> Vec<Fusion> {
     let p = &l.program;
     let n = p.eqns.len();
+    let uses = Uses::of(p);
     let is_stage: Vec<bool> = p
         .eqns
         .iter()
@@ -204,7 +227,7 @@ pub fn groups(l: &Lowered) -> Vec<Fusion> {
             continue;
         }
         let mut end = i + 1;
-        while end < n && is_stage[end] && continues(l, end) {
+        while end < n && is_stage[end] && continues(l, &uses, end) {
             end += 1;
         }
         if end - i >= 2 {
