@@ -2,31 +2,13 @@
 //! not, and a fused run equal bit for bit to the unfused run of the same
 //! plan, with the same buffers.
 
-use donate::plan::{Op, Reduction};
-use donate::program::{lower, plan_mismatches, Atom, Builder, Fusion, Program, RunArg};
-use donate::{memory_stats, BinaryOp, DType, DynTensor, Scalar, UnaryOp};
+use donate::plan::Op;
+use donate::program::{lower, plan_mismatches, Builder, Fusion, Program, RunArg};
+use donate::{memory_stats, BinaryOp, DType, DynTensor, UnaryOp};
 use proptest::prelude::*;
 
-/// The allocation counters are process-wide: tests that read them run
-/// one at a time.
-static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn lock() -> std::sync::MutexGuard<'static, ()> {
-    LOCK.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-fn v(x: u32) -> Atom {
-    Atom::Var(x)
-}
-
-fn lit(x: f64) -> Atom {
-    Atom::Lit(Scalar::Float(x))
-}
-
-fn tensor(data: &[f32], shape: &[usize]) -> DynTensor {
-    DynTensor::from(donate::Tensor::<f32>::from_slice(data, shape).unwrap())
-}
+mod common;
+use common::{int, lit, lock, sum_all, tensor, v};
 
 fn bits(t: &DynTensor) -> Vec<u32> {
     let v = t.typed::<f32>("test").unwrap().to_vec().unwrap();
@@ -119,16 +101,7 @@ fn escape(extra: bool, return_t: bool) -> Program {
         .unwrap();
     let mut outs = vec![u];
     if extra {
-        let s = b
-            .push(
-                Op::Reduce {
-                    kind: Reduction::Sum,
-                    axis: None,
-                    keepdims: false,
-                },
-                &[v(t)],
-            )
-            .unwrap();
+        let s = b.push(sum_all(), &[v(t)]).unwrap();
         outs.push(s);
     }
     if return_t {
@@ -256,10 +229,7 @@ fn integer_chains_fuse_and_wrap_as_unfused() {
     let y = b.input(DType::I32, &[4100]);
     let t = b.push(Op::Unary(UnaryOp::Neg), &[v(x)]).unwrap();
     let t = b
-        .push(
-            Op::Binary(BinaryOp::Mul),
-            &[v(t), Atom::Lit(Scalar::Int(65_537))],
-        )
+        .push(Op::Binary(BinaryOp::Mul), &[v(t), int(65_537)])
         .unwrap();
     let t = b
         .push(Op::Binary(BinaryOp::Maximum), &[v(y), v(t)])
