@@ -3,28 +3,14 @@
 //! counts, arguments intact after a failure).
 
 use donate::plan::Op;
-use donate::program::{lower, plan_mismatches, Atom, Builder, RunArg, Write};
-use donate::{memory_stats, BinaryOp, DType, DynTensor, Index, Scalar, TensorArena, UnaryOp};
+use donate::program::{lower, plan_mismatches, Builder, RunArg, Write};
+use donate::{memory_stats, BinaryOp, DType, DynTensor, Index, TensorArena, UnaryOp};
 
-/// The allocation counters are process-wide: tests that read them run
-/// one at a time.
-static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn lock() -> std::sync::MutexGuard<'static, ()> {
-    LOCK.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-fn v(x: u32) -> Atom {
-    Atom::Var(x)
-}
+mod common;
+use common::{lit, lock, tensor, v};
 
 fn f32s(t: &DynTensor) -> Vec<f32> {
     t.typed::<f32>("test").unwrap().to_vec().unwrap()
-}
-
-fn tensor(data: &[f32], shape: &[usize]) -> DynTensor {
-    DynTensor::from(donate::Tensor::<f32>::from_slice(data, shape).unwrap())
 }
 
 /// `relu(x * 2 + 1)`.
@@ -32,16 +18,10 @@ fn chain(shape: &[usize]) -> donate::program::Program {
     let mut b = Builder::new();
     let x = b.input(DType::F32, shape);
     let y = b
-        .push(
-            Op::Binary(BinaryOp::Mul),
-            &[v(x), Atom::Lit(Scalar::Float(2.0))],
-        )
+        .push(Op::Binary(BinaryOp::Mul), &[v(x), lit(2.0)])
         .unwrap();
     let z = b
-        .push(
-            Op::Binary(BinaryOp::Add),
-            &[v(y), Atom::Lit(Scalar::Float(1.0))],
-        )
+        .push(Op::Binary(BinaryOp::Add), &[v(y), lit(1.0)])
         .unwrap();
     let r = b.push(Op::Unary(UnaryOp::Relu), &[v(z)]).unwrap();
     b.finish(&[r]).unwrap()
@@ -176,7 +156,7 @@ fn setitem_writes_in_place_only_over_a_dying_donated_buffer() {
                 Op::SetItem {
                     index: vec![Index::Int(0)],
                 },
-                &[v(x), Atom::Lit(Scalar::Float(9.0))],
+                &[v(x), lit(9.0)],
             )
             .unwrap();
         b.finish(&[y]).unwrap()
@@ -223,10 +203,7 @@ fn an_arena_budget_fails_before_a_donated_argument_is_written() {
     let x = b.input(DType::F32, &[32, 32]);
     let w = b.input(DType::F32, &[32, 32]);
     let y = b
-        .push(
-            Op::Binary(BinaryOp::Add),
-            &[v(x), Atom::Lit(Scalar::Float(1.0))],
-        )
+        .push(Op::Binary(BinaryOp::Add), &[v(x), lit(1.0)])
         .unwrap();
     let z = b.push(Op::Matmul, &[v(y), v(w)]).unwrap();
     let l = lower(b.finish(&[z]).unwrap(), &[true, false]).unwrap();
@@ -376,14 +353,11 @@ fn a_setitem_through_a_strided_view_of_a_donated_input_runs() {
             Op::SetItem {
                 index: vec![Index::Int(0)],
             },
-            &[v(t), Atom::Lit(Scalar::Float(1.0))],
+            &[v(t), lit(1.0)],
         )
         .unwrap();
     let d = b
-        .push(
-            Op::Binary(BinaryOp::Mul),
-            &[v(c), Atom::Lit(Scalar::Float(3.0))],
-        )
+        .push(Op::Binary(BinaryOp::Mul), &[v(c), lit(3.0)])
         .unwrap();
     let l = lower(b.finish(&[d]).unwrap(), &[true]).unwrap();
     assert!(
@@ -481,10 +455,7 @@ fn a_donated_input_outlives_a_function_that_may_fail_on_values() {
         let x = b.input(DType::F32, &[4]);
         let i = b.input(DType::I64, &[2]);
         let y = b
-            .push(
-                Op::Binary(BinaryOp::Mul),
-                &[v(x), Atom::Lit(Scalar::Float(2.0))],
-            )
+            .push(Op::Binary(BinaryOp::Mul), &[v(x), lit(2.0)])
             .unwrap();
         let f = if fallible {
             FreshOp::Take { axis: Some(0) }

@@ -3,29 +3,22 @@
 //! never above the planned peak of any program.
 
 use donate::plan::{Op, Reduction};
-use donate::program::{lower, Atom, Builder, Program};
-use donate::{BinaryOp, DType, Index, Scalar, UnaryOp};
+use donate::program::{lower, Builder, Program};
+use donate::{BinaryOp, DType, Index, UnaryOp};
 use proptest::prelude::*;
 
-fn v(x: u32) -> Atom {
-    Atom::Var(x)
-}
+mod common;
+use common::{lit, sum_all, v};
 
 /// `relu(x * 2 + 1)` over `n` float32.
 fn chain(n: usize) -> Program {
     let mut b = Builder::new();
     let x = b.input(DType::F32, &[n]);
     let y = b
-        .push(
-            Op::Binary(BinaryOp::Mul),
-            &[v(x), Atom::Lit(Scalar::Float(2.0))],
-        )
+        .push(Op::Binary(BinaryOp::Mul), &[v(x), lit(2.0)])
         .unwrap();
     let z = b
-        .push(
-            Op::Binary(BinaryOp::Add),
-            &[v(y), Atom::Lit(Scalar::Float(1.0))],
-        )
+        .push(Op::Binary(BinaryOp::Add), &[v(y), lit(1.0)])
         .unwrap();
     let r = b.push(Op::Unary(UnaryOp::Relu), &[v(z)]).unwrap();
     b.finish(&[r]).unwrap()
@@ -73,10 +66,7 @@ fn a_result_smaller_than_a_dying_buffer_takes_a_buffer_of_its_own() {
         )
         .unwrap();
     let y = b
-        .push(
-            Op::Binary(BinaryOp::Mul),
-            &[v(h), Atom::Lit(Scalar::Float(2.0))],
-        )
+        .push(Op::Binary(BinaryOp::Mul), &[v(h), lit(2.0)])
         .unwrap();
     let l = lower(b.finish(&[y]).unwrap(), &[true]).unwrap();
     assert_eq!(l.memory.peak_lower_bound_in_bytes, 6000);
@@ -91,21 +81,9 @@ fn an_unusable_donation_kept_by_the_caller_shows_above_the_bound() {
     let mut b = Builder::new();
     let x = b.input(DType::F32, &[1000]);
     let k = b.input(DType::F32, &[500]);
-    let s = b
-        .push(
-            Op::Reduce {
-                kind: Reduction::Sum,
-                axis: None,
-                keepdims: false,
-            },
-            &[v(x)],
-        )
-        .unwrap();
+    let s = b.push(sum_all(), &[v(x)]).unwrap();
     let c = b
-        .push(
-            Op::Binary(BinaryOp::Mul),
-            &[v(k), Atom::Lit(Scalar::Float(2.0))],
-        )
+        .push(Op::Binary(BinaryOp::Mul), &[v(k), lit(2.0)])
         .unwrap();
     let l = lower(b.finish(&[s, c]).unwrap(), &[true, false]).unwrap();
     assert_eq!(l.unusable.len(), 1, "{}", l.as_text("f"));
@@ -158,10 +136,7 @@ fn program(steps: &[Step], outs: &[usize]) -> Program {
         let r = match *s {
             Step::Unary(a) => b.push(Op::Unary(UnaryOp::Relu), &[v(pick(a))]),
             Step::Add(a, c) => b.push(Op::Binary(BinaryOp::Add), &[v(pick(a)), v(pick(c))]),
-            Step::Scale(a) => b.push(
-                Op::Binary(BinaryOp::Mul),
-                &[v(pick(a)), Atom::Lit(Scalar::Float(0.5))],
-            ),
+            Step::Scale(a) => b.push(Op::Binary(BinaryOp::Mul), &[v(pick(a)), lit(0.5)]),
             Step::Sum(a) => b.push(
                 Op::Reduce {
                     kind: Reduction::Sum,

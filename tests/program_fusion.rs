@@ -2,31 +2,13 @@
 //! not, and a fused run equal bit for bit to the unfused run of the same
 //! plan, with the same buffers.
 
-use donate::plan::{Op, Reduction};
-use donate::program::{lower, plan_mismatches, Atom, Builder, Fusion, Program, RunArg};
-use donate::{memory_stats, BinaryOp, DType, DynTensor, Scalar, UnaryOp};
+use donate::plan::Op;
+use donate::program::{lower, plan_mismatches, Builder, Fusion, Program, RunArg};
+use donate::{memory_stats, BinaryOp, DType, DynTensor, UnaryOp};
 use proptest::prelude::*;
 
-/// The allocation counters are process-wide: tests that read them run
-/// one at a time.
-static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn lock() -> std::sync::MutexGuard<'static, ()> {
-    LOCK.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-fn v(x: u32) -> Atom {
-    Atom::Var(x)
-}
-
-fn lit(x: f64) -> Atom {
-    Atom::Lit(Scalar::Float(x))
-}
-
-fn tensor(data: &[f32], shape: &[usize]) -> DynTensor {
-    DynTensor::from(donate::Tensor::<f32>::from_slice(data, shape).unwrap())
-}
+mod common;
+use common::{int, lit, lock, sum_all, tensor, v};
 
 fn bits(t: &DynTensor) -> Vec<u32> {
     let v = t.typed::<f32>("test").unwrap().to_vec().unwrap();
@@ -119,16 +101,7 @@ fn escape(extra: bool, return_t: bool) -> Program {
         .unwrap();
     let mut outs = vec![u];
     if extra {
-        let s = b
-            .push(
-                Op::Reduce {
-                    kind: Reduction::Sum,
-                    axis: None,
-                    keepdims: false,
-                },
-                &[v(t)],
-            )
-            .unwrap();
+        let s = b.push(sum_all(), &[v(t)]).unwrap();
         outs.push(s);
     }
     if return_t {
@@ -162,14 +135,90 @@ fn an_intermediate_read_twice_or_a_broadcast_operand_is_not_fused() {
     let l = lower(b.finish(&[w]).unwrap(), &[false]).unwrap();
     assert_eq!(l.fusions, vec![Fusion { start: 1, end: 3 }]);
 
-    // A bias row broadcast over the rows: not a stage.
+    // An operand broadcast along an inner axis (a column), or a row
+    // shorter than MIN_CYCLE (one call per repetition): not a stage.
+    for (shape, other) in [([8, 16], vec![8, 1]), ([8, 16], vec![16])] {
+        let mut b = Builder::new();
+        let x = b.input(DType::F32, &shape);
+        let bias = b.input(DType::F32, &other);
+        let t = b.push(Op::Binary(BinaryOp::Add), &[v(x), v(bias)]).unwrap();
+        let g = b.push(Op::Unary(UnaryOp::Gelu), &[v(t)]).unwrap();
+        let l = lower(b.finish(&[g]).unwrap(), &[true, false]).unwrap();
+        assert!(l.fusions.is_empty(), "{other:?}: {}", l.as_text("f"));
+    }
+}
+
+#[test]
+fn operands_repeat_along_the_output_only_from_their_first_real_axis() {
+    use donate::program::repeats_along;
+    assert!(repeats_along(&[16], &[8, 16]));
+    assert!(repeats_along(&[1, 16], &[8, 16]));
+    assert!(repeats_along(&[1, 4, 16], &[2, 4, 16]));
+    assert!(repeats_along(&[1], &[8, 16]));
+    assert!(repeats_along(&[], &[8, 16]));
+    assert!(repeats_along(&[8, 16], &[8, 16]));
+    assert!(!repeats_along(&[8, 1], &[8, 16]));
+    assert!(!repeats_along(&[4, 1, 16], &[4, 2, 16]));
+    assert!(!repeats_along(&[2, 8, 16], &[8, 16]));
+}
+
+/// `gelu(x + bias) * scale + shift`, the bias a row broadcast over the
+/// rows (and a `[1, d]` row, and a one-element tensor): one group, bit for
+/// bit the unfused run, and over a donated `x` no buffer at all.
+#[test]
+fn a_bias_row_broadcast_over_the_rows_fuses() {
+    let _g = lock();
+    let (rows, d) = (37, 300); // 11,100 elements: blocks end mid-row
     let mut b = Builder::new();
-    let x = b.input(DType::F32, &[8, 16]);
-    let bias = b.input(DType::F32, &[16]);
+    let x = b.input(DType::F32, &[rows, d]);
+    let bias = b.input(DType::F32, &[d]);
+    let scale = b.input(DType::F32, &[1, d]);
+    let shift = b.input(DType::F32, &[1]);
     let t = b.push(Op::Binary(BinaryOp::Add), &[v(x), v(bias)]).unwrap();
-    let g = b.push(Op::Unary(UnaryOp::Gelu), &[v(t)]).unwrap();
-    let l = lower(b.finish(&[g]).unwrap(), &[true, false]).unwrap();
-    assert!(l.fusions.is_empty(), "{}", l.as_text("f"));
+    let t = b.push(Op::Unary(UnaryOp::Gelu), &[v(t)]).unwrap();
+    let t = b
+        .push(Op::Binary(BinaryOp::Mul), &[v(scale), v(t)])
+        .unwrap();
+    let t = b
+        .push(Op::Binary(BinaryOp::Sub), &[v(t), v(shift)])
+        .unwrap();
+    let program = b.finish(&[t]).unwrap();
+    for donated in [true, false] {
+        let l = lower(program.clone(), &[donated, false, false, false]).unwrap();
+        assert_eq!(
+            l.fusions,
+            vec![Fusion { start: 0, end: 4 }],
+            "{}",
+            l.as_text("f")
+        );
+        let run = |l: &donate::program::Lowered| {
+            let x = tensor(&data(rows * d, 5), &[rows, d]);
+            let ptr = x.buffer_ptr();
+            let x = if donated {
+                RunArg::Consumed(x)
+            } else {
+                RunArg::Read(x)
+            };
+            let args = vec![
+                x,
+                RunArg::Read(tensor(&data(d, 6), &[d])),
+                RunArg::Read(tensor(&data(d, 7), &[1, d])),
+                RunArg::Read(tensor(&[0.25], &[1])),
+            ];
+            let before = memory_stats().allocations;
+            let mismatches = plan_mismatches();
+            let out = l.run(&[], args).unwrap();
+            assert_eq!(plan_mismatches(), mismatches);
+            let allocated = memory_stats().allocations - before;
+            (bits(&out[0]), allocated, out[0].buffer_ptr() == ptr)
+        };
+        let (fused, allocs, over_x) = run(&l);
+        let (plain, plain_allocs, _) = run(&l.clone().unfused());
+        assert_eq!(fused, plain);
+        assert_eq!(allocs, plain_allocs);
+        assert_eq!(allocs, u64::from(!donated));
+        assert_eq!(over_x, donated, "the result is the donated buffer");
+    }
 }
 
 #[test]
@@ -180,10 +229,7 @@ fn integer_chains_fuse_and_wrap_as_unfused() {
     let y = b.input(DType::I32, &[4100]);
     let t = b.push(Op::Unary(UnaryOp::Neg), &[v(x)]).unwrap();
     let t = b
-        .push(
-            Op::Binary(BinaryOp::Mul),
-            &[v(t), Atom::Lit(Scalar::Int(65_537))],
-        )
+        .push(Op::Binary(BinaryOp::Mul), &[v(t), int(65_537)])
         .unwrap();
     let t = b
         .push(Op::Binary(BinaryOp::Maximum), &[v(y), v(t)])
@@ -233,11 +279,12 @@ fn a_large_chain_splits_across_threads_and_equals_the_unfused_run() {
 }
 
 /// One random stage: a unary op, or a binary op of the chain's value and
-/// a literal or the second input, on either side.
+/// a literal, the second input or the third (a row broadcast over the
+/// rows), on either side.
 #[derive(Debug, Clone)]
 enum Step {
     Unary(UnaryOp),
-    Binary(BinaryOp, bool, bool),
+    Binary(BinaryOp, bool, u8),
 }
 
 fn steps() -> impl Strategy<Value = Vec<Step>> {
@@ -245,7 +292,7 @@ fn steps() -> impl Strategy<Value = Vec<Step>> {
     let binary = (
         prop::sample::select(BinaryOp::ALL.to_vec()),
         any::<bool>(),
-        any::<bool>(),
+        0u8..3,
     )
         .prop_map(|(op, left, input)| Step::Binary(op, left, input));
     prop::collection::vec(prop_oneof![unary, binary], 1..9)
@@ -255,12 +302,13 @@ fn random_chain(shape: &[usize], steps: &[Step]) -> Program {
     let mut b = Builder::new();
     let x = b.input(DType::F32, shape);
     let y = b.input(DType::F32, shape);
+    let z = b.input(DType::F32, &shape[1..]);
     let mut t = x;
     for s in steps {
         t = match *s {
             Step::Unary(op) => b.push(Op::Unary(op), &[v(t)]).unwrap(),
             Step::Binary(op, left, input) => {
-                let other = if input { v(y) } else { lit(0.75) };
+                let other = [lit(0.75), v(y), v(z)][usize::from(input)];
                 let args = if left { [v(t), other] } else { [other, v(t)] };
                 b.push(Op::Binary(op), &args).unwrap()
             }
@@ -282,7 +330,7 @@ proptest! {
     ) {
         let _g = lock();
         let shape = [rows, n];
-        let l = lower(random_chain(&shape, &steps), &[donated, false]).unwrap();
+        let l = lower(random_chain(&shape, &steps), &[donated, false, false]).unwrap();
         // The fused plan is the unfused plan: same buffers, same memory.
         let unfused = l.clone().unfused();
         prop_assert_eq!(&l.memory, &unfused.memory);
@@ -295,9 +343,10 @@ proptest! {
         let run = |l: &donate::program::Lowered| {
             let x = tensor(&data(rows * n, seed), &shape);
             let y = tensor(&data(rows * n, seed ^ 0x5555), &shape);
+            let z = tensor(&data(n, seed ^ 0x3333), &shape[1..]);
             let xa = if donated { RunArg::Consumed(x) } else { RunArg::Read(x) };
             let before = memory_stats().allocations;
-            let out = l.run(&[], vec![xa, RunArg::Read(y)]).unwrap();
+            let out = l.run(&[], vec![xa, RunArg::Read(y), RunArg::Read(z)]).unwrap();
             (bits(&out[0]), memory_stats().allocations - before)
         };
         let mismatches = plan_mismatches();
@@ -307,4 +356,31 @@ proptest! {
         prop_assert_eq!(fused, plain);
         prop_assert_eq!(fused_allocs, plain_allocs);
     }
+}
+
+/// A donated argument that another handle still holds is not the
+/// program's to write: the fused group reads it where it is into a new
+/// buffer (the claim refused), and the other holder keeps its values.
+#[test]
+fn a_donated_input_still_held_elsewhere_is_read_into_a_new_buffer() {
+    let _g = lock();
+    let n = 3 * 4099;
+    let l = lower(relus(&[3, 4099]), &[true]).unwrap();
+    assert_eq!(l.fusions, vec![Fusion { start: 0, end: 10 }]);
+    let x = tensor(&data(n, 11), &[3, 4099]);
+    let held = x.clone();
+    let before = bits(&held);
+    let ptr = x.buffer_ptr();
+    let mismatches = plan_mismatches();
+    let out = l.run(&[], vec![RunArg::Consumed(x)]).unwrap();
+    assert_eq!(plan_mismatches(), mismatches + 1, "the claim was refused");
+    assert_eq!(bits(&held), before, "the other holder's values are intact");
+    assert_eq!(held.buffer_ptr(), ptr);
+    assert_ne!(
+        out[0].buffer_ptr(),
+        ptr,
+        "the result is a buffer of its own"
+    );
+    let want: Vec<u32> = data(n, 11).iter().map(|x| x.max(0.0).to_bits()).collect();
+    assert_eq!(bits(&out[0]), want);
 }

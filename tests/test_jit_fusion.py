@@ -90,6 +90,8 @@ CHAINS: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]] = {
     "maximum minimum": (lambda x, y: donate.minimum(donate.maximum(x * y, -0.25), y.abs()), (rn(*SHAPE), rn(*SHAPE, seed=2))),
     "nan from log and sqrt": (lambda x: donate.sqrt(donate.log(x - 0.5) * 2), (rn(*SHAPE),)),
     "one element": (lambda x: (x * 2).relu().exp(), (rn(1),)),
+    # A bias row (and a [1, d] scale) broadcast over the rows.
+    "bias gelu scale": (lambda x, b, s: (x + b).gelu() * s - 0.5, (rn(*SHAPE), rn(SHAPE[1], seed=3), rn(1, SHAPE[1], seed=4))),
 }
 
 
@@ -118,6 +120,27 @@ def test_fused_chains_equal_eager_bit_for_bit_and_peak_as_planned(name: str, don
     np.testing.assert_array_equal(got.numpy().view(np.uint32), want.numpy().view(np.uint32))
     if donating and list(low.aliases):
         assert got.data_ptr() == ptr
+
+
+def test_a_bias_added_after_a_matmul_fuses_with_the_activation() -> None:
+    # The matmul's new buffer is written once more, by one pass of bias and
+    # GELU, as eager code would write it twice.
+    def f(x, w, b):
+        return (x @ w + b).gelu()
+
+    arrays = (rn(67, 96), rn(96, 130, seed=5), rn(130, seed=6))
+    want = f(*(donate.tensor(a) for a in arrays))
+    jf = donate.jit(f)
+    low = jf.lower(*(donate.tensor(a) for a in arrays))
+    assert [ln.split(" #")[0] for ln in fusion_lines(low.as_text())] == ["fusion[add, gelu]"], low.as_text()
+    args = [donate.tensor(a) for a in arrays]
+    live = donate.memory_stats()["live_bytes"]
+    donate.reset_peak_memory()
+    with strict():
+        got = jf(*args)
+    measured = donate.memory_stats()["peak_bytes"] - live + sum(a.nbytes for a in arrays)
+    assert measured == low.memory_analysis().peak_memory_in_bytes
+    np.testing.assert_array_equal(bits(got), bits(want))
 
 
 def test_an_intermediate_returned_is_not_fused_over() -> None:

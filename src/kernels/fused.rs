@@ -5,7 +5,9 @@
 //! A chain is a list of [`Stage`]s over one output of `n` elements: each
 //! stage is a unary or binary element-wise op whose arguments are the
 //! output itself as the previous stage left it ([`FusedArg::Io`]), a
-//! slice of `n` elements read in step with the output, or one scalar.
+//! slice of `n` elements read in step with the output, a shorter slice
+//! repeated along it ([`FusedArg::Cycle`]: a bias row broadcast over the
+//! rows), or one scalar.
 //! Instead of running each stage over all `n` elements (one full pass over
 //! memory per stage), the output is cut into blocks of [`FUSED_BLOCK`]
 //! elements, and every stage runs over one block before the next block
@@ -19,7 +21,10 @@
 //! others) on the block's slices, so every element goes through the same
 //! element function, on the same instruction set, in the same order of
 //! stages: the result is bit for bit the unfused one. No new arithmetic
-//! lives here.
+//! lives here. A stage with a [`FusedArg::Cycle`] runs its block in
+//! segments that end where a repetition of the cycle ends, so every call
+//! of the loop reads plain slices, as the unfused broadcasting loop does
+//! (one run per row, [`super::binary`]'s).
 //!
 //! # In place
 //!
@@ -58,6 +63,10 @@ pub enum FusedArg<'a, T> {
     Io,
     /// `n` elements read in step with the output.
     Slice(&'a [T]),
+    /// A slice repeated along the output: element `i` is
+    /// `c[i % c.len()]` (an operand broadcast along the leading axes, as a
+    /// bias row over the rows of a matrix). Its length divides `n`.
+    Cycle(&'a [T]),
     /// One value for every element.
     Scalar(T),
 }
@@ -70,12 +79,34 @@ pub enum Stage<'a, T> {
 }
 
 impl<T> Stage<'_, T> {
-    fn ios(&self) -> usize {
-        let io = |a: &FusedArg<'_, T>| usize::from(matches!(a, FusedArg::Io));
+    fn args(&self) -> [Option<&FusedArg<'_, T>>; 2] {
         match self {
-            Stage::Unary(_, a) => io(a),
-            Stage::Binary(_, a, b) => io(a) + io(b),
+            Stage::Unary(_, a) => [Some(a), None],
+            Stage::Binary(_, a, b) => [Some(a), Some(b)],
         }
+    }
+
+    fn ios(&self) -> usize {
+        self.args()
+            .into_iter()
+            .flatten()
+            .filter(|a| matches!(a, FusedArg::Io))
+            .count()
+    }
+
+    /// How many elements from output position `pos` on every argument
+    /// reads as one plain slice: to the end of the current repetition of
+    /// each cycle (unbounded without one).
+    fn run_from(&self, pos: usize) -> usize {
+        self.args()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| match a {
+                FusedArg::Cycle(c) => Some(c.len() - pos % c.len()),
+                _ => None,
+            })
+            .min()
+            .unwrap_or(usize::MAX)
     }
 }
 
@@ -87,8 +118,9 @@ fn invalid(reason: String) -> Error {
 }
 
 /// Check a chain over `n` elements: every op defined for `T`, every slice
-/// `n` long, a unary stage on a tensor, and exactly one `Io` argument in
-/// every stage but the first, which has one when `in_place` (else none).
+/// `n` long, every cycle non-empty and dividing `n`, a unary stage on a
+/// tensor, and exactly one `Io` argument in every stage but the first,
+/// which has one when `in_place` (else none).
 fn check<T: KernelElement>(stages: &[Stage<'_, T>], n: usize, in_place: bool) -> Result<()> {
     if stages.is_empty() {
         return Err(invalid("an empty chain".into()));
@@ -110,6 +142,12 @@ fn check<T: KernelElement>(stages: &[Stage<'_, T>], n: usize, in_place: bool) ->
                     return Err(invalid(format!(
                         "stage {k} reads {} elements of {n}",
                         s.len()
+                    )))
+                }
+                FusedArg::Cycle(c) if c.is_empty() || !n.is_multiple_of(c.len()) => {
+                    return Err(invalid(format!(
+                        "stage {k} repeats {} elements along {n}",
+                        c.len()
                     )))
                 }
                 FusedArg::Scalar(_) if matches!(s, Stage::Unary(..)) => {
@@ -140,42 +178,69 @@ fn run_block<T: KernelElement>(
     mut init: bool,
 ) {
     let n = blk.len();
-    let side = |a| side(a, off, n);
     for s in stages {
         // Checked by `check`: an `Io` argument only where `init` holds.
         debug_assert!(init || s.ios() == 0);
-        match *s {
-            Stage::Unary(op, FusedArg::Io) => T::unary_inplace_run(isa, op, assume_init(blk)),
-            Stage::Unary(op, FusedArg::Slice(x)) => T::unary_run(isa, op, &x[off..off + n], blk),
-            Stage::Unary(_, FusedArg::Scalar(_)) => unreachable!("checked: a unary op of a tensor"),
-            Stage::Binary(op, FusedArg::Io, b) => {
-                T::zip_lhs_run(isa, op, assume_init(blk), side(b));
-            }
-            Stage::Binary(op, a, FusedArg::Io) => {
-                T::zip_rhs_run(isa, op, side(a), assume_init(blk));
-            }
-            Stage::Binary(op, a, b) => T::zip_run(isa, op, side(a), side(b), blk),
+        // In segments over which every argument is one plain slice (the
+        // whole block unless a cycle repeats inside it).
+        let mut at = 0;
+        while at < n {
+            let len = s.run_from(off + at).min(n - at);
+            run_stage(isa, s, off + at, &mut blk[at..at + len], init);
+            at += len;
         }
         init = true;
     }
 }
 
-/// Argument `a` over the block `[off, off + n)`.
-fn side<T: Copy>(a: FusedArg<'_, T>, off: usize, n: usize) -> Side<'_, T> {
+/// Run stage `s` over elements `[pos, pos + seg.len())` of the output,
+/// over which every argument is one plain slice.
+fn run_stage<T: KernelElement>(
+    isa: Isa,
+    s: &Stage<'_, T>,
+    pos: usize,
+    seg: &mut [MaybeUninit<T>],
+    init: bool,
+) {
+    let n = seg.len();
+    let side = |a| side(a, pos, n);
+    match *s {
+        Stage::Unary(op, FusedArg::Io) => T::unary_inplace_run(isa, op, assume_init(seg, init)),
+        Stage::Unary(op, x) => match side(x) {
+            Side::Slice(x) => T::unary_run(isa, op, x, seg),
+            Side::Scalar(_) => unreachable!("checked: a unary op of a tensor"),
+        },
+        Stage::Binary(op, FusedArg::Io, b) => {
+            T::zip_lhs_run(isa, op, assume_init(seg, init), side(b));
+        }
+        Stage::Binary(op, a, FusedArg::Io) => {
+            T::zip_rhs_run(isa, op, side(a), assume_init(seg, init));
+        }
+        Stage::Binary(op, a, b) => T::zip_run(isa, op, side(a), side(b), seg),
+    }
+}
+
+/// Argument `a` over the output's elements `[pos, pos + n)` (for a cycle,
+/// within one repetition: [`Stage::run_from`]).
+fn side<T: Copy>(a: FusedArg<'_, T>, pos: usize, n: usize) -> Side<'_, T> {
     match a {
-        FusedArg::Slice(s) => Side::Slice(&s[off..off + n]),
+        FusedArg::Slice(s) => Side::Slice(&s[pos..pos + n]),
+        FusedArg::Cycle(c) => {
+            let at = pos % c.len();
+            Side::Slice(&c[at..at + n])
+        }
         FusedArg::Scalar(v) => Side::Scalar(v),
         FusedArg::Io => unreachable!("the output is read in place"),
     }
 }
 
-/// The block as initialised elements.
-fn assume_init<T>(blk: &mut [MaybeUninit<T>]) -> &mut [T] {
-    // SAFETY: called only for a block that holds initialised elements
-    // (`run_block` passes `Io` to a stage only after the block was
-    // written by an earlier stage, or when the caller's buffer was
-    // initialised: `fused_inplace`), and `MaybeUninit<T>` has `T`'s
-    // layout.
+/// The block as initialised elements; `init` says it holds them.
+fn assume_init<T>(blk: &mut [MaybeUninit<T>], init: bool) -> &mut [T] {
+    assert!(init, "a fused stage read the output before it was written");
+    // SAFETY: `init` holds only for a block of initialised elements
+    // (`run_block` sets it after a stage wrote the block, or when the
+    // caller's buffer was initialised: `fused_inplace`), and
+    // `MaybeUninit<T>` has `T`'s layout.
     unsafe { &mut *(std::ptr::from_mut(blk) as *mut [T]) }
 }
 

@@ -10,8 +10,12 @@
 //! * every equation is a [stage](stage): a unary op ([`Op::Unary`]) or
 //!   binary arithmetic ([`Op::Binary`]) computed in its result's dtype (no
 //!   cast, no gathered operand), whose tensor operands all have the
-//!   result's shape and dtype and are contiguous (no broadcasting), and
-//!   whose other operands are literals;
+//!   result's dtype and are contiguous, and whose other operands are
+//!   literals. A tensor operand has the result's shape, or broadcasts to
+//!   it along its leading axes only ([`repeats_along`]: a bias row `[d]`
+//!   or `[1, d]` over `[n, d]`, whose elements repeat in order along the
+//!   result): such an operand is read as a [`FusedArg::Cycle`] when it
+//!   holds at least [`MIN_CYCLE`] elements, as a scalar when it holds one;
 //! * the first equation writes its result where the plan puts it: a new
 //!   or reused buffer, or in place over one of its operands (a dying
 //!   intermediate or a donated argument);
@@ -37,9 +41,11 @@
 //!   chain, viewed, or returned: the unfused plan gives it a buffer of its
 //!   own (or keeps it), so fusing would change the plan; the chain ends
 //!   before the equation that reads it.
-//! * Broadcasting operands (a bias row), casts, comparisons and the other
-//!   functions of [`Op::Func`], `where`, `clip`: not stages yet; each
-//!   runs unfused, as before.
+//! * An operand broadcast along an inner axis (`[n, 1]` over `[n, d]`),
+//!   or a repeated row shorter than [`MIN_CYCLE`] (each repetition would
+//!   be a call of its own), casts, comparisons and the other functions of
+//!   [`Op::Func`], `where`, `clip`: not stages yet; each runs unfused, as
+//!   before.
 //!
 //! # Why writing over an operand block by block is safe
 //!
@@ -80,6 +86,51 @@ impl Fusion {
     }
 }
 
+/// The fewest elements a repeated operand ([`FusedArg::Cycle`]) holds:
+/// each repetition is one call of the element loop, as each row is in the
+/// unfused broadcasting loop.
+pub const MIN_CYCLE: usize = 64;
+
+/// Whether an operand of shape `s` broadcasts to `out` along leading axes
+/// only, so that its elements in C order repeat along `out`'s: `s`,
+/// aligned to the right, is 1 (or missing) up to some axis and equal to
+/// `out` from there on.
+pub fn repeats_along(s: &[usize], out: &[usize]) -> bool {
+    if s.len() > out.len() {
+        return false;
+    }
+    let pad = out.len() - s.len();
+    let first = s.iter().position(|&d| d != 1).unwrap_or(s.len());
+    s[first..] == out[pad + first..]
+}
+
+/// How a stage over `out` reads a tensor operand of shape `s`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Read {
+    /// In step with the output (the same shape).
+    Step,
+    /// Repeated along it ([`FusedArg::Cycle`]).
+    Cycle,
+    /// As one value.
+    One,
+}
+
+/// `None`: the equation is no stage.
+fn read_of(s: &[usize], out: &[usize]) -> Option<Read> {
+    let n: usize = s.iter().product();
+    if s == out {
+        Some(Read::Step)
+    } else if !repeats_along(s, out) {
+        None
+    } else if n == 1 {
+        Some(Read::One)
+    } else if n >= MIN_CYCLE {
+        Some(Read::Cycle)
+    } else {
+        None
+    }
+}
+
 /// Whether equation `e`, planned as `st`, can be a stage of a fused group:
 /// the one place that decides which ops fuse (see the [module
 /// docs](self)).
@@ -103,33 +154,57 @@ pub fn stage(p: &Program, e: &Eqn, st: &Step) -> bool {
             Atom::Lit(_) => true,
             Atom::Var(v) => {
                 let info = &p.vars[v as usize];
-                info.dtype == out.dtype && info.shape == out.shape && p.coverage(v).is_contiguous()
+                info.dtype == out.dtype
+                    && p.coverage(v).is_contiguous()
+                    && read_of(&info.shape, &out.shape).is_some()
             }
         })
+}
+
+/// How many times each variable is read by an equation, and whether any
+/// variable is a view of it: counted once per program, so that finding
+/// the chains is linear in its size.
+struct Uses {
+    reads: Vec<usize>,
+    viewed: Vec<bool>,
+}
+
+impl Uses {
+    fn of(p: &Program) -> Uses {
+        let mut reads = vec![0; p.vars.len()];
+        for e in &p.eqns {
+            for a in &e.args {
+                if let Atom::Var(v) = *a {
+                    reads[v as usize] += 1;
+                }
+            }
+        }
+        let mut viewed = vec![false; p.vars.len()];
+        for v in &p.vars {
+            if let Some((r, _)) = v.view {
+                viewed[r as usize] = true;
+            }
+        }
+        Uses { reads, viewed }
+    }
 }
 
 /// Equation `i` (a stage) continues a chain whose last result is equation
 /// `i - 1`'s: planned in place over that result, which only equation `i`
 /// reads (once), is no output, and has no view.
-fn continues(l: &Lowered, i: usize) -> bool {
+fn continues(l: &Lowered, uses: &Uses, i: usize) -> bool {
     let p = &l.program;
     let prev = p.eqns[i - 1].out;
     let e = &p.eqns[i];
     let Write::InPlace { arg } = l.steps[i].write else {
         return false;
     };
-    let reads = |eq: &Eqn| eq.args.iter().filter(|a| **a == Atom::Var(prev)).count();
+    let reads_here = e.args.iter().filter(|a| **a == Atom::Var(prev)).count();
     e.args.get(arg) == Some(&Atom::Var(prev))
-        && reads(e) == 1
-        && p.eqns
-            .iter()
-            .enumerate()
-            .all(|(j, eq)| j == i || reads(eq) == 0)
+        && reads_here == 1
+        && uses.reads[prev as usize] == 1
         && !p.outputs.contains(&prev)
-        && !p
-            .vars
-            .iter()
-            .any(|v| v.view.as_ref().is_some_and(|(r, _)| *r == prev))
+        && !uses.viewed[prev as usize]
 }
 
 /// The fused groups of a lowered program, in order (see the [module
@@ -137,6 +212,7 @@ fn continues(l: &Lowered, i: usize) -> bool {
 pub fn groups(l: &Lowered) -> Vec<Fusion> {
     let p = &l.program;
     let n = p.eqns.len();
+    let uses = Uses::of(p);
     let is_stage: Vec<bool> = p
         .eqns
         .iter()
@@ -151,7 +227,7 @@ pub fn groups(l: &Lowered) -> Vec<Fusion> {
             continue;
         }
         let mut end = i + 1;
-        while end < n && is_stage[end] && continues(l, end) {
+        while end < n && is_stage[end] && continues(l, &uses, end) {
             end += 1;
         }
         if end - i >= 2 {
@@ -199,11 +275,25 @@ fn stages<'e, T: DynElement>(
     for i in g.range() {
         let e = &p.eqns[i];
         let prev = (i > g.start).then(|| p.eqns[i - 1].out).or(io);
+        let out_shape = &p.vars[e.out as usize].shape;
         let arg = |a: &Atom| -> Result<FusedArg<'e, T>> {
             Ok(match *a {
                 Atom::Lit(s) => FusedArg::Scalar(T::from_scalar(s)),
                 Atom::Var(v) if Some(v) == prev => FusedArg::Io,
-                Atom::Var(v) => FusedArg::Slice(env.read(v)?.typed::<T>("fusion")?.as_slice()?),
+                Atom::Var(v) => {
+                    let x = env.read(v)?.typed::<T>("fusion")?.as_slice()?;
+                    match read_of(&p.vars[v as usize].shape, out_shape) {
+                        Some(Read::Step) => FusedArg::Slice(x),
+                        Some(Read::Cycle) => FusedArg::Cycle(x),
+                        Some(Read::One) => FusedArg::Scalar(x[0]),
+                        None => {
+                            return Err(Error::InvalidArgument {
+                                op: "fusion",
+                                reason: format!("variable {v} is no operand of a stage"),
+                            })
+                        }
+                    }
+                }
             })
         };
         out.push(match (&e.op, e.args.as_slice()) {

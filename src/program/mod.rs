@@ -65,7 +65,7 @@ use crate::array::shape::Dims;
 use crate::error::{Error, Result};
 use crate::plan::{permute_axes, plan, plan_in_place, Op, OperandDesc};
 
-pub use fuse::{stage as fusible_stage, Fusion};
+pub use fuse::{repeats_along, stage as fusible_stage, Fusion, MIN_CYCLE};
 pub use lower::{lower, BufferId, Claim, Lowered, MemoryAnalysis, Step, Write};
 pub use run::{plan_mismatches, Donor, RunArg, RunError};
 
