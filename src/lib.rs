@@ -75,7 +75,7 @@ pub mod program;
 pub mod py_repr;
 
 pub use array::dyn_tensor::{DynTensor, Meta, Scalar};
-pub use array::element::{DType, Element, Float};
+pub use array::element::{DType, Element, Float, RealElement, C32, C64};
 pub use array::layout::{Index, Layout};
 pub use array::promote::OperandDType;
 pub use array::semantics::{DonateExt, Donated};

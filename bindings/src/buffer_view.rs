@@ -120,6 +120,8 @@ fn format_of(d: DType) -> &'static CStr {
         DType::U64 => c"Q",
         DType::F32 => c"f",
         DType::F64 => c"d",
+        DType::C64 => c"Zf",
+        DType::C128 => c"Zd",
     }
 }
 

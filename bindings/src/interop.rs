@@ -11,7 +11,6 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyMemoryView, PyTuple};
 
 use super::errors::IntoPyResult;
-use donate::array::dyn_tensor::for_dtype;
 use donate::{DType, OperandDType, Tensor};
 use donate::{DynTensor, Scalar};
 
@@ -25,7 +24,7 @@ pub(crate) fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
 
 /// NumPy's dtype object for `d`.
 pub(crate) fn np_dtype(py: Python<'_>, d: DType) -> Bound<'_, PyArrayDescr> {
-    for_dtype!(d, T => numpy::dtype::<T>(py))
+    donate::for_any_dtype!(d, T => numpy::dtype::<T>(py))
 }
 
 const SUPPORTED: &str =
@@ -219,7 +218,7 @@ fn convert(
     kwargs.set_item("dtype", np_dtype(py, target))?;
     kwargs.set_item("order", "C")?;
     let arr = np.getattr("asarray")?.call((arr,), Some(&kwargs))?;
-    for_dtype!(target, T => {
+    donate::for_any_dtype!(target, T => {
         let a = arr.cast::<PyArrayDyn<T>>().map_err(|e| PyTypeError::new_err(e.to_string()))?;
         let ro = a.try_readonly().map_err(|e| PyValueError::new_err(e.to_string()))?;
         let shape = ro.shape().to_vec();

@@ -212,6 +212,8 @@ uint32: _np.dtype = _np.dtype("uint32")
 uint64: _np.dtype = _np.dtype("uint64")
 float32: _np.dtype = _np.dtype("float32")
 float64: _np.dtype = _np.dtype("float64")
+complex64: _np.dtype = _np.dtype("complex64")
+complex128: _np.dtype = _np.dtype("complex128")
 
 
 @contextlib.contextmanager
@@ -280,6 +282,8 @@ __all__ = [
     "cbrt",
     "ceil",
     "clip",
+    "complex128",
+    "complex64",
     "concat",
     "conj",
     "conv2d",

@@ -40,6 +40,8 @@ _DTYPE_NAMES = (
     "uint64",
     "float32",
     "float64",
+    "complex64",
+    "complex128",
 )
 _DTYPES = {n: _np.dtype(n) for n in _DTYPE_NAMES}
 
@@ -110,7 +112,14 @@ class _Info:
     def default_dtypes(self, *, device: Any = None) -> dict[str, _np.dtype]:
         _core._check_device(device)
         # The core's default float (float32; docs/array-api.md).
-        return {"real floating": _core._DEFAULT_FLOAT, "integral": _DTYPES["int64"], "indexing": _DTYPES["int64"]}
+        # complex64 beside the default float32, as the standard pairs them.
+        complex_default = _DTYPES["complex64" if _core._DEFAULT_FLOAT == _DTYPES["float32"] else "complex128"]
+        return {
+            "real floating": _core._DEFAULT_FLOAT,
+            "complex floating": complex_default,
+            "integral": _DTYPES["int64"],
+            "indexing": _DTYPES["int64"],
+        }
 
     def dtypes(self, *, device: Any = None, kind: Any = None) -> dict[str, _np.dtype]:
         _core._check_device(device)
@@ -127,7 +136,11 @@ def __array_namespace_info__() -> _Info:
 def _true_count(x: _core.Tensor, axis: int | tuple[int, ...] | None, keepdims: bool, negate: bool) -> _core.Tensor:
     """The number of true (or, ``negate``, false) elements of ``x`` along
     ``axis`` (an int, a tuple, or ``None`` for all)."""
-    b = _core.logical_not(x) if negate else _core.astype(x, "bool")
+    if negate:
+        # (complex has no logical_not kernel: its truth value first)
+        b = _core.logical_not(_core.astype(x, "bool") if x.dtype.kind == "c" else x)
+    else:
+        b = _core.astype(x, "bool")
     nd = b.ndim
     axes = range(nd) if axis is None else (axis,) if isinstance(axis, int) else axis
     norm = sorted({a + nd if a < 0 else a for a in axes}, reverse=True)

@@ -9,7 +9,7 @@
 //! here, an arm in `each!` and `for_dtype!`, and an [`Element`]
 //! implementation.
 
-use crate::array::element::{DType, Element};
+use crate::array::element::{DType, Element, C32, C64};
 use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
 use crate::kernels::conv::ConvElement;
@@ -33,6 +33,8 @@ pub enum DynTensor {
     U64(Tensor<u64>),
     F32(Tensor<f32>),
     F64(Tensor<f64>),
+    C64(Tensor<C32>),
+    C128(Tensor<C64>),
 }
 
 /// Run `$body` with `$t` bound to the typed tensor inside `$v`.
@@ -50,17 +52,62 @@ macro_rules! each {
             $crate::array::dyn_tensor::DynTensor::U64($t) => $body,
             $crate::array::dyn_tensor::DynTensor::F32($t) => $body,
             $crate::array::dyn_tensor::DynTensor::F64($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::C64($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::C128($t) => $body,
         }
     };
 }
 pub(crate) use each;
 
+/// [`each!`] over the real dtypes: a complex tensor returns
+/// `Err(UnsupportedDType)` naming `$op` from the enclosing function (the
+/// operations that order or compare elements, which complex numbers do not
+/// have).
+macro_rules! each_real {
+    ($v:expr, $op:expr, $t:ident => $body:expr) => {
+        match $v {
+            $crate::array::dyn_tensor::DynTensor::Bool($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::I8($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::I16($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::I32($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::I64($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::U8($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::U16($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::U32($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::U64($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::F32($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::F64($t) => $body,
+            c @ ($crate::array::dyn_tensor::DynTensor::C64(_)
+            | $crate::array::dyn_tensor::DynTensor::C128(_)) => {
+                return Err($crate::Error::UnsupportedDType {
+                    op: $op,
+                    dtype: c.dtype(),
+                }
+                .into())
+            }
+        }
+    };
+}
+pub(crate) use each_real;
+
 /// Run `$body` with the type alias `$T` set to the element type of `$d`
-/// (the one dtype dispatch: the kernels' and the bindings').
+/// (the one dtype dispatch of the real dtypes: the kernels' and the
+/// bindings'). A complex `$d` returns `Err(UnsupportedDType)` from the
+/// enclosing function (which returns the crate's `Result`): planning
+/// refuses complex operands first for every operation without complex
+/// kernels, so this is the guard that no complex value ever reaches a real
+/// kernel. [`for_any_dtype!`] takes the complex dtypes too.
 #[macro_export]
 macro_rules! for_dtype {
     ($d:expr, $T:ident => $body:expr) => {
         match $d {
+            d @ ($crate::DType::C64 | $crate::DType::C128) => {
+                return Err($crate::Error::UnsupportedDType {
+                    op: "this operation",
+                    dtype: d,
+                }
+                .into())
+            }
             $crate::DType::Bool => {
                 type $T = bool;
                 $body
@@ -109,6 +156,70 @@ macro_rules! for_dtype {
     };
 }
 pub use crate::for_dtype;
+
+/// [`for_dtype!`] over every dtype, the complex ones included: for the
+/// operations that only move or convert elements (copies, views, casts,
+/// creation), which are the same for any element type.
+#[macro_export]
+macro_rules! for_any_dtype {
+    ($d:expr, $T:ident => $body:expr) => {
+        match $d {
+            $crate::DType::C64 => {
+                type $T = $crate::C32;
+                $body
+            }
+            $crate::DType::C128 => {
+                type $T = $crate::C64;
+                $body
+            }
+            $crate::DType::Bool => {
+                type $T = bool;
+                $body
+            }
+            $crate::DType::I8 => {
+                type $T = i8;
+                $body
+            }
+            $crate::DType::I16 => {
+                type $T = i16;
+                $body
+            }
+            $crate::DType::I32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::DType::I64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::DType::U8 => {
+                type $T = u8;
+                $body
+            }
+            $crate::DType::U16 => {
+                type $T = u16;
+                $body
+            }
+            $crate::DType::U32 => {
+                type $T = u32;
+                $body
+            }
+            $crate::DType::U64 => {
+                type $T = u64;
+                $body
+            }
+            $crate::DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::DType::F64 => {
+                type $T = f64;
+                $body
+            }
+        }
+    };
+}
+pub use crate::for_any_dtype;
 
 /// [`for_dtype!`] for the floating-point dtypes only; `$other` for the
 /// rest (planning rejects them first, so it is an internal error).
@@ -175,12 +286,16 @@ impl Scalar {
     }
 }
 
-/// The element types a [`DynTensor`] holds, with the conversions between
-/// the two representations.
-pub trait DynElement: KernelElement + MatmulElement {
+/// Every element type a [`DynTensor`] holds (the complex ones too), with
+/// the conversions between the two representations.
+pub trait AnyElement: Element {
     fn peel(a: &DynTensor) -> Option<&Tensor<Self>>;
     fn peel_mut(a: &mut DynTensor) -> Option<&mut Tensor<Self>>;
     fn wrap(t: Tensor<Self>) -> DynTensor;
+}
+
+/// The real element types a [`DynTensor`] holds: the ones with kernels.
+pub trait DynElement: AnyElement + KernelElement + MatmulElement {
     /// The scalar as this type (planning checked the range; floats convert
     /// to integers by truncation, as NumPy's `astype` does).
     fn from_scalar(s: Scalar) -> Self;
@@ -198,7 +313,25 @@ impl DynFloat for f64 {}
 
 macro_rules! dyn_elem {
     ($t:ty, $v:ident) => {
+        any_elem!($t, $v);
         impl DynElement for $t {
+            fn from_scalar(s: Scalar) -> Self {
+                match s {
+                    Scalar::Bool(b) => <$t>::from_i128(i128::from(b)),
+                    Scalar::Int(i) => <$t>::from_i128(i128::from(i)),
+                    Scalar::Float(f) => <$t>::from_f64(f),
+                }
+            }
+            fn to_scalar(self) -> Scalar {
+                Scalar::of(self)
+            }
+        }
+    };
+}
+
+macro_rules! any_elem {
+    ($t:ty, $v:ident) => {
+        impl AnyElement for $t {
             fn peel(a: &DynTensor) -> Option<&Tensor<Self>> {
                 match a {
                     DynTensor::$v(t) => Some(t),
@@ -213,16 +346,6 @@ macro_rules! dyn_elem {
             }
             fn wrap(t: Tensor<Self>) -> DynTensor {
                 DynTensor::$v(t)
-            }
-            fn from_scalar(s: Scalar) -> Self {
-                match s {
-                    Scalar::Bool(b) => <$t>::from_i128(i128::from(b)),
-                    Scalar::Int(i) => <$t>::from_i128(i128::from(i)),
-                    Scalar::Float(f) => <$t>::from_f64(f),
-                }
-            }
-            fn to_scalar(self) -> Scalar {
-                Scalar::of(self)
             }
         }
         impl From<Tensor<$t>> for DynTensor {
@@ -243,6 +366,9 @@ dyn_elem!(u32, U32);
 dyn_elem!(u64, U64);
 dyn_elem!(f32, F32);
 dyn_elem!(f64, F64);
+
+any_elem!(C32, C64);
+any_elem!(C64, C128);
 
 /// What a signature step knows of an operand: its dtype and shape, not
 /// its values (a tracer has no more). The functions that always write a
@@ -316,21 +442,34 @@ impl DynTensor {
     }
 
     pub fn from_buffer(dtype: DType, buf: OwnedBuffer, shape: &[usize]) -> Result<DynTensor> {
-        for_dtype!(dtype, T => Tensor::<T>::from_buffer(buf, shape).map(DynTensor::from))
+        for_any_dtype!(dtype, T => Tensor::<T>::from_buffer(buf, shape).map(DynTensor::from))
     }
 
     pub fn zeros(dtype: DType, shape: &[usize]) -> Result<DynTensor> {
-        for_dtype!(dtype, T => Tensor::<T>::zeros(shape).map(DynTensor::from))
+        for_any_dtype!(dtype, T => Tensor::<T>::zeros(shape).map(DynTensor::from))
     }
 
     /// `shape` filled with `v` converted to `dtype`.
     pub fn full(dtype: DType, shape: &[usize], v: Scalar) -> Result<DynTensor> {
-        for_dtype!(dtype, T => Tensor::<T>::full(shape, T::from_scalar(v)).map(DynTensor::from))
+        fn complex<T: Element>(v: Scalar) -> T {
+            match v {
+                Scalar::Bool(b) => T::from_i128(i128::from(b)),
+                Scalar::Int(i) => T::from_i128(i128::from(i)),
+                Scalar::Float(f) => T::from_f64(f),
+            }
+        }
+        match dtype {
+            DType::C64 => Tensor::<C32>::full(shape, complex(v)).map(DynTensor::from),
+            DType::C128 => Tensor::<C64>::full(shape, complex(v)).map(DynTensor::from),
+            _ => {
+                for_dtype!(dtype, T => Tensor::<T>::full(shape, T::from_scalar(v)).map(DynTensor::from))
+            }
+        }
     }
 
     /// A copy converted to `dtype` (a copy even when the dtype is the same).
     pub fn cast(&self, dtype: DType) -> Result<DynTensor> {
-        each!(self, t => for_dtype!(dtype, U => t.cast::<U>().map(DynTensor::from)))
+        each!(self, t => for_any_dtype!(dtype, U => t.cast::<U>().map(DynTensor::from)))
     }
 
     /// Another handle on the same buffer, registered as a reader while it
@@ -360,7 +499,7 @@ impl DynTensor {
     /// runs meanwhile.
     #[allow(unsafe_code)] // forwards the contract
     pub(crate) unsafe fn write_through(&mut self, src: &DynTensor) -> Result<()> {
-        for_dtype!(self.dtype(), T => {
+        for_any_dtype!(self.dtype(), T => {
             let s = src.typed::<T>("a write through a view")?;
             let t = self.typed_mut::<T>("a write through a view")?;
             // SAFETY: the caller's contract, forwarded.
@@ -427,7 +566,7 @@ impl DynTensor {
     }
 
     /// The typed tensor inside (`DTypeMismatch` naming `op` otherwise).
-    pub fn typed<T: DynElement>(&self, op: &'static str) -> Result<&Tensor<T>> {
+    pub fn typed<T: AnyElement>(&self, op: &'static str) -> Result<&Tensor<T>> {
         T::peel(self).ok_or(Error::DTypeMismatch {
             op,
             expected: T::DTYPE,
@@ -436,7 +575,7 @@ impl DynTensor {
     }
 
     /// [`typed`](Self::typed), mutably.
-    pub fn typed_mut<T: DynElement>(&mut self, op: &'static str) -> Result<&mut Tensor<T>> {
+    pub fn typed_mut<T: AnyElement>(&mut self, op: &'static str) -> Result<&mut Tensor<T>> {
         let found = self.dtype();
         T::peel_mut(self).ok_or(Error::DTypeMismatch {
             op,

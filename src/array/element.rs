@@ -4,7 +4,8 @@ use std::fmt;
 
 /// The run-time tag of an element type: NumPy's bool, signed and unsigned
 /// integers of 8 to 64 bits, float32 and float64 (the array API standard's
-/// real dtypes).
+/// real dtypes), and complex64 and complex128 (pairs of float32 and of
+/// float64).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DType {
     Bool,
@@ -18,7 +19,15 @@ pub enum DType {
     U64,
     F32,
     F64,
+    C64,
+    C128,
 }
+
+/// complex64's element: two float32s, real then imaginary (NumPy's and C99's
+/// layout; `num_complex::Complex` is `#[repr(C)]`).
+pub type C32 = num_complex::Complex<f32>;
+/// complex128's element: two float64s.
+pub type C64 = num_complex::Complex<f64>;
 
 impl DType {
     /// The default floating dtype: what Python floats become when they make
@@ -29,11 +38,15 @@ impl DType {
     /// tensor code are float32's. The one place this is decided.
     pub const DEFAULT_FLOAT: DType = DType::F32;
 
-    /// Every dtype, for tests and tables.
+    /// Every real dtype, for tests and tables (the dtypes every operation
+    /// is defined for; [`DType::COMPLEX`] holds the others).
     pub const ALL: [DType; 11] = {
         use DType::{Bool, F32, F64, I16, I32, I64, I8, U16, U32, U64, U8};
         [Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64]
     };
+
+    /// The complex dtypes.
+    pub const COMPLEX: [DType; 2] = [DType::C64, DType::C128];
 
     /// Bytes per element.
     pub const fn size(self) -> usize {
@@ -41,7 +54,8 @@ impl DType {
             DType::Bool | DType::I8 | DType::U8 => 1,
             DType::I16 | DType::U16 => 2,
             DType::F32 | DType::I32 | DType::U32 => 4,
-            DType::F64 | DType::I64 | DType::U64 => 8,
+            DType::F64 | DType::I64 | DType::U64 | DType::C64 => 8,
+            DType::C128 => 16,
         }
     }
 
@@ -59,6 +73,8 @@ impl DType {
             DType::U64 => "uint64",
             DType::F32 => "float32",
             DType::F64 => "float64",
+            DType::C64 => "complex64",
+            DType::C128 => "complex128",
         }
     }
 
@@ -76,13 +92,41 @@ impl DType {
             "uint64" | "u8" | "<u8" | "Q" | "L" | "ulong" => DType::U64,
             "float32" | "f4" | "<f4" | "=f4" | "f" | "single" => DType::F32,
             "float64" | "f8" | "<f8" | "=f8" | "d" | "double" | "float" => DType::F64,
+            "complex64" | "c8" | "<c8" | "=c8" | "F" | "csingle" => DType::C64,
+            "complex128" | "c16" | "<c16" | "=c16" | "D" | "cdouble" | "complex" => DType::C128,
             _ => return None,
         })
     }
 
-    /// Floating point?
+    /// Real floating point (float32, float64)?
     pub const fn is_float(self) -> bool {
         matches!(self, DType::F32 | DType::F64)
+    }
+
+    /// complex64 or complex128?
+    pub const fn is_complex(self) -> bool {
+        matches!(self, DType::C64 | DType::C128)
+    }
+
+    /// The real dtype of a complex dtype's components (float32 for
+    /// complex64, float64 for complex128); itself for a real dtype.
+    #[must_use]
+    pub const fn real_dtype(self) -> DType {
+        match self {
+            DType::C64 => DType::F32,
+            DType::C128 => DType::F64,
+            d => d,
+        }
+    }
+
+    /// The complex dtype whose components are `self` (complex64 for
+    /// float32, complex128 for float64); `None` for other dtypes.
+    pub const fn complex_of(self) -> Option<DType> {
+        match self {
+            DType::F32 | DType::C64 => Some(DType::C64),
+            DType::F64 | DType::C128 => Some(DType::C128),
+            _ => None,
+        }
     }
 
     /// bool?
@@ -92,7 +136,7 @@ impl DType {
 
     /// A signed or unsigned integer (not bool)?
     pub const fn is_int(self) -> bool {
-        !self.is_float() && !self.is_bool()
+        !self.is_float() && !self.is_bool() && !self.is_complex()
     }
 
     /// An unsigned integer?
@@ -113,7 +157,7 @@ impl DType {
             DType::U16 => (0, u16::MAX as i128),
             DType::U32 => (0, u32::MAX as i128),
             DType::U64 => (0, u64::MAX as i128),
-            DType::F32 | DType::F64 => return None,
+            DType::F32 | DType::F64 | DType::C64 | DType::C128 => return None,
         })
     }
 }
@@ -137,11 +181,15 @@ mod sealed {
     impl Sealed for u64 {}
     impl Sealed for f32 {}
     impl Sealed for f64 {}
+    impl Sealed for super::C32 {}
+    impl Sealed for super::C64 {}
 }
 
-/// An element type: `bool`, `i8`…`i64`, `u8`…`u64`, `f32` or `f64`. Sealed.
+/// An element type: `bool`, `i8`…`i64`, `u8`…`u64`, `f32`, `f64`, [`C32`]
+/// or [`C64`]. Sealed. Complex elements are unordered, so ordering is not
+/// part of this trait ([`RealElement`] adds it).
 pub trait Element:
-    sealed::Sealed + Copy + Send + Sync + PartialOrd + fmt::Debug + Default + 'static
+    sealed::Sealed + Copy + Send + Sync + PartialEq + fmt::Debug + Default + 'static
 {
     /// The run-time tag.
     const DTYPE: DType;
@@ -159,7 +207,23 @@ pub trait Element:
     fn from_i128(v: i128) -> Self;
     /// This value as an integer (floats truncate toward zero and saturate).
     fn to_i128(self) -> i128;
+    /// This value as a complex128 (a real value with imaginary part 0).
+    #[inline(always)]
+    fn to_c64(self) -> C64 {
+        C64::new(self.to_f64(), 0.0)
+    }
+    /// Convert from a complex128: a complex type keeps both parts, a real
+    /// type takes the real part (NumPy's `astype`, which warns; the
+    /// planner decides when that is allowed).
+    #[inline(always)]
+    fn from_c64(v: C64) -> Self {
+        Self::from_f64(v.re)
+    }
 }
+
+/// A real element type (every [`Element`] but the complex ones): ordered.
+pub trait RealElement: Element + PartialOrd {}
+impl<T: Element + PartialOrd> RealElement for T {}
 
 /// Convert one element to another element type, exactly where the target
 /// holds the value: integers pass through `i128`, so an int64 or uint64
@@ -167,7 +231,9 @@ pub trait Element:
 /// type.
 #[inline(always)]
 pub fn convert<S: Element, D: Element>(s: S) -> D {
-    if S::DTYPE.is_float() {
+    if S::DTYPE.is_complex() || D::DTYPE.is_complex() {
+        D::from_c64(s.to_c64())
+    } else if S::DTYPE.is_float() {
         D::from_f64(s.to_f64())
     } else {
         D::from_i128(s.to_i128())
@@ -246,7 +312,56 @@ impl Element for bool {
     fn to_i128(self) -> i128 {
         i128::from(self)
     }
+    #[inline(always)]
+    fn from_c64(v: C64) -> Self {
+        v.re != 0.0 || v.im != 0.0
+    }
 }
+
+// Complex elements: `to_f64`/`to_i128` take the real part (NumPy's
+// `astype` from complex to real, which warns), `from_f64`/`from_i128` give
+// an imaginary part of 0.
+macro_rules! complex_element {
+    ($t:ty, $f:ty, $d:expr) => {
+        impl Element for $t {
+            const DTYPE: DType = $d;
+            const ZERO: Self = <$t>::new(0.0, 0.0);
+            const ONE: Self = <$t>::new(1.0, 0.0);
+            #[inline(always)]
+            #[allow(clippy::cast_possible_truncation, clippy::unnecessary_cast)]
+            fn from_f64(v: f64) -> Self {
+                <$t>::new(v as $f, 0.0)
+            }
+            #[inline(always)]
+            #[allow(clippy::useless_conversion)]
+            fn to_f64(self) -> f64 {
+                f64::from(self.re)
+            }
+            #[inline(always)]
+            #[allow(clippy::cast_precision_loss)]
+            fn from_i128(v: i128) -> Self {
+                <$t>::new(v as $f, 0.0)
+            }
+            #[inline(always)]
+            #[allow(clippy::cast_possible_truncation)]
+            fn to_i128(self) -> i128 {
+                self.re as i128
+            }
+            #[inline(always)]
+            #[allow(clippy::useless_conversion)]
+            fn to_c64(self) -> C64 {
+                C64::new(f64::from(self.re), f64::from(self.im))
+            }
+            #[inline(always)]
+            #[allow(clippy::cast_possible_truncation, clippy::unnecessary_cast)]
+            fn from_c64(v: C64) -> Self {
+                <$t>::new(v.re as $f, v.im as $f)
+            }
+        }
+    };
+}
+complex_element!(C32, f32, DType::C64);
+complex_element!(C64, f64, DType::C128);
 
 #[cfg(test)]
 mod tests {
@@ -265,6 +380,26 @@ mod tests {
         assert_eq!(DType::promote(U64, I64), F64);
         assert_eq!(DType::promote(Bool, U16), U16);
         assert_eq!(DType::promote(I16, F32), F32);
+        assert_eq!(DType::promote(C64, F32), C64);
+        assert_eq!(DType::promote(C64, F64), C128);
+        assert_eq!(DType::promote(C64, I16), C64);
+        assert_eq!(DType::promote(C64, I32), C128);
+        assert_eq!(DType::promote(U8, C64), C64);
+        assert_eq!(DType::promote(Bool, C64), C64);
+        assert_eq!(DType::promote(C64, C128), C128);
+    }
+
+    #[test]
+    #[allow(clippy::float_cmp)] // exact values
+    fn complex_conversion_keeps_both_parts_or_takes_the_real_one() {
+        let z = C64::new(1.5, -2.5);
+        assert_eq!(convert::<C64, C32>(z), C32::new(1.5, -2.5));
+        assert_eq!(convert::<C64, f64>(z), 1.5);
+        assert_eq!(convert::<C64, i32>(z), 1);
+        assert_eq!(convert::<i64, C64>(-3), C64::new(-3.0, 0.0));
+        assert_eq!(convert::<bool, C32>(true), C32::new(1.0, 0.0));
+        assert!(convert::<C32, bool>(C32::new(0.0, 1.0)));
+        assert!(!convert::<C32, bool>(C32::new(0.0, 0.0)));
     }
 
     #[test]
@@ -282,9 +417,11 @@ mod tests {
 
     #[test]
     fn every_dtype_parses_from_its_name_and_has_its_size() {
-        for d in DType::ALL {
+        for d in DType::ALL.into_iter().chain(DType::COMPLEX) {
             assert_eq!(DType::parse(d.name()), Some(d));
         }
+        assert_eq!(DType::C64.size(), 8);
+        assert_eq!(DType::C128.size(), 16);
         assert_eq!(DType::Bool.size(), 1);
         assert_eq!(DType::U16.size(), 2);
     }

@@ -16,7 +16,11 @@
 //! * an integer with a float: the wider of the float and the smallest
 //!   float that holds the integer (float16 for 8 bits, float32 for 16,
 //!   float64 for 32 and 64);
-//! * two floats give the wider.
+//! * two floats give the wider;
+//! * a complex with a real dtype: the complex whose components are the
+//!   real promotion of its components' float with the other (complex64
+//!   with float64 or int32 gives complex128, with int16 complex64);
+//! * two complexes give the wider.
 
 use std::fmt;
 
@@ -37,6 +41,8 @@ pub enum OperandDType {
     F16,
     F32,
     F64,
+    C64,
+    C128,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -45,13 +51,16 @@ enum Kind {
     Signed,
     Unsigned,
     Float,
+    Complex,
 }
 
 impl OperandDType {
     /// Every dtype, for tests and tables.
-    pub const ALL: [OperandDType; 12] = {
-        use OperandDType::{Bool, F16, F32, F64, I16, I32, I64, I8, U16, U32, U64, U8};
-        [Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64]
+    pub const ALL: [OperandDType; 14] = {
+        use OperandDType::{Bool, C128, C64, F16, F32, F64, I16, I32, I64, I8, U16, U32, U64, U8};
+        [
+            Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, C64, C128,
+        ]
     };
 
     /// From NumPy's dtype `kind` character and item size.
@@ -70,6 +79,8 @@ impl OperandDType {
             (b'f', 2) => F16,
             (b'f', 4) => F32,
             (b'f', 8) => F64,
+            (b'c', 8) => OperandDType::C64,
+            (b'c', 16) => OperandDType::C128,
             _ => return None,
         })
     }
@@ -81,6 +92,7 @@ impl OperandDType {
             I8 | I16 | I32 | I64 => Kind::Signed,
             U8 | U16 | U32 | U64 => Kind::Unsigned,
             F16 | F32 | F64 => Kind::Float,
+            OperandDType::C64 | OperandDType::C128 => Kind::Complex,
         }
     }
 
@@ -91,7 +103,8 @@ impl OperandDType {
             Bool | I8 | U8 => 8,
             I16 | U16 | F16 => 16,
             I32 | U32 | F32 => 32,
-            I64 | U64 | F64 => 64,
+            I64 | U64 | F64 | OperandDType::C64 => 64,
+            OperandDType::C128 => 128,
         }
     }
 
@@ -119,11 +132,32 @@ impl OperandDType {
             (Kind::Bool, _) => b,
             (_, Kind::Bool) => a,
             (ka, kb) if ka == kb => wider(a, b),
+            (Kind::Complex, _) => Self::complex(Self::promote(a.component(), b)),
+            (_, Kind::Complex) => Self::complex(Self::promote(a, b.component())),
             (Kind::Signed, Kind::Unsigned) => Self::mixed_ints(a, b),
             (Kind::Unsigned, Kind::Signed) => Self::mixed_ints(b, a),
             (Kind::Float, _) => Self::float(a.bits().max(Self::float_for(b))),
             (_, Kind::Float) => Self::float(b.bits().max(Self::float_for(a))),
             _ => unreachable!("every pair of kinds is covered above"),
+        }
+    }
+
+    /// A complex dtype's component float (float32 for complex64).
+    fn component(self) -> Self {
+        match self {
+            OperandDType::C64 => OperandDType::F32,
+            OperandDType::C128 => OperandDType::F64,
+            d => d,
+        }
+    }
+
+    /// The complex dtype that holds every value of float `f` (complex64
+    /// for float16 and float32).
+    fn complex(f: Self) -> Self {
+        if f.bits() <= 32 {
+            OperandDType::C64
+        } else {
+            OperandDType::C128
         }
     }
 
@@ -162,6 +196,8 @@ impl OperandDType {
             U64 => DType::U64,
             F32 => DType::F32,
             F64 => DType::F64,
+            OperandDType::C64 => DType::C64,
+            OperandDType::C128 => DType::C128,
             F16 => return None,
         })
     }
@@ -200,6 +236,8 @@ impl OperandDType {
             F16 => "float16",
             F32 => "float32",
             F64 => "float64",
+            OperandDType::C64 => "complex64",
+            OperandDType::C128 => "complex128",
         }
     }
 }
@@ -234,6 +272,7 @@ impl DType {
             Kind::Unsigned => 1,
             Kind::Signed => 2,
             Kind::Float => 3,
+            Kind::Complex => 4,
         };
         rank(from) <= rank(to)
     }
@@ -262,6 +301,8 @@ impl From<DType> for OperandDType {
             DType::U64 => OperandDType::U64,
             DType::F32 => OperandDType::F32,
             DType::F64 => OperandDType::F64,
+            DType::C64 => OperandDType::C64,
+            DType::C128 => OperandDType::C128,
         }
     }
 }
@@ -293,20 +334,50 @@ mod tests {
 
     /// `np.result_type(a, b)` for every pair, as NumPy 2 prints it (rows
     /// and columns in the order of `OperandDType::ALL`).
-    const NUMPY: [[OperandDType; 12]; 12] = [
-        // bool  i8   i16  i32  i64  u8   u16  u32  u64  f16  f32  f64
-        [Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64], // bool
-        [I8, I8, I16, I32, I64, I16, I32, I64, F64, F16, F32, F64],  // i8
-        [I16, I16, I16, I32, I64, I16, I32, I64, F64, F32, F32, F64], // i16
-        [I32, I32, I32, I32, I64, I32, I32, I64, F64, F64, F64, F64], // i32
-        [I64, I64, I64, I64, I64, I64, I64, I64, F64, F64, F64, F64], // i64
-        [U8, I16, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64],  // u8
-        [U16, I32, I32, I32, I64, U16, U16, U32, U64, F32, F32, F64], // u16
-        [U32, I64, I64, I64, I64, U32, U32, U32, U64, F64, F64, F64], // u32
-        [U64, F64, F64, F64, F64, U64, U64, U64, U64, F64, F64, F64], // u64
-        [F16, F16, F32, F64, F64, F16, F32, F64, F64, F16, F32, F64], // f16
-        [F32, F32, F32, F64, F64, F32, F32, F64, F64, F32, F32, F64], // f32
-        [F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64], // f64
+    const NUMPY: [[OperandDType; 14]; 14] = [
+        // bool  i8   i16  i32  i64  u8   u16  u32  u64  f16  f32  f64  c64  c128
+        [
+            Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, C64, C128,
+        ], // bool
+        [
+            I8, I8, I16, I32, I64, I16, I32, I64, F64, F16, F32, F64, C64, C128,
+        ], // i8
+        [
+            I16, I16, I16, I32, I64, I16, I32, I64, F64, F32, F32, F64, C64, C128,
+        ], // i16
+        [
+            I32, I32, I32, I32, I64, I32, I32, I64, F64, F64, F64, F64, C128, C128,
+        ], // i32
+        [
+            I64, I64, I64, I64, I64, I64, I64, I64, F64, F64, F64, F64, C128, C128,
+        ], // i64
+        [
+            U8, I16, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, C64, C128,
+        ], // u8
+        [
+            U16, I32, I32, I32, I64, U16, U16, U32, U64, F32, F32, F64, C64, C128,
+        ], // u16
+        [
+            U32, I64, I64, I64, I64, U32, U32, U32, U64, F64, F64, F64, C128, C128,
+        ], // u32
+        [
+            U64, F64, F64, F64, F64, U64, U64, U64, U64, F64, F64, F64, C128, C128,
+        ], // u64
+        [
+            F16, F16, F32, F64, F64, F16, F32, F64, F64, F16, F32, F64, C64, C128,
+        ], // f16
+        [
+            F32, F32, F32, F64, F64, F32, F32, F64, F64, F32, F32, F64, C64, C128,
+        ], // f32
+        [
+            F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, C128, C128,
+        ], // f64
+        [
+            C64, C64, C64, C128, C128, C64, C64, C128, C128, C64, C64, C128, C64, C128,
+        ], // c64
+        [
+            C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128,
+        ], // c128
     ];
 
     #[test]

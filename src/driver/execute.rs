@@ -2,7 +2,7 @@
 //! the target, then the typed kernels of [`crate::ops`], dispatched once
 //! on the plan's dtype.
 
-use crate::array::dyn_tensor::{each, for_dtype, for_float, DynElement, DynTensor, Scalar};
+use crate::array::dyn_tensor::{each_real, for_dtype, for_float, DynElement, DynTensor, Scalar};
 use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
 use crate::ops::conv::{self, BatchNorm};
@@ -351,8 +351,12 @@ fn reduction(plan: &Plan, args: &[Arg<'_>]) -> Result<DynTensor> {
             axis,
             keepdims,
         } => match kind {
-            Reduction::Sum => each!(t, t => t.sum(*axis, *keepdims).map(DynTensor::from)),
-            Reduction::Max => each!(t, t => t.max(*axis, *keepdims).map(DynTensor::from)),
+            Reduction::Sum => {
+                each_real!(t, plan.op.name(), t => t.sum(*axis, *keepdims).map(DynTensor::from))
+            }
+            Reduction::Max => {
+                each_real!(t, plan.op.name(), t => t.max(*axis, *keepdims).map(DynTensor::from))
+            }
             Reduction::Mean => for_float!(plan.dtype, T => {
                 t.typed::<T>(plan.op.name())?.mean(*axis, *keepdims).map(DynTensor::from)
             }, Err(internal(plan, "a float mean"))),
@@ -433,7 +437,7 @@ pub fn execute_in_place(plan: &Plan, args: &mut [Arg<'_>]) -> Result<Outcome> {
     let x: &mut DynTensor = x;
     let read = |i: usize| rest.get(i).ok_or_else(|| internal(plan, "an operand"));
     match &plan.op {
-        Op::Unary(u) => each!(x, t => t.unary_inplace(*u))?,
+        Op::Unary(u) => each_real!(x, name, t => t.unary_inplace(*u))?,
         Op::Binary(b) if plan.compute != plan.dtype => {
             // NumPy's same-kind casting: the result in the promoted dtype
             // (the plan casts the other operand to it), cast back into
@@ -454,7 +458,7 @@ pub fn execute_in_place(plan: &Plan, args: &mut [Arg<'_>]) -> Result<Outcome> {
             });
         }
         Op::Binary(b) if matches!(read(0)?, Arg::Target) => {
-            each!(x, t => t.binary_inplace_self(*b))?;
+            each_real!(x, name, t => t.binary_inplace_self(*b))?;
         }
         Op::Binary(b) => for_dtype!(plan.dtype, T => {
             let rhs = match read(0)? {

@@ -3,7 +3,7 @@
 //! and writes a new buffer. (`tril`/`triu` are planned operations of
 //! [`crate::functions::lane_ops`].)
 
-use crate::array::dyn_tensor::{for_dtype, DynElement, DynTensor};
+use crate::array::dyn_tensor::{for_dtype, DynTensor};
 use crate::array::element::{DType, Element};
 use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
@@ -14,7 +14,7 @@ use crate::kernels::fresh;
 /// ([`checked_numel`](crate::array::shape::checked_numel)): a shape that cannot
 /// exist is an error, never a wrapped element count. The one constructor
 /// of the functions that build their results element by element.
-pub(crate) fn collect<T: DynElement>(
+pub(crate) fn collect<T: crate::array::dyn_tensor::AnyElement>(
     shape: &[usize],
     items: impl IntoIterator<Item = T>,
 ) -> Result<DynTensor> {

@@ -88,7 +88,7 @@ pub(crate) fn running_axis(
 /// NumPy's `maximum` as a step: NaN from either side, else the greater,
 /// the later one `b` when they are equal.
 #[inline]
-fn max<T: Element>(a: T, b: T) -> T {
+fn max<T: crate::RealElement>(a: T, b: T) -> T {
     if is_nan(a) || a > b {
         a
     } else {
@@ -98,7 +98,7 @@ fn max<T: Element>(a: T, b: T) -> T {
 
 /// NumPy's `minimum` as a step (as [`max`]).
 #[inline]
-fn min<T: Element>(a: T, b: T) -> T {
+fn min<T: crate::RealElement>(a: T, b: T) -> T {
     if is_nan(a) || a < b {
         a
     } else {
@@ -116,7 +116,7 @@ pub(crate) fn no_initial(running: Running) -> Error {
 
 impl Running {
     /// The step from the running value and the next element.
-    fn step<T: Element>(self) -> fn(T, T) -> T {
+    fn step<T: crate::RealElement>(self) -> fn(T, T) -> T {
         match self {
             Running::Sum => add::<T>,
             Running::Prod => mul::<T>,
@@ -140,7 +140,7 @@ impl Running {
 /// one after another along the axis: each row becomes the step of the row
 /// before it (already a running value) and itself. The first row stays as
 /// it is (`0 + -0.0` would be `0.0`).
-pub(crate) fn scan_rows<T: Element>(block: &mut [T], inner: usize, running: Running) {
+pub(crate) fn scan_rows<T: crate::RealElement>(block: &mut [T], inner: usize, running: Running) {
     let step = running.step::<T>();
     for k in 1..block.len() / inner.max(1) {
         let (done, rest) = block.split_at_mut(k * inner);
@@ -157,7 +157,7 @@ pub(crate) fn scan_rows<T: Element>(block: &mut [T], inner: usize, running: Runn
 /// # Errors
 /// `InvalidArgument` for a running extreme (no identity), or for an
 /// axis as [`running_axis`].
-pub(crate) fn with_initial<T: Element>(
+pub(crate) fn with_initial<T: crate::RealElement>(
     t: &Tensor<T>,
     running: Running,
     axis: Option<isize>,

@@ -10,7 +10,7 @@
 //! only: the inputs are never written and never donated. Strided inputs
 //! are read through a C-order copy.
 
-use crate::array::dyn_tensor::{each, for_dtype, DynElement, DynTensor, Meta};
+use crate::array::dyn_tensor::{each, DynTensor, Meta};
 use crate::array::element::{DType, Element};
 use crate::array::layout::{Index, Layout};
 use crate::array::shape::{
@@ -53,7 +53,10 @@ fn prepared(x: &DynTensor, dtype: DType) -> Result<DynTensor> {
     x.contiguous()
 }
 
-fn data<'a, T: DynElement>(x: &'a DynTensor, op: &'static str) -> Result<&'a [T]> {
+fn data<'a, T: crate::array::dyn_tensor::AnyElement>(
+    x: &'a DynTensor,
+    op: &'static str,
+) -> Result<&'a [T]> {
     x.typed::<T>(op)?.as_slice()
 }
 
@@ -66,7 +69,7 @@ fn interleave(
     blocks: &[usize],
     shape: &[usize],
 ) -> Result<DynTensor> {
-    for_dtype!(xs[0].dtype(), T => {
+    crate::array::dyn_tensor::for_any_dtype!(xs[0].dtype(), T => {
         let ds = xs.iter().map(|x| data::<T>(x, op)).collect::<Result<Vec<_>>>()?;
         let items = (0..outer).flat_map(|o| {
             ds.iter().zip(blocks).flat_map(move |(d, &b)| d[o * b..(o + 1) * b].iter().copied())
@@ -650,6 +653,7 @@ pub fn meshgrid(xs: &[&DynTensor], xy: bool) -> Result<Vec<DynTensor>> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::array::dyn_tensor::DynElement;
 
     /// A tensor of `v` (the array functions' tests use it too).
     pub(crate) fn t<T: DynElement>(v: &[T], shape: &[usize]) -> DynTensor {

@@ -21,7 +21,7 @@
 
 use std::cmp::Ordering;
 
-use crate::array::dyn_tensor::{each, DynTensor, Meta};
+use crate::array::dyn_tensor::{each, each_real, DynTensor, Meta};
 use crate::array::element::DType;
 use crate::array::element::Element;
 use crate::array::tensor::Tensor;
@@ -86,14 +86,14 @@ pub fn arg_extreme(
         named.as_ref().map(|a| &a[..]),
         x.shape().len(),
     )?;
-    let v: Vec<i64> = each!(x, t => {
+    let v: Vec<i64> = each_real!(x, extreme.name(), t => {
         let l = lanes(t, &along)?;
         l.iter().map(|lane| first_extreme(lane, extreme) as i64).collect()
     });
     Tensor::from_vec(v, &out).map(DynTensor::from)
 }
 
-fn first_extreme<T: Element>(lane: &[T], extreme: Extreme) -> usize {
+fn first_extreme<T: crate::RealElement>(lane: &[T], extreme: Extreme) -> usize {
     let mut best = 0;
     for (i, &v) in lane.iter().enumerate().skip(1) {
         let m = lane[best];
@@ -126,7 +126,7 @@ pub fn count_nonzero_signature(
 pub fn count_nonzero(x: &DynTensor, axes: Option<&[isize]>, keepdims: bool) -> Result<DynTensor> {
     let (_, out) = count_nonzero_signature(x.meta(), axes, keepdims)?;
     let axes = normalize_axes("count_nonzero", axes, x.shape().len())?;
-    let v: Vec<i64> = each!(x, t => {
+    let v: Vec<i64> = each_real!(x, "count_nonzero", t => {
         let l = lanes(t, &axes)?;
         l.iter().map(|lane| nonzero_positions(lane).count() as i64).collect()
     });

@@ -20,8 +20,7 @@
 
 use std::cmp::Ordering;
 
-use crate::array::dyn_tensor::{each, DynTensor};
-use crate::array::element::Element;
+use crate::array::dyn_tensor::{each_real, DynTensor};
 use crate::array::tensor::Tensor;
 use crate::error::Result;
 use crate::functions::sorting::{order, sorted_positions};
@@ -43,10 +42,10 @@ pub struct Unique {
 
 /// The unique elements of `x` (see the [module docs](self)).
 pub fn unique(x: &DynTensor) -> Result<Unique> {
-    each!(x, t => unique_typed(t))
+    each_real!(x, "unique", t => unique_typed(t))
 }
 
-fn unique_typed<T: Element>(t: &Tensor<T>) -> Result<Unique>
+fn unique_typed<T: crate::RealElement>(t: &Tensor<T>) -> Result<Unique>
 where
     DynTensor: From<Tensor<T>>,
 {

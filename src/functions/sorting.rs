@@ -18,7 +18,7 @@
 
 use std::cmp::Ordering;
 
-use crate::array::dyn_tensor::{each, DynTensor, Meta};
+use crate::array::dyn_tensor::{each_real, DynTensor, Meta};
 use crate::array::element::{DType, Element};
 use crate::array::shape::normalize_axis;
 use crate::array::tensor::Tensor;
@@ -28,7 +28,7 @@ use crate::functions::statistics::is_nan;
 
 /// The sort order: the elements' own, NaN last (NaNs equal).
 #[inline]
-pub fn order<T: Element>(a: T, b: T) -> Ordering {
+pub fn order<T: crate::RealElement>(a: T, b: T) -> Ordering {
     match a.partial_cmp(&b) {
         Some(o) => o,
         None => is_nan(a).cmp(&is_nan(b)),
@@ -36,7 +36,7 @@ pub fn order<T: Element>(a: T, b: T) -> Ordering {
 }
 
 /// The positions `0..lane.len()` in the order that sorts `lane`, stably.
-pub(crate) fn sorted_positions<T: Element>(lane: &[T], descending: bool) -> Vec<usize> {
+pub(crate) fn sorted_positions<T: crate::RealElement>(lane: &[T], descending: bool) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..lane.len()).collect();
     if descending {
         idx.sort_by(|&i, &j| order(lane[j], lane[i]));
@@ -56,7 +56,7 @@ pub fn argsort_signature(x: Meta<'_>, axis: isize) -> Result<(DType, Vec<usize>)
 pub fn argsort(x: &DynTensor, axis: isize, descending: bool) -> Result<DynTensor> {
     argsort_signature(x.meta(), axis)?;
     let axis = normalize_axis(axis, x.shape().len())?;
-    each!(x, t => along(t, axis, |lane| {
+    each_real!(x, "argsort", t => along(t, axis, |lane| {
         sorted_positions(lane, descending).into_iter().map(|i| i as i64).collect()
     }).map(DynTensor::from))
 }

@@ -27,7 +27,7 @@
 //!
 //! Every result is a new tensor; the input is only read.
 
-use crate::array::dyn_tensor::{each, DynTensor};
+use crate::array::dyn_tensor::{each_real, DynTensor};
 use crate::array::element::{DType, Element};
 use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
@@ -123,10 +123,10 @@ pub fn reduce(
     } else {
         x.cast(dtype)?
     };
-    each!(&x, t => reduce_typed(t, statistic, &axes, &out_shape).map(DynTensor::from))
+    each_real!(&x, name, t => reduce_typed(t, statistic, &axes, &out_shape).map(DynTensor::from))
 }
 
-fn reduce_typed<T: Element>(
+fn reduce_typed<T: crate::RealElement>(
     t: &Tensor<T>,
     statistic: Statistic,
     axes: &[usize],
@@ -139,7 +139,7 @@ fn reduce_typed<T: Element>(
 
 /// NaN? (`false` for every non-float.)
 #[inline]
-pub(crate) fn is_nan<T: Element>(v: T) -> bool {
+pub(crate) fn is_nan<T: crate::RealElement>(v: T) -> bool {
     v.partial_cmp(&v).is_none()
 }
 
@@ -177,7 +177,7 @@ pub(crate) fn sub<T: Element>(a: T, b: T) -> T {
 
 /// The extreme of a non-empty lane: the first NaN, else the element that
 /// `better` prefers over every other.
-fn extreme<T: Element>(lane: &[T], better: impl Fn(T, T) -> bool) -> T {
+fn extreme<T: crate::RealElement>(lane: &[T], better: impl Fn(T, T) -> bool) -> T {
     let mut m = lane[0];
     for &v in &lane[1..] {
         if is_nan(m) {
@@ -218,7 +218,7 @@ fn variance<T: Element>(lane: &[T], correction: f64) -> f64 {
 }
 
 /// The statistic of one lane (`T` is the result dtype).
-fn of_lane<T: Element>(statistic: Statistic, lane: &[T]) -> T {
+fn of_lane<T: crate::RealElement>(statistic: Statistic, lane: &[T]) -> T {
     match statistic {
         Statistic::Sum { .. } => sum(lane),
         Statistic::Prod { .. } => prod(lane),
@@ -235,6 +235,7 @@ fn of_lane<T: Element>(statistic: Statistic, lane: &[T]) -> T {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::array::dyn_tensor::each;
 
     fn dyn_f64(v: Vec<f64>, shape: &[usize]) -> DynTensor {
         Tensor::from_vec(v, shape).unwrap().into()

@@ -78,7 +78,7 @@ impl<'a, T: Copy> MatRef<'a, T> {
 }
 
 /// Element types with a matmul kernel.
-pub trait MatmulElement: Element {
+pub trait MatmulElement: crate::RealElement {
     /// `dst[m×n] = a[m×k] · b[k×n]`; `dst` row-major and contiguous, `a`
     /// and `b` anywhere their strides say.
     fn gemm_one(

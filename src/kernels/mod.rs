@@ -93,7 +93,7 @@ fn parallel(n: usize) -> bool {
 }
 
 /// Element types with kernels: the monomorphic dispatch of op enums.
-pub trait KernelElement: Element {
+pub trait KernelElement: crate::RealElement {
     #[doc(hidden)]
     fn unary_run(isa: Isa, op: UnaryOp, src: &[Self], dst: &mut [MaybeUninit<Self>]);
     #[doc(hidden)]

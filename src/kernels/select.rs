@@ -6,8 +6,6 @@
 //! one element per output element (an operand of another shape is copied
 //! to the output's shape first, by the caller).
 
-use crate::array::element::Element;
-
 /// An operand of a selection, per output element.
 #[derive(Clone, Copy)]
 pub(crate) enum Src<'a, T> {
@@ -29,7 +27,7 @@ impl<T: Copy> Src<'_, T> {
 /// only for NaN).
 #[inline(always)]
 #[allow(clippy::eq_op)] // the NaN test
-fn maximum<T: Element>(a: T, b: T) -> T {
+fn maximum<T: crate::RealElement>(a: T, b: T) -> T {
     if a != a || a > b {
         a
     } else {
@@ -39,7 +37,7 @@ fn maximum<T: Element>(a: T, b: T) -> T {
 
 #[inline(always)]
 #[allow(clippy::eq_op)] // the NaN test
-fn minimum<T: Element>(a: T, b: T) -> T {
+fn minimum<T: crate::RealElement>(a: T, b: T) -> T {
     if a != a || a < b {
         a
     } else {
@@ -49,7 +47,7 @@ fn minimum<T: Element>(a: T, b: T) -> T {
 
 /// `clip(x, lo, hi)`: `min(max(x, lo), hi)`, NaN in any operand giving NaN.
 #[inline(always)]
-pub(crate) fn clip_one<T: Element>(x: T, lo: Option<T>, hi: Option<T>) -> T {
+pub(crate) fn clip_one<T: crate::RealElement>(x: T, lo: Option<T>, hi: Option<T>) -> T {
     let v = lo.map_or(x, |l| maximum(x, l));
     hi.map_or(v, |h| minimum(v, h))
 }
@@ -75,7 +73,7 @@ pub(crate) fn where_into<T: Copy>(io: &mut [T], c: Src<'_, bool>, other: Src<'_,
 }
 
 /// The `n` results of `clip(x, lo, hi)`, in order.
-pub(crate) fn clip_iter<'a, T: Element>(
+pub(crate) fn clip_iter<'a, T: crate::RealElement>(
     x: Src<'a, T>,
     lo: Option<Src<'a, T>>,
     hi: Option<Src<'a, T>>,
@@ -85,7 +83,11 @@ pub(crate) fn clip_iter<'a, T: Element>(
 }
 
 /// `clip` into `x`'s own buffer (of the output's shape).
-pub(crate) fn clip_into<T: Element>(io: &mut [T], lo: Option<Src<'_, T>>, hi: Option<Src<'_, T>>) {
+pub(crate) fn clip_into<T: crate::RealElement>(
+    io: &mut [T],
+    lo: Option<Src<'_, T>>,
+    hi: Option<Src<'_, T>>,
+) {
     for (i, v) in io.iter_mut().enumerate() {
         *v = clip_one(*v, lo.map(|l| l.at(i)), hi.map(|h| h.at(i)));
     }

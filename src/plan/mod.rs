@@ -51,6 +51,7 @@
 //! # Ok::<(), donate::Error>(())
 //! ```
 
+mod complex;
 mod fresh;
 mod rules;
 mod same_binary;

@@ -715,7 +715,9 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
     if !in_place && matches!(op, Op::SetItem { .. }) {
         return Err(invalid_arg(op, "has only an in-place form".into()));
     }
+    super::complex::check(op, o)?;
     let sig = signature(op, o, in_place)?;
+    super::complex::check_result(op, sig.dtype)?;
     let numel_bytes = checked_numel(&sig.shape, sig.dtype.size())? * sig.dtype.size();
     let mut p = Plan {
         op: op.clone(),

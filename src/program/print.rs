@@ -26,6 +26,8 @@ pub(super) fn short(d: DType) -> &'static str {
         DType::U64 => "u64",
         DType::F32 => "f32",
         DType::F64 => "f64",
+        DType::C64 => "c64",
+        DType::C128 => "c128",
     }
 }
 

@@ -1,0 +1,290 @@
+//! complex64 and complex128 in the core: promotion, the planner's rule
+//! for complex operands (which operations take them, the error for every
+//! other), and the conversions that keep or refuse the imaginary part.
+
+use donate::functions::manipulation::concat;
+use donate::functions::statistics::Statistic;
+use donate::plan::{
+    plan, plan_in_place, result_type, FreshOp, Op, OperandDesc, Reduction, StatisticOp,
+};
+use donate::{BinaryOp, DType, DynTensor, Error, OperandDType, Tensor, UnaryOp, C32, C64};
+
+/// The dtype `plan` refuses with `UnsupportedDType` (a `TypeError` in
+/// Python), after checking that the error names the operation planned.
+fn refused(op: &Op, o: &[OperandDesc<'_>]) -> DType {
+    match plan(op, o) {
+        Err(e @ Error::UnsupportedDType { .. }) => {
+            let Error::UnsupportedDType { op: name, dtype } = e else {
+                unreachable!()
+            };
+            assert_eq!(name, op.name());
+            assert_eq!(
+                e.to_string(),
+                format!("{} is not supported for dtype {dtype}", op.name())
+            );
+            dtype
+        }
+        other => panic!("{}: expected UnsupportedDType, got {other:?}", op.name()),
+    }
+}
+
+#[test]
+fn complex_promotes_as_numpy() {
+    use OperandDType::{Bool, C128, C64, F16, F32, F64, I16, I32, I64, I8, U16, U64, U8};
+    for (a, b, want) in [
+        (C64, F32, C64),
+        (C64, F64, C128),
+        (C64, F16, C64),
+        (C64, I8, C64),
+        (C64, U8, C64),
+        (C64, I16, C64),
+        (C64, U16, C64),
+        (C64, I32, C128),
+        (C64, I64, C128),
+        (C64, U64, C128),
+        (C64, Bool, C64),
+        (C64, C64, C64),
+        (C64, C128, C128),
+        (C128, F32, C128),
+        (C128, I8, C128),
+        (C128, Bool, C128),
+    ] {
+        assert_eq!(OperandDType::promote(a, b), want, "{a} with {b}");
+        assert_eq!(OperandDType::promote(b, a), want, "{b} with {a}");
+    }
+    // Restricted to tensors' dtypes, the same table.
+    assert_eq!(DType::promote(DType::C64, DType::F64), DType::C128);
+    assert_eq!(DType::promote(DType::I16, DType::C64), DType::C64);
+    assert_eq!(DType::promote(DType::C64, DType::I32), DType::C128);
+    let s = [2];
+    let d = result_type(&[
+        OperandDesc::tensor(DType::C64, &s),
+        OperandDesc::tensor(DType::F64, &s),
+    ])
+    .unwrap();
+    assert_eq!(d, DType::C128);
+}
+
+#[test]
+fn same_kind_casting_goes_into_complex_and_never_out_of_it() {
+    for r in DType::ALL {
+        // Every real dtype casts same-kind into complex128.
+        assert!(
+            DType::can_cast_same_kind(r, DType::C128),
+            "{r} to complex128"
+        );
+        if !r.is_complex() {
+            assert!(
+                !DType::can_cast_same_kind(DType::C64, r),
+                "complex64 to {r}"
+            );
+            assert!(
+                !DType::can_cast_same_kind(DType::C128, r),
+                "complex128 to {r}"
+            );
+        }
+    }
+    assert!(DType::can_cast_same_kind(DType::C64, DType::C128));
+}
+
+#[test]
+fn the_planner_refuses_complex_operands_of_every_operation_without_complex_kernels() {
+    let s = [2, 3];
+    let t = [3, 2];
+    for d in DType::COMPLEX {
+        let x = || OperandDesc::tensor(d, &s);
+        let f = || OperandDesc::tensor(DType::F32, &s);
+        assert_eq!(refused(&Op::Binary(BinaryOp::Add), &[x(), x()]), d);
+        assert_eq!(refused(&Op::Binary(BinaryOp::Mul), &[f(), x()]), d);
+        assert_eq!(refused(&Op::Binary(BinaryOp::Sub), &[x(), f()]), d);
+        assert_eq!(refused(&Op::Unary(UnaryOp::Neg), &[x()]), d);
+        assert_eq!(refused(&Op::Unary(UnaryOp::Relu), &[x()]), d);
+        assert_eq!(refused(&Op::Matmul, &[x(), OperandDesc::tensor(d, &t)]), d);
+        for kind in [Reduction::Sum, Reduction::Mean, Reduction::Max] {
+            let op = Op::Reduce {
+                kind,
+                axis: Some(0),
+                keepdims: false,
+            };
+            assert_eq!(refused(&op, &[x()]), d);
+        }
+        // In place too (`x += y`): refused before anything is written.
+        let op = Op::Binary(BinaryOp::Add);
+        match plan_in_place(&op, &[x(), x()]) {
+            Err(Error::UnsupportedDType { op: "add", dtype }) => assert_eq!(dtype, d),
+            other => panic!("in-place add of {d}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn the_operations_that_move_or_view_elements_take_complex_operands() {
+    let s = [2, 3];
+    for d in DType::COMPLEX {
+        let x = OperandDesc::tensor(d, &s);
+        for op in [
+            Op::Reshape { shape: vec![3, 2] },
+            Op::Permute { axes: None },
+            Op::Cast { dtype: DType::C128 },
+            Op::Cast { dtype: DType::C64 },
+            Op::Fresh(Box::new(FreshOp::Concat {
+                axis: Some(0),
+                n: 2,
+            })),
+        ] {
+            let n = op.arity();
+            let p = plan(&op, &vec![x.clone(); n]).unwrap_or_else(|e| panic!("{}: {e}", op.name()));
+            assert!(p.dtype.is_complex(), "{}: {}", op.name(), p.dtype);
+        }
+    }
+}
+
+#[test]
+fn astype_from_complex_goes_only_to_complex_or_bool() {
+    let s = [4];
+    for d in DType::COMPLEX {
+        let x = || OperandDesc::tensor(d, &s);
+        // Into bool: the standard's truth value (0+0j is false).
+        let p = plan(&Op::Cast { dtype: DType::Bool }, &[x()]).unwrap();
+        assert_eq!(p.dtype, DType::Bool);
+        for r in DType::ALL
+            .into_iter()
+            .filter(|r| !r.is_bool() && !r.is_complex())
+        {
+            match plan(&Op::Cast { dtype: r }, &[x()]) {
+                Err(Error::InvalidOperand {
+                    op: "astype",
+                    reason,
+                }) => {
+                    assert!(reason.contains("imaginary part"), "{reason}");
+                    assert!(
+                        reason.contains(&format!("cannot cast {d} to {r}")),
+                        "{reason}"
+                    );
+                }
+                other => panic!("astype {d} to {r}: {other:?}"),
+            }
+        }
+    }
+    // Into complex from every real dtype: planned.
+    for r in DType::ALL.into_iter().filter(|r| !r.is_complex()) {
+        for d in DType::COMPLEX {
+            let p = plan(&Op::Cast { dtype: d }, &[OperandDesc::tensor(r, &s)])
+                .unwrap_or_else(|e| panic!("astype {r} to {d}: {e}"));
+            assert_eq!(p.dtype, d);
+        }
+    }
+}
+
+#[test]
+fn a_complex_result_asked_of_a_real_operand_is_refused_naming_the_operation() {
+    // `sum(x, dtype=complex64)` of a float32 `x`: the operand is real, the
+    // result the operation would make is complex.
+    let s = [2, 3];
+    for d in DType::COMPLEX {
+        for statistic in [
+            Statistic::Sum { dtype: Some(d) },
+            Statistic::Prod { dtype: Some(d) },
+        ] {
+            let op = Op::Statistic(Box::new(StatisticOp {
+                statistic,
+                axes: None,
+                keepdims: false,
+            }));
+            assert_eq!(refused(&op, &[OperandDesc::tensor(DType::F32, &s)]), d);
+        }
+    }
+}
+
+#[test]
+#[allow(clippy::float_cmp)] // exact values
+fn casts_keep_both_parts_and_moves_copy_them() {
+    let z = Tensor::<C64>::from_vec(
+        vec![
+            C64::new(1.5, -2.0),
+            C64::new(f64::INFINITY, f64::NAN),
+            C64::new(-0.0, 3.0),
+        ],
+        &[3],
+    )
+    .unwrap();
+    let z = DynTensor::from(z);
+    assert_eq!(z.dtype(), DType::C128);
+    let narrow = z.cast(DType::C64).unwrap();
+    assert_eq!(narrow.dtype(), DType::C64);
+    let v = narrow.typed::<C32>("test").unwrap().to_vec().unwrap();
+    assert_eq!(v[0], C32::new(1.5, -2.0));
+    assert!(v[1].re.is_infinite() && v[1].im.is_nan());
+    assert!(v[2].re == 0.0 && v[2].re.is_sign_negative() && v[2].im == 3.0);
+    // Into complex from a real dtype: the value is the real part, the
+    // imaginary part +0.
+    let from_int = DynTensor::from(Tensor::<i32>::from_vec(vec![-7, 8], &[2]).unwrap())
+        .cast(DType::C128)
+        .unwrap();
+    let w = from_int.typed::<C64>("test").unwrap().to_vec().unwrap();
+    assert_eq!(w, vec![C64::new(-7.0, 0.0), C64::new(8.0, 0.0)]);
+    assert!(w.iter().all(|c| c.im.is_sign_positive()));
+    let from_f32 = DynTensor::from(Tensor::<f32>::from_vec(vec![0.25, -1.0], &[2]).unwrap())
+        .cast(DType::C64)
+        .unwrap();
+    assert_eq!(
+        from_f32.typed::<C32>("test").unwrap().to_vec().unwrap(),
+        vec![C32::new(0.25, 0.0), C32::new(-1.0, 0.0)]
+    );
+    // Into bool: anything but 0+0j (either zero's sign) is true, NaN too.
+    let b = DynTensor::from(
+        Tensor::<C32>::from_vec(
+            vec![
+                C32::new(0.0, 0.0),
+                C32::new(-0.0, -0.0),
+                C32::new(0.0, 1.0),
+                C32::new(f32::NAN, 0.0),
+            ],
+            &[4],
+        )
+        .unwrap(),
+    )
+    .cast(DType::Bool)
+    .unwrap();
+    assert_eq!(
+        b.typed::<bool>("test").unwrap().to_vec().unwrap(),
+        vec![false, false, true, true]
+    );
+    let both = concat(&[&z, &z], Some(0)).unwrap();
+    assert_eq!(both.dtype(), DType::C128);
+    let w = both.typed::<C64>("test").unwrap().to_vec().unwrap();
+    assert_eq!(w.len(), 6);
+    assert_eq!(w[3], C64::new(1.5, -2.0));
+    assert!(w[5].re == 0.0 && w[5].re.is_sign_negative());
+}
+
+#[test]
+fn the_functions_below_the_planner_name_themselves_for_a_complex_tensor() {
+    use donate::functions::searching::{arg_extreme, count_nonzero, Extreme};
+    use donate::functions::sorting::argsort;
+    use donate::functions::statistics::reduce;
+    // Called directly, not through `plan`: each still refuses a complex
+    // tensor with its own name, not another function's.
+    let z = DynTensor::from(Tensor::<C32>::from_vec(vec![C32::new(1.0, 2.0); 6], &[2, 3]).unwrap());
+    let name = |r: donate::Result<DynTensor>| match r {
+        Err(Error::UnsupportedDType { op, dtype }) => {
+            assert_eq!(dtype, DType::C64);
+            op
+        }
+        other => panic!("expected UnsupportedDType, got {other:?}"),
+    };
+    assert_eq!(name(arg_extreme(&z, Extreme::Max, None, false)), "argmax");
+    assert_eq!(
+        name(arg_extreme(&z, Extreme::Min, Some(0), false)),
+        "argmin"
+    );
+    assert_eq!(name(count_nonzero(&z, None, false)), "count_nonzero");
+    assert_eq!(name(argsort(&z, -1, false)), "argsort");
+    for (statistic, want) in [
+        (Statistic::Mean, "mean"),
+        (Statistic::Max, "max"),
+        (Statistic::Var { correction: 0.0 }, "var"),
+    ] {
+        assert_eq!(name(reduce(&z, statistic, None, false)), want);
+    }
+}
