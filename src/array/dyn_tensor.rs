@@ -37,9 +37,10 @@ pub enum DynTensor {
     C128(Tensor<C64>),
 }
 
-/// Run `$body` with `$t` bound to the typed tensor inside `$v`.
-macro_rules! each {
-    ($v:expr, $t:ident => $body:expr) => {
+/// The one list of the real variants behind [`each!`] and [`each_real!`]:
+/// `$complex` is what a complex tensor `$c` gives.
+macro_rules! each_or {
+    ($v:expr, $t:ident => $body:expr, $c:ident => $complex:expr) => {
         match $v {
             $crate::array::dyn_tensor::DynTensor::Bool($t) => $body,
             $crate::array::dyn_tensor::DynTensor::I8($t) => $body,
@@ -52,8 +53,20 @@ macro_rules! each {
             $crate::array::dyn_tensor::DynTensor::U64($t) => $body,
             $crate::array::dyn_tensor::DynTensor::F32($t) => $body,
             $crate::array::dyn_tensor::DynTensor::F64($t) => $body,
+            $c @ ($crate::array::dyn_tensor::DynTensor::C64(_)
+            | $crate::array::dyn_tensor::DynTensor::C128(_)) => $complex,
+        }
+    };
+}
+pub(crate) use each_or;
+
+/// Run `$body` with `$t` bound to the typed tensor inside `$v`.
+macro_rules! each {
+    ($v:expr, $t:ident => $body:expr) => {
+        match $v {
             $crate::array::dyn_tensor::DynTensor::C64($t) => $body,
             $crate::array::dyn_tensor::DynTensor::C128($t) => $body,
+            real => $crate::array::dyn_tensor::each_or!(real, $t => $body, _c => unreachable!("matched above")),
         }
     };
 }
@@ -65,49 +78,25 @@ pub(crate) use each;
 /// have).
 macro_rules! each_real {
     ($v:expr, $op:expr, $t:ident => $body:expr) => {
-        match $v {
-            $crate::array::dyn_tensor::DynTensor::Bool($t) => $body,
-            $crate::array::dyn_tensor::DynTensor::I8($t) => $body,
-            $crate::array::dyn_tensor::DynTensor::I16($t) => $body,
-            $crate::array::dyn_tensor::DynTensor::I32($t) => $body,
-            $crate::array::dyn_tensor::DynTensor::I64($t) => $body,
-            $crate::array::dyn_tensor::DynTensor::U8($t) => $body,
-            $crate::array::dyn_tensor::DynTensor::U16($t) => $body,
-            $crate::array::dyn_tensor::DynTensor::U32($t) => $body,
-            $crate::array::dyn_tensor::DynTensor::U64($t) => $body,
-            $crate::array::dyn_tensor::DynTensor::F32($t) => $body,
-            $crate::array::dyn_tensor::DynTensor::F64($t) => $body,
-            c @ ($crate::array::dyn_tensor::DynTensor::C64(_)
-            | $crate::array::dyn_tensor::DynTensor::C128(_)) => {
-                return Err($crate::Error::UnsupportedDType {
-                    op: $op,
-                    dtype: c.dtype(),
-                }
-                .into())
+        $crate::array::dyn_tensor::each_or!($v, $t => $body, c => {
+            return Err($crate::Error::UnsupportedDType {
+                op: $op,
+                dtype: c.dtype(),
             }
-        }
+            .into())
+        })
     };
 }
 pub(crate) use each_real;
 
-/// Run `$body` with the type alias `$T` set to the element type of `$d`
-/// (the one dtype dispatch of the real dtypes: the kernels' and the
-/// bindings'). A complex `$d` returns `Err(UnsupportedDType)` from the
-/// enclosing function (which returns the crate's `Result`): planning
-/// refuses complex operands first for every operation without complex
-/// kernels, so this is the guard that no complex value ever reaches a real
-/// kernel. [`for_any_dtype!`] takes the complex dtypes too.
+/// The one list of dtypes and their element types behind [`for_dtype!`]
+/// and [`for_any_dtype!`]: `$complex` is what a complex dtype `$c` gives.
+#[doc(hidden)]
 #[macro_export]
-macro_rules! for_dtype {
-    ($d:expr, $T:ident => $body:expr) => {
+macro_rules! dtype_match {
+    ($d:expr, $T:ident => $body:expr, $c:ident => $complex:expr) => {
         match $d {
-            d @ ($crate::DType::C64 | $crate::DType::C128) => {
-                return Err($crate::Error::UnsupportedDType {
-                    op: "this operation",
-                    dtype: d,
-                }
-                .into())
-            }
+            $c @ ($crate::DType::C64 | $crate::DType::C128) => $complex,
             $crate::DType::Bool => {
                 type $T = bool;
                 $body
@@ -153,6 +142,26 @@ macro_rules! for_dtype {
                 $body
             }
         }
+    };
+}
+
+/// Run `$body` with the type alias `$T` set to the element type of `$d`
+/// (the one dtype dispatch of the real dtypes: the kernels' and the
+/// bindings'). A complex `$d` returns `Err(UnsupportedDType)` from the
+/// enclosing function (which returns the crate's `Result`): planning
+/// refuses complex operands first for every operation without complex
+/// kernels, so this is the guard that no complex value ever reaches a real
+/// kernel. [`for_any_dtype!`] takes the complex dtypes too.
+#[macro_export]
+macro_rules! for_dtype {
+    ($d:expr, $T:ident => $body:expr) => {
+        $crate::dtype_match!($d, $T => $body, d => {
+            return Err($crate::Error::UnsupportedDType {
+                op: "this operation",
+                dtype: d,
+            }
+            .into())
+        })
     };
 }
 pub use crate::for_dtype;
@@ -172,50 +181,7 @@ macro_rules! for_any_dtype {
                 type $T = $crate::C64;
                 $body
             }
-            $crate::DType::Bool => {
-                type $T = bool;
-                $body
-            }
-            $crate::DType::I8 => {
-                type $T = i8;
-                $body
-            }
-            $crate::DType::I16 => {
-                type $T = i16;
-                $body
-            }
-            $crate::DType::I32 => {
-                type $T = i32;
-                $body
-            }
-            $crate::DType::I64 => {
-                type $T = i64;
-                $body
-            }
-            $crate::DType::U8 => {
-                type $T = u8;
-                $body
-            }
-            $crate::DType::U16 => {
-                type $T = u16;
-                $body
-            }
-            $crate::DType::U32 => {
-                type $T = u32;
-                $body
-            }
-            $crate::DType::U64 => {
-                type $T = u64;
-                $body
-            }
-            $crate::DType::F32 => {
-                type $T = f32;
-                $body
-            }
-            $crate::DType::F64 => {
-                type $T = f64;
-                $body
-            }
+            real => $crate::dtype_match!(real, $T => $body, _c => unreachable!("matched above")),
         }
     };
 }
