@@ -709,9 +709,13 @@ impl Lowered {
         self
     }
 
-    /// The fused group starting at equation `i`, if any.
+    /// The fused group starting at equation `i`, if any (the groups are
+    /// in order: a binary search, as the runner asks at every step).
     pub fn fusion_at(&self, i: usize) -> Option<&super::fuse::Fusion> {
-        self.fusions.iter().find(|g| g.start == i)
+        self.fusions
+            .binary_search_by_key(&i, |g| g.start)
+            .ok()
+            .map(|k| &self.fusions[k])
     }
 
     /// How a call supplies each argument, from its description (holders,

@@ -217,25 +217,42 @@ impl Run<'_> {
     }
 
     fn handle(&self, v: Var) -> Result<DynTensor> {
-        self.env[v as usize]
-            .clone()
-            .ok_or_else(|| Error::InvalidArgument {
-                op: "jit",
-                reason: format!("variable {v} read after its release"),
-            })
+        self.read(v).cloned()
+    }
+
+    /// The buffer the plan gives equation `i`'s result, if it writes a
+    /// buffer of the pool (served to its allocation: `serve_planned`).
+    fn planned_for(&mut self, i: usize) -> Vec<OwnedBuffer> {
+        let l = self.l;
+        let mut planned = Vec::new();
+        if let Write::Buffer { buffer, .. } = l.steps[i].write {
+            if let Some(b) = self.pool.remove(&buffer) {
+                let bytes = l.program.vars[l.program.eqns[i].out as usize].nbytes();
+                planned.extend(b.with_len(bytes));
+            }
+        }
+        planned
+    }
+
+    /// A planned buffer equation `i` did not use (a plan mismatch) goes
+    /// back to the pool.
+    fn unused_planned(&mut self, i: usize, left: Vec<OwnedBuffer>) {
+        if left.is_empty() {
+            return;
+        }
+        mismatch();
+        if let Write::Buffer { buffer, .. } = self.l.steps[i].write {
+            for b in left {
+                self.pool.insert(buffer, b);
+            }
+        }
     }
 
     fn step(&mut self, i: usize) -> Result<()> {
         let l = self.l;
         let e = &l.program.eqns[i];
         let st = &l.steps[i];
-        let mut planned = Vec::new();
-        if let Write::Buffer { buffer, .. } = st.write {
-            if let Some(b) = self.pool.remove(&buffer) {
-                let bytes = l.program.vars[e.out as usize].nbytes();
-                planned.extend(b.with_len(bytes));
-            }
-        }
+        let planned = self.planned_for(i);
         let target = match st.write {
             Write::InPlace { arg } => Some(arg),
             _ => None,
@@ -294,14 +311,7 @@ impl Run<'_> {
                     reason: "a setitem without a target".into(),
                 })
         });
-        if !left.is_empty() {
-            mismatch();
-            if let Write::Buffer { buffer, .. } = st.write {
-                for b in left {
-                    self.pool.insert(buffer, b);
-                }
-            }
-        }
+        self.unused_planned(i, left);
         self.env[e.out as usize] = Some(result?);
         self.release(i);
         Ok(())
@@ -316,12 +326,7 @@ impl Run<'_> {
         let p = &l.program;
         let first = &p.eqns[g.start];
         let st = &l.steps[g.start];
-        let mut planned = Vec::new();
-        if let Write::Buffer { buffer, .. } = st.write {
-            if let Some(b) = self.pool.remove(&buffer) {
-                planned.extend(b.with_len(p.vars[first.out as usize].nbytes()));
-            }
-        }
+        let planned = self.planned_for(g.start);
         let target = match st.write {
             Write::InPlace { arg } => match first.args[arg] {
                 Atom::Var(v) => Some((
@@ -344,14 +349,7 @@ impl Run<'_> {
                 super::fuse::run_group::<T>(l, g, target, env)
             })
         });
-        if !left.is_empty() {
-            mismatch();
-            if let Write::Buffer { buffer, .. } = st.write {
-                for b in left {
-                    self.pool.insert(buffer, b);
-                }
-            }
-        }
+        self.unused_planned(g.start, left);
         let (result, refused) = result?;
         if refused {
             mismatch();
