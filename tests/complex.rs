@@ -4,6 +4,7 @@
 
 use donate::functions::manipulation::concat;
 use donate::functions::statistics::Statistic;
+use donate::kernels::Func;
 use donate::plan::{
     plan, plan_in_place, result_type, FreshOp, Op, OperandDesc, Reduction, StatisticOp,
 };
@@ -94,27 +95,135 @@ fn the_planner_refuses_complex_operands_of_every_operation_without_complex_kerne
     for d in DType::COMPLEX {
         let x = || OperandDesc::tensor(d, &s);
         let f = || OperandDesc::tensor(DType::F32, &s);
-        assert_eq!(refused(&Op::Binary(BinaryOp::Add), &[x(), x()]), d);
-        assert_eq!(refused(&Op::Binary(BinaryOp::Mul), &[f(), x()]), d);
-        assert_eq!(refused(&Op::Binary(BinaryOp::Sub), &[x(), f()]), d);
-        assert_eq!(refused(&Op::Unary(UnaryOp::Neg), &[x()]), d);
+        assert_eq!(refused(&Op::Binary(BinaryOp::Maximum), &[x(), x()]), d);
+        assert_eq!(refused(&Op::Binary(BinaryOp::Minimum), &[f(), x()]), d);
         assert_eq!(refused(&Op::Unary(UnaryOp::Relu), &[x()]), d);
+        assert_eq!(refused(&Op::Unary(UnaryOp::Exp), &[x()]), d);
+        assert_eq!(refused(&Op::Unary(UnaryOp::Sqrt), &[x()]), d);
+        assert_eq!(refused(&Op::Func(Func::Less), &[x(), f()]), d);
+        assert_eq!(refused(&Op::Func(Func::Sin), &[x()]), d);
         assert_eq!(refused(&Op::Matmul, &[x(), OperandDesc::tensor(d, &t)]), d);
-        for kind in [Reduction::Sum, Reduction::Mean, Reduction::Max] {
-            let op = Op::Reduce {
-                kind,
-                axis: Some(0),
-                keepdims: false,
-            };
-            assert_eq!(refused(&op, &[x()]), d);
-        }
-        // In place too (`x += y`): refused before anything is written.
-        let op = Op::Binary(BinaryOp::Add);
+        let op = Op::Reduce {
+            kind: Reduction::Max,
+            axis: Some(0),
+            keepdims: false,
+        };
+        assert_eq!(refused(&op, &[x()]), d);
+        // In place too: refused before anything is written.
+        let op = Op::Binary(BinaryOp::Maximum);
         match plan_in_place(&op, &[x(), x()]) {
-            Err(Error::UnsupportedDType { op: "add", dtype }) => assert_eq!(dtype, d),
-            other => panic!("in-place add of {d}: {other:?}"),
+            Err(Error::UnsupportedDType {
+                op: "maximum",
+                dtype,
+            }) => assert_eq!(dtype, d),
+            other => panic!("in-place maximum of {d}: {other:?}"),
         }
     }
+}
+
+#[test]
+fn complex_arithmetic_is_planned_with_numpys_dtypes() {
+    let s = [2, 3];
+    let row = [3];
+    for d in DType::COMPLEX {
+        let x = || OperandDesc::tensor(d, &s);
+        let dtype = |op: Op, o: &[OperandDesc<'_>]| plan(&op, o).unwrap().dtype;
+        for b in [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div] {
+            assert_eq!(dtype(Op::Binary(b), &[x(), x()]), d);
+            let p = plan(
+                &Op::Binary(b),
+                &[x(), OperandDesc::tensor(DType::F64, &row)],
+            )
+            .unwrap();
+            assert_eq!(p.dtype, DType::C128, "{d} {b:?} float64");
+            assert_eq!(p.shape.as_slice(), &s);
+            // An integer divided by complex is complex, not NumPy's
+            // float64 of integer division.
+            let i = OperandDesc::tensor(DType::I8, &s);
+            assert_eq!(dtype(Op::Binary(b), &[i, x()]), d);
+        }
+        assert_eq!(dtype(Op::Unary(UnaryOp::Neg), &[x()]), d);
+        assert_eq!(dtype(Op::Unary(UnaryOp::Abs), &[x()]), d.real_dtype());
+        assert_eq!(dtype(Op::Func(Func::Real), &[x()]), d.real_dtype());
+        assert_eq!(dtype(Op::Func(Func::Imag), &[x()]), d.real_dtype());
+        assert_eq!(dtype(Op::Func(Func::Conj), &[x()]), d);
+        assert_eq!(dtype(Op::Func(Func::Equal), &[x(), x()]), DType::Bool);
+        assert_eq!(dtype(Op::Func(Func::IsNan), &[x()]), DType::Bool);
+        // `abs` of a complex tensor in place would write a real result
+        // into it.
+        assert!(plan_in_place(&Op::Unary(UnaryOp::Abs), &[x()]).is_err());
+    }
+}
+
+#[test]
+#[allow(clippy::float_cmp)] // exact values
+fn complex_arithmetic_computes_numpys_values_and_reuses_a_donated_buffer() {
+    use donate::driver::execute::{execute, Arg};
+    use donate::plan::Holders;
+    use donate::Offer;
+    fn desc(t: &DynTensor) -> OperandDesc<'_> {
+        OperandDesc::tensor(t.dtype(), t.shape())
+    }
+    let a = Tensor::<C64>::from_vec(
+        vec![C64::new(1.0, 2.0), C64::new(-3.0, 0.5), C64::new(0.0, 0.0)],
+        &[3],
+    )
+    .unwrap();
+    let b = Tensor::<C64>::from_vec(
+        vec![
+            C64::new(3.0, 4.0),
+            C64::new(2.0, -1.0),
+            C64::new(1e300, 1e300),
+        ],
+        &[3],
+    )
+    .unwrap();
+    let run = |op: Op, xs: Vec<DynTensor>| -> (DynTensor, donate::Outcome) {
+        let descs: Vec<OperandDesc<'_>> = xs.iter().map(desc).collect();
+        let p = plan(&op, &descs).unwrap();
+        let mut args: Vec<Arg<'_>> = xs.iter().cloned().map(Arg::Tensor).collect();
+        execute(&p, &mut args).unwrap()
+    };
+    let (da, db) = (DynTensor::from(a.clone()), DynTensor::from(b.clone()));
+    let (q, _) = run(Op::Binary(BinaryOp::Div), vec![da.clone(), db.clone()]);
+    let q = q.typed::<C64>("t").unwrap().to_vec().unwrap();
+    assert_eq!(q[0], C64::new(0.44, 0.08));
+    assert_eq!(q[2], C64::new(0.0, 0.0));
+    let (m, _) = run(Op::Binary(BinaryOp::Mul), vec![da.clone(), db.clone()]);
+    let want: Vec<C64> = a
+        .to_vec()
+        .unwrap()
+        .iter()
+        .zip(b.to_vec().unwrap())
+        .map(|(x, y)| x * y)
+        .collect();
+    assert_eq!(m.typed::<C64>("t").unwrap().to_vec().unwrap(), want);
+    let (r, _) = run(Op::Func(Func::Imag), vec![da.clone()]);
+    assert_eq!(
+        r.typed::<f64>("t").unwrap().to_vec().unwrap(),
+        vec![2.0, 0.5, 0.0]
+    );
+    let (r, _) = run(Op::Unary(UnaryOp::Abs), vec![db.clone()]);
+    assert_eq!(r.typed::<f64>("t").unwrap().to_vec().unwrap()[0], 5.0);
+
+    // A donated complex operand of the result's shape receives it: the
+    // same buffer comes back, nothing is allocated for the result.
+    let x = Tensor::<C64>::from_vec(vec![C64::new(1.0, 1.0); 4], &[2, 2]).unwrap();
+    let before = x.as_slice().unwrap().as_ptr();
+    let mut x = DynTensor::from(x);
+    let y = DynTensor::from(Tensor::<C64>::from_vec(vec![C64::new(0.0, 1.0); 2], &[2]).unwrap());
+    let descs = [
+        desc(&x).offered(Offer::Donated, Holders::from(x.ownership())),
+        desc(&y),
+    ];
+    let p = plan(&Op::Binary(BinaryOp::Mul), &descs).unwrap();
+    assert_eq!(p.target, Some(0), "{p}");
+    let mut args = [Arg::Held(&mut x), Arg::Tensor(y.clone())];
+    let (r, outcome) = execute(&p, &mut args).unwrap();
+    assert_eq!(outcome.reused, Some(0));
+    let r = r.typed::<C64>("t").unwrap();
+    assert_eq!(r.as_slice().unwrap().as_ptr(), before);
+    assert_eq!(r.to_vec().unwrap(), vec![C64::new(-1.0, 1.0); 4]);
 }
 
 #[test]
@@ -178,10 +287,21 @@ fn astype_from_complex_goes_only_to_complex_or_bool() {
 
 #[test]
 fn a_complex_result_asked_of_a_real_operand_is_refused_naming_the_operation() {
-    // `sum(x, dtype=complex64)` of a float32 `x`: the operand is real, the
-    // result the operation would make is complex.
+    use donate::functions::cumulative::Running;
+    use donate::functions::lane_ops::LaneOp;
+    // `cumulative_sum(x, dtype=complex64)` of a float32 `x`: the operand
+    // is real, the result the operation would make is complex, and running
+    // sums have no complex kernel.
     let s = [2, 3];
     for d in DType::COMPLEX {
+        let op = Op::Lane(Box::new(LaneOp::Running {
+            running: Running::Sum,
+            axis: Some(0),
+            dtype: Some(d),
+            include_initial: false,
+        }));
+        assert_eq!(refused(&op, &[OperandDesc::tensor(DType::F32, &s)]), d);
+        // A sum or product asked for in a complex dtype is one (NumPy's).
         for statistic in [
             Statistic::Sum { dtype: Some(d) },
             Statistic::Prod { dtype: Some(d) },
@@ -191,7 +311,8 @@ fn a_complex_result_asked_of_a_real_operand_is_refused_naming_the_operation() {
                 axes: None,
                 keepdims: false,
             }));
-            assert_eq!(refused(&op, &[OperandDesc::tensor(DType::F32, &s)]), d);
+            let p = plan(&op, &[OperandDesc::tensor(DType::F32, &s)]).unwrap();
+            assert_eq!(p.dtype, d);
         }
     }
 }
@@ -281,10 +402,45 @@ fn the_functions_below_the_planner_name_themselves_for_a_complex_tensor() {
     assert_eq!(name(count_nonzero(&z, None, false)), "count_nonzero");
     assert_eq!(name(argsort(&z, -1, false)), "argsort");
     for (statistic, want) in [
-        (Statistic::Mean, "mean"),
         (Statistic::Max, "max"),
         (Statistic::Var { correction: 0.0 }, "var"),
     ] {
         assert_eq!(name(reduce(&z, statistic, None, false)), want);
     }
+}
+
+#[test]
+fn sums_products_and_means_of_complex_numbers() {
+    use donate::functions::statistics::reduce;
+    let z = DynTensor::from(
+        Tensor::<C32>::from_vec(
+            vec![
+                C32::new(1.0, 2.0),
+                C32::new(3.0, -1.0),
+                C32::new(0.5, 0.0),
+                C32::new(-2.0, 4.0),
+            ],
+            &[2, 2],
+        )
+        .unwrap(),
+    );
+    let values = |s: Statistic, axes: Option<&[isize]>| {
+        let r = reduce(&z, s, axes, false).unwrap();
+        assert_eq!(r.dtype(), DType::C64);
+        r.typed::<C32>("t").unwrap().to_vec().unwrap()
+    };
+    assert_eq!(
+        values(Statistic::Sum { dtype: None }, None),
+        vec![C32::new(2.5, 5.0)]
+    );
+    assert_eq!(
+        values(Statistic::Sum { dtype: None }, Some(&[0])),
+        vec![C32::new(1.5, 2.0), C32::new(1.0, 3.0)]
+    );
+    // (1+2j)(3-1j) = 5+5j; (0.5)(-2+4j) = -1+2j
+    assert_eq!(
+        values(Statistic::Prod { dtype: None }, Some(&[1])),
+        vec![C32::new(5.0, 5.0), C32::new(-1.0, 2.0)]
+    );
+    assert_eq!(values(Statistic::Mean, None), vec![C32::new(0.625, 1.25)]);
 }

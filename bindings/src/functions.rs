@@ -177,9 +177,9 @@ pub(crate) fn arange(
         match interop::scalar_arg(a)? {
             Some(Scalar::Int(_) | Scalar::Bool(_)) => {}
             Some(Scalar::Float(_)) => all_int = false,
-            None => {
+            Some(Scalar::Complex(..)) | None => {
                 return Err(PyTypeError::new_err(
-                    "arange: arguments must be Python numbers",
+                    "arange: arguments must be real Python numbers",
                 ))
             }
         }

@@ -8,7 +8,7 @@ use numpy::{
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyMemoryView, PyTuple};
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PyMemoryView, PyTuple};
 
 use super::errors::IntoPyResult;
 use donate::{DType, OperandDType, Tensor};
@@ -138,6 +138,9 @@ pub(crate) fn scalar_arg(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
     }
     if obj.is_instance_of::<PyFloat>() {
         return Ok(Some(Scalar::Float(obj.extract::<f64>()?)));
+    }
+    if let Ok(z) = obj.cast::<PyComplex>() {
+        return Ok(Some(Scalar::Complex(z.real(), z.imag())));
     }
     Ok(None)
 }

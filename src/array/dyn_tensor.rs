@@ -213,6 +213,8 @@ pub enum Scalar {
     Bool(bool),
     Int(i64),
     Float(f64),
+    /// A Python `complex`: real and imaginary parts.
+    Complex(f64, f64),
 }
 
 impl std::fmt::Display for Scalar {
@@ -221,6 +223,7 @@ impl std::fmt::Display for Scalar {
             Scalar::Bool(v) => write!(f, "{}", if *v { "True" } else { "False" }),
             Scalar::Int(v) => write!(f, "{v}"),
             Scalar::Float(v) => write!(f, "{v:?}"),
+            Scalar::Complex(re, im) => write!(f, "({re:?}{im:+?}j)"),
         }
     }
 }
@@ -228,20 +231,25 @@ impl std::fmt::Display for Scalar {
 impl Scalar {
     /// The dtype this number takes when it makes a tensor on its own
     /// (`full(s, v)`, a number passed where a tensor is needed): bool,
-    /// int64, or [`DType::DEFAULT_FLOAT`]. As an operand beside a tensor it
-    /// is weak instead (NEP 50) and takes the tensor's dtype.
+    /// int64, [`DType::DEFAULT_FLOAT`], or complex128 (NumPy's for a
+    /// Python complex). As an operand beside a tensor it is weak instead
+    /// (NEP 50) and takes the tensor's dtype.
     pub fn tensor_dtype(self) -> DType {
         match self {
             Scalar::Bool(_) => DType::Bool,
             Scalar::Int(_) => DType::I64,
             Scalar::Float(_) => DType::DEFAULT_FLOAT,
+            Scalar::Complex(..) => DType::C128,
         }
     }
 
     /// A typed element as a weak scalar (used by planning only for range
     /// checks and messages, so an `i64` beyond 2^53 may round here).
     pub fn of<T: Element>(v: T) -> Scalar {
-        if T::DTYPE.is_float() {
+        if T::DTYPE.is_complex() {
+            let z = v.to_c64();
+            Scalar::Complex(z.re, z.im)
+        } else if T::DTYPE.is_float() {
             Scalar::Float(v.to_f64())
         } else if T::DTYPE.is_bool() {
             Scalar::Bool(v.to_i128() != 0)
@@ -258,6 +266,18 @@ pub trait AnyElement: Element {
     fn peel(a: &DynTensor) -> Option<&Tensor<Self>>;
     fn peel_mut(a: &mut DynTensor) -> Option<&mut Tensor<Self>>;
     fn wrap(t: Tensor<Self>) -> DynTensor;
+}
+
+/// A Python number as an element of any dtype (planning checked the
+/// range; floats convert to integers by truncation, as NumPy's `astype`
+/// does; a complex element has an imaginary part of 0).
+pub fn number<T: Element>(s: Scalar) -> T {
+    match s {
+        Scalar::Bool(b) => T::from_i128(i128::from(b)),
+        Scalar::Int(i) => T::from_i128(i128::from(i)),
+        Scalar::Float(f) => T::from_f64(f),
+        Scalar::Complex(re, im) => T::from_c64(C64::new(re, im)),
+    }
 }
 
 /// The real element types a [`DynTensor`] holds: the ones with kernels.
@@ -282,11 +302,7 @@ macro_rules! dyn_elem {
         any_elem!($t, $v);
         impl DynElement for $t {
             fn from_scalar(s: Scalar) -> Self {
-                match s {
-                    Scalar::Bool(b) => <$t>::from_i128(i128::from(b)),
-                    Scalar::Int(i) => <$t>::from_i128(i128::from(i)),
-                    Scalar::Float(f) => <$t>::from_f64(f),
-                }
+                number(s)
             }
             fn to_scalar(self) -> Scalar {
                 Scalar::of(self)
@@ -417,16 +433,9 @@ impl DynTensor {
 
     /// `shape` filled with `v` converted to `dtype`.
     pub fn full(dtype: DType, shape: &[usize], v: Scalar) -> Result<DynTensor> {
-        fn complex<T: Element>(v: Scalar) -> T {
-            match v {
-                Scalar::Bool(b) => T::from_i128(i128::from(b)),
-                Scalar::Int(i) => T::from_i128(i128::from(i)),
-                Scalar::Float(f) => T::from_f64(f),
-            }
-        }
         match dtype {
-            DType::C64 => Tensor::<C32>::full(shape, complex(v)).map(DynTensor::from),
-            DType::C128 => Tensor::<C64>::full(shape, complex(v)).map(DynTensor::from),
+            DType::C64 => Tensor::<C32>::full(shape, number(v)).map(DynTensor::from),
+            DType::C128 => Tensor::<C64>::full(shape, number(v)).map(DynTensor::from),
             _ => {
                 for_dtype!(dtype, T => Tensor::<T>::full(shape, T::from_scalar(v)).map(DynTensor::from))
             }
@@ -568,6 +577,10 @@ pub fn check_scalar(op: &'static str, s: Scalar, dtype: DType) -> Result<()> {
         (Scalar::Float(v), Some(_)) if !v.is_finite() => Err(Error::InvalidArgument {
             op,
             reason: format!("cannot convert float {v} to an integer"),
+        }),
+        (Scalar::Complex(..), _) if !dtype.is_complex() => Err(Error::InvalidOperand {
+            op,
+            reason: format!("cannot convert the complex number {s} to {dtype}"),
         }),
         _ => Ok(()),
     }

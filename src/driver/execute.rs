@@ -2,9 +2,13 @@
 //! the target, then the typed kernels of [`crate::ops`], dispatched once
 //! on the plan's dtype.
 
-use crate::array::dyn_tensor::{each_real, for_dtype, for_float, DynElement, DynTensor, Scalar};
+use crate::array::dyn_tensor::{
+    each_real, for_dtype, for_float, number, AnyElement, DynElement, DynTensor, Scalar,
+};
+use crate::array::element::DType;
 use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
+use crate::kernels::complex::Member;
 use crate::ops::conv::{self, BatchNorm};
 use crate::ops::{
     attention, binary, count_fallbacks, nn, outcome_of, reused, unary, Operand, Outcome, Refusal,
@@ -98,7 +102,7 @@ fn prepare(plan: &Plan, args: &mut [Arg<'_>]) -> Result<()> {
 
 /// The typed operands: the target (when there is one) as the claimable
 /// `Operand::Owned`, the other tensors read, scalars converted.
-fn typed<'s, T: DynElement>(plan: &Plan, args: &'s mut [Arg<'_>]) -> Result<Vec<Operand<'s, T>>> {
+fn typed<'s, T: AnyElement>(plan: &Plan, args: &'s mut [Arg<'_>]) -> Result<Vec<Operand<'s, T>>> {
     args.iter_mut()
         .enumerate()
         .map(|(i, a)| typed_one(plan, i, a))
@@ -106,13 +110,13 @@ fn typed<'s, T: DynElement>(plan: &Plan, args: &'s mut [Arg<'_>]) -> Result<Vec<
 }
 
 /// Operand `i` typed (see [`typed`]).
-fn typed_one<'s, T: DynElement>(
+fn typed_one<'s, T: AnyElement>(
     plan: &Plan,
     i: usize,
     a: &'s mut Arg<'_>,
 ) -> Result<Operand<'s, T>> {
     let t: &'s mut DynTensor = match a {
-        Arg::Scalar(s) => return Ok(Operand::Scalar(T::from_scalar(*s))),
+        Arg::Scalar(s) => return Ok(Operand::Scalar(number(*s))),
         Arg::Tensor(t) => t,
         Arg::Held(t) => t,
         Arg::Target => return Err(internal(plan, "the target as a typed operand")),
@@ -172,6 +176,9 @@ pub fn execute(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)
         Ok((t, outcome))
     };
     match &plan.op {
+        Op::Unary(_) | Op::Binary(_) | Op::Func(_) if plan.compute.is_complex() => {
+            complex(plan, args)
+        }
         Op::Unary(u) => for_dtype!(plan.dtype, T => {
             let x = typed_one::<T>(plan, 0, args.first_mut().ok_or_else(|| internal(plan, "an input"))?)?;
             unary::run::<T>(plan, *u, x).map(wrap::<T>)
@@ -264,6 +271,53 @@ pub fn execute_parts(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(Vec<DynTensor
     Ok((all, outcome))
 }
 
+/// A complex element-wise op (`crate::ops::complex`): the operands in
+/// the complex dtype they are read as (`Plan::compute`).
+fn complex(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
+    let m = match plan.op {
+        Op::Unary(u) => Member::Unary(u),
+        Op::Binary(b) => Member::Binary(b),
+        Op::Func(f) => Member::Func(f),
+        _ => return Err(internal(plan, "not an element-wise op")),
+    };
+    match plan.compute {
+        DType::C64 => crate::ops::complex::run::<crate::C32>(plan, m, typed(plan, args)?),
+        DType::C128 => crate::ops::complex::run::<crate::C64>(plan, m, typed(plan, args)?),
+        _ => Err(internal(plan, "a complex dtype")),
+    }
+}
+
+/// `x op= y` over complex numbers: the result computed into a new buffer
+/// in the complex dtype the plan computes in, then written into `x` (cast
+/// back to its dtype when the plan widened it, NumPy's same-kind rule),
+/// as any write into `x` is: in place, through its views.
+fn complex_in_place(plan: &Plan, x: &mut DynTensor, y: &Arg<'_>) -> Result<()> {
+    let name = plan.op.name();
+    let lhs = x.cast(plan.compute)?;
+    let rhs = match y {
+        Arg::Target => Arg::Tensor(lhs.clone()),
+        Arg::Scalar(s) => Arg::Scalar(*s),
+        a => Arg::Tensor(
+            a.tensor()
+                .ok_or_else(|| internal(plan, "a tensor"))?
+                .clone(),
+        ),
+    };
+    let mut out_of_place = plan.clone();
+    out_of_place.in_place = false;
+    out_of_place.dtype = plan.compute;
+    out_of_place.target = None;
+    out_of_place.casts.clear();
+    out_of_place.gathers.clear();
+    out_of_place.refusals.clear();
+    let (r, _) = complex(&out_of_place, &mut [Arg::Tensor(lhs), rhs])?;
+    let r = r.cast(plan.dtype)?;
+    crate::array::dyn_tensor::for_any_dtype!(plan.dtype, T => {
+        let v = r.typed::<T>(name)?;
+        x.typed_mut::<T>(name)?.write_index(&[crate::Index::Ellipsis], v.as_slice()?, v.shape())
+    })
+}
+
 /// `where` and `clip` (`crate::ops::select`).
 fn select(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
     match &plan.op {
@@ -346,6 +400,24 @@ fn reduction(plan: &Plan, args: &[Arg<'_>]) -> Result<DynTensor> {
         .and_then(Arg::tensor)
         .ok_or_else(|| internal(plan, "a tensor"))?;
     match &plan.op {
+        Op::Reduce {
+            kind,
+            axis,
+            keepdims,
+        } if plan.dtype.is_complex() => {
+            let statistic = match kind {
+                Reduction::Sum => crate::functions::statistics::Statistic::Sum { dtype: None },
+                Reduction::Mean => crate::functions::statistics::Statistic::Mean,
+                Reduction::Max => return Err(internal(plan, "an ordered dtype")),
+            };
+            let axes = axis.map(|a| [a]);
+            crate::functions::statistics::reduce(
+                t,
+                statistic,
+                axes.as_ref().map(|a| &a[..]),
+                *keepdims,
+            )
+        }
         Op::Reduce {
             kind,
             axis,
@@ -438,6 +510,7 @@ pub fn execute_in_place(plan: &Plan, args: &mut [Arg<'_>]) -> Result<Outcome> {
     let read = |i: usize| rest.get(i).ok_or_else(|| internal(plan, "an operand"));
     match &plan.op {
         Op::Unary(u) => each_real!(x, name, t => t.unary_inplace(*u))?,
+        Op::Binary(_) if plan.compute.is_complex() => complex_in_place(plan, x, read(0)?)?,
         Op::Binary(b) if plan.compute != plan.dtype => {
             // NumPy's same-kind casting: the result in the promoted dtype
             // (the plan casts the other operand to it), cast back into
@@ -467,10 +540,10 @@ pub fn execute_in_place(plan: &Plan, args: &mut [Arg<'_>]) -> Result<Outcome> {
             };
             x.typed_mut::<T>(name)?.binary_inplace(*b, rhs)?;
         }),
-        Op::SetItem { index } => for_dtype!(plan.dtype, T => {
+        Op::SetItem { index } => crate::array::dyn_tensor::for_any_dtype!(plan.dtype, T => {
             let x = x.typed_mut::<T>(name)?;
             match read(0)? {
-                Arg::Scalar(s) => x.write_index(index, &[T::from_scalar(*s)], &[])?,
+                Arg::Scalar(s) => x.write_index(index, &[number::<T>(*s)], &[])?,
                 a => {
                     let v = a.tensor().ok_or_else(|| internal(plan, "a tensor"))?.typed::<T>(name)?;
                     x.write_index(index, v.as_slice()?, v.shape())?;

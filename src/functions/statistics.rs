@@ -28,10 +28,11 @@
 //! Every result is a new tensor; the input is only read.
 
 use crate::array::dyn_tensor::{each_real, DynTensor};
-use crate::array::element::{DType, Element};
+use crate::array::element::{DType, Element, C64};
 use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
 use crate::functions::lanes::{float_sum, lanes, normalize_axes, reduced_shape};
+use crate::kernels::complex::ComplexElement;
 
 /// A statistic over a set of axes.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -83,7 +84,7 @@ pub fn accumulation_dtype(d: DType, dtype: Option<DType>) -> DType {
     match dtype {
         Some(t) => t,
         None if d.is_unsigned() => DType::U64,
-        None if d.is_float() => d,
+        None if d.is_float() || d.is_complex() => d,
         None => DType::I64,
     }
 }
@@ -123,7 +124,46 @@ pub fn reduce(
     } else {
         x.cast(dtype)?
     };
-    each_real!(&x, name, t => reduce_typed(t, statistic, &axes, &out_shape).map(DynTensor::from))
+    match &x {
+        DynTensor::C64(t) => reduce_complex(t, statistic, &axes, &out_shape).map(DynTensor::from),
+        DynTensor::C128(t) => reduce_complex(t, statistic, &axes, &out_shape).map(DynTensor::from),
+        _ => {
+            each_real!(&x, name, t => reduce_typed(t, statistic, &axes, &out_shape).map(DynTensor::from))
+        }
+    }
+}
+
+/// `sum`, `prod` and `mean` of complex numbers (the planner refuses the
+/// others: complex numbers are unordered, and their variance is to come):
+/// each part summed as a float sum is, the product multiplied through in
+/// complex128 by the textbook formula (NumPy's).
+fn reduce_complex<T: ComplexElement>(
+    t: &Tensor<T>,
+    statistic: Statistic,
+    axes: &[usize],
+    out: &[usize],
+) -> Result<Tensor<T>> {
+    let l = lanes(t, axes)?;
+    let sum = |lane: &[T]| {
+        let re = float_sum(lane.iter().map(|z| z.to_c64().re));
+        let im = float_sum(lane.iter().map(|z| z.to_c64().im));
+        C64::new(re, im)
+    };
+    let v = l
+        .iter()
+        .map(|lane| match statistic {
+            Statistic::Sum { .. } => Ok(T::from_c64(sum(lane))),
+            Statistic::Prod { .. } => Ok(T::from_c64(
+                lane.iter().fold(C64::new(1.0, 0.0), |a, z| a * z.to_c64()),
+            )),
+            Statistic::Mean => Ok(T::from_c64(sum(lane) / lane.len() as f64)),
+            _ => Err(Error::UnsupportedDType {
+                op: statistic.name(),
+                dtype: T::DTYPE,
+            }),
+        })
+        .collect::<Result<Vec<T>>>()?;
+    Tensor::from_vec(v, out)
 }
 
 fn reduce_typed<T: crate::RealElement>(

@@ -10,7 +10,7 @@ use crate::memory::buffer::{OwnedBuffer, UninitBuffer};
 use super::conv::{ConvElement, ConvGeometry};
 use super::matmul::{self, BatchOffsets, MatmulElement};
 use super::reduce::{self, Reduce};
-use super::{BinaryDst, BinaryOp, KernelElement, UnaryOp};
+use super::{BinaryDst, BinaryOp, KernelElement, Side, UnaryOp};
 
 /// `n` copies of `v`.
 pub(crate) fn filled<T: Element>(n: usize, v: T) -> Result<OwnedBuffer> {
@@ -381,4 +381,65 @@ pub(crate) fn func_binary<T: super::FuncElement>(
         // SAFETY: as above, with `zip_same`.
         Ok(Some(unsafe { buf.assume_init() }))
     }
+}
+
+/// `f` of each element of `src` into a fresh buffer (the complex kernels,
+/// [`super::complex`]).
+pub(crate) fn map_new<T: Copy, U: Element>(src: &[T], f: impl Fn(T) -> U) -> Result<OwnedBuffer> {
+    let mut out = UninitBuffer::<U>::new(src.len())?;
+    for (d, s) in out.as_uninit_mut().iter_mut().zip(src) {
+        d.write(f(*s));
+    }
+    // SAFETY: the buffer has `src.len()` elements and the loop wrote one
+    // per element of `src`.
+    Ok(unsafe { out.assume_init() })
+}
+
+/// `f(a, b)` broadcast to `out` into a fresh buffer (the complex kernels).
+/// `a` and `b` are C-contiguous with the shapes given, which broadcast to
+/// `out` (checked by planning).
+pub(crate) fn zip_new<T: Copy, U: Element>(
+    a: &[T],
+    a_shape: &[usize],
+    b: &[T],
+    b_shape: &[usize],
+    out: &[usize],
+    f: impl Fn(T, T) -> U,
+) -> Result<OwnedBuffer> {
+    let n: usize = out.iter().product();
+    let mut buf = UninitBuffer::<U>::new(n)?;
+    super::broadcast_zip(
+        a,
+        a_shape,
+        b,
+        b_shape,
+        out,
+        buf.as_uninit_mut(),
+        |x, y, d| match (x, y) {
+            (Side::Slice(x), Side::Slice(y)) => {
+                for ((d, x), y) in d.iter_mut().zip(x).zip(y) {
+                    d.write(f(*x, *y));
+                }
+            }
+            (Side::Slice(x), Side::Scalar(y)) => {
+                for (d, x) in d.iter_mut().zip(x) {
+                    d.write(f(*x, y));
+                }
+            }
+            (Side::Scalar(x), Side::Slice(y)) => {
+                for (d, y) in d.iter_mut().zip(y) {
+                    d.write(f(x, *y));
+                }
+            }
+            (Side::Scalar(x), Side::Scalar(y)) => {
+                for d in d.iter_mut() {
+                    d.write(f(x, y));
+                }
+            }
+        },
+    );
+    // SAFETY: `broadcast_zip` hands the closure every run of the `n`
+    // output elements, with operand sides of the run's length (a slice of
+    // it, or one scalar), and the closure writes every element of each run.
+    Ok(unsafe { buf.assume_init() })
 }

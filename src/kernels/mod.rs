@@ -19,6 +19,7 @@
 
 #[allow(unsafe_code)] // `gemm`'s raw-pointer interface
 pub(crate) mod attention;
+pub(crate) mod complex;
 #[allow(unsafe_code)] // writes im2col and over-input results through raw slices
 pub(crate) mod conv;
 mod elementwise;

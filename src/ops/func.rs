@@ -21,7 +21,7 @@ fn unsupported<T: FuncElement>(f: Func) -> Error {
     }
 }
 
-fn done(
+pub(super) fn done(
     plan: &Plan,
     buf: crate::memory::buffer::OwnedBuffer,
     outcome: Outcome,

@@ -24,6 +24,7 @@
 
 pub mod attention;
 pub mod binary;
+pub(crate) mod complex;
 pub mod conv;
 pub(crate) mod func;
 pub(crate) mod lane_ops;

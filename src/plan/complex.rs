@@ -1,17 +1,34 @@
 //! The planner's one rule for complex operands: which operations take
-//! them. Complex64 and complex128 are, so far, storage dtypes: the
-//! operations that only move, view or convert elements take them; every
-//! other operation refuses a complex operand here, before anything is
-//! allocated, with `UnsupportedDType` naming the operation (a
-//! `TypeError` in Python), never a real kernel reading complex data.
+//! them. The operations that only move, view or convert elements take
+//! them, and the element-wise arithmetic that has complex kernels
+//! (`+ - * /`, `abs`, `conj`, `real`, `imag`, comparisons for equality,
+//! the tests: `kernels/complex.rs` lists them); every other operation
+//! refuses a complex operand here, before anything is allocated, with
+//! `UnsupportedDType` naming the operation (a `TypeError` in Python),
+//! never a real kernel reading complex data.
 
-use super::{FreshOp, Op, OperandDesc};
+use super::{FreshOp, Op, OperandDesc, Reduction};
 use crate::error::{Error, Result};
+use crate::functions::statistics::Statistic;
 
-/// Does `op` take complex operands?
+/// Does `op` take complex operands? The element-wise operations that
+/// have a complex kernel, as the kernels' one table says
+/// ([`crate::kernels::complex::takes`]), and the ones that only move
+/// elements.
 fn takes_complex(op: &Op) -> bool {
+    use crate::kernels::complex::{takes, Member};
     match op {
+        Op::Unary(u) => takes(Member::Unary(*u)),
+        Op::Binary(b) => takes(Member::Binary(*b)),
+        Op::Func(f) => takes(Member::Func(*f)),
         Op::Reshape { .. } | Op::Permute { .. } | Op::Index { .. } | Op::Cast { .. } => true,
+        // Sums, products and means (complex numbers are unordered: no
+        // max or min; their variance is to come).
+        Op::Reduce { kind, .. } => matches!(kind, Reduction::Sum | Reduction::Mean),
+        Op::Statistic(s) => matches!(
+            s.statistic,
+            Statistic::Sum { .. } | Statistic::Prod { .. } | Statistic::Mean
+        ),
         Op::Fresh(f) => matches!(
             **f,
             FreshOp::Concat { .. }
@@ -27,7 +44,9 @@ fn takes_complex(op: &Op) -> bool {
 /// `Err(UnsupportedDType)` when `op` would make a complex `result` (a
 /// `dtype=` asked for) but does not take complex operands.
 pub(super) fn check_result(op: &Op, result: crate::DType) -> Result<()> {
-    if result.is_complex() && !takes_complex(op) {
+    // An assignment's result is its target: complex only when the target
+    // is, which `check` allows.
+    if result.is_complex() && !takes_complex(op) && !matches!(op, Op::SetItem { .. }) {
         return Err(Error::UnsupportedDType {
             op: op.name(),
             dtype: result,
@@ -60,7 +79,13 @@ pub(super) fn check(op: &Op, o: &[OperandDesc<'_>]) -> Result<()> {
             });
         }
     }
-    if takes_complex(op) {
+    // Assignment takes complex values into a complex target only (the
+    // imaginary part would be lost in a real one).
+    let assigns = matches!(op, Op::SetItem { .. })
+        && o.first()
+            .and_then(OperandDesc::held)
+            .is_some_and(crate::DType::is_complex);
+    if assigns || takes_complex(op) {
         Ok(())
     } else {
         Err(Error::UnsupportedDType {

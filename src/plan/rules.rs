@@ -111,7 +111,11 @@ pub(super) fn common_dtype(op: &Op, operands: &[OperandDesc<'_>]) -> Result<DTyp
             .iter()
             .any(|o| matches!(&o.kind, Kind::Scalar(s) if f(s)))
     };
-    if scalar(|s| matches!(s, Scalar::Float(_))) && !d.is_float() {
+    if scalar(|s| matches!(s, Scalar::Complex(..))) && !d.is_complex() {
+        // A complex number meets a float tensor as its complex dtype, an
+        // integer or bool one as complex128 (NEP 50).
+        d = d.complex_of().unwrap_or(DType::C128);
+    } else if scalar(|s| matches!(s, Scalar::Float(_))) && !d.is_float() && !d.is_complex() {
         d = DType::F64;
     } else if scalar(|s| matches!(s, Scalar::Int(_))) && d.is_bool() {
         d = DType::I64;
@@ -211,7 +215,7 @@ fn binary_signature(
         return Ok(Signature::new(dtype, shape, Receives::Any));
     }
     let mut dtype = common_dtype(op, o)?;
-    if b == BinaryOp::Div && !dtype.is_float() {
+    if b == BinaryOp::Div && !dtype.is_float() && !dtype.is_complex() {
         // NumPy's true division has one loop for integers and bool:
         // float64 (unlike the float functions, `float_result`).
         dtype = DType::F64;
@@ -255,6 +259,10 @@ fn func_signature(op: &Op, f: Func, o: &[OperandDesc<'_>]) -> Result<Signature> 
         ))
     };
     let (compute, dtype) = match f.kind() {
+        // The real and imaginary parts of a complex number are real.
+        _ if common.is_complex() && matches!(f, Func::Real | Func::Imag) => {
+            (common, common.real_dtype())
+        }
         FuncKind::FloatMath => (float_result(common), float_result(common)),
         FuncKind::Numeric if common.is_bool() => return refuse("numbers"),
         FuncKind::Test | FuncKind::Compare => (common, DType::Bool),
@@ -591,13 +599,21 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
         Op::Unary(u) => {
             let d = tensor_dtype(op, x, "the input")?;
             let dtype = if u.supports_int() { d } else { float_result(d) };
+            // `abs` of a complex number is its (real) magnitude.
+            let (dtype, compute) = if d.is_complex() && *u == crate::kernels::UnaryOp::Abs {
+                (d.real_dtype(), Some(d))
+            } else {
+                (dtype, None)
+            };
             if in_place && dtype != d {
                 return Err(invalid_operand(
                     op,
                     format!("the {dtype} result cannot be written into an {d} tensor in place"),
                 ));
             }
-            same(dtype, Receives::Any)
+            let mut sig = same(dtype, Receives::Any);
+            sig.compute = compute;
+            sig
         }
         Op::Binary(b) => binary_signature(op, *b, o, in_place)?,
         Op::Func(f) => func_signature(op, *f, o)?,

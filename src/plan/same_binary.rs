@@ -27,7 +27,7 @@ pub(super) fn signature(b: BinaryOp, o: &[OperandDesc<'_>]) -> Option<(DType, Di
         return None;
     }
     let d = dx.tensor_dtype()?;
-    if b == BinaryOp::Div && !d.is_float() {
+    if b == BinaryOp::Div && !d.is_float() && !d.is_complex() {
         return None; // NumPy's true division of integers is float64
     }
     Some((d, Dims::from_slice(x.shape)))

@@ -149,6 +149,9 @@ pub fn stage(p: &Program, e: &Eqn, st: &Step) -> bool {
         && plan.gathers.is_empty()
         && plan.dtype == plan.compute
         && plan.dtype == out.dtype
+        // The fused loops are the real kernels' (complex numbers have
+        // scalar kernels of their own, `kernels::complex`).
+        && !plan.dtype.is_complex()
         && !plan.in_place
         && e.args.iter().all(|a| match *a {
             Atom::Lit(_) => true,

@@ -36,6 +36,11 @@ fn scalar(s: Scalar) -> String {
         Scalar::Bool(b) => if b { "True" } else { "False" }.into(),
         Scalar::Int(i) => i.to_string(),
         Scalar::Float(f) => py_float(f),
+        Scalar::Complex(re, im) => {
+            let im = py_float(im);
+            let sign = if im.starts_with('-') { "" } else { "+" };
+            format!("({}{sign}{im}j)", py_float(re))
+        }
     }
 }
 

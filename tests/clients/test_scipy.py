@@ -14,9 +14,9 @@ returns `xp.asarray(result)`. The transforms with complex input or output
 (`fft`, `ifft`, `rfft`, `irfft`) therefore test donate's complex storage (a
 complex spectrum taken in by `asarray` and handed back out with NumPy's dtype
 and values), not a transform computed by donate. `fftconvolve` multiplies two
-complex spectra with the namespace's own `*`, which donate does not compute
-for complex dtypes (a TypeError); `fftfreq` returns NumPy unless the namespace
-has an `fft` extension (`xp.fft.fftfreq`). Those two are strict xfails.
+complex spectra with the namespace's own `*` (donate's complex arithmetic);
+`fftfreq` returns NumPy unless the namespace has an `fft` extension
+(`xp.fft.fftfreq`): a strict xfail.
 """
 
 from __future__ import annotations
@@ -38,9 +38,6 @@ from _clients_util import assert_donate, to_numpy
 import donate
 
 DEFAULT_FLOAT = np.dtype(donate.__array_namespace_info__().default_dtypes()["real floating"])
-NO_COMPLEX_ARITHMETIC = pytest.mark.xfail(
-    strict=True, reason="donate does not compute arithmetic on complex dtypes (a TypeError)"
-)
 NO_FFT_EXTENSION = pytest.mark.xfail(strict=True, reason="donate has no fft extension")
 # Compiled code that asks for a writable buffer refuses donate's exports,
 # which are read-only by design (docs/promises.md, "Exports"): a NumPy
@@ -154,7 +151,7 @@ SIGNAL = [
     Case("sosfilt", scipy.signal.sosfilt, (scipy.signal.butter(2, 0.3, output="sos"), V),
          marks=(READ_ONLY_EXPORT,)),
     Case("savgol_filter", scipy.signal.savgol_filter, (V, 5, 2)),
-    Case("fftconvolve", scipy.signal.fftconvolve, (V, K), marks=(NO_COMPLEX_ARITHMETIC,)),
+    Case("fftconvolve", scipy.signal.fftconvolve, (V, K)),
 ]
 
 FFT = [
