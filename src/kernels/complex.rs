@@ -17,13 +17,18 @@
 //! does not overflow where `|b|²` would. `abs` is `hypot(re, im)`;
 //! `sign(z)` is `z / |z|` (0 for 0, `NaN + NaNj` when a part is NaN).
 //!
+//! # `exp`, `log`, `sqrt`: C99 Annex G
+//! Each is written here to the special cases for infinite, NaN and zero
+//! parts that C99's Annex G gives and the array API standard adopts
+//! (`exp(-inf + 1j)` is `+0 * cis(1)`, `sqrt(-inf + 1j)` is `+0 + infj`,
+//! `log(-0 + 0j)` is `-inf + pij`), and tested against NumPy's, which
+//! follows the same annex. `num_complex`'s functions do not all follow it.
+//!
 //! # Left out, and why
-//! `exp`, `log`, `sqrt`, the trigonometric and hyperbolic functions and
-//! `pow` of complex numbers have special cases for infinite and NaN parts
-//! (C99 Annex G, which the standard adopts) that `num_complex`'s
-//! functions do not all follow: until each is written to those cases and
-//! tested against them, they stay `TypeError`s rather than return a
-//! silently different number. Ordering (`<`, `maximum`, `sort`) is not
+//! The trigonometric and hyperbolic functions, their inverses and `pow`
+//! of complex numbers have special cases of their own: until each is
+//! written to them and tested, they stay `TypeError`s rather than return
+//! a silently different number. Ordering (`<`, `maximum`, `sort`) is not
 //! defined for complex numbers.
 
 use num_complex::Complex;
@@ -85,6 +90,9 @@ pub fn kernel<T: ComplexElement>(m: Member) -> Option<Kernel<T>> {
     Some(match m {
         Member::Unary(UnaryOp::Neg) => Map(|z| neg(z)),
         Member::Unary(UnaryOp::Abs) => ToReal(|z| abs(z)),
+        Member::Unary(UnaryOp::Exp) => Map(|z| exp(z)),
+        Member::Unary(UnaryOp::Log) => Map(|z| log(z)),
+        Member::Unary(UnaryOp::Sqrt) => Map(|z| sqrt(z)),
         Member::Binary(BinaryOp::Add) => Zip(|a, b| add(a, b)),
         Member::Binary(BinaryOp::Sub) => Zip(|a, b| sub(a, b)),
         Member::Binary(BinaryOp::Mul) => Zip(|a, b| mul(a, b)),
@@ -197,6 +205,96 @@ fn sign<T: ComplexElement>(z: T) -> T {
     T::from_parts(re / m, im / m)
 }
 
+/// `e^z` with Annex G's special cases (`cexp`).
+#[inline]
+fn exp<T: ComplexElement>(z: T) -> T {
+    let (a, b) = z.parts();
+    let (zero, nan, inf) = (T::Real::zero(), T::Real::nan(), T::Real::infinity());
+    if b == zero && !a.is_nan() {
+        return T::from_parts(a.exp(), b); // exp(x ± 0j) = exp(x) ± 0j
+    }
+    if a.is_nan() {
+        // NaN ± 0j for a zero b, else NaN + NaNj
+        return T::from_parts(nan, if b == zero { b } else { nan });
+    }
+    if a.is_infinite() {
+        if b.is_finite() {
+            // +0 * cis(b), or +inf * cis(b) (b nonzero)
+            let r = if a > zero { inf } else { zero };
+            return T::from_parts(r * b.cos(), r * b.sin());
+        }
+        // b infinite or NaN: 0 + 0j below -inf, inf + NaNj above +inf
+        return if a > zero {
+            T::from_parts(inf, nan)
+        } else {
+            T::from_parts(zero, zero)
+        };
+    }
+    if !b.is_finite() {
+        return T::from_parts(nan, nan);
+    }
+    let r = a.exp();
+    T::from_parts(r * b.cos(), r * b.sin())
+}
+
+/// The principal logarithm, `ln|z| + i arg(z)` (`clog`): `hypot` and
+/// `atan2` give Annex G's special cases (`log(-0 + 0j)` is `-inf + pij`,
+/// `log(-inf + infj)` is `inf + 3pi/4 j`, a NaN part NaN, but an infinite
+/// part an infinite real part).
+#[inline]
+fn log<T: ComplexElement>(z: T) -> T {
+    let (a, b) = z.parts();
+    T::from_parts(a.hypot(b).ln(), b.atan2(a))
+}
+
+/// The principal square root (`csqrt`, as FreeBSD's and musl's): Annex
+/// G's special cases first, then the stable formula, scaled where
+/// `|a| + |z|` could overflow.
+#[inline]
+fn sqrt<T: ComplexElement>(z: T) -> T {
+    let (a, b) = z.parts();
+    let (zero, nan, inf) = (T::Real::zero(), T::Real::nan(), T::Real::infinity());
+    let two = T::Real::one() + T::Real::one();
+    if a == zero && b == zero {
+        return T::from_parts(zero, b);
+    }
+    if b.is_infinite() {
+        return T::from_parts(inf, b);
+    }
+    if a.is_nan() {
+        return T::from_parts(a, nan);
+    }
+    if a.is_infinite() {
+        // sqrt(-inf + yj) = +0 + inf j (NaN + inf j for a NaN y);
+        // sqrt(+inf + yj) = +inf + 0j (inf + NaNj).
+        let y0 = if b.is_nan() { nan } else { zero };
+        return if a < zero {
+            T::from_parts(y0.abs(), inf.copysign(b))
+        } else {
+            T::from_parts(a, y0.copysign(b))
+        };
+    }
+    if b.is_nan() {
+        return T::from_parts(nan, nan);
+    }
+    let four = two * two;
+    let limit = T::Real::max_value() / (T::Real::one() + two.sqrt());
+    let scaled = a.abs() >= limit || b.abs() >= limit;
+    let (a, b) = if scaled { (a / four, b / four) } else { (a, b) };
+    let (re, im) = if a >= zero {
+        let t = ((a + a.hypot(b)) / two).sqrt();
+        (t, b / (two * t))
+    } else {
+        let t = ((-a + a.hypot(b)) / two).sqrt();
+        (b.abs() / (two * t), t.copysign(b))
+    };
+    if scaled {
+        T::from_parts(re * two, im * two)
+    } else {
+        T::from_parts(re, im)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,11 +324,35 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::float_cmp)] // exact special values
+    fn exp_log_and_sqrt_follow_annex_g() {
+        let (inf, nan) = (f64::INFINITY, f64::NAN);
+        let z = exp(c(-inf, 1.0));
+        assert!(z.re == 0.0 && z.im == 0.0 && z.re.is_sign_positive());
+        let z = exp(c(inf, nan));
+        assert!(z.re == inf && z.im.is_nan());
+        assert_eq!(exp(c(-0.0, 0.0)), c(1.0, 0.0));
+        let z = exp(c(nan, -0.0));
+        assert!(z.re.is_nan() && z.im == 0.0 && z.im.is_sign_negative());
+        assert_eq!(log(c(-0.0, 0.0)), c(-inf, std::f64::consts::PI));
+        assert_eq!(log(c(-inf, inf)), c(inf, 3.0 * std::f64::consts::FRAC_PI_4));
+        let z = log(c(inf, nan));
+        assert!(z.re == inf && z.im.is_nan());
+        assert_eq!(sqrt(c(-inf, 1.0)), c(0.0, inf));
+        assert_eq!(sqrt(c(nan, inf)), c(inf, inf));
+        let z = sqrt(c(-inf, nan));
+        assert!(z.re.is_nan() && z.im.is_infinite());
+        assert_eq!(sqrt(c(-4.0, -0.0)), c(0.0, -2.0));
+        assert!(sqrt(c(f64::MAX, f64::MAX)).re.is_finite());
+    }
+
+    #[test]
     fn the_table_names_what_the_planner_takes() {
         assert!(takes(Member::Binary(BinaryOp::Mul)));
         assert!(takes(Member::Func(Func::Conj)));
         assert!(!takes(Member::Binary(BinaryOp::Maximum)));
-        assert!(!takes(Member::Unary(UnaryOp::Exp)));
+        assert!(takes(Member::Unary(UnaryOp::Exp)));
+        assert!(!takes(Member::Unary(UnaryOp::Tanh)));
         assert!(!takes(Member::Func(Func::Less)));
     }
 }
