@@ -101,7 +101,15 @@ fn the_planner_refuses_complex_operands_of_every_operation_without_complex_kerne
         assert_eq!(refused(&Op::Unary(UnaryOp::Tanh), &[x()]), d);
         assert_eq!(refused(&Op::Func(Func::Less), &[x(), f()]), d);
         assert_eq!(refused(&Op::Func(Func::Sin), &[x()]), d);
-        assert_eq!(refused(&Op::Matmul, &[x(), OperandDesc::tensor(d, &t)]), d);
+        let tensordot = Op::Fresh(Box::new(FreshOp::Linalg(
+            donate::functions::linalg::LinalgOp::Tensordot {
+                axes: donate::functions::linalg::TensordotAxes::Last(1),
+            },
+        )));
+        assert_eq!(refused(&tensordot, &[x(), OperandDesc::tensor(d, &t)]), d);
+        // matmul has gemm's complex kernels
+        let p = plan(&Op::Matmul, &[x(), OperandDesc::tensor(d, &t)]).unwrap();
+        assert_eq!((p.dtype, p.shape.as_slice()), (d, &[2, 2][..]));
         let op = Op::Reduce {
             kind: Reduction::Max,
             axis: Some(0),

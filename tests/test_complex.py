@@ -210,7 +210,6 @@ REFUSED: list[tuple[str, Callable[[donate.Tensor], Any]]] = [
     ("argsort", lambda t: donate.argsort(t)),
     ("unique", lambda t: donate.unique_values(t)),
     ("cumulative_sum", lambda t: donate.cumulative_sum(t, axis=0)),
-    ("matmul", lambda t: t @ t.T),
     ("tensordot", lambda t: donate.tensordot(t, t.T, axes=1)),
     ("where", lambda t: donate.where(donate.asarray([True, False, True]), t, t)),
     ("clip", lambda t: donate.clip(t, 0, 1)),
@@ -468,3 +467,49 @@ def test_exp_of_an_imaginary_phase_is_a_unit_circle(dtype: np.dtype) -> None:
     theta = np.linspace(-7, 7, 101).astype(np.dtype(dtype).type(0).real.dtype)
     t = donate.exp(1j * donate.asarray(theta))
     close(t, np.exp(1j * theta))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_matmul_matches_numpy(dtype: np.dtype) -> None:
+    rng = np.random.default_rng(0)
+    for sa, sb in [((3, 4), (4, 5)), ((2, 3, 4), (4, 2)), ((4,), (4, 3)), ((5,), (5,)), ((0, 3), (3, 2))]:
+        a = (rng.standard_normal(sa) + 1j * rng.standard_normal(sa)).astype(dtype)
+        b = (rng.standard_normal(sb) + 1j * rng.standard_normal(sb)).astype(dtype)
+        close(donate.asarray(a) @ donate.asarray(b), a @ b)
+    # a strided (transposed) operand, and a real one promoted
+    a = sample(dtype, (3, 4))
+    close(donate.asarray(a).T @ donate.asarray(a), a.T @ a)
+    r = np.arange(12, dtype=np.float32).reshape(4, 3)
+    close(donate.asarray(a) @ donate.asarray(r), a @ r)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_complex_of_a_one_element_tensor_is_python_complex(dtype: np.dtype) -> None:
+    assert complex(donate.asarray(np.array(1.5 - 2j, dtype=dtype))) == 1.5 - 2j
+    assert complex(donate.asarray(np.array([3.0], dtype=np.float32))) == 3 + 0j
+    with pytest.raises(ValueError):
+        complex(donate.asarray(sample(dtype)))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_fills_and_meshgrid_of_complex_tensors_match_numpy(dtype: np.dtype) -> None:
+    a = sample(dtype)
+    t = donate.asarray(a)
+    same(donate.zeros_like(t), np.zeros_like(a))
+    same(donate.ones_like(t), np.ones_like(a))
+    same(donate.full_like(t, 2 - 1j), np.full_like(a, 2 - 1j))
+    assert donate.empty_like(t).dtype == dtype
+    r = donate.asarray(np.arange(3, dtype=np.float32))
+    same(donate.zeros_like(r, dtype=dtype), np.zeros(3, dtype))
+    x, y = donate.meshgrid(donate.asarray(a[0]), donate.asarray(a[1, :2]))
+    nx, ny = np.meshgrid(a[0], a[1, :2])
+    same(x, nx)
+    same(y, ny)
+
+
+def test_a_donated_complex_tensor_receives_its_fill() -> None:
+    t = donate.asarray(sample(np.dtype("complex64")))
+    p = t.data_ptr()
+    r = donate.ones_like(t.donate())
+    assert r.data_ptr() == p and t.is_donated
+    same(r, np.ones((2, 3), np.complex64))

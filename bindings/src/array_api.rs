@@ -76,10 +76,12 @@ impl PyTensor {
         )
     }
 
-    /// A one-element tensor as a Python complex (its imaginary part 0).
+    /// A one-element tensor as a Python complex (of a real tensor, its
+    /// imaginary part 0).
     fn __complex__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        let x: f64 = slf.call_method0("__float__")?.extract()?;
-        Ok(pyo3::types::PyComplex::from_doubles(slf.py(), x, 0.0).into_any())
+        slf.get().check_traced("complex()")?;
+        let v = super::conversions::element(slf, "complex")?;
+        v.py().get_type::<pyo3::types::PyComplex>().call1((v,))
     }
 
     /// A 0-d integer tensor as a Python int (`operator.index`; as

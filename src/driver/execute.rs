@@ -138,7 +138,7 @@ fn typed_one<'s, T: AnyElement>(
 }
 
 /// The two operands of a binary op, typed (without a collection).
-fn typed_two<'s, T: DynElement>(
+fn typed_two<'s, T: AnyElement>(
     plan: &Plan,
     args: &'s mut [Arg<'_>],
 ) -> Result<(Operand<'s, T>, Operand<'s, T>)> {
@@ -200,6 +200,14 @@ pub fn execute(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)
                 .ok_or_else(|| internal(plan, "two factors"))?;
             nn::run_addmm::<T>(plan, x, a, b).map(wrap::<T>)
         }),
+        Op::Matmul if plan.dtype == DType::C64 => {
+            let (x, y) = typed_two::<crate::C32>(plan, args)?;
+            nn::run_matmul(plan, &x, &y).map(wrap)
+        }
+        Op::Matmul if plan.dtype == DType::C128 => {
+            let (x, y) = typed_two::<crate::C64>(plan, args)?;
+            nn::run_matmul(plan, &x, &y).map(wrap)
+        }
         Op::Matmul => for_dtype!(plan.dtype, T => {
             let (x, y) = typed_two::<T>(plan, args)?;
             nn::run_matmul::<T>(plan, &x, &y).map(wrap::<T>)
@@ -354,6 +362,27 @@ fn lane(
     op: &crate::functions::lane_ops::LaneOp,
     args: &mut [Arg<'_>],
 ) -> Result<(DynTensor, Outcome)> {
+    if let (crate::functions::lane_ops::LaneOp::Fill { value, .. }, true) =
+        (op, plan.dtype.is_complex())
+    {
+        let arg = args.first_mut().ok_or_else(|| internal(plan, "an input"))?;
+        let target = plan.target.is_some();
+        return if plan.dtype == DType::C64 {
+            let x = if target {
+                Some(typed_one(plan, 0, arg)?)
+            } else {
+                None
+            };
+            crate::ops::lane_ops::fill::<crate::C32>(plan, *value, x).map(wrap)
+        } else {
+            let x = if target {
+                Some(typed_one(plan, 0, arg)?)
+            } else {
+                None
+            };
+            crate::ops::lane_ops::fill::<crate::C64>(plan, *value, x).map(wrap)
+        };
+    }
     for_dtype!(plan.dtype, T => {
         let arg = args.first_mut().ok_or_else(|| internal(plan, "an input"))?;
         if plan.target.is_none() {
@@ -368,7 +397,7 @@ fn lane(
     })
 }
 
-fn wrap<T: DynElement>((t, o): (Tensor<T>, Outcome)) -> (DynTensor, Outcome) {
+fn wrap<T: AnyElement>((t, o): (Tensor<T>, Outcome)) -> (DynTensor, Outcome) {
     (T::wrap(t), o)
 }
 

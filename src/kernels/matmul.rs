@@ -78,7 +78,7 @@ impl<'a, T: Copy> MatRef<'a, T> {
 }
 
 /// Element types with a matmul kernel.
-pub trait MatmulElement: crate::RealElement {
+pub trait MatmulElement: Element {
     /// `dst[m×n] = a[m×k] · b[k×n]`; `dst` row-major and contiguous, `a`
     /// and `b` anywhere their strides say.
     fn gemm_one(
@@ -191,7 +191,7 @@ macro_rules! float_gemm {
                 }
                 if k == 0 {
                     for d in dst[..m * n].iter_mut() {
-                        d.write(0.0);
+                        d.write(<$t as Element>::ZERO);
                     }
                     return;
                 }
@@ -204,7 +204,7 @@ macro_rules! float_gemm {
                         a,
                         b,
                         (m, k, n),
-                        (0.0, 1.0),
+                        (<$t as Element>::ZERO, <$t as Element>::ONE),
                         threads,
                     )
                 };
@@ -227,13 +227,27 @@ macro_rules! float_gemm {
                 }
                 // SAFETY: asserted above; dst is an initialised `&mut [T]`
                 // of at least m*n elements, so it may be read and written.
-                unsafe { float_gemm(dst.as_mut_ptr(), true, a, b, (m, k, n), (0.0, 1.0), threads) };
+                unsafe {
+                    float_gemm(
+                        dst.as_mut_ptr(),
+                        true,
+                        a,
+                        b,
+                        (m, k, n),
+                        (<$t as Element>::ZERO, <$t as Element>::ONE),
+                        threads,
+                    )
+                };
             }
         }
     };
 }
 float_gemm!(f32);
 float_gemm!(f64);
+// gemm's complex kernels (its `c32`/`c64` are `num_complex`'s, as donate's
+// elements are): the textbook product, no conjugation.
+float_gemm!(crate::C32);
+float_gemm!(crate::C64);
 
 macro_rules! int_gemm {
     ($t:ty) => {

@@ -4,7 +4,7 @@
 //! buffer.
 
 use super::{copy_then, finish, outcome_of, same_shape, Applied, Operand};
-use crate::array::dyn_tensor::{DynElement, Scalar};
+use crate::array::dyn_tensor::{number, AnyElement, DynElement, Scalar};
 use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
 use crate::functions::cumulative::with_initial;
@@ -41,6 +41,35 @@ pub(crate) fn run<T: DynElement>(
     };
     let out = with_initial(t, *running, *axis)?;
     Ok(finish(plan, out, outcome_of(plan)))
+}
+
+/// A fill (`zeros_like` and the like) of any dtype, the complex ones too
+/// (the other lane ops order or accumulate elements): over the claimed
+/// input's buffer when the input is the target, else into a new buffer.
+/// (`x` is `None` when the plan has no target: the input's values, of
+/// any dtype, are not read.)
+pub(crate) fn fill<T: AnyElement>(
+    plan: &Plan,
+    value: Scalar,
+    x: Option<Operand<'_, T>>,
+) -> Result<Applied<T>> {
+    let v = number::<T>(value);
+    let Some(x) = x else {
+        return Ok(finish(
+            plan,
+            Tensor::full(&plan.shape, v)?,
+            outcome_of(plan),
+        ));
+    };
+    same_shape(
+        plan,
+        x,
+        |b| {
+            b.fill(v);
+            Ok(())
+        },
+        |s| crate::kernels::fresh::filled(s.len(), v),
+    )
 }
 
 /// A fill (`zeros_like` and the like) into a new buffer.

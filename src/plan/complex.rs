@@ -9,6 +9,7 @@
 
 use super::{FreshOp, Op, OperandDesc, Reduction};
 use crate::error::{Error, Result};
+use crate::functions::lane_ops::LaneOp;
 use crate::functions::statistics::Statistic;
 
 /// Does `op` take complex operands? The element-wise operations that
@@ -21,7 +22,12 @@ fn takes_complex(op: &Op) -> bool {
         Op::Unary(u) => takes(Member::Unary(*u)),
         Op::Binary(b) => takes(Member::Binary(*b)),
         Op::Func(f) => takes(Member::Func(*f)),
-        Op::Reshape { .. } | Op::Permute { .. } | Op::Index { .. } | Op::Cast { .. } => true,
+        // Moves, views, conversions, and gemm's complex products.
+        Op::Reshape { .. }
+        | Op::Permute { .. }
+        | Op::Index { .. }
+        | Op::Cast { .. }
+        | Op::Matmul => true,
         // Sums, products and means (complex numbers are unordered: no
         // max or min; their variance is to come).
         Op::Reduce { kind, .. } => matches!(kind, Reduction::Sum | Reduction::Mean),
@@ -29,9 +35,11 @@ fn takes_complex(op: &Op) -> bool {
             s.statistic,
             Statistic::Sum { .. } | Statistic::Prod { .. } | Statistic::Mean
         ),
+        Op::Lane(l) => matches!(**l, LaneOp::Fill { .. }),
         Op::Fresh(f) => matches!(
             **f,
             FreshOp::Concat { .. }
+                | FreshOp::Meshgrid { .. }
                 | FreshOp::Stack { .. }
                 | FreshOp::BroadcastTo { .. }
                 | FreshOp::Tile { .. }
