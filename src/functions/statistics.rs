@@ -143,27 +143,22 @@ fn reduce_complex<T: ComplexElement>(
     axes: &[usize],
     out: &[usize],
 ) -> Result<Tensor<T>> {
-    let l = lanes(t, axes)?;
     let sum = |lane: &[T]| {
         let re = float_sum(lane.iter().map(|z| z.to_c64().re));
         let im = float_sum(lane.iter().map(|z| z.to_c64().im));
         C64::new(re, im)
     };
-    let v = l
-        .iter()
-        .map(|lane| match statistic {
-            Statistic::Sum { .. } => Ok(T::from_c64(sum(lane))),
-            Statistic::Prod { .. } => Ok(T::from_c64(
-                lane.iter().fold(C64::new(1.0, 0.0), |a, z| a * z.to_c64()),
-            )),
-            Statistic::Mean => Ok(T::from_c64(sum(lane) / lane.len() as f64)),
-            _ => Err(Error::UnsupportedDType {
-                op: statistic.name(),
-                dtype: T::DTYPE,
-            }),
-        })
-        .collect::<Result<Vec<T>>>()?;
-    Tensor::from_vec(v, out)
+    per_lane(t, axes, out, |lane| match statistic {
+        Statistic::Sum { .. } => Ok(T::from_c64(sum(lane))),
+        Statistic::Prod { .. } => Ok(T::from_c64(
+            lane.iter().fold(C64::new(1.0, 0.0), |a, z| a * z.to_c64()),
+        )),
+        Statistic::Mean => Ok(T::from_c64(sum(lane) / lane.len() as f64)),
+        _ => Err(Error::UnsupportedDType {
+            op: statistic.name(),
+            dtype: T::DTYPE,
+        }),
+    })
 }
 
 fn reduce_typed<T: crate::RealElement>(
@@ -172,8 +167,18 @@ fn reduce_typed<T: crate::RealElement>(
     axes: &[usize],
     out: &[usize],
 ) -> Result<Tensor<T>> {
+    per_lane(t, axes, out, |lane| Ok(of_lane(statistic, lane)))
+}
+
+/// `f` of every lane of `t` along `axes`, a tensor of shape `out`.
+fn per_lane<T: Element>(
+    t: &Tensor<T>,
+    axes: &[usize],
+    out: &[usize],
+    f: impl Fn(&[T]) -> Result<T>,
+) -> Result<Tensor<T>> {
     let l = lanes(t, axes)?;
-    let v: Vec<T> = l.iter().map(|lane| of_lane(statistic, lane)).collect();
+    let v = l.iter().map(f).collect::<Result<Vec<T>>>()?;
     Tensor::from_vec(v, out)
 }
 

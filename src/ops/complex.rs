@@ -9,6 +9,7 @@
 use super::func::done;
 use super::{claim_target, outcome_of, reused, Operand};
 use crate::array::dyn_tensor::{AnyElement, DynTensor};
+use crate::array::element::Element;
 use crate::error::{Error, Result};
 use crate::kernels::complex::{kernel, ComplexElement, Kernel, Member};
 use crate::kernels::{broadcast_zip_into, fresh, Side};
@@ -52,25 +53,30 @@ pub(crate) fn run<T: ComplexElement + AnyElement>(
         (Kernel::Map(f), [x]) => fresh::map_new(x.data(&scalars[0])?, f)?,
         (Kernel::ToReal(f), [x]) => fresh::map_new(x.data(&scalars[0])?, f)?,
         (Kernel::Test(f), [x]) => fresh::map_new(x.data(&scalars[0])?, f)?,
-        (Kernel::Zip(f), [a, b]) => fresh::zip_new(
-            a.data(&scalars[0])?,
-            &shapes[0],
-            b.data(&scalars[1])?,
-            &shapes[1],
-            &out,
-            f,
-        )?,
-        (Kernel::Compare(f), [a, b]) => fresh::zip_new(
-            a.data(&scalars[0])?,
-            &shapes[0],
-            b.data(&scalars[1])?,
-            &shapes[1],
-            &out,
-            f,
-        )?,
+        (Kernel::Zip(f), [a, b]) => zip(a, b, &scalars, &shapes, &out, f)?,
+        (Kernel::Compare(f), [a, b]) => zip(a, b, &scalars, &shapes, &out, f)?,
         _ => return Err(internal(plan)),
     };
     done(plan, buf, outcome)
+}
+
+/// `f(a, b)` broadcast to `out` into a new buffer.
+fn zip<T: Element, U: Element>(
+    a: &Operand<'_, T>,
+    b: &Operand<'_, T>,
+    scalars: &[[T; 1]],
+    shapes: &[Vec<usize>],
+    out: &[usize],
+    f: fn(T, T) -> U,
+) -> Result<crate::memory::buffer::OwnedBuffer> {
+    fresh::zip_new(
+        a.data(&scalars[0])?,
+        &shapes[0],
+        b.data(&scalars[1])?,
+        &shapes[1],
+        out,
+        f,
+    )
 }
 
 /// `d[i] = f(d[i], other[i])` (the target is the left operand) or
