@@ -362,36 +362,17 @@ fn lane(
     op: &crate::functions::lane_ops::LaneOp,
     args: &mut [Arg<'_>],
 ) -> Result<(DynTensor, Outcome)> {
-    if let (crate::functions::lane_ops::LaneOp::Fill { value, .. }, true) =
-        (op, plan.dtype.is_complex())
-    {
-        let arg = args.first_mut().ok_or_else(|| internal(plan, "an input"))?;
+    let arg = args.first_mut().ok_or_else(|| internal(plan, "an input"))?;
+    if let crate::functions::lane_ops::LaneOp::Fill { value, .. } = op {
+        // Every dtype, the complex ones too. Without a target a fill reads
+        // nothing of its input, which may have another dtype.
         let target = plan.target.is_some();
-        return if plan.dtype == DType::C64 {
-            let x = if target {
-                Some(typed_one(plan, 0, arg)?)
-            } else {
-                None
-            };
-            crate::ops::lane_ops::fill::<crate::C32>(plan, *value, x).map(wrap)
-        } else {
-            let x = if target {
-                Some(typed_one(plan, 0, arg)?)
-            } else {
-                None
-            };
-            crate::ops::lane_ops::fill::<crate::C64>(plan, *value, x).map(wrap)
-        };
+        return crate::array::dyn_tensor::for_any_dtype!(plan.dtype, T => {
+            let x = if target { Some(typed_one::<T>(plan, 0, arg)?) } else { None };
+            crate::ops::lane_ops::fill::<T>(plan, *value, x).map(wrap::<T>)
+        });
     }
     for_dtype!(plan.dtype, T => {
-        let arg = args.first_mut().ok_or_else(|| internal(plan, "an input"))?;
-        if plan.target.is_none() {
-            if let crate::functions::lane_ops::LaneOp::Fill { value, .. } = op {
-                // A fill reads nothing of its input, which may have
-                // another dtype.
-                return crate::ops::lane_ops::fill_new::<T>(plan, *value).map(wrap::<T>);
-            }
-        }
         let x = typed_one::<T>(plan, 0, arg)?;
         crate::ops::lane_ops::run::<T>(plan, op, x).map(wrap::<T>)
     })

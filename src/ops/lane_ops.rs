@@ -71,9 +71,3 @@ pub(crate) fn fill<T: AnyElement>(
         |s| crate::kernels::fresh::filled(s.len(), v),
     )
 }
-
-/// A fill (`zeros_like` and the like) into a new buffer.
-pub(crate) fn fill_new<T: DynElement>(plan: &Plan, value: Scalar) -> Result<Applied<T>> {
-    let out = Tensor::full(&plan.shape, T::from_scalar(value))?;
-    Ok(finish(plan, out, outcome_of(plan)))
-}
