@@ -98,9 +98,19 @@ fn the_planner_refuses_complex_operands_of_every_operation_without_complex_kerne
         assert_eq!(refused(&Op::Binary(BinaryOp::Maximum), &[x(), x()]), d);
         assert_eq!(refused(&Op::Binary(BinaryOp::Minimum), &[f(), x()]), d);
         assert_eq!(refused(&Op::Unary(UnaryOp::Relu), &[x()]), d);
-        assert_eq!(refused(&Op::Unary(UnaryOp::Tanh), &[x()]), d);
+        assert_eq!(refused(&Op::Func(Func::Floor), &[x()]), d);
         assert_eq!(refused(&Op::Func(Func::Less), &[x(), f()]), d);
-        assert_eq!(refused(&Op::Func(Func::Sin), &[x()]), d);
+        assert_eq!(refused(&Op::Func(Func::Atan2), &[x(), f()]), d);
+        // the transcendental functions have complex kernels, of the
+        // operand's dtype
+        for op in [
+            Op::Unary(UnaryOp::Tanh),
+            Op::Func(Func::Sin),
+            Op::Func(Func::Atanh),
+        ] {
+            assert_eq!(plan(&op, &[x()]).unwrap().dtype, d);
+        }
+        assert_eq!(plan(&Op::Func(Func::Pow), &[x(), f()]).unwrap().dtype, d);
         let tensordot = Op::Fresh(Box::new(FreshOp::Linalg(
             donate::functions::linalg::LinalgOp::Tensordot {
                 axes: donate::functions::linalg::TensordotAxes::Last(1),

@@ -329,7 +329,8 @@ fn complex_in_place(plan: &Plan, x: &mut DynTensor, y: &Arg<'_>) -> Result<()> {
 /// `where` and `clip` (`crate::ops::select`).
 fn select(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
     match &plan.op {
-        Op::Where => for_dtype!(plan.dtype, T => {
+        // Selection moves elements: every dtype, the complex ones too.
+        Op::Where => crate::array::dyn_tensor::for_any_dtype!(plan.dtype, T => {
             let [c, a, b] = args else {
                 return Err(internal(plan, "three operands"));
             };
@@ -343,7 +344,7 @@ fn select(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
             let hi = if *max { it.next() } else { None };
             crate::ops::select::run_clip::<T>(plan, x, lo.as_ref(), hi.as_ref())
         }),
-        Op::Scatter => for_dtype!(plan.dtype, T => {
+        Op::Scatter => crate::array::dyn_tensor::for_any_dtype!(plan.dtype, T => {
             let [x, p, v] = args else {
                 return Err(internal(plan, "three operands"));
             };
@@ -370,6 +371,12 @@ fn lane(
         return crate::array::dyn_tensor::for_any_dtype!(plan.dtype, T => {
             let x = if target { Some(typed_one::<T>(plan, 0, arg)?) } else { None };
             crate::ops::lane_ops::fill::<T>(plan, *value, x).map(wrap::<T>)
+        });
+    }
+    if op.moves_elements() {
+        return crate::array::dyn_tensor::for_any_dtype!(plan.dtype, T => {
+            let x = typed_one::<T>(plan, 0, arg)?;
+            crate::ops::lane_ops::run_moves::<T>(plan, op, x).map(wrap::<T>)
         });
     }
     for_dtype!(plan.dtype, T => {
@@ -560,11 +567,11 @@ pub fn execute_in_place(plan: &Plan, args: &mut [Arg<'_>]) -> Result<Outcome> {
                 }
             }
         }),
-        Op::Scatter => for_dtype!(plan.dtype, T => {
+        Op::Scatter => crate::array::dyn_tensor::for_any_dtype!(plan.dtype, T => {
             let p = read(0)?.tensor().ok_or_else(|| internal(plan, "positions"))?;
             let pt = p.typed::<i64>(name)?;
             let v = match read(1)? {
-                Arg::Scalar(s) => Operand::Scalar(T::from_scalar(*s)),
+                Arg::Scalar(s) => Operand::Scalar(number::<T>(*s)),
                 a => Operand::Ref(a.tensor().ok_or_else(|| internal(plan, "a tensor"))?.typed::<T>(name)?),
             };
             x.typed_mut::<T>(name)?.scatter_inplace(pt.as_slice()?, pt.shape(), &v)?;

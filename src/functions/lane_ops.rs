@@ -193,9 +193,40 @@ impl LaneOp {
                     reason: "with include_initial the result is longer than the input".into(),
                 });
             }
+            LaneOp::Roll { .. } | LaneOp::Triangle { .. } | LaneOp::Fill { .. } => {
+                self.apply_moves(data, shape)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Does the op only move elements or write a constant (`roll`, the
+    /// triangles, the fills)? Those take every dtype, the complex ones
+    /// too; the others order or accumulate elements.
+    pub fn moves_elements(&self) -> bool {
+        matches!(
+            self,
+            LaneOp::Roll { .. } | LaneOp::Triangle { .. } | LaneOp::Fill { .. }
+        )
+    }
+
+    /// [`apply`](Self::apply) of an op that
+    /// [`moves_elements`](Self::moves_elements), for any element type.
+    ///
+    /// # Errors
+    /// As [`apply`](Self::apply); `InvalidArgument` for an op that does
+    /// not only move elements.
+    pub fn apply_moves<T: Element>(&self, data: &mut [T], shape: &[usize]) -> Result<()> {
+        match self {
             LaneOp::Roll { shifts, axes } => roll(data, shape, shifts, axes)?,
             LaneOp::Triangle { k, upper } => triangle(data, shape, *k, *upper),
-            LaneOp::Fill { value, .. } => data.fill(T::from_scalar(*value)),
+            LaneOp::Fill { value, .. } => data.fill(crate::array::dyn_tensor::number(*value)),
+            LaneOp::Sort { .. } | LaneOp::Running { .. } => {
+                return Err(Error::InvalidArgument {
+                    op: self.name(),
+                    reason: "orders or accumulates elements: not a move".into(),
+                })
+            }
         }
         Ok(())
     }
@@ -227,11 +258,19 @@ impl LaneOp {
                 });
             }
         }
+        let not_writable = || Error::InvalidArgument {
+            op: name,
+            reason: "a new copy is not writable".into(),
+        };
+        if self.moves_elements() {
+            crate::array::dyn_tensor::for_any_dtype!(dtype, T => {
+                let data = out.typed_mut::<T>(name)?.data_mut().ok_or_else(not_writable)?;
+                self.apply_moves(data, &shape)?;
+            });
+            return Ok(out);
+        }
         for_dtype!(dtype, T => {
-            let data = out
-                .typed_mut::<T>(name)?
-                .data_mut()
-                .ok_or_else(|| Error::InvalidArgument { op: name, reason: "a new copy is not writable".into() })?;
+            let data = out.typed_mut::<T>(name)?.data_mut().ok_or_else(not_writable)?;
             self.apply(data, &shape)?;
         });
         Ok(out)

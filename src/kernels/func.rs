@@ -515,7 +515,7 @@ float_divmod!(f64, floor_div_f64, rem_f64, logaddexp_f64);
 /// The inverse hyperbolic functions without overflow or cancellation
 /// (musl's formulas: the standard library's `asinh`/`acosh` overflow to
 /// infinity above `MAX / 2` and `atanh` loses digits near ±1).
-trait InvHyp: Copy {
+pub(crate) trait InvHyp: Copy {
     fn asinh_(self) -> Self;
     fn acosh_(self) -> Self;
     fn atanh_(self) -> Self;

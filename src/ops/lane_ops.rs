@@ -43,6 +43,27 @@ pub(crate) fn run<T: DynElement>(
     Ok(finish(plan, out, outcome_of(plan)))
 }
 
+/// Run an `Op::Lane` plan of an op that only moves elements (`roll`, the
+/// triangles), of any dtype, the complex ones too: over the claimed
+/// input's buffer when the input is the target, else over a copy of it.
+pub(crate) fn run_moves<T: AnyElement>(
+    plan: &Plan,
+    op: &LaneOp,
+    x: Operand<'_, T>,
+) -> Result<Applied<T>> {
+    let shape = plan.shape.to_vec();
+    same_shape(
+        plan,
+        x,
+        |b| op.apply_moves(b, &shape),
+        |s| {
+            let mut r = Ok(());
+            let buf = copy_then(s, |b| r = op.apply_moves(b, &shape))?;
+            r.map(|()| buf)
+        },
+    )
+}
+
 /// A fill (`zeros_like` and the like) of any dtype, the complex ones too
 /// (the other lane ops order or accumulate elements): over the claimed
 /// input's buffer when the input is the target, else into a new buffer.

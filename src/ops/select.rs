@@ -5,7 +5,7 @@
 //! arrays).
 
 use super::{claim_target, copy_then, count_fallbacks, outcome_of, reused, update, Operand};
-use crate::array::dyn_tensor::{DynElement, DynTensor};
+use crate::array::dyn_tensor::{AnyElement, DynElement, DynTensor};
 use crate::array::element::Element;
 use crate::array::layout::Layout;
 use crate::array::tensor::Tensor;
@@ -57,7 +57,7 @@ fn done(plan: &Plan, buf: OwnedBuffer, outcome: Outcome) -> Result<(DynTensor, O
 
 /// Run a `where` plan: `c` is the condition (read as bool), `a` and `b`
 /// the values.
-pub(crate) fn run_where<'x, T: DynElement>(
+pub(crate) fn run_where<'x, T: AnyElement>(
     plan: &Plan,
     c: &Operand<'_, bool>,
     mut a: Operand<'x, T>,
@@ -131,7 +131,7 @@ fn put<T: Copy>(s: &mut [T], positions: &[i64], value: &Src<'_, T>) {
 
 /// Run a `scatter` plan: `x` with the elements at `positions` (of shape
 /// `pshape`) replaced by `value`, over `x`'s claimed buffer or a copy.
-pub(crate) fn run_scatter<T: DynElement>(
+pub(crate) fn run_scatter<T: AnyElement>(
     plan: &Plan,
     mut x: Operand<'_, T>,
     positions: &[i64],

@@ -1,15 +1,16 @@
 //! The planner's one rule for complex operands: which operations take
 //! them. The operations that only move, view or convert elements take
-//! them, and the element-wise arithmetic that has complex kernels
-//! (`+ - * /`, `abs`, `conj`, `real`, `imag`, comparisons for equality,
-//! the tests: `kernels/complex.rs` lists them); every other operation
+//! them, and the element-wise functions that have complex kernels
+//! (`+ - * /`, `**`, `abs`, `conj`, `real`, `imag`, comparisons for
+//! equality, the tests, `exp`, `log`, the trigonometric and hyperbolic
+//! functions and their inverses: `kernels/complex/` lists them in one
+//! table); every other operation
 //! refuses a complex operand here, before anything is allocated, with
 //! `UnsupportedDType` naming the operation (a `TypeError` in Python),
 //! never a real kernel reading complex data.
 
 use super::{FreshOp, Op, OperandDesc, Reduction};
 use crate::error::{Error, Result};
-use crate::functions::lane_ops::LaneOp;
 use crate::functions::statistics::Statistic;
 
 /// Does `op` take complex operands? The element-wise operations that
@@ -27,6 +28,8 @@ fn takes_complex(op: &Op) -> bool {
         | Op::Permute { .. }
         | Op::Index { .. }
         | Op::Cast { .. }
+        | Op::Where
+        | Op::Scatter
         | Op::Matmul => true,
         // Sums, products and means (complex numbers are unordered: no
         // max or min; their variance is to come).
@@ -35,7 +38,7 @@ fn takes_complex(op: &Op) -> bool {
             s.statistic,
             Statistic::Sum { .. } | Statistic::Prod { .. } | Statistic::Mean
         ),
-        Op::Lane(l) => matches!(**l, LaneOp::Fill { .. }),
+        Op::Lane(l) => l.moves_elements(),
         Op::Fresh(f) => matches!(
             **f,
             FreshOp::Concat { .. }
@@ -44,6 +47,8 @@ fn takes_complex(op: &Op) -> bool {
                 | FreshOp::BroadcastTo { .. }
                 | FreshOp::Tile { .. }
                 | FreshOp::Repeat { .. }
+                | FreshOp::Take { .. }
+                | FreshOp::TakeAlongAxis { .. }
         ),
         _ => false,
     }

@@ -17,19 +17,24 @@
 //! does not overflow where `|b|²` would. `abs` is `hypot(re, im)`;
 //! `sign(z)` is `z / |z|` (0 for 0, `NaN + NaNj` when a part is NaN).
 //!
-//! # `exp`, `log`, `sqrt`: C99 Annex G
-//! Each is written here to the special cases for infinite, NaN and zero
-//! parts that C99's Annex G gives and the array API standard adopts
-//! (`exp(-inf + 1j)` is `+0 * cis(1)`, `sqrt(-inf + 1j)` is `+0 + infj`,
-//! `log(-0 + 0j)` is `-inf + pij`), and tested against NumPy's, which
-//! follows the same annex. `num_complex`'s functions do not all follow it.
+//! # The transcendental functions: C99 Annex G
+//! `exp`, `log`, `sqrt`, `log2`, `log10`, `expm1`, `log1p`, the
+//! trigonometric and hyperbolic functions and their inverses are written
+//! in [`math`] to the special cases for infinite, NaN and zero parts that
+//! C99's Annex G gives and the array API standard adopts (`exp(-inf +
+//! 1j)` is `+0 * cis(1)`, `sqrt(-inf + 1j)` is `+0 + infj`, `log(-0 +
+//! 0j)` is `-inf + pij`), and tested against NumPy's, which follows the
+//! same annex. `num_complex`'s functions do not all follow it.
+//!
+//! `pow` is NumPy's: `z ** 0` is 1, `0 ** w` is 0 for `Re(w) > 0` and
+//! NaN otherwise, a small integer power is repeated multiplication (exact
+//! where the product is, and finite for infinite parts where it can be),
+//! every other power `exp(w log z)`, the standard's definition.
 //!
 //! # Left out, and why
-//! The trigonometric and hyperbolic functions, their inverses and `pow`
-//! of complex numbers have special cases of their own: until each is
-//! written to them and tested, they stay `TypeError`s rather than return
-//! a silently different number. Ordering (`<`, `maximum`, `sort`) is not
-//! defined for complex numbers.
+//! Ordering (`<`, `maximum`, `sort`) is not defined for complex numbers;
+//! the other functions without a complex kernel (`floor`, `atan2`,
+//! `hypot`, `logaddexp` ...) are not defined for them by the standard.
 
 use num_complex::Complex;
 use num_traits::{Float, One, Zero};
@@ -37,10 +42,16 @@ use num_traits::{Float, One, Zero};
 use super::{BinaryOp, Func, UnaryOp};
 use crate::array::element::{Element, C32, C64};
 
+pub(crate) mod inverse;
+pub(crate) mod math;
+
+#[cfg(test)]
+mod annex_g_tests;
+
 /// A complex element type: [`C32`] or [`C64`], with its component type.
 pub trait ComplexElement: Element {
     /// The real type of each component (`f32` or `f64`).
-    type Real: Element + Float;
+    type Real: Element + math::Real;
     /// The components.
     fn parts(self) -> (Self::Real, Self::Real);
     /// From components.
@@ -90,15 +101,32 @@ pub fn kernel<T: ComplexElement>(m: Member) -> Option<Kernel<T>> {
     Some(match m {
         Member::Unary(UnaryOp::Neg) => Map(|z| neg(z)),
         Member::Unary(UnaryOp::Abs) => ToReal(|z| abs(z)),
-        Member::Unary(UnaryOp::Exp) => Map(|z| exp(z)),
-        Member::Unary(UnaryOp::Log) => Map(|z| log(z)),
-        Member::Unary(UnaryOp::Sqrt) => Map(|z| sqrt(z)),
+        Member::Unary(UnaryOp::Exp) => Map(|z| lift(math::exp, z)),
+        Member::Unary(UnaryOp::Log) => Map(|z| lift(math::log, z)),
+        Member::Unary(UnaryOp::Sqrt) => Map(|z| lift(math::sqrt, z)),
+        Member::Unary(UnaryOp::Tanh) => Map(|z| lift(math::tanh, z)),
         Member::Binary(BinaryOp::Add) => Zip(|a, b| add(a, b)),
         Member::Binary(BinaryOp::Sub) => Zip(|a, b| sub(a, b)),
         Member::Binary(BinaryOp::Mul) => Zip(|a, b| mul(a, b)),
         Member::Binary(BinaryOp::Div) => Zip(|a, b| div(a, b)),
         Member::Func(f) => match f {
             Func::Positive => Map(|z| z),
+            Func::Sin => Map(|z| lift(math::sin, z)),
+            Func::Cos => Map(|z| lift(math::cos, z)),
+            Func::Tan => Map(|z| lift(math::tan, z)),
+            Func::Sinh => Map(|z| lift(math::sinh, z)),
+            Func::Cosh => Map(|z| lift(math::cosh, z)),
+            Func::Asin => Map(|z| lift(inverse::asin, z)),
+            Func::Acos => Map(|z| lift(inverse::acos, z)),
+            Func::Atan => Map(|z| lift(inverse::atan, z)),
+            Func::Asinh => Map(|z| lift(inverse::asinh, z)),
+            Func::Acosh => Map(|z| lift(inverse::acosh, z)),
+            Func::Atanh => Map(|z| lift(inverse::atanh, z)),
+            Func::Expm1 => Map(|z| lift(math::expm1, z)),
+            Func::Log1p => Map(|z| lift(math::log1p, z)),
+            Func::Log2 => Map(|z| lift(math::log2, z)),
+            Func::Log10 => Map(|z| lift(math::log10, z)),
+            Func::Pow => Zip(|a, b| pow(a, b)),
             Func::Square => Map(|z| mul(z, z)),
             Func::Conj => Map(|z| {
                 let (re, im) = z.parts();
@@ -131,6 +159,17 @@ pub fn kernel<T: ComplexElement>(m: Member) -> Option<Kernel<T>> {
 /// Does `m` have a complex kernel? (The planner's question.)
 pub fn takes(m: Member) -> bool {
     kernel::<C32>(m).is_some()
+}
+
+/// A function of a complex number's parts.
+type PartsFn<F> = fn(F, F) -> (F, F);
+
+/// A function of the parts, applied to an element.
+#[inline(always)]
+fn lift<T: ComplexElement>(f: PartsFn<T::Real>, z: T) -> T {
+    let (re, im) = z.parts();
+    let (re, im) = f(re, im);
+    T::from_parts(re, im)
 }
 
 #[inline(always)]
@@ -205,94 +244,47 @@ fn sign<T: ComplexElement>(z: T) -> T {
     T::from_parts(re / m, im / m)
 }
 
-/// `e^z` with Annex G's special cases (`cexp`).
-#[inline]
-fn exp<T: ComplexElement>(z: T) -> T {
-    let (a, b) = z.parts();
-    let (zero, nan, inf) = (T::Real::zero(), T::Real::nan(), T::Real::infinity());
-    if b == zero && !a.is_nan() {
-        return T::from_parts(a.exp(), b); // exp(x ± 0j) = exp(x) ± 0j
+/// `z ** w`, as NumPy's (`npy_cpow`): see the module's docs.
+fn pow<T: ComplexElement>(z: T, w: T) -> T {
+    let ((zr, zi), (wr, wi)) = (z.parts(), w.parts());
+    let zero = T::Real::zero();
+    if wr == zero && wi == zero {
+        return T::ONE;
     }
-    if a.is_nan() {
-        // NaN ± 0j for a zero b, else NaN + NaNj
-        return T::from_parts(nan, if b == zero { b } else { nan });
-    }
-    if a.is_infinite() {
-        if b.is_finite() {
-            // +0 * cis(b), or +inf * cis(b) (b nonzero)
-            let r = if a > zero { inf } else { zero };
-            return T::from_parts(r * b.cos(), r * b.sin());
-        }
-        // b infinite or NaN: 0 + 0j below -inf, inf + NaNj above +inf
-        return if a > zero {
-            T::from_parts(inf, nan)
-        } else {
+    if zr == zero && zi == zero {
+        return if wr > zero {
             T::from_parts(zero, zero)
-        };
-    }
-    if !b.is_finite() {
-        return T::from_parts(nan, nan);
-    }
-    let r = a.exp();
-    T::from_parts(r * b.cos(), r * b.sin())
-}
-
-/// The principal logarithm, `ln|z| + i arg(z)` (`clog`): `hypot` and
-/// `atan2` give Annex G's special cases (`log(-0 + 0j)` is `-inf + pij`,
-/// `log(-inf + infj)` is `inf + 3pi/4 j`, a NaN part NaN, but an infinite
-/// part an infinite real part).
-#[inline]
-fn log<T: ComplexElement>(z: T) -> T {
-    let (a, b) = z.parts();
-    T::from_parts(a.hypot(b).ln(), b.atan2(a))
-}
-
-/// The principal square root (`csqrt`, as FreeBSD's and musl's): Annex
-/// G's special cases first, then the stable formula, scaled where
-/// `|a| + |z|` could overflow.
-#[inline]
-fn sqrt<T: ComplexElement>(z: T) -> T {
-    let (a, b) = z.parts();
-    let (zero, nan, inf) = (T::Real::zero(), T::Real::nan(), T::Real::infinity());
-    let two = T::Real::one() + T::Real::one();
-    if a == zero && b == zero {
-        return T::from_parts(zero, b);
-    }
-    if b.is_infinite() {
-        return T::from_parts(inf, b);
-    }
-    if a.is_nan() {
-        return T::from_parts(a, nan);
-    }
-    if a.is_infinite() {
-        // sqrt(-inf + yj) = +0 + inf j (NaN + inf j for a NaN y);
-        // sqrt(+inf + yj) = +inf + 0j (inf + NaNj).
-        let y0 = if b.is_nan() { nan } else { zero };
-        return if a < zero {
-            T::from_parts(y0.abs(), inf.copysign(b))
         } else {
-            T::from_parts(a, y0.copysign(b))
+            T::from_parts(T::Real::nan(), T::Real::nan())
         };
     }
-    if b.is_nan() {
-        return T::from_parts(nan, nan);
+    let small = <T::Real as num_traits::NumCast>::from(100).unwrap_or(zero);
+    if wi == zero && wr.abs() < small && wr.fract() == zero {
+        let n = num_traits::ToPrimitive::to_u32(&wr.abs()).unwrap_or(0);
+        let r = match n {
+            1 => z,
+            2 => mul(z, z),
+            3 => mul(z, mul(z, z)),
+            _ => {
+                // binary powering
+                let (mut acc, mut p, mut n) = (T::ONE, z, n);
+                loop {
+                    if n & 1 == 1 {
+                        acc = mul(acc, p);
+                    }
+                    n >>= 1;
+                    if n == 0 {
+                        break acc;
+                    }
+                    p = mul(p, p);
+                }
+            }
+        };
+        return if wr < zero { div(T::ONE, r) } else { r };
     }
-    let four = two * two;
-    let limit = T::Real::max_value() / (T::Real::one() + two.sqrt());
-    let scaled = a.abs() >= limit || b.abs() >= limit;
-    let (a, b) = if scaled { (a / four, b / four) } else { (a, b) };
-    let (re, im) = if a >= zero {
-        let t = ((a + a.hypot(b)) / two).sqrt();
-        (t, b / (two * t))
-    } else {
-        let t = ((-a + a.hypot(b)) / two).sqrt();
-        (b.abs() / (two * t), t.copysign(b))
-    };
-    if scaled {
-        T::from_parts(re * two, im * two)
-    } else {
-        T::from_parts(re, im)
-    }
+    let (lr, li) = math::log(zr, zi);
+    let (re, im) = math::exp(lr * wr - li * wi, lr * wi + li * wr);
+    T::from_parts(re, im)
 }
 
 #[cfg(test)]
@@ -324,26 +316,18 @@ mod tests {
     }
 
     #[test]
-    #[allow(clippy::float_cmp)] // exact special values
-    fn exp_log_and_sqrt_follow_annex_g() {
-        let (inf, nan) = (f64::INFINITY, f64::NAN);
-        let z = exp(c(-inf, 1.0));
-        assert!(z.re == 0.0 && z.im == 0.0 && z.re.is_sign_positive());
-        let z = exp(c(inf, nan));
-        assert!(z.re == inf && z.im.is_nan());
-        assert_eq!(exp(c(-0.0, 0.0)), c(1.0, 0.0));
-        let z = exp(c(nan, -0.0));
-        assert!(z.re.is_nan() && z.im == 0.0 && z.im.is_sign_negative());
-        assert_eq!(log(c(-0.0, 0.0)), c(-inf, std::f64::consts::PI));
-        assert_eq!(log(c(-inf, inf)), c(inf, 3.0 * std::f64::consts::FRAC_PI_4));
-        let z = log(c(inf, nan));
-        assert!(z.re == inf && z.im.is_nan());
-        assert_eq!(sqrt(c(-inf, 1.0)), c(0.0, inf));
-        assert_eq!(sqrt(c(nan, inf)), c(inf, inf));
-        let z = sqrt(c(-inf, nan));
-        assert!(z.re.is_nan() && z.im.is_infinite());
-        assert_eq!(sqrt(c(-4.0, -0.0)), c(0.0, -2.0));
-        assert!(sqrt(c(f64::MAX, f64::MAX)).re.is_finite());
+    #[allow(clippy::float_cmp)] // exact values
+    fn small_integer_powers_multiply_and_others_go_through_exp_log() {
+        assert_eq!(pow(c(1.0, 2.0), c(2.0, 0.0)), c(-3.0, 4.0));
+        assert_eq!(pow(c(0.0, 1.0), c(-3.0, 0.0)), c(0.0, 1.0));
+        assert_eq!(pow(c(0.0, 1.0), c(4.0, 0.0)), c(1.0, 0.0));
+        assert_eq!(pow(c(f64::NAN, 1.0), c(0.0, 0.0)), c(1.0, 0.0));
+        assert_eq!(pow(c(0.0, 0.0), c(2.5, 1.0)), c(0.0, 0.0));
+        assert!(pow(c(0.0, 0.0), c(-1.0, 0.0)).re.is_nan());
+        // i ** 0.5 = e^(i pi / 4)
+        let r = pow(c(0.0, 1.0), c(0.5, 0.0));
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        assert!((r.re - h).abs() < 4e-16 && (r.im - h).abs() < 4e-16);
     }
 
     #[test]
@@ -352,7 +336,11 @@ mod tests {
         assert!(takes(Member::Func(Func::Conj)));
         assert!(!takes(Member::Binary(BinaryOp::Maximum)));
         assert!(takes(Member::Unary(UnaryOp::Exp)));
-        assert!(!takes(Member::Unary(UnaryOp::Tanh)));
+        assert!(takes(Member::Unary(UnaryOp::Tanh)));
+        assert!(takes(Member::Func(Func::Atanh)));
+        assert!(!takes(Member::Unary(UnaryOp::Relu)));
+        assert!(!takes(Member::Func(Func::Floor)));
+        assert!(!takes(Member::Func(Func::Atan2)));
         assert!(!takes(Member::Func(Func::Less)));
     }
 }
