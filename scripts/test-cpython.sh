@@ -72,7 +72,7 @@ forky_run PATH="/venv/$VERSION/bin:/root/.cargo/bin:/usr/bin:/bin" \
     # maturin, and the test extra of pyproject.toml (keep in sync; mypy
     # is only needed for the stub check, run on the host).
     pip install -q "maturin>=1.9.4,<2" "numpy>=1.26" "pytest>=8" "pytest-benchmark>=4" "hypothesis>=6.100" "matplotlib>=3.8" \
-        "scikit-learn>=1.9.1,<1.10" "scipy>=1.17" "dask[array]>=2026.8" "einops>=0.8.2" "array-api-compat>=1.16"
+        "scikit-learn>=1.9.1,<1.10" "scipy>=1.17" "dask[array]>=2026.8" "einops>=0.8.2" "array-api-compat>=1.16" "mpmath>=1.3"
     t=$SECONDS
     wheels=/tmp/wheels-$VERSION
     rm -rf "$wheels"
