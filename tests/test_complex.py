@@ -221,14 +221,14 @@ REFUSED: list[tuple[str, Callable[[donate.Tensor], Any]]] = [
     ("argsort", lambda t: donate.argsort(t)),
     ("unique", lambda t: donate.unique_values(t)),
     ("cumulative_sum", lambda t: donate.cumulative_sum(t, axis=0)),
-    ("tensordot", lambda t: donate.tensordot(t, t.T, axes=1)),
     ("clip", lambda t: donate.clip(t, 0, 1)),
     ("count_nonzero", lambda t: donate.count_nonzero(t)),
     ("round", lambda t: donate.round(t)),
     ("softmax", lambda t: donate.softmax(t)),
     ("diff", lambda t: donate.diff(t)),
     ("linalg.inv", lambda t: donate.linalg.inv(t[:, :2])),
-    ("vecdot", lambda t: donate.vecdot(t, t)),
+    ("linalg.det", lambda t: donate.linalg.det(t[:, :2])),
+    ("vector_norm", lambda t: donate.linalg.vector_norm(t)),
 ]
 
 
@@ -615,6 +615,33 @@ def test_exp_of_an_imaginary_phase_is_a_unit_circle(dtype: np.dtype) -> None:
     theta = np.linspace(-7, 7, 101).astype(np.dtype(dtype).type(0).real.dtype)
     t = donate.exp(1j * donate.asarray(theta))
     close(t, np.exp(1j * theta))
+
+
+PRODUCTS: list[tuple[str, Callable[[Any, Any, Any], Any]]] = [
+    ("tensordot", lambda m, x, y: m.tensordot(x, y.T, axes=1)),
+    ("tensordot pairs", lambda m, x, y: m.tensordot(x, y, axes=([0, 1], [0, 1]))),
+    ("vecdot", lambda m, x, y: m.vecdot(x, y)),  # conj(x) . y
+    ("vecdot axis 0", lambda m, x, y: m.vecdot(x, y, axis=0)),
+    ("outer", lambda m, x, y: m.linalg.outer(x[0], y[1]) if m is donate else np.outer(x[0], y[1])),
+    ("cross", lambda m, x, y: m.linalg.cross(x, y) if m is donate else np.cross(x, y)),
+    ("trace", lambda m, x, y: m.linalg.trace(x[:, :2]) if m is donate else np.trace(x[:, :2])),
+    ("diagonal", lambda m, x, y: m.linalg.diagonal(x, offset=1) if m is donate else np.diagonal(x, 1)),
+    (
+        "matrix_power",
+        lambda m, x, y: m.linalg.matrix_power(x[:, :2], 5) if m is donate else np.linalg.matrix_power(x[:, :2], 5),
+    ),
+]
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize(("name", "f"), PRODUCTS, ids=[n for n, _ in PRODUCTS])
+def test_sums_of_products_match_numpy(name: str, f: Callable[[Any, Any, Any], Any], dtype: np.dtype) -> None:
+    x, y = sample(dtype), sample(dtype)[::-1] * (1 - 0.5j)
+    got = np.asarray(f(donate, donate.asarray(x), donate.asarray(y)))
+    want = np.asarray(f(np, x, y))
+    assert got.dtype == want.dtype == dtype
+    # sums in complex128 (NumPy's complex64 sums in complex64)
+    np.testing.assert_allclose(got, want, rtol=32 * np.finfo(dtype).eps)
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)

@@ -23,7 +23,8 @@ fn takes_complex(op: &Op) -> bool {
         Op::Unary(u) => takes(Member::Unary(*u)),
         Op::Binary(b) => takes(Member::Binary(*b)),
         Op::Func(f) => takes(Member::Func(*f)),
-        // Moves, views, conversions, and gemm's complex products.
+        // Moves, views, conversions, selections, and gemm's complex
+        // products.
         Op::Reshape { .. }
         | Op::Permute { .. }
         | Op::Index { .. }
@@ -39,17 +40,19 @@ fn takes_complex(op: &Op) -> bool {
             Statistic::Sum { .. } | Statistic::Prod { .. } | Statistic::Mean
         ),
         Op::Lane(l) => l.moves_elements(),
-        Op::Fresh(f) => matches!(
-            **f,
-            FreshOp::Concat { .. }
-                | FreshOp::Meshgrid { .. }
-                | FreshOp::Stack { .. }
-                | FreshOp::BroadcastTo { .. }
-                | FreshOp::Tile { .. }
-                | FreshOp::Repeat { .. }
-                | FreshOp::Take { .. }
-                | FreshOp::TakeAlongAxis { .. }
-        ),
+        Op::Fresh(f) => {
+            matches!(
+                **f,
+                FreshOp::Concat { .. }
+                    | FreshOp::Meshgrid { .. }
+                    | FreshOp::Stack { .. }
+                    | FreshOp::BroadcastTo { .. }
+                    | FreshOp::Tile { .. }
+                    | FreshOp::Repeat { .. }
+                    | FreshOp::Take { .. }
+                    | FreshOp::TakeAlongAxis { .. }
+            ) || matches!(&**f, FreshOp::Linalg(l) if l.takes_complex())
+        }
         _ => false,
     }
 }

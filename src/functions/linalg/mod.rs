@@ -10,8 +10,9 @@
 //!   equal.
 //! - **Dtypes.** Sums of products keep integers (`tensordot`, `vecdot`,
 //!   `outer`, `cross`, `trace`, `matrix_power` for `n >= 0`; two operands
-//!   promote by NumPy's table; integers wrap as NumPy's do); `diagonal`
-//!   takes every dtype. The decompositions and everything computed from
+//!   promote by NumPy's table; integers wrap as NumPy's do; complex
+//!   numbers sum in complex128, and `vecdot` conjugates its first
+//!   operand); `diagonal` takes every dtype. The decompositions and everything computed from
 //!   them (`cholesky`, `det`, `eigh`, `eigvalsh`, `inv`, `matrix_norm`,
 //!   `matrix_rank`, `pinv`, `qr`, `slogdet`, `solve`, `svd`, `svdvals`,
 //!   `vector_norm`) take float32 and float64 only and give the input's

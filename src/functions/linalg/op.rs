@@ -126,6 +126,22 @@ impl LinalgOp {
         }
     }
 
+    /// Does the function take complex operands? The sums of products
+    /// (`tensordot`, `vecdot`, `outer`, `cross`, `trace`, `matrix_power`)
+    /// and `diagonal`; the decompositions and norms are real-only so far.
+    pub fn takes_complex(&self) -> bool {
+        matches!(
+            self,
+            LinalgOp::Tensordot { .. }
+                | LinalgOp::Vecdot { .. }
+                | LinalgOp::Cross { .. }
+                | LinalgOp::Outer
+                | LinalgOp::Diagonal { .. }
+                | LinalgOp::MatrixPower { .. }
+                | LinalgOp::Trace { .. }
+        )
+    }
+
     /// The dtype operand `i` is read as, when the function converts it
     /// (see [`FreshOp::read_dtype`](crate::plan::FreshOp::read_dtype)):
     /// the sums of products compute in their result's dtype; the others

@@ -3,10 +3,11 @@
 //! integers kept (and wrapping, as NumPy's), two operands promoted by
 //! NumPy's table.
 
-use crate::array::dyn_tensor::{for_dtype, DynElement, DynTensor, Meta};
+use crate::array::dyn_tensor::{for_any_dtype, AnyElement, DynTensor, Meta};
 use crate::array::element::DType;
 use crate::array::shape::{broadcast_shapes, normalize_axis};
 use crate::error::{Error, Result};
+use crate::kernels::matmul::MatmulElement;
 use crate::kernels::matmul::{matmul_batched_acc, BatchOffsets, MatRef};
 
 use super::stack::{
@@ -125,14 +126,20 @@ pub fn tensordot(x1: &DynTensor, x2: &DynTensor, axes: &TensordotAxes) -> Result
     let k: usize = a.iter().map(|&i| s1[i]).product();
     let n: usize = free2.iter().map(|&i| s2[i]).product();
     let (p1, p2) = (x1.permuted_view(&perm1)?, x2.permuted_view(&perm2)?);
-    for_dtype!(d, T => {
+    for_any_dtype!(d, T => {
         let (t1, t2) = (read::<T>(&p1, "tensordot")?, read::<T>(&p2, "tensordot")?);
         new(&product(t1.as_slice()?, t2.as_slice()?, m, k, n), &shape)
     })
 }
 
 /// `a (m×k) · b (k×n)`, row-major and contiguous, as a new `Vec`.
-fn product<T: DynElement>(a: &[T], b: &[T], m: usize, k: usize, n: usize) -> Vec<T> {
+fn product<T: AnyElement + MatmulElement>(
+    a: &[T],
+    b: &[T],
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Vec<T> {
     let mut out = vec![T::ZERO; m * n];
     if m * n * k > 0 {
         matmul_batched_acc(
@@ -191,7 +198,8 @@ pub(crate) fn vecdot_signature(
 }
 
 /// `vecdot(x1, x2, axis)`: the dot products of the vectors along `axis`,
-/// the other axes broadcast.
+/// the other axes broadcast; `sum(conj(x1) * x2)` for complex vectors, as
+/// the standard defines it.
 pub fn vecdot(x1: &DynTensor, x2: &DynTensor, axis: isize) -> Result<DynTensor> {
     const OP: &str = "vecdot";
     let (d, shape) = vecdot_signature(x1.meta(), x2.meta(), axis)?;
@@ -199,13 +207,13 @@ pub fn vecdot(x1: &DynTensor, x2: &DynTensor, axis: isize) -> Result<DynTensor> 
     let len = out[ax];
     let (o1, st1) = lanes(x1.shape(), &out, ax);
     let (o2, st2) = lanes(x2.shape(), &out, ax);
-    for_dtype!(d, T => {
+    for_any_dtype!(d, T => {
         let (t1, t2) = (read::<T>(x1, OP)?, read::<T>(x2, OP)?);
         let (a, b) = (t1.as_slice()?, t2.as_slice()?);
         let res: Vec<T> = o1
             .iter()
             .zip(&o2)
-            .map(|(&i, &j)| (0..len).fold(Acc::zero::<T>(), |s, k| s.mul_add(a[i + k * st1], b[j + k * st2])).get())
+            .map(|(&i, &j)| (0..len).fold(Acc::zero::<T>(), |s, k| s.conj_mul_add(a[i + k * st1], b[j + k * st2])).get())
             .collect();
         new(&res, &shape)
     })
@@ -243,7 +251,7 @@ pub fn cross(x1: &DynTensor, x2: &DynTensor, axis: isize) -> Result<DynTensor> {
     let (o1, st1) = lanes(x1.shape(), &out, ax);
     let (o2, st2) = lanes(x2.shape(), &out, ax);
     let (oo, sto) = lanes(&out, &out, ax);
-    for_dtype!(d, T => {
+    for_any_dtype!(d, T => {
         let (t1, t2) = (read::<T>(x1, OP)?, read::<T>(x2, OP)?);
         let (a, b) = (t1.as_slice()?, t2.as_slice()?);
         let mut res = vec![<T as crate::Element>::ZERO; out.iter().product()];
@@ -281,7 +289,7 @@ pub(crate) fn outer_signature(x1: Meta<'_>, x2: Meta<'_>) -> Result<(DType, Vec<
 pub fn outer(x1: &DynTensor, x2: &DynTensor) -> Result<DynTensor> {
     const OP: &str = "linalg.outer";
     let (d, shape) = outer_signature(x1.meta(), x2.meta())?;
-    for_dtype!(d, T => {
+    for_any_dtype!(d, T => {
         let (t1, t2) = (read::<T>(x1, OP)?, read::<T>(x2, OP)?);
         let (a, b) = (t1.as_slice()?, t2.as_slice()?);
         let res: Vec<T> = a
@@ -318,7 +326,7 @@ pub fn diagonal(x: &DynTensor, offset: isize) -> Result<DynTensor> {
     let (d, shape) = diagonal_signature(x.meta(), offset)?;
     let s = Matrices::of(OP, x.shape())?;
     let len = shape[shape.len() - 1];
-    for_dtype!(d, T => {
+    for_any_dtype!(d, T => {
         let t = read::<T>(x, OP)?;
         let data = t.as_slice()?;
         let mut res = Vec::with_capacity(s.count() * len);
@@ -354,7 +362,7 @@ pub fn trace(x: &DynTensor, offset: isize, dtype: Option<DType>) -> Result<DynTe
     const OP: &str = "linalg.trace";
     let (d, shape) = trace_signature(x.meta(), dtype)?;
     let s = Matrices::of(OP, x.shape())?;
-    for_dtype!(d, T => {
+    for_any_dtype!(d, T => {
         let t = read::<T>(x, OP)?;
         let data = t.as_slice()?;
         let res: Vec<T> = (0..s.count())
@@ -393,7 +401,7 @@ pub fn matrix_power(x: &DynTensor, n: i64) -> Result<DynTensor> {
         return matrix_power(&super::inv(x)?, n.checked_neg().unwrap_or(i64::MAX));
     }
     let s = Matrices::of(OP, x.shape())?;
-    for_dtype!(d, T => {
+    for_any_dtype!(d, T => {
         let t = read::<T>(x, OP)?;
         let data = t.as_slice()?;
         let mut res = Vec::with_capacity(data.len());
@@ -405,7 +413,7 @@ pub fn matrix_power(x: &DynTensor, n: i64) -> Result<DynTensor> {
 }
 
 /// `a^e` for one `n×n` matrix, by repeated squaring.
-fn power<T: DynElement>(a: &[T], n: usize, mut e: u64) -> Vec<T> {
+fn power<T: AnyElement + MatmulElement>(a: &[T], n: usize, mut e: u64) -> Vec<T> {
     let mut acc: Vec<T> = (0..n * n)
         .map(|i| if i % (n + 1) == 0 { T::ONE } else { T::ZERO })
         .collect();

@@ -3,7 +3,7 @@
 //! checks, the broadcasting of stack dimensions, and reading an operand as
 //! a contiguous tensor of the dtype a function computes in.
 
-use crate::array::dyn_tensor::{DynElement, DynTensor, Meta};
+use crate::array::dyn_tensor::{AnyElement, DynTensor, Meta};
 use crate::array::element::DType;
 use crate::array::shape::{broadcast_strides, checked_numel};
 use crate::array::tensor::Tensor;
@@ -142,7 +142,7 @@ impl Matrices {
 
 /// `x` as a contiguous tensor of `T` (another handle when it already is
 /// one, else a converted or gathered copy).
-pub(super) fn read<T: DynElement>(x: &DynTensor, op: &'static str) -> Result<Tensor<T>> {
+pub(super) fn read<T: AnyElement>(x: &DynTensor, op: &'static str) -> Result<Tensor<T>> {
     let c = if x.dtype() == T::DTYPE {
         x.contiguous()?
     } else {
@@ -152,7 +152,7 @@ pub(super) fn read<T: DynElement>(x: &DynTensor, op: &'static str) -> Result<Ten
 }
 
 /// A new tensor holding `data`.
-pub(super) fn new<T: DynElement>(data: &[T], shape: &[usize]) -> Result<DynTensor> {
+pub(super) fn new<T: AnyElement>(data: &[T], shape: &[usize]) -> Result<DynTensor> {
     Tensor::from_slice(data, shape).map(T::wrap)
 }
 
@@ -204,13 +204,15 @@ pub(super) fn lanes(shape: &[usize], out: &[usize], axis: usize) -> (Vec<usize>,
     (offs, strides[axis])
 }
 
-/// Sums of products in a wide accumulator: `f64` for floats, `i128` for
-/// integers and bool, wrapping, and wrapped to the result's width at the
-/// end as NumPy's fixed-width integer arithmetic wraps (2^128 is a
-/// multiple of every dtype's modulus, so the wrapping sum agrees).
+/// Sums of products in a wide accumulator: `f64` for floats, complex128
+/// for complex numbers, `i128` for integers and bool, wrapping, and
+/// wrapped to the result's width at the end as NumPy's fixed-width
+/// integer arithmetic wraps (2^128 is a multiple of every dtype's
+/// modulus, so the wrapping sum agrees).
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Acc {
     F(f64),
+    C(crate::C64),
     I(i128),
 }
 
@@ -219,6 +221,8 @@ impl Acc {
     pub fn zero<T: crate::Element>() -> Acc {
         if T::DTYPE.is_float() {
             Acc::F(0.0)
+        } else if T::DTYPE.is_complex() {
+            Acc::C(crate::C64::new(0.0, 0.0))
         } else {
             Acc::I(0)
         }
@@ -229,7 +233,17 @@ impl Acc {
     pub fn mul_add<T: crate::Element>(self, a: T, b: T) -> Acc {
         match self {
             Acc::F(s) => Acc::F(s + a.to_f64() * b.to_f64()),
+            Acc::C(s) => Acc::C(s + a.to_c64() * b.to_c64()),
             Acc::I(s) => Acc::I(s.wrapping_add(a.to_i128().wrapping_mul(b.to_i128()))),
+        }
+    }
+
+    /// `self + conj(a)·b` (`vecdot`'s product; `a·b` for real numbers).
+    #[inline]
+    pub fn conj_mul_add<T: crate::Element>(self, a: T, b: T) -> Acc {
+        match self {
+            Acc::C(s) => Acc::C(s + a.to_c64().conj() * b.to_c64()),
+            real => real.mul_add(a, b),
         }
     }
 
@@ -238,6 +252,7 @@ impl Acc {
     pub fn add<T: crate::Element>(self, a: T) -> Acc {
         match self {
             Acc::F(s) => Acc::F(s + a.to_f64()),
+            Acc::C(s) => Acc::C(s + a.to_c64()),
             Acc::I(s) => Acc::I(s.wrapping_add(a.to_i128())),
         }
     }
@@ -247,6 +262,7 @@ impl Acc {
     pub fn sub(self, other: Acc) -> Acc {
         match (self, other) {
             (Acc::F(a), Acc::F(b)) => Acc::F(a - b),
+            (Acc::C(a), Acc::C(b)) => Acc::C(a - b),
             (Acc::I(a), Acc::I(b)) => Acc::I(a.wrapping_sub(b)),
             // Both come from one dtype's `zero`.
             (a, _) => a,
@@ -258,6 +274,7 @@ impl Acc {
     pub fn get<T: crate::Element>(self) -> T {
         match self {
             Acc::F(s) => T::from_f64(s),
+            Acc::C(s) => T::from_c64(s),
             Acc::I(s) => T::from_i128(s),
         }
     }
