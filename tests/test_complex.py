@@ -213,8 +213,6 @@ REFUSED: list[tuple[str, Callable[[donate.Tensor], Any]]] = [
     ("max", lambda t: donate.max(t)),
     ("max", lambda t: donate.max(t, axis=0)),
     ("min", lambda t: donate.min(t)),
-    ("std", lambda t: donate.std(t)),
-    ("var", lambda t: donate.var(t)),
     ("argmax", lambda t: donate.argmax(t)),
     ("argmin", lambda t: donate.argmin(t, axis=0)),
     ("sort", lambda t: donate.sort(t)),
@@ -242,6 +240,39 @@ def test_operations_without_complex_support_raise_type_error(
     with pytest.raises(TypeError, match=str(dtype)):
         f(t)
     same(t, a)  # the input is untouched
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize(
+    ("name", "f"),
+    [
+        ("sum", lambda t: donate.sum(t, dtype=donate.float64)),
+        ("prod", lambda t: donate.prod(t, dtype=donate.float32)),
+        ("linalg.trace", lambda t: donate.linalg.trace(t[:, :2], dtype=donate.float64)),
+        ("astype", lambda t: donate.astype(t, donate.int32)),
+    ],
+)
+def test_a_real_dtype_asked_of_complex_numbers_raises_rather_than_drop_the_imaginary_part(
+    name: str, f: Callable[[donate.Tensor], Any], dtype: np.dtype
+) -> None:
+    t = donate.asarray(sample(dtype))
+    with pytest.raises(TypeError, match="imaginary part would be lost"):
+        f(t)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_var_and_std_of_complex_numbers_are_real_as_numpy(dtype: np.dtype) -> None:
+    a = sample(dtype) * (1 + 0.5j) + 1j
+    t = donate.asarray(a)
+    for kw in ({}, {"axis": 0}, {"axis": 1, "correction": 1}, {"axis": (0, 1), "keepdims": True}):
+        nkw = dict(kw)
+        if "correction" in nkw:
+            nkw["ddof"] = nkw.pop("correction")
+        for name in ("var", "std"):
+            got, want = np.asarray(getattr(donate, name)(t, **kw)), getattr(np, name)(a, **nkw)
+            assert got.dtype == want.dtype == a.real.dtype
+            np.testing.assert_allclose(got, want, rtol=4 * np.finfo(got.dtype).eps)
+    same(donate.jit(lambda x: donate.std(x, axis=0))(t), np.asarray(donate.std(t, axis=0)))
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)

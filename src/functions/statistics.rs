@@ -71,8 +71,20 @@ impl Statistic {
     pub fn result_dtype(self, d: DType) -> DType {
         match self {
             Statistic::Sum { dtype } | Statistic::Prod { dtype } => accumulation_dtype(d, dtype),
+            // The spread of complex numbers is real (NumPy's).
+            Statistic::Var { .. } | Statistic::Std { .. } if d.is_complex() => d.real_dtype(),
             Statistic::Mean | Statistic::Var { .. } | Statistic::Std { .. } => mean_dtype(d),
             Statistic::Max | Statistic::Min => d,
+        }
+    }
+
+    /// The dtype the statistic reads an input of dtype `d` as: its
+    /// result's, except a complex spread (`var`, `std`), which reads the
+    /// complex numbers and returns a real number.
+    pub fn compute_dtype(self, d: DType) -> DType {
+        match self {
+            Statistic::Var { .. } | Statistic::Std { .. } if d.is_complex() => d,
+            _ => self.result_dtype(d),
         }
     }
 }
@@ -118,6 +130,20 @@ pub fn reduce(
         return Err(Error::EmptyReduction { op: name, shape });
     }
     x.check_readable()?;
+    if let (Statistic::Var { correction } | Statistic::Std { correction }, true) =
+        (statistic, x.dtype().is_complex())
+    {
+        let sqrt = matches!(statistic, Statistic::Std { .. });
+        return match x {
+            DynTensor::C64(t) => {
+                complex_spread(t, correction, sqrt, &axes, &out_shape).map(DynTensor::from)
+            }
+            DynTensor::C128(t) => {
+                complex_spread(t, correction, sqrt, &axes, &out_shape).map(DynTensor::from)
+            }
+            _ => unreachable!("complex"),
+        };
+    }
     let dtype = statistic.result_dtype(x.dtype());
     let x = if dtype == x.dtype() {
         x.clone()
@@ -133,8 +159,9 @@ pub fn reduce(
     }
 }
 
-/// `sum`, `prod` and `mean` of complex numbers (the planner refuses the
-/// others: complex numbers are unordered, and their variance is to come):
+/// `sum`, `prod` and `mean` of complex numbers (`var` and `std` are
+/// [`complex_spread`]; the planner refuses `max` and `min`: complex
+/// numbers are unordered):
 /// each part summed as a float sum is, the product multiplied through in
 /// complex128 by the textbook formula (NumPy's).
 fn reduce_complex<T: ComplexElement>(
@@ -159,6 +186,36 @@ fn reduce_complex<T: ComplexElement>(
             dtype: T::DTYPE,
         }),
     })
+}
+
+/// The variance of complex numbers, `sum(|z - mean|^2) / (N -
+/// correction)`, a real number (NumPy's), or its square root.
+fn complex_spread<T: ComplexElement>(
+    t: &Tensor<T>,
+    correction: f64,
+    sqrt: bool,
+    axes: &[usize],
+    out: &[usize],
+) -> Result<Tensor<T::Real>> {
+    let l = lanes(t, axes)?;
+    let v: Vec<T::Real> = l
+        .iter()
+        .map(|lane| {
+            let n = lane.len() as f64;
+            let denom = n - correction;
+            let var = if lane.is_empty() || denom <= 0.0 {
+                f64::NAN
+            } else {
+                let mean = C64::new(
+                    float_sum(lane.iter().map(|z| z.to_c64().re)),
+                    float_sum(lane.iter().map(|z| z.to_c64().im)),
+                ) / n;
+                float_sum(lane.iter().map(|z| (z.to_c64() - mean).norm_sqr())) / denom
+            };
+            T::Real::from_f64(if sqrt { var.sqrt() } else { var })
+        })
+        .collect();
+    Tensor::from_vec(v, out)
 }
 
 fn reduce_typed<T: crate::RealElement>(

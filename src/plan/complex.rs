@@ -32,12 +32,16 @@ fn takes_complex(op: &Op) -> bool {
         | Op::Where
         | Op::Scatter
         | Op::Matmul => true,
-        // Sums, products and means (complex numbers are unordered: no
-        // max or min; their variance is to come).
+        // Sums, products, means and spreads (complex numbers are
+        // unordered: no max or min).
         Op::Reduce { kind, .. } => matches!(kind, Reduction::Sum | Reduction::Mean),
         Op::Statistic(s) => matches!(
             s.statistic,
-            Statistic::Sum { .. } | Statistic::Prod { .. } | Statistic::Mean
+            Statistic::Sum { .. }
+                | Statistic::Prod { .. }
+                | Statistic::Mean
+                | Statistic::Var { .. }
+                | Statistic::Std { .. }
         ),
         Op::Lane(l) => l.moves_elements(),
         Op::Fresh(f) => {
@@ -71,11 +75,29 @@ pub(super) fn check_result(op: &Op, result: crate::DType) -> Result<()> {
     Ok(())
 }
 
+/// The dtype a caller asked `op` to compute in (`astype`, `dtype=` of a
+/// sum, a product or a trace).
+fn asked_dtype(op: &Op) -> Option<crate::DType> {
+    match op {
+        Op::Cast { dtype } => Some(*dtype),
+        Op::Statistic(s) => match s.statistic {
+            Statistic::Sum { dtype } | Statistic::Prod { dtype } => dtype,
+            _ => None,
+        },
+        Op::Fresh(f) => match &**f {
+            FreshOp::Linalg(crate::functions::linalg::LinalgOp::Trace { dtype, .. }) => *dtype,
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// `Err(UnsupportedDType)` when an operand of `op` is complex and `op`
-/// does not take complex operands, and for `astype` from a complex to a
-/// real dtype other than bool, which the array API standard does not
-/// permit (the imaginary part would be lost; NumPy only warns). Into
-/// bool it is the standard's: `0+0j` is false, everything else true.
+/// does not take complex operands, and `InvalidOperand` when a real dtype
+/// is asked of complex numbers (`astype`, `sum(x, dtype=float64)`, a
+/// trace's `dtype=`), which the array API standard does not permit (the
+/// imaginary part would be lost; NumPy only warns). `astype` into bool
+/// is the standard's: `0+0j` is false, everything else true.
 pub(super) fn check(op: &Op, o: &[OperandDesc<'_>]) -> Result<()> {
     let Some(d) = o
         .iter()
@@ -84,12 +106,17 @@ pub(super) fn check(op: &Op, o: &[OperandDesc<'_>]) -> Result<()> {
     else {
         return Ok(());
     };
-    if let Op::Cast { dtype } = op {
-        if !dtype.is_complex() && !dtype.is_bool() {
+    if let Some(dtype) = asked_dtype(op) {
+        if !dtype.is_complex() && !(dtype.is_bool() && matches!(op, Op::Cast { .. })) {
+            let what = if matches!(op, Op::Cast { .. }) {
+                format!("cast {d} to {dtype}")
+            } else {
+                format!("compute in {dtype} from {d}")
+            };
             return Err(Error::InvalidOperand {
                 op: op.name(),
                 reason: format!(
-                    "cannot cast {d} to {dtype}: the imaginary part would be lost \
+                    "cannot {what}: the imaginary part would be lost \
                      (the array API standard does not permit a complex to real cast)"
                 ),
             });

@@ -347,7 +347,7 @@ fn statistic_signature(op: &Op, s: &super::StatisticOp, x: &OperandDesc<'_>) -> 
         crate::functions::lanes::reduced_shape(x.shape, &axes, s.keepdims).into(),
         Receives::Never,
     );
-    sig.compute = Some(dtype);
+    sig.compute = Some(s.statistic.compute_dtype(d));
     Ok(sig)
 }
 
