@@ -107,7 +107,9 @@ pub(super) fn check(op: &Op, o: &[OperandDesc<'_>]) -> Result<()> {
         return Ok(());
     };
     if let Some(dtype) = asked_dtype(op) {
-        if !dtype.is_complex() && !(dtype.is_bool() && matches!(op, Op::Cast { .. })) {
+        // into bool, `astype` keeps the truth value
+        let kept = dtype.is_complex() || (dtype.is_bool() && matches!(op, Op::Cast { .. }));
+        if !kept {
             let what = if matches!(op, Op::Cast { .. }) {
                 format!("cast {d} to {dtype}")
             } else {
