@@ -220,7 +220,6 @@ REFUSED: list[tuple[str, Callable[[donate.Tensor], Any]]] = [
     ("unique", lambda t: donate.unique_values(t)),
     ("cumulative_sum", lambda t: donate.cumulative_sum(t, axis=0)),
     ("clip", lambda t: donate.clip(t, 0, 1)),
-    ("count_nonzero", lambda t: donate.count_nonzero(t)),
     ("round", lambda t: donate.round(t)),
     ("softmax", lambda t: donate.softmax(t)),
     ("diff", lambda t: donate.diff(t)),
@@ -258,6 +257,18 @@ def test_a_real_dtype_asked_of_complex_numbers_raises_rather_than_drop_the_imagi
     t = donate.asarray(sample(dtype))
     with pytest.raises(TypeError, match="imaginary part would be lost"):
         f(t)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_truth_values_count_and_combine_as_numpy(dtype: np.dtype) -> None:
+    a = np.array([[0, 1j, complex(NAN, 0)], [-0.0, 2, complex(0, -0.0)]], dtype)
+    t = donate.asarray(a)
+    same(donate.count_nonzero(t), np.asarray(np.count_nonzero(a)))
+    same(donate.count_nonzero(t, axis=0), np.count_nonzero(a, axis=0))
+    same(donate.logical_not(t), np.logical_not(a))
+    for name in ("logical_and", "logical_or", "logical_xor"):
+        same(getattr(donate, name)(t, t[::-1]), getattr(np, name)(a, a[::-1]))
+        same(getattr(donate, name)(t, donate.asarray(a.real.copy())), getattr(np, name)(a, a.real))
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)

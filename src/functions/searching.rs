@@ -126,7 +126,7 @@ pub fn count_nonzero_signature(
 pub fn count_nonzero(x: &DynTensor, axes: Option<&[isize]>, keepdims: bool) -> Result<DynTensor> {
     let (_, out) = count_nonzero_signature(x.meta(), axes, keepdims)?;
     let axes = normalize_axes("count_nonzero", axes, x.shape().len())?;
-    let v: Vec<i64> = each_real!(x, "count_nonzero", t => {
+    let v: Vec<i64> = each!(x, t => {
         let l = lanes(t, &axes)?;
         l.iter().map(|lane| nonzero_positions(lane).count() as i64).collect()
     });

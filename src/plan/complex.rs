@@ -12,17 +12,20 @@
 use super::{FreshOp, Op, OperandDesc, Reduction};
 use crate::error::{Error, Result};
 use crate::functions::statistics::Statistic;
+use crate::kernels::FuncKind;
 
 /// Does `op` take complex operands? The element-wise operations that
 /// have a complex kernel, as the kernels' one table says
-/// ([`crate::kernels::complex::takes`]), and the ones that only move
-/// elements.
+/// ([`crate::kernels::complex::takes`]), the ones that only move
+/// elements, and those that read truth values or count nonzeros.
 fn takes_complex(op: &Op) -> bool {
     use crate::kernels::complex::{takes, Member};
     match op {
         Op::Unary(u) => takes(Member::Unary(*u)),
         Op::Binary(b) => takes(Member::Binary(*b)),
-        Op::Func(f) => takes(Member::Func(*f)),
+        // The logical functions read their operands' truth values (the
+        // planner casts them to bool: `0+0j` is false).
+        Op::Func(f) => takes(Member::Func(*f)) || f.kind() == FuncKind::Logical,
         // Moves, views, conversions, selections, and gemm's complex
         // products.
         Op::Reshape { .. }
@@ -55,6 +58,7 @@ fn takes_complex(op: &Op) -> bool {
                     | FreshOp::Repeat { .. }
                     | FreshOp::Take { .. }
                     | FreshOp::TakeAlongAxis { .. }
+                    | FreshOp::CountNonzero { .. }
             ) || matches!(&**f, FreshOp::Linalg(l) if l.takes_complex())
         }
         _ => false,
