@@ -225,7 +225,7 @@ REFUSED: list[tuple[str, Callable[[donate.Tensor], Any]]] = [
     ("diff", lambda t: donate.diff(t)),
     ("linalg.inv", lambda t: donate.linalg.inv(t[:, :2])),
     ("linalg.det", lambda t: donate.linalg.det(t[:, :2])),
-    ("vector_norm", lambda t: donate.linalg.vector_norm(t)),
+    ("matrix_norm", lambda t: donate.linalg.matrix_norm(t)),
 ]
 
 
@@ -269,6 +269,16 @@ def test_truth_values_count_and_combine_as_numpy(dtype: np.dtype) -> None:
     for name in ("logical_and", "logical_or", "logical_xor"):
         same(getattr(donate, name)(t, t[::-1]), getattr(np, name)(a, a[::-1]))
         same(getattr(donate, name)(t, donate.asarray(a.real.copy())), getattr(np, name)(a, a.real))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_vector_norm_is_the_norm_of_the_magnitudes_as_numpy(dtype: np.dtype) -> None:
+    a = sample(dtype) * (1 + 0.5j) - 2j
+    t = donate.asarray(a)
+    for kw in ({}, {"axis": 0}, {"axis": 1, "ord": 1}, {"ord": INF}, {"ord": -INF}, {"ord": 3, "axis": (0, 1), "keepdims": True}):
+        got, want = np.asarray(donate.linalg.vector_norm(t, **kw)), np.linalg.vector_norm(a, **kw)
+        assert got.dtype == want.dtype == a.real.dtype
+        np.testing.assert_allclose(got, want, rtol=4 * np.finfo(got.dtype).eps)
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)

@@ -16,7 +16,9 @@
 //!   them (`cholesky`, `det`, `eigh`, `eigvalsh`, `inv`, `matrix_norm`,
 //!   `matrix_rank`, `pinv`, `qr`, `slogdet`, `solve`, `svd`, `svdvals`,
 //!   `vector_norm`) take float32 and float64 only and give the input's
-//!   dtype (`matrix_rank`: int64); an integer input is an
+//!   dtype (`matrix_rank`: int64; `vector_norm` also takes complex
+//!   numbers, the norm of their magnitudes in the real dtype); an integer
+//!   input is an
 //!   [`Error::InvalidOperand`], as the standard leaves the promotion of
 //!   integers to floats unspecified here.
 //! - **Ownership.** Inputs are only read; every result is a new tensor.

@@ -3,7 +3,7 @@
 //! input's float dtype.
 
 use crate::array::dyn_tensor::{for_float, DynTensor, Meta};
-use crate::array::element::{DType, Element};
+use crate::array::element::{DType, Element, C32, C64};
 use crate::array::shape::normalize_axis;
 use crate::error::{Error, Result};
 use crate::functions::lanes::float_sum;
@@ -151,7 +151,12 @@ pub(crate) fn vector_norm_signature(
     ord: f64,
 ) -> Result<(DType, Vec<usize>)> {
     const OP: &str = "linalg.vector_norm";
-    let d = float_dtype(OP, x.dtype)?;
+    // The norm of complex numbers is that of their magnitudes: real.
+    let d = if x.dtype.is_complex() {
+        x.dtype.real_dtype()
+    } else {
+        float_dtype(OP, x.dtype)?
+    };
     if ord.is_nan() {
         return Err(Error::InvalidArgument {
             op: OP,
@@ -196,19 +201,47 @@ pub fn vector_norm(
     let perm: Vec<isize> = kept.iter().chain(&reduced).map(|&a| a as isize).collect();
     let len: usize = reduced.iter().map(|&a| shape[a]).product();
     let p = x.permuted_view(&perm)?;
-    float!(OP, d, T => {
-        let t = read::<T>(&p, OP)?;
-        let data = t.as_slice()?;
-        let rows: usize = kept.iter().map(|&a| shape[a]).product();
-        let mut row = Vec::with_capacity(len);
-        let mut out = Vec::with_capacity(rows);
-        for r in 0..rows {
-            row.clear();
-            row.extend(data[r * len..(r + 1) * len].iter().map(|&v| Element::to_f64(v)));
-            out.push(<T as Element>::from_f64(vector_norm_one(shape, &row, ord)?));
+    let rows: usize = kept.iter().map(|&a| shape[a]).product();
+    let norms = match &p {
+        DynTensor::C64(_) => row_norms(
+            &read::<C32>(&p, OP)?,
+            rows,
+            len,
+            |z| z.to_c64().norm(),
+            shape,
+            ord,
+        )?,
+        DynTensor::C128(_) => row_norms(&read::<C64>(&p, OP)?, rows, len, C64::norm, shape, ord)?,
+        _ => {
+            float!(OP, d, T => row_norms(&read::<T>(&p, OP)?, rows, len, Element::to_f64, shape, ord))?
         }
+    };
+    float!(OP, d, T => {
+        let out: Vec<T> = norms.iter().map(|&v| <T as Element>::from_f64(v)).collect();
         new(&out, &out_shape)
     })
+}
+
+/// The norm of each of `rows` rows of `len` elements of `t`, of the
+/// magnitudes `mag` gives (the value of a real number, the modulus of a
+/// complex one), in f64.
+fn row_norms<T: Element>(
+    t: &crate::Tensor<T>,
+    rows: usize,
+    len: usize,
+    mag: impl Fn(T) -> f64,
+    shape: &[usize],
+    ord: f64,
+) -> Result<Vec<f64>> {
+    let data = t.as_slice()?;
+    let mut row = Vec::with_capacity(len);
+    (0..rows)
+        .map(|r| {
+            row.clear();
+            row.extend(data[r * len..(r + 1) * len].iter().map(|&v| mag(v)));
+            vector_norm_one(shape, &row, ord)
+        })
+        .collect()
 }
 
 /// One `m×n` matrix's norm (`a` row-major, as f64; `sv` its singular

@@ -128,7 +128,8 @@ impl LinalgOp {
 
     /// Does the function take complex operands? The sums of products
     /// (`tensordot`, `vecdot`, `outer`, `cross`, `trace`, `matrix_power`)
-    /// and `diagonal`; the decompositions and norms are real-only so far.
+    /// and `diagonal`, and `vector_norm` (of the magnitudes: real); the
+    /// decompositions and `matrix_norm` are real-only so far.
     pub fn takes_complex(&self) -> bool {
         matches!(
             self,
@@ -139,6 +140,7 @@ impl LinalgOp {
                 | LinalgOp::Diagonal { .. }
                 | LinalgOp::MatrixPower { .. }
                 | LinalgOp::Trace { .. }
+                | LinalgOp::VectorNorm { .. }
         )
     }
 
