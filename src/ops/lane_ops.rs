@@ -19,16 +19,7 @@ pub(crate) fn run<T: DynElement>(
 ) -> Result<Applied<T>> {
     let shape = plan.shape.to_vec();
     if x.shape() == &shape[..] {
-        return same_shape(
-            plan,
-            x,
-            |b| op.apply(b, &shape),
-            |s| {
-                let mut r = Ok(());
-                let buf = copy_then(s, |b| r = op.apply(b, &shape))?;
-                r.map(|()| buf)
-            },
-        );
+        return rewritten(plan, x, |b| op.apply(b, &shape));
     }
     let (LaneOp::Running { running, axis, .. }, Some(t)) = (op, x.tensor()) else {
         return Err(Error::InvalidArgument {
@@ -52,16 +43,21 @@ pub(crate) fn run_moves<T: AnyElement>(
     x: Operand<'_, T>,
 ) -> Result<Applied<T>> {
     let shape = plan.shape.to_vec();
-    same_shape(
-        plan,
-        x,
-        |b| op.apply_moves(b, &shape),
-        |s| {
-            let mut r = Ok(());
-            let buf = copy_then(s, |b| r = op.apply_moves(b, &shape))?;
-            r.map(|()| buf)
-        },
-    )
+    rewritten(plan, x, |b| op.apply_moves(b, &shape))
+}
+
+/// `x` rewritten in place by `f`: over the claimed input's buffer when
+/// the input is the target, else over a copy of it.
+fn rewritten<T: AnyElement>(
+    plan: &Plan,
+    x: Operand<'_, T>,
+    f: impl Fn(&mut [T]) -> Result<()>,
+) -> Result<Applied<T>> {
+    same_shape(plan, x, &f, |s| {
+        let mut r = Ok(());
+        let buf = copy_then(s, |b| r = f(b))?;
+        r.map(|()| buf)
+    })
 }
 
 /// A fill (`zeros_like` and the like) of any dtype, the complex ones too
