@@ -282,6 +282,21 @@ def test_vector_norm_is_the_norm_of_the_magnitudes_as_numpy(dtype: np.dtype) -> 
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("name", ["exp", "tanh", "sqrt", "neg", "log"])
+def test_in_place_functions_of_complex_numbers_write_through_views(name: str, dtype: np.dtype) -> None:
+    a = sample(dtype)
+    t = donate.asarray(a)
+    view = t[1]
+    p = t.data_ptr()
+    getattr(t, f"{name}_")()
+    with np.errstate(all="ignore"):
+        want = np.negative(a) if name == "neg" else getattr(np, name)(a)
+    assert t.data_ptr() == p  # the same buffer, written
+    assert_annex_g_like_numpy(name, a.ravel(), np.asarray(t).ravel(), want.ravel(), ulps=8)
+    same(view, np.asarray(t)[1])  # the view sees the write
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
 def test_var_and_std_of_complex_numbers_are_real_as_numpy(dtype: np.dtype) -> None:
     a = sample(dtype) * (1 + 0.5j) + 1j
     t = donate.asarray(a)

@@ -295,21 +295,23 @@ fn complex(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
     }
 }
 
-/// `x op= y` over complex numbers: the result computed into a new buffer
-/// in the complex dtype the plan computes in, then written into `x` (cast
-/// back to its dtype when the plan widened it, NumPy's same-kind rule),
-/// as any write into `x` is: in place, through its views.
-fn complex_in_place(plan: &Plan, x: &mut DynTensor, y: &Arg<'_>) -> Result<()> {
+/// `x op= y` (or `x = op(x)`, `y` `None`: `x.exp_()`) over complex
+/// numbers: the result computed into a new buffer in the complex dtype
+/// the plan computes in, then written into `x` (cast back to its dtype
+/// when the plan widened it, NumPy's same-kind rule), as any write into
+/// `x` is: in place, through its views.
+fn complex_in_place(plan: &Plan, x: &mut DynTensor, y: Option<&Arg<'_>>) -> Result<()> {
     let name = plan.op.name();
     let lhs = x.cast(plan.compute)?;
     let rhs = match y {
-        Arg::Target => Arg::Tensor(lhs.clone()),
-        Arg::Scalar(s) => Arg::Scalar(*s),
-        a => Arg::Tensor(
+        None => None,
+        Some(Arg::Target) => Some(Arg::Tensor(lhs.clone())),
+        Some(Arg::Scalar(s)) => Some(Arg::Scalar(*s)),
+        Some(a) => Some(Arg::Tensor(
             a.tensor()
                 .ok_or_else(|| internal(plan, "a tensor"))?
                 .clone(),
-        ),
+        )),
     };
     let mut out_of_place = plan.clone();
     out_of_place.in_place = false;
@@ -318,7 +320,10 @@ fn complex_in_place(plan: &Plan, x: &mut DynTensor, y: &Arg<'_>) -> Result<()> {
     out_of_place.casts.clear();
     out_of_place.gathers.clear();
     out_of_place.refusals.clear();
-    let (r, _) = complex(&out_of_place, &mut [Arg::Tensor(lhs), rhs])?;
+    let mut args: smallvec::SmallVec<[Arg<'_>; 2]> = smallvec::SmallVec::new();
+    args.push(Arg::Tensor(lhs));
+    args.extend(rhs);
+    let (r, _) = complex(&out_of_place, &mut args)?;
     let r = r.cast(plan.dtype)?;
     crate::array::dyn_tensor::for_any_dtype!(plan.dtype, T => {
         let v = r.typed::<T>(name)?;
@@ -526,8 +531,9 @@ pub fn execute_in_place(plan: &Plan, args: &mut [Arg<'_>]) -> Result<Outcome> {
     let x: &mut DynTensor = x;
     let read = |i: usize| rest.get(i).ok_or_else(|| internal(plan, "an operand"));
     match &plan.op {
+        Op::Unary(_) if plan.compute.is_complex() => complex_in_place(plan, x, None)?,
         Op::Unary(u) => each_real!(x, name, t => t.unary_inplace(*u))?,
-        Op::Binary(_) if plan.compute.is_complex() => complex_in_place(plan, x, read(0)?)?,
+        Op::Binary(_) if plan.compute.is_complex() => complex_in_place(plan, x, Some(read(0)?))?,
         Op::Binary(b) if plan.compute != plan.dtype => {
             // NumPy's same-kind casting: the result in the promoted dtype
             // (the plan casts the other operand to it), cast back into
