@@ -30,10 +30,12 @@ def _public_functions() -> list[tuple[str, Any]]:
         o = getattr(donate, n)
         if callable(o) and not isinstance(o, type):
             out.append((n, o))
-    for n in dir(donate.linalg):
-        o = getattr(donate.linalg, n)
-        if not n.startswith("_") and callable(o) and not isinstance(o, type) and getattr(o, "__module__", "").startswith("donate"):
-            out.append((f"linalg.{n}", o))
+    for ext in ("linalg", "fft"):
+        module = getattr(donate, ext)
+        for n in dir(module):
+            o = getattr(module, n)
+            if not n.startswith("_") and callable(o) and not isinstance(o, type) and getattr(o, "__module__", "").startswith("donate"):
+                out.append((f"{ext}.{n}", o))
     return out
 
 

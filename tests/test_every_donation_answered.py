@@ -6,7 +6,7 @@ passed as `t.donate()`; afterwards exactly one of these holds: `t` is
 donated, or a `DonationWarning` was raised for it (and `t` is unchanged).
 
 The second part passes `t.donate()` as the first operand of every public
-function of `donate` and `donate.linalg` (a function that called a method
+function of `donate`, `donate.linalg` and `donate.fft` (a function that called a method
 on its argument failed with an `AttributeError` of the `Donated` wrapper).
 Its table must cover the namespace (`test_the_table_covers_the_namespace`),
 so a new function cannot be forgotten.
@@ -224,6 +224,18 @@ CALLS: dict[str, Call] = {
     "linalg.trace": (M, F, (), {}),
     "linalg.vecdot": (M, F, (donate.ones(M),), {}),
     "linalg.vector_norm": (M, F, (), {}),
+    "fft.fft": (M, F, (), {}),
+    "fft.ifft": (M, F, (), {"axis": 0}),
+    "fft.fftn": (M, F, (), {}),
+    "fft.ifftn": (M, F, (), {"s": (2, 4)}),
+    "fft.rfft": (M, F, (), {"n": 5}),
+    "fft.irfft": (M, F, (), {}),
+    "fft.rfftn": (M, F, (), {}),
+    "fft.irfftn": (M, F, (), {"axes": (0,)}),
+    "fft.hfft": (M, F, (), {}),
+    "fft.ihfft": (M, F, (), {"norm": "ortho"}),
+    "fft.fftshift": (M, F, (), {}),
+    "fft.ifftshift": (M, F, (), {"axes": 0}),
 }
 
 # Functions that take the donated tensor inside a sequence.
@@ -236,7 +248,7 @@ NO_TENSOR_OPERAND = set(
         "__array_namespace_info__ arange arena asarray can_cast empty eye finfo from_numpy full iinfo "
         "implicit_donation implicit_donation_enabled implicit_donation_min_bytes isdtype jit linspace "
         "make_jaxpr memory_stats memory_timeline ones reset_peak_memory result_type set_implicit_donation "
-        "temporary_check tensor zeros"
+        "temporary_check tensor zeros fft.fftfreq fft.rfftfreq"
     ).split()
 )
 
@@ -247,10 +259,12 @@ def _functions() -> dict[str, Callable[..., Any]]:
         f = getattr(donate, n)
         if callable(f) and not isinstance(f, type):
             out[n] = f
-    for n in dir(donate.linalg):
-        f = getattr(donate.linalg, n)
-        if not n.startswith("_") and callable(f) and not isinstance(f, type) and getattr(f, "__module__", "").startswith("donate"):
-            out[f"linalg.{n}"] = f
+    for ext in ("linalg", "fft"):
+        module = getattr(donate, ext)
+        for n in dir(module):
+            f = getattr(module, n)
+            if not n.startswith("_") and callable(f) and not isinstance(f, type) and getattr(f, "__module__", "").startswith("donate"):
+                out[f"{ext}.{n}"] = f
     return out
 
 

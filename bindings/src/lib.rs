@@ -39,7 +39,7 @@
 //!    call sequence: describe, plan, warn, claim and execute);
 //! 5. [`ops`] and the namespace's functions ([`functions`],
 //!    [`elementwise`], [`manipulation`], [`searching`], [`statistics`],
-//!    [`linalg`], [`array_api`], [`dlpack`], [`arena`], [`timeline`]);
+//!    [`linalg`], [`fft`], [`array_api`], [`dlpack`], [`arena`], [`timeline`]);
 //! 6. [`methods`] (the classes' methods, each a translation to 5).
 //!
 //! Every shape, dtype and donation rule is the core's ([`donate::plan`]);
@@ -52,6 +52,7 @@ mod conversions;
 mod dlpack;
 mod elementwise;
 mod errors;
+mod fft;
 mod functions;
 mod inputs;
 mod interop;
@@ -149,6 +150,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     statistics::register(m)?;
     searching::register(m)?;
     linalg::register(m)?;
+    fft::register(m)?;
     temporary::learn_temporary_paths(m)?;
     Ok(())
 }

@@ -186,7 +186,7 @@ from ._array_api import (
     newaxis,
     pi,
 )
-from . import linalg
+from . import fft, linalg
 from ._jit import Jitted, jit, make_jaxpr
 from ._timeline import MemoryTimeline, memory_timeline
 from ._einsum import einsum
@@ -337,6 +337,7 @@ __all__ = [
     "layer_norm",
     "less",
     "less_equal",
+    "fft",
     "linalg",
     "linspace",
     "log",

@@ -18,6 +18,7 @@ from numpy.lib.array_utils import normalize_axis_tuple
 
 import donate as _dn  # the namespace; complete when this module loads (last in __init__)
 from . import linalg as _linalg
+from ._numpy_fft import functions as _fft_functions
 
 from . import _numpy_reductions as _red
 from ._numpy_operands import (
@@ -772,6 +773,7 @@ def _functions() -> dict[Any, Callable[..., Any]]:
         f = getattr(np.linalg, n, None)
         if f is not None and hasattr(_linalg, n) and f not in table:
             table[f] = _lin(n)
+    table.update(_fft_functions())
     return table
 
 

@@ -5,7 +5,7 @@
 //!
 //! * [`creation`], [`manipulation`], [`assignment`] (through positions);
 //! * [`statistics`], [`cumulative`], [`searching`], [`sorting`], [`sets`],
-//!   [`linalg`];
+//!   [`linalg`], [`fft`];
 //! * [`lanes`]: a tensor seen as lanes along the axes an operation runs
 //!   over, which the reductions, running operations, sorting and
 //!   searching share;
@@ -15,6 +15,7 @@
 pub mod assignment;
 pub mod creation;
 pub mod cumulative;
+pub mod fft;
 pub mod lane_ops;
 pub mod lanes;
 pub mod linalg;

@@ -60,6 +60,8 @@ fn takes_complex(op: &Op) -> bool {
                     | FreshOp::TakeAlongAxis { .. }
                     | FreshOp::CountNonzero { .. }
             ) || matches!(&**f, FreshOp::Linalg(l) if l.takes_complex())
+                // The transforms decide in their signature (`rfft` refuses).
+                || matches!(&**f, FreshOp::Fft(_))
         }
         _ => false,
     }

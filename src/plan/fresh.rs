@@ -2,7 +2,8 @@
 //! joining, tiling and gathering (`concat`, `stack`, `tile`, `repeat`,
 //! `broadcast_to`, `take`, `take_along_axis`, `meshgrid`), searching
 //! (`argmax`, `argmin`, `count_nonzero`, `searchsorted`, `argsort`),
-//! `diff`, and linear algebra ([`crate::functions::linalg::LinalgOp`]).
+//! `diff`, linear algebra ([`crate::functions::linalg::LinalgOp`]) and
+//! the Fourier transforms ([`crate::functions::fft::FftOp`]).
 //!
 //! Each is a *family*: a signature step that decides the result's dtype
 //! and shape from the operands' dtypes and shapes alone ([`Meta`]: a
@@ -29,6 +30,7 @@ use crate::array::dyn_tensor::{DynTensor, Meta, Scalar};
 use crate::array::element::DType;
 use crate::error::{Error, Result};
 use crate::functions::cumulative;
+use crate::functions::fft::FftOp;
 use crate::functions::linalg::LinalgOp;
 use crate::functions::manipulation;
 use crate::functions::searching::{self, Extreme, Side};
@@ -82,6 +84,8 @@ pub enum FreshOp {
     },
     /// A function of `donate.linalg`.
     Linalg(LinalgOp),
+    /// `[x]`: a transform of `donate.fft`.
+    Fft(FftOp),
 }
 
 impl FreshOp {
@@ -102,6 +106,7 @@ impl FreshOp {
             FreshOp::Argsort { .. } => "argsort",
             FreshOp::Diff { .. } => "diff",
             FreshOp::Linalg(l) => l.name(),
+            FreshOp::Fft(f) => f.name(),
         }
     }
 
@@ -162,6 +167,7 @@ impl FreshOp {
             | FreshOp::Diff { .. } => Some(result),
             FreshOp::Take { .. } | FreshOp::TakeAlongAxis { .. } => (i == 1).then_some(DType::I64),
             FreshOp::Linalg(l) => l.read_dtype(i, result),
+            FreshOp::Fft(f) => f.read_dtype(result),
             _ => None,
         }
     }
@@ -217,6 +223,7 @@ impl FreshOp {
                 cumulative::diff_signature(o[0], *axis, *n, p, a)
             }
             FreshOp::Linalg(l) => l.signature(o),
+            FreshOp::Fft(f) => f.signature(o[0]),
         }
     }
 
@@ -254,6 +261,7 @@ impl FreshOp {
                 cumulative::diff(x[0], *axis, *n, p, a)
             }
             FreshOp::Linalg(l) => l.run(x),
+            FreshOp::Fft(f) => f.run(x[0]),
         }
     }
 
@@ -298,6 +306,7 @@ impl FreshOp {
             ],
             FreshOp::Diff { axis, n, .. } => vec![format!("axis={axis}"), format!("n={n}")],
             FreshOp::Linalg(l) => l.params(),
+            FreshOp::Fft(f) => f.params(),
         }
     }
 

@@ -7,16 +7,12 @@ values as donate tensors; the donate result must be a donate tensor (every
 array inside a tuple result too) with the NumPy result's shape, dtype and
 values. Python scalars in a result (e.g. `describe`'s `nobs`) must be equal.
 
-donate has no `fft` extension, so for the scipy.fft transforms SciPy takes its
-fallback for such a namespace: it converts the tensor to NumPy (`np.asarray`,
-donate's read-only export), computes the transform with its own pocketfft and
-returns `xp.asarray(result)`. The transforms with complex input or output
-(`fft`, `ifft`, `rfft`, `irfft`) therefore test donate's complex storage (a
-complex spectrum taken in by `asarray` and handed back out with NumPy's dtype
-and values), not a transform computed by donate. `fftconvolve` multiplies two
-complex spectra with the namespace's own `*` (donate's complex arithmetic);
-`fftfreq` returns NumPy unless the namespace has an `fft` extension
-(`xp.fft.fftfreq`): a strict xfail.
+The scipy.fft transforms with complex input or output (`fft`, `ifft`, `rfft`,
+`irfft`) and `fftfreq` go to donate's `fft` extension (`xp.fft`), so they
+test transforms computed by donate; `dct`/`idct` take SciPy's fallback for
+a namespace (`np.asarray`, donate's read-only export, then SciPy's own
+pocketfft and `xp.asarray(result)`). `fftconvolve` multiplies two complex
+spectra with the namespace's own `*` (donate's complex arithmetic).
 """
 
 from __future__ import annotations
@@ -38,7 +34,6 @@ from _clients_util import assert_donate, to_numpy
 import donate
 
 DEFAULT_FLOAT = np.dtype(donate.__array_namespace_info__().default_dtypes()["real floating"])
-NO_FFT_EXTENSION = pytest.mark.xfail(strict=True, reason="donate has no fft extension")
 # Compiled code that asks for a writable buffer refuses donate's exports,
 # which are read-only by design (docs/promises.md, "Exports"): a NumPy
 # array of a tensor would be a second writer outside the owner's rules.
@@ -282,7 +277,9 @@ def test_get_window() -> None:
     )
 
 
-@NO_FFT_EXTENSION
 def test_fftfreq() -> None:
-    # Real output, but SciPy asks the namespace's `fft` extension for it.
-    _assert_same(scipy.fft.fftfreq(8, d=0.5, xp=donate), scipy.fft.fftfreq(8, d=0.5), "float64")
+    # SciPy asks the namespace's `fft` extension, which (as the standard
+    # says) answers in the namespace's default real float.
+    _assert_same(
+        scipy.fft.fftfreq(8, d=0.5, xp=donate), scipy.fft.fftfreq(8, d=0.5), "float64", default_float=True
+    )
