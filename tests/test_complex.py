@@ -222,7 +222,6 @@ REFUSED: list[tuple[str, Callable[[donate.Tensor], Any]]] = [
     ("clip", lambda t: donate.clip(t, 0, 1)),
     ("round", lambda t: donate.round(t)),
     ("softmax", lambda t: donate.softmax(t)),
-    ("diff", lambda t: donate.diff(t)),
     ("linalg.inv", lambda t: donate.linalg.inv(t[:, :2])),
     ("linalg.det", lambda t: donate.linalg.det(t[:, :2])),
     ("matrix_norm", lambda t: donate.linalg.matrix_norm(t)),
@@ -754,3 +753,44 @@ def test_a_donated_complex_tensor_receives_its_fill() -> None:
     r = donate.ones_like(t.donate())
     assert r.data_ptr() == p and t.is_donated
     same(r, np.ones((2, 3), np.complex64))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 3), (3, 5), (0, 2), (2, 2, 0)])
+def test_functions_of_the_singular_values_of_complex_stacks_match_numpy(shape: tuple[int, ...], dtype: np.dtype) -> None:
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    t = donate.asarray(a)
+    tol = 1e-4 if dtype == np.complex64 else 1e-10
+    sv = donate.linalg.svdvals(t)
+    assert np.dtype(sv.dtype) == np.finfo(dtype).dtype  # real, of the input's precision
+    np.testing.assert_allclose(np.asarray(sv), np.linalg.svd(a, compute_uv=False), rtol=tol, atol=tol)
+    p = donate.linalg.pinv(t)
+    assert np.dtype(p.dtype) == dtype
+    np.testing.assert_allclose(np.asarray(p), np.linalg.pinv(a), rtol=tol * 10, atol=tol * 10)
+    np.testing.assert_array_equal(np.asarray(donate.linalg.matrix_rank(t)), np.linalg.matrix_rank(a))
+    same(t, a)  # the input is untouched
+
+
+def test_complex_rank_drops_a_dependent_row() -> None:
+    a = np.array([[1 + 1j, 2 - 1j, 0.5j], [2 + 2j, 4 - 2j, 1j], [0, 1, 1]], dtype=np.complex128)
+    assert int(np.asarray(donate.linalg.matrix_rank(donate.asarray(a)))) == 2
+    np.testing.assert_allclose(np.asarray(donate.linalg.pinv(donate.asarray(a))), np.linalg.pinv(a), atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize(("n", "axis"), [(1, -1), (2, 0), (3, 1), (0, 0)])
+def test_diff_of_complex_tensors_matches_numpy(n: int, axis: int, dtype: np.dtype) -> None:
+    rng = np.random.default_rng(2)
+    a = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(dtype)
+    t = donate.asarray(a)
+    got = donate.diff(t, n=n, axis=axis)
+    assert np.dtype(got.dtype) == dtype
+    np.testing.assert_array_equal(np.asarray(got), np.diff(a, n=n, axis=axis))
+    # prepend promotes as NumPy (a float64 with complex64: complex128).
+    p = np.ones((3, 1))
+    got = donate.diff(t, prepend=donate.asarray(p), axis=1)
+    want = np.diff(a, prepend=p, axis=1)
+    assert np.dtype(got.dtype) == want.dtype
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+    same(t, a)

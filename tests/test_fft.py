@@ -110,11 +110,10 @@ def test_frequencies_match_numpy(n: int, d: float) -> None:
     assert dfft.fftfreq(n).dtype == donate.__array_namespace_info__().default_dtypes()["real floating"]
 
 
-@pytest.mark.parametrize("axes", [None, 0, 1, (0, 1)])
-@pytest.mark.parametrize("shape", [(5,), (4, 7)])
+@pytest.mark.parametrize(
+    ("shape", "axes"), [((5,), None), ((5,), 0), ((4, 7), None), ((4, 7), 0), ((4, 7), 1), ((4, 7), (0, 1))]
+)
 def test_shifts_match_numpy(shape: tuple[int, ...], axes: int | tuple[int, ...] | None) -> None:
-    if isinstance(axes, int) and axes >= len(shape) or isinstance(axes, tuple) and len(shape) < 2:
-        pytest.skip("no such axis")
     x = _data(shape, "float64")
     np.testing.assert_array_equal(np.asarray(dfft.fftshift(donate.asarray(x), axes=axes)), np.fft.fftshift(x, axes=axes))
     np.testing.assert_array_equal(np.asarray(dfft.ifftshift(donate.asarray(x), axes=axes)), np.fft.ifftshift(x, axes=axes))

@@ -261,7 +261,7 @@ pub fn diff(
             }
         })
         .collect::<Result<_>>()?;
-    crate::array::dyn_tensor::for_dtype!(dtype, T => {
+    crate::array::dyn_tensor::for_any_dtype!(dtype, T => {
         let typed = parts.iter().map(|p| p.typed::<T>("diff")).collect::<Result<Vec<_>>>()?;
         diff_typed::<T>(&typed, shape, axis, n).map(DynTensor::from)
     })

@@ -246,12 +246,15 @@ pub(crate) fn is_nan<T: crate::RealElement>(v: T) -> bool {
 }
 
 /// `a + b` in `T`: exact IEEE arithmetic for floats (a float32 sum or
-/// product computed in `f64` and rounded once is the float32 one),
+/// product computed in `f64` and rounded once is the float32 one; a
+/// complex64 one in complex128, part by part),
 /// wrapping for integers, `or` for bool.
 #[inline]
 pub(crate) fn add<T: Element>(a: T, b: T) -> T {
     if T::DTYPE.is_float() {
         T::from_f64(a.to_f64() + b.to_f64())
+    } else if T::DTYPE.is_complex() {
+        T::from_c64(a.to_c64() + b.to_c64())
     } else {
         T::from_i128(a.to_i128().wrapping_add(b.to_i128()))
     }
@@ -262,6 +265,8 @@ pub(crate) fn add<T: Element>(a: T, b: T) -> T {
 pub(crate) fn mul<T: Element>(a: T, b: T) -> T {
     if T::DTYPE.is_float() {
         T::from_f64(a.to_f64() * b.to_f64())
+    } else if T::DTYPE.is_complex() {
+        T::from_c64(a.to_c64() * b.to_c64())
     } else {
         T::from_i128(a.to_i128().wrapping_mul(b.to_i128()))
     }
@@ -272,6 +277,8 @@ pub(crate) fn mul<T: Element>(a: T, b: T) -> T {
 pub(crate) fn sub<T: Element>(a: T, b: T) -> T {
     if T::DTYPE.is_float() {
         T::from_f64(a.to_f64() - b.to_f64())
+    } else if T::DTYPE.is_complex() {
+        T::from_c64(a.to_c64() - b.to_c64())
     } else {
         T::from_i128(a.to_i128().wrapping_sub(b.to_i128()))
     }

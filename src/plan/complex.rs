@@ -59,6 +59,7 @@ fn takes_complex(op: &Op) -> bool {
                     | FreshOp::Take { .. }
                     | FreshOp::TakeAlongAxis { .. }
                     | FreshOp::CountNonzero { .. }
+                    | FreshOp::Diff { .. }
             ) || matches!(&**f, FreshOp::Linalg(l) if l.takes_complex())
                 // The transforms decide in their signature (`rfft` refuses).
                 || matches!(&**f, FreshOp::Fft(_))

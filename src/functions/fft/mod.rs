@@ -36,9 +36,11 @@
 //!
 //! # Limitations
 //!
-//! Scratch memory: each step transforms whole lines in a `Vec` of its
-//! own (one per step, `rustfft`'s working buffer), which the memory
-//! counters do not see; only the result is a tracked buffer. The
+//! Working memory: a transform over one axis writes its result's buffer
+//! directly, through a working buffer of about a megabyte (a group of
+//! lines; see `transform.rs`); one over several axes also holds each
+//! intermediate result in a `Vec`. Neither is a tracked buffer, so the
+//! memory statistics and a traced program's plan do not count them. The
 //! transforms run on one thread.
 
 mod transform;
@@ -297,8 +299,10 @@ impl FftOp {
                 )));
             }
         }
-        if axes.is_empty() && !self.nd {
-            return Err(err("needs an axis".into()));
+        // No axis: `fftn`/`ifftn` give their input (as complex); the real
+        // transforms have no last axis to halve or complete.
+        if axes.is_empty() && !(self.nd && matches!(self.kind, FftKind::Fft | FftKind::Ifft)) {
+            return Err(err("needs at least one axis to transform".into()));
         }
         // The lengths asked for, in the order of `axes` (`None`: default).
         let asked: Vec<Option<i64>> = match &self.s {

@@ -19,10 +19,13 @@ fn dft(x: &[C64], forward: bool) -> Vec<C64> {
         .collect()
 }
 
+/// Equal to 1e-9 of the largest magnitude of `b` (at least 1).
 fn close(a: &[C64], b: &[C64]) {
     assert_eq!(a.len(), b.len());
-    for (x, y) in a.iter().zip(b) {
-        assert!((x - y).norm() < 1e-9, "{a:?} != {b:?}");
+    let scale = b.iter().map(|v| v.norm()).fold(1.0, f64::max);
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        let tol = 1e-9 * scale;
+        assert!((x - y).norm() < tol, "element {i}: {x} != {y}");
     }
 }
 
@@ -158,4 +161,44 @@ fn frequencies_are_numpys() {
         [0.0, 0.25, 0.5]
     );
     assert!(frequencies(0, 1.0, DType::F64, false).is_err());
+}
+
+#[test]
+fn groups_of_lines_cover_long_and_many_lines_alike() {
+    // One line longer than a group, and many short lines over several
+    // groups, along the last and a middle axis.
+    let long = signal(70_001);
+    let op = FftOp::one_axis(FftKind::Fft, None, -1, FftNorm::Backward);
+    let got = values(&op.run(&tensor(&long, &[70_001])).unwrap());
+    let back = FftOp::one_axis(FftKind::Ifft, None, -1, FftNorm::Backward)
+        .run(&tensor(&got, &[70_001]))
+        .unwrap();
+    close(&values(&back), &long);
+    let many = signal(3 * 9000 * 5);
+    for axis in [1isize, 2] {
+        let op = FftOp::one_axis(FftKind::Fft, None, axis, FftNorm::Backward);
+        let got = values(&op.run(&tensor(&many, &[3, 9000, 5])).unwrap());
+        let back = FftOp::one_axis(FftKind::Ifft, None, axis, FftNorm::Backward)
+            .run(&tensor(&got, &[3, 9000, 5]))
+            .unwrap();
+        close(&values(&back), &many);
+    }
+}
+
+#[test]
+fn no_axis_is_the_identity_of_fftn_and_refused_by_the_real_transforms() {
+    let x = signal(1);
+    let op = FftOp {
+        kind: FftKind::Fft,
+        nd: true,
+        s: None,
+        axes: None,
+        norm: FftNorm::Backward,
+    };
+    close(&values(&op.run(&tensor(&x, &[])).unwrap()), &x);
+    let rfftn = FftOp {
+        kind: FftKind::Irfft,
+        ..op
+    };
+    assert!(rfftn.signature(Meta::new(DType::C128, &[])).is_err());
 }

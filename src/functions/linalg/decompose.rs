@@ -21,8 +21,10 @@ use crate::array::element::{DType, Element};
 use crate::array::shape::broadcast_shapes;
 use crate::error::{Error, Result};
 
+use super::complex_svd;
 use super::stack::{
-    batch_offsets, float_matrices, float_square, new, pick, promote_float, read, sized, Matrices,
+    batch_offsets, float_matrices, float_square, inexact_matrices, new, pick, promote_float, read,
+    sized, Matrices,
 };
 
 /// The float element types, as `faer` computes with them.
@@ -49,10 +51,7 @@ macro_rules! float {
 pub(super) use float;
 
 /// Each matrix of the stack `s` held in `data`, as a `faer` view.
-pub(super) fn matrices<'a, T: LinalgFloat>(
-    data: &'a [T],
-    s: &Matrices,
-) -> impl Iterator<Item = MatRef<'a, T>> {
+pub(super) fn matrices<'a, T>(data: &'a [T], s: &Matrices) -> impl Iterator<Item = MatRef<'a, T>> {
     let (m, n, size) = (s.m, s.n, s.size());
     (0..s.count()).map(move |b| MatRef::from_row_major_slice(&data[b * size..(b + 1) * size], m, n))
 }
@@ -79,7 +78,7 @@ fn push<T: LinalgFloat>(out: &mut Vec<T>, a: MatRef<'_, T>, t: bool, tri: Option
 }
 
 /// `v·2^e`, exactly (in steps, so that neither power overflows).
-fn ldexp(mut v: f64, mut e: i32) -> f64 {
+pub(super) fn ldexp(mut v: f64, mut e: i32) -> f64 {
     while e > 1000 {
         v *= 2f64.powi(1000);
         e -= 1000;
@@ -571,8 +570,9 @@ pub fn svd(x: &DynTensor, full_matrices: bool) -> Result<(DynTensor, DynTensor, 
 
 /// The dtype and shape of `svdvals(x)`: `(..., min(M, N))`.
 pub(crate) fn svdvals_signature(x: Meta<'_>) -> Result<(DType, Vec<usize>)> {
-    let (d, s) = float_matrices("linalg.svdvals", x)?;
-    sized(d, s.shape_with(&[s.m.min(s.n)]))
+    let (d, s) = inexact_matrices("linalg.svdvals", x)?;
+    // Singular values are real (of a complex matrix too).
+    sized(d.real_dtype(), s.shape_with(&[s.m.min(s.n)]))
 }
 
 /// `svdvals(x)`: each matrix's singular values, largest first.
@@ -580,6 +580,9 @@ pub fn svdvals(x: &DynTensor) -> Result<DynTensor> {
     const OP: &str = "linalg.svdvals";
     let (d, shape) = svdvals_signature(x.meta())?;
     let s = Matrices::of(OP, x.shape())?;
+    if x.dtype().is_complex() {
+        return float!(OP, d, T => complex_svd::svdvals::<T>(x, &s, &shape));
+    }
     float!(OP, d, T => {
         let t = read::<T>(x, OP)?;
         let mut out = Vec::with_capacity(s.count() * s.m.min(s.n));
@@ -594,7 +597,7 @@ pub fn svdvals(x: &DynTensor) -> Result<DynTensor> {
 /// any dtype: it is read as f64) checked to broadcast to the stack's
 /// shape.
 fn rtol_stack(op: &'static str, x: Meta<'_>, rtol: Option<Meta<'_>>) -> Result<(DType, Matrices)> {
-    let (d, s) = float_matrices(op, x)?;
+    let (d, s) = inexact_matrices(op, x)?;
     if let Some(r) = rtol {
         if broadcast_shapes(op, r.shape, &s.batch)?[..] != s.batch[..] {
             return Err(Error::InvalidShape {
@@ -641,6 +644,12 @@ pub fn pinv(x: &DynTensor, rtol: Option<&DynTensor>) -> Result<DynTensor> {
     let (d, shape) = pinv_signature(x.meta(), rtol.map(DynTensor::meta))?;
     let s = Matrices::of(OP, x.shape())?;
     let (m, n) = (s.m, s.n);
+    if d.is_complex() {
+        return float!(OP, d.real_dtype(), T => {
+            let tol = tolerances(OP, &s, rtol, Element::to_f64(T::EPSILON))?;
+            complex_svd::pinv::<T>(x, &s, &tol, &shape)
+        });
+    }
     float!(OP, d, T => {
         let tol = tolerances(OP, &s, rtol, Element::to_f64(T::EPSILON))?;
         let t = read::<T>(x, OP)?;
@@ -686,9 +695,15 @@ pub(crate) fn matrix_rank_signature(
 pub fn matrix_rank(x: &DynTensor, rtol: Option<&DynTensor>) -> Result<DynTensor> {
     const OP: &str = "linalg.matrix_rank";
     let (_, shape) = matrix_rank_signature(x.meta(), rtol.map(DynTensor::meta))?;
-    // Float32 or float64, as the signature checked.
+    // Float or complex, as the signature checked.
     let d = x.dtype();
     let s = Matrices::of(OP, x.shape())?;
+    if d.is_complex() {
+        return float!(OP, d.real_dtype(), T => {
+            let tol = tolerances(OP, &s, rtol, Element::to_f64(T::EPSILON))?;
+            complex_svd::matrix_rank::<T>(x, &s, &tol, &shape)
+        });
+    }
     float!(OP, d, T => {
         let tol = tolerances(OP, &s, rtol, Element::to_f64(T::EPSILON))?;
         let t = read::<T>(x, OP)?;

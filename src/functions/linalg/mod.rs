@@ -28,6 +28,7 @@
 //! (the decompositions, through `faer`), [`norms`] (vector and matrix
 //! norms).
 
+mod complex_svd;
 mod decompose;
 mod norms;
 mod op;

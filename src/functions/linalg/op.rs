@@ -128,8 +128,10 @@ impl LinalgOp {
 
     /// Does the function take complex operands? The sums of products
     /// (`tensordot`, `vecdot`, `outer`, `cross`, `trace`, `matrix_power`)
-    /// and `diagonal`, and `vector_norm` (of the magnitudes: real); the
-    /// decompositions and `matrix_norm` are real-only so far.
+    /// and `diagonal`, `vector_norm` (of the magnitudes: real), and the
+    /// functions of the singular values (`svdvals`, `matrix_rank`,
+    /// `pinv`); the other decompositions and `matrix_norm` are real-only
+    /// so far.
     pub fn takes_complex(&self) -> bool {
         matches!(
             self,
@@ -141,6 +143,9 @@ impl LinalgOp {
                 | LinalgOp::MatrixPower { .. }
                 | LinalgOp::Trace { .. }
                 | LinalgOp::VectorNorm { .. }
+                | LinalgOp::Svdvals
+                | LinalgOp::MatrixRank { .. }
+                | LinalgOp::Pinv { .. }
         )
     }
 

@@ -79,6 +79,17 @@ pub(super) fn float_matrices(op: &'static str, x: Meta<'_>) -> Result<(DType, Ma
     Ok((float_dtype(op, x.dtype)?, Matrices::of(op, x.shape)?))
 }
 
+/// A stack of float or complex matrices (the functions of the singular
+/// values): its dtype and stack.
+pub(super) fn inexact_matrices(op: &'static str, x: Meta<'_>) -> Result<(DType, Matrices)> {
+    let d = if x.dtype.is_complex() {
+        x.dtype
+    } else {
+        float_dtype(op, x.dtype)?
+    };
+    Ok((d, Matrices::of(op, x.shape)?))
+}
+
 /// A float stack of square matrices: its dtype and stack.
 pub(super) fn float_square(op: &'static str, x: Meta<'_>) -> Result<(DType, Matrices)> {
     Ok((float_dtype(op, x.dtype)?, Matrices::square(op, x.shape)?))

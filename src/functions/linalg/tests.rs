@@ -692,3 +692,42 @@ fn params_are_printed_in_python_spelling() {
         assert_eq!(op.params(), want, "{op:?}");
     }
 }
+
+#[test]
+fn complex_pinv_svdvals_and_rank() {
+    use crate::array::element::C64;
+    // [[1, i], [0, 2]]: pinv is the inverse [[1, -i/2], [0, 1/2]].
+    let a = [
+        C64::new(1.0, 0.0),
+        C64::new(0.0, 1.0),
+        C64::new(0.0, 0.0),
+        C64::new(2.0, 0.0),
+    ];
+    let x = DynTensor::from(crate::Tensor::from_slice(&a, &[2, 2]).unwrap());
+    let p = pinv(&x, None).unwrap();
+    assert_eq!(p.dtype(), DType::C128);
+    let want = [
+        C64::new(1.0, 0.0),
+        C64::new(0.0, -0.5),
+        C64::new(0.0, 0.0),
+        C64::new(0.5, 0.0),
+    ];
+    for (g, w) in p
+        .typed::<C64>("t")
+        .unwrap()
+        .as_slice()
+        .unwrap()
+        .iter()
+        .zip(want)
+    {
+        assert!((g - w).norm() < 1e-12, "{g} != {w}");
+    }
+    let sv = svdvals(&x).unwrap();
+    assert_eq!(sv.dtype(), DType::F64);
+    let sv = sv.typed::<f64>("t").unwrap().as_slice().unwrap().to_vec();
+    // The singular values' squares are the eigenvalues of AᴴA = [[1, i], [-i, 5]]: 3 ± √5.
+    assert!((sv[0] * sv[0] - (3.0 + 5f64.sqrt())).abs() < 1e-12);
+    assert!((sv[1] * sv[1] - (3.0 - 5f64.sqrt())).abs() < 1e-12);
+    let r = matrix_rank(&x, None).unwrap();
+    assert_eq!(r.typed::<i64>("t").unwrap().as_slice().unwrap(), [2]);
+}
