@@ -218,7 +218,7 @@ REFUSED: list[tuple[str, Callable[[donate.Tensor], Any]]] = [
     ("sort", lambda t: donate.sort(t)),
     ("argsort", lambda t: donate.argsort(t)),
     ("unique", lambda t: donate.unique_values(t)),
-    ("cumulative_sum", lambda t: donate.cumulative_sum(t, axis=0)),
+    ("cumulative_max", lambda t: donate._core._cumulative_max(t, axis=0)),
     ("clip", lambda t: donate.clip(t, 0, 1)),
     ("round", lambda t: donate.round(t)),
     ("softmax", lambda t: donate.softmax(t)),
@@ -311,10 +311,11 @@ def test_var_and_std_of_complex_numbers_are_real_as_numpy(dtype: np.dtype) -> No
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)
-def test_a_complex_result_dtype_asked_of_a_real_operation_raises(dtype: np.dtype) -> None:
-    t = donate.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
-    with pytest.raises(TypeError, match=str(dtype)):
-        donate.cumulative_sum(t, axis=1, dtype=dtype)
+def test_a_complex_dtype_asked_of_a_real_running_sum_computes_in_it(dtype: np.dtype) -> None:
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    got = donate.cumulative_sum(donate.asarray(a), axis=1, dtype=dtype)
+    assert np.dtype(got.dtype) == dtype
+    np.testing.assert_array_equal(np.asarray(got), np.cumsum(a, axis=1, dtype=dtype))
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)
@@ -794,3 +795,44 @@ def test_diff_of_complex_tensors_matches_numpy(n: int, axis: int, dtype: np.dtyp
     assert np.dtype(got.dtype) == want.dtype
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
     same(t, a)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
+@pytest.mark.parametrize(("axis", "include_initial"), [(0, False), (1, False), (1, True), (0, True)])
+def test_running_sums_and_products_of_complex_tensors_match_numpy(
+    name: str, axis: int, include_initial: bool, dtype: np.dtype
+) -> None:
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(dtype)
+    t = donate.asarray(a)
+    got = getattr(donate, name)(t, axis=axis, include_initial=include_initial)
+    want = (np.cumsum if name == "cumulative_sum" else np.cumprod)(a, axis=axis)
+    if include_initial:
+        first = np.zeros if name == "cumulative_sum" else np.ones
+        shape = list(a.shape)
+        shape[axis] = 1
+        want = np.concatenate([first(shape, dtype), want], axis=axis)
+    assert np.dtype(got.dtype) == dtype
+    tol = 1e-5 if dtype == np.complex64 else 1e-12
+    np.testing.assert_allclose(np.asarray(got), want, rtol=tol, atol=tol)
+    same(t, a)
+
+
+def test_a_donated_complex_running_sum_writes_its_input_buffer() -> None:
+    a = np.arange(6, dtype=np.complex128).reshape(2, 3) * (1 + 1j)
+    t = donate.asarray(a.copy())
+    ptr = t.data_ptr()
+    r = donate.cumulative_sum(t.donate(), axis=1)
+    assert r.data_ptr() == ptr
+    np.testing.assert_array_equal(np.asarray(r), np.cumsum(a, axis=1))
+
+
+def test_a_real_dtype_asked_of_a_complex_running_sum_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match="imaginary part"):
+        donate.cumulative_sum(donate.ones(3, dtype=donate.complex64), dtype=donate.float32)
+
+
+def test_an_unsupported_dtype_names_the_complex_ones_among_those_supported() -> None:
+    with pytest.raises(TypeError, match=r"float64, complex64 and complex128$"):
+        donate.zeros(2, dtype="not a dtype")

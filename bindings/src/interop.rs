@@ -27,8 +27,17 @@ pub(crate) fn np_dtype(py: Python<'_>, d: DType) -> Bound<'_, PyArrayDescr> {
     donate::for_any_dtype!(d, T => numpy::dtype::<T>(py))
 }
 
-const SUPPORTED: &str =
-    "donate supports bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32 and float64";
+/// "donate supports bool, int8, ..., complex64 and complex128": the core's
+/// dtypes, for the message of an unsupported one.
+fn supported() -> String {
+    let names: Vec<&str> = DType::ALL
+        .iter()
+        .chain(&DType::COMPLEX)
+        .map(|d| d.name())
+        .collect();
+    let (last, rest) = names.split_last().map_or(("", &[][..]), |(l, r)| (*l, r));
+    format!("donate supports {} and {last}", rest.join(", "))
+}
 
 /// The donate dtype a NumPy dtype converts to. `from_python` marks data
 /// that came from Python numbers (lists, scalars): their float64 becomes
@@ -50,7 +59,8 @@ fn dtype_of_descr(d: &Bound<'_, PyArrayDescr>, from_python: bool) -> PyResult<DT
     }
     let name: String = d.str()?.extract()?;
     Err(PyTypeError::new_err(format!(
-        "unsupported dtype {name}; {SUPPORTED}"
+        "unsupported dtype {name}; {}",
+        supported()
     )))
 }
 
@@ -67,8 +77,9 @@ pub(crate) fn dtype_arg(py: Python<'_>, obj: Option<&Bound<'_, PyAny>>) -> PyRes
     }
     let descr = PyArrayDescr::new(py, obj).map_err(|_| {
         PyTypeError::new_err(format!(
-            "unsupported dtype {}; {SUPPORTED}",
-            obj.repr().map(|r| r.to_string()).unwrap_or_default()
+            "unsupported dtype {}; {}",
+            obj.repr().map(|r| r.to_string()).unwrap_or_default(),
+            supported()
         ))
     })?;
     for d in DType::ALL {
@@ -83,7 +94,8 @@ pub(crate) fn dtype_arg(py: Python<'_>, obj: Option<&Bound<'_, PyAny>>) -> PyRes
     }
     let name: String = descr.str()?.extract()?;
     Err(PyTypeError::new_err(format!(
-        "unsupported dtype {name}; {SUPPORTED}"
+        "unsupported dtype {name}; {}",
+        supported()
     )))
 }
 

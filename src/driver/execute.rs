@@ -378,10 +378,10 @@ fn lane(
             crate::ops::lane_ops::fill::<T>(plan, *value, x).map(wrap::<T>)
         });
     }
-    if op.moves_elements() {
+    if op.takes_any_element() {
         return crate::array::dyn_tensor::for_any_dtype!(plan.dtype, T => {
             let x = typed_one::<T>(plan, 0, arg)?;
-            crate::ops::lane_ops::run_moves::<T>(plan, op, x).map(wrap::<T>)
+            crate::ops::lane_ops::run_any::<T>(plan, op, x).map(wrap::<T>)
         });
     }
     for_dtype!(plan.dtype, T => {

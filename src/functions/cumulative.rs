@@ -118,11 +118,26 @@ impl Running {
     /// The step from the running value and the next element.
     fn step<T: crate::RealElement>(self) -> fn(T, T) -> T {
         match self {
-            Running::Sum => add::<T>,
-            Running::Prod => mul::<T>,
             Running::Max => max::<T>,
             Running::Min => min::<T>,
+            Running::Sum | Running::Prod => self.step_any().unwrap_or(add::<T>),
         }
+    }
+
+    /// The step of a running sum or product, for every element type (the
+    /// complex ones too); `None` for the extremes, which need an order.
+    fn step_any<T: Element>(self) -> Option<fn(T, T) -> T> {
+        match self {
+            Running::Sum => Some(add::<T>),
+            Running::Prod => Some(mul::<T>),
+            Running::Max | Running::Min => None,
+        }
+    }
+
+    /// Whether it runs over every element type, the complex ones too (a
+    /// sum or a product; complex numbers have no maximum).
+    pub const fn takes_any_element(self) -> bool {
+        matches!(self, Running::Sum | Running::Prod)
     }
 
     /// The identity, which `include_initial` puts first (the extremes
@@ -141,7 +156,30 @@ impl Running {
 /// before it (already a running value) and itself. The first row stays as
 /// it is (`0 + -0.0` would be `0.0`).
 pub(crate) fn scan_rows<T: crate::RealElement>(block: &mut [T], inner: usize, running: Running) {
-    let step = running.step::<T>();
+    scan_rows_with(block, inner, running.step::<T>());
+}
+
+/// [`scan_rows`] of a running sum or product, for every element type;
+/// `InvalidArgument` for an extreme.
+pub(crate) fn scan_rows_any<T: Element>(
+    block: &mut [T],
+    inner: usize,
+    running: Running,
+) -> Result<()> {
+    let step = running.step_any::<T>().ok_or_else(|| unordered(running))?;
+    scan_rows_with(block, inner, step);
+    Ok(())
+}
+
+/// The error of a running extreme over unordered (complex) elements.
+fn unordered(running: Running) -> Error {
+    Error::InvalidArgument {
+        op: running.name(),
+        reason: "needs ordered (real) elements".into(),
+    }
+}
+
+fn scan_rows_with<T: Element>(block: &mut [T], inner: usize, step: fn(T, T) -> T) {
     for k in 1..block.len() / inner.max(1) {
         let (done, rest) = block.split_at_mut(k * inner);
         let prev = &done[(k - 1) * inner..];
@@ -157,7 +195,7 @@ pub(crate) fn scan_rows<T: crate::RealElement>(block: &mut [T], inner: usize, ru
 /// # Errors
 /// `InvalidArgument` for a running extreme (no identity), or for an
 /// axis as [`running_axis`].
-pub(crate) fn with_initial<T: crate::RealElement>(
+pub(crate) fn with_initial<T: Element>(
     t: &Tensor<T>,
     running: Running,
     axis: Option<isize>,
@@ -174,7 +212,7 @@ pub(crate) fn with_initial<T: crate::RealElement>(
         out.extend(std::iter::repeat_n(init, inner));
         out.extend_from_slice(&src[o * len * inner..(o + 1) * len * inner]);
         let start = out.len() - len * inner;
-        scan_rows(&mut out[start..], inner, running);
+        scan_rows_any(&mut out[start..], inner, running)?;
     }
     let mut dims = shape.to_vec();
     dims[ax] += 1;

@@ -31,11 +31,15 @@
 //! [`LaneOp`], and [`LaneOp::run`] is the form without an offer (a new
 //! buffer, the input only read).
 
-use crate::array::dyn_tensor::{check_scalar, for_dtype, DynElement, DynTensor, Scalar};
+use crate::array::dyn_tensor::{
+    check_scalar, for_any_dtype, for_dtype, AnyElement, DynElement, DynTensor, Scalar,
+};
 use crate::array::element::{DType, Element};
 use crate::array::shape::normalize_axis;
 use crate::error::{Error, Result};
-use crate::functions::cumulative::{no_initial, running_axis, scan_rows, with_initial, Running};
+use crate::functions::cumulative::{
+    no_initial, running_axis, scan_rows, scan_rows_any, with_initial, Running,
+};
 use crate::functions::lanes::each_lane_mut;
 use crate::functions::sorting::order;
 use crate::functions::statistics::accumulation_dtype;
@@ -210,6 +214,42 @@ impl LaneOp {
         )
     }
 
+    /// Whether it runs over every element type, the complex ones too: the
+    /// ops that only move elements, and running sums and products.
+    pub fn takes_any_element(&self) -> bool {
+        match self {
+            LaneOp::Running { running, .. } => running.takes_any_element(),
+            _ => self.moves_elements(),
+        }
+    }
+
+    /// [`apply`](Self::apply) of an op that
+    /// [`takes_any_element`](Self::takes_any_element), for any element
+    /// type.
+    ///
+    /// # Errors
+    /// As [`apply`](Self::apply); `InvalidArgument` for another op.
+    pub fn apply_any<T: Element>(&self, data: &mut [T], shape: &[usize]) -> Result<()> {
+        match self {
+            LaneOp::Running {
+                running,
+                axis,
+                include_initial: false,
+                ..
+            } => {
+                let axis = running_axis(self.name(), shape, *axis)?;
+                let (len, inner) = (shape[axis], shape[axis + 1..].iter().product::<usize>());
+                if len * inner > 0 {
+                    for block in data.chunks_exact_mut(len * inner) {
+                        scan_rows_any(block, inner, *running)?;
+                    }
+                }
+                Ok(())
+            }
+            _ => self.apply_moves(data, shape),
+        }
+    }
+
     /// [`apply`](Self::apply) of an op that
     /// [`moves_elements`](Self::moves_elements), for any element type.
     ///
@@ -253,8 +293,8 @@ impl LaneOp {
         };
         if let LaneOp::Running { running, axis, .. } = self {
             if shape[..] != *x.shape() {
-                return for_dtype!(dtype, T => {
-                    with_initial(out.typed::<T>(name)?, *running, *axis).map(DynTensor::from)
+                return for_any_dtype!(dtype, T => {
+                    with_initial(out.typed::<T>(name)?, *running, *axis).map(T::wrap)
                 });
             }
         }
@@ -262,10 +302,10 @@ impl LaneOp {
             op: name,
             reason: "a new copy is not writable".into(),
         };
-        if self.moves_elements() {
-            crate::array::dyn_tensor::for_any_dtype!(dtype, T => {
+        if self.takes_any_element() {
+            for_any_dtype!(dtype, T => {
                 let data = out.typed_mut::<T>(name)?.data_mut().ok_or_else(not_writable)?;
-                self.apply_moves(data, &shape)?;
+                self.apply_any(data, &shape)?;
             });
             return Ok(out);
         }

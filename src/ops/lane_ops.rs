@@ -17,9 +17,33 @@ pub(crate) fn run<T: DynElement>(
     op: &LaneOp,
     x: Operand<'_, T>,
 ) -> Result<Applied<T>> {
+    run_with(plan, op, x, |b, shape| op.apply(b, shape))
+}
+
+/// Run an `Op::Lane` plan of an op that
+/// [`takes_any_element`](LaneOp::takes_any_element) (`roll`, the
+/// triangles, running sums and products), of any dtype, the complex ones
+/// too.
+pub(crate) fn run_any<T: AnyElement>(
+    plan: &Plan,
+    op: &LaneOp,
+    x: Operand<'_, T>,
+) -> Result<Applied<T>> {
+    run_with(plan, op, x, |b, shape| op.apply_any(b, shape))
+}
+
+/// `x` rewritten by `apply` over the claimed input's buffer when the
+/// input is the target, else over a copy of it; a running op with
+/// `include_initial` (a longer result) into a new buffer.
+fn run_with<T: AnyElement>(
+    plan: &Plan,
+    op: &LaneOp,
+    x: Operand<'_, T>,
+    apply: impl Fn(&mut [T], &[usize]) -> Result<()>,
+) -> Result<Applied<T>> {
     let shape = plan.shape.to_vec();
     if x.shape() == &shape[..] {
-        return rewritten(plan, x, |b| op.apply(b, &shape));
+        return rewritten(plan, x, |b| apply(b, &shape));
     }
     let (LaneOp::Running { running, axis, .. }, Some(t)) = (op, x.tensor()) else {
         return Err(Error::InvalidArgument {
@@ -32,18 +56,6 @@ pub(crate) fn run<T: DynElement>(
     };
     let out = with_initial(t, *running, *axis)?;
     Ok(finish(plan, out, outcome_of(plan)))
-}
-
-/// Run an `Op::Lane` plan of an op that only moves elements (`roll`, the
-/// triangles), of any dtype, the complex ones too: over the claimed
-/// input's buffer when the input is the target, else over a copy of it.
-pub(crate) fn run_moves<T: AnyElement>(
-    plan: &Plan,
-    op: &LaneOp,
-    x: Operand<'_, T>,
-) -> Result<Applied<T>> {
-    let shape = plan.shape.to_vec();
-    rewritten(plan, x, |b| op.apply_moves(b, &shape))
 }
 
 /// `x` rewritten in place by `f`: over the claimed input's buffer when

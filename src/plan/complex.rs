@@ -46,7 +46,8 @@ fn takes_complex(op: &Op) -> bool {
                 | Statistic::Var { .. }
                 | Statistic::Std { .. }
         ),
-        Op::Lane(l) => l.moves_elements(),
+        // Moves, and running sums and products.
+        Op::Lane(l) => l.takes_any_element(),
         Op::Fresh(f) => {
             matches!(
                 **f,
@@ -83,7 +84,7 @@ pub(super) fn check_result(op: &Op, result: crate::DType) -> Result<()> {
 }
 
 /// The dtype a caller asked `op` to compute in (`astype`, `dtype=` of a
-/// sum, a product or a trace).
+/// sum, a product, a running sum or product, or a trace).
 fn asked_dtype(op: &Op) -> Option<crate::DType> {
     match op {
         Op::Cast { dtype } => Some(*dtype),
@@ -93,6 +94,10 @@ fn asked_dtype(op: &Op) -> Option<crate::DType> {
         },
         Op::Fresh(f) => match &**f {
             FreshOp::Linalg(crate::functions::linalg::LinalgOp::Trace { dtype, .. }) => *dtype,
+            _ => None,
+        },
+        Op::Lane(l) => match &**l {
+            crate::functions::lane_ops::LaneOp::Running { dtype, .. } => *dtype,
             _ => None,
         },
         _ => None,
