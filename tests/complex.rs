@@ -313,19 +313,30 @@ fn astype_from_complex_goes_only_to_complex_or_bool() {
 fn a_complex_result_asked_of_a_real_operand_is_refused_naming_the_operation() {
     use donate::functions::cumulative::Running;
     use donate::functions::lane_ops::LaneOp;
-    // `cumulative_sum(x, dtype=complex64)` of a float32 `x`: the operand
-    // is real, the result the operation would make is complex, and running
-    // sums have no complex kernel.
+    // A running maximum asked for in a complex dtype of a float32 `x`: the
+    // operand is real, the result the operation would make is complex, and
+    // complex numbers have no maximum.
     let s = [2, 3];
     for d in DType::COMPLEX {
         let op = Op::Lane(Box::new(LaneOp::Running {
-            running: Running::Sum,
+            running: Running::Max,
             axis: Some(0),
             dtype: Some(d),
             include_initial: false,
         }));
         assert_eq!(refused(&op, &[OperandDesc::tensor(DType::F32, &s)]), d);
-        // A sum or product asked for in a complex dtype is one (NumPy's).
+        // A running sum or product, a sum or a product asked for in a
+        // complex dtype is one (NumPy's).
+        for running in [Running::Sum, Running::Prod] {
+            let op = Op::Lane(Box::new(LaneOp::Running {
+                running,
+                axis: Some(0),
+                dtype: Some(d),
+                include_initial: false,
+            }));
+            let p = plan(&op, &[OperandDesc::tensor(DType::F32, &s)]).unwrap();
+            assert_eq!(p.dtype, d);
+        }
         for statistic in [
             Statistic::Sum { dtype: Some(d) },
             Statistic::Prod { dtype: Some(d) },
