@@ -183,13 +183,10 @@ impl LaneOp {
                 include_initial: false,
                 ..
             } => {
-                let axis = running_axis(self.name(), shape, *axis)?;
-                let (len, inner) = (shape[axis], shape[axis + 1..].iter().product::<usize>());
-                if len * inner > 0 {
-                    for block in data.chunks_exact_mut(len * inner) {
-                        scan_rows(block, inner, *running);
-                    }
-                }
+                self.each_run(data, shape, *axis, |block, inner| {
+                    scan_rows(block, inner, *running);
+                    Ok(())
+                })?;
             }
             LaneOp::Running { .. } => {
                 return Err(Error::InvalidArgument {
@@ -236,18 +233,30 @@ impl LaneOp {
                 axis,
                 include_initial: false,
                 ..
-            } => {
-                let axis = running_axis(self.name(), shape, *axis)?;
-                let (len, inner) = (shape[axis], shape[axis + 1..].iter().product::<usize>());
-                if len * inner > 0 {
-                    for block in data.chunks_exact_mut(len * inner) {
-                        scan_rows_any(block, inner, *running)?;
-                    }
-                }
-                Ok(())
-            }
+            } => self.each_run(data, shape, *axis, |block, inner| {
+                scan_rows_any(block, inner, *running)
+            }),
             _ => self.apply_moves(data, shape),
         }
+    }
+
+    /// `scan` over each run along `axis` of a running op (a block of
+    /// `len` rows of `inner` elements, with `inner`).
+    fn each_run<T>(
+        &self,
+        data: &mut [T],
+        shape: &[usize],
+        axis: Option<isize>,
+        mut scan: impl FnMut(&mut [T], usize) -> Result<()>,
+    ) -> Result<()> {
+        let axis = running_axis(self.name(), shape, axis)?;
+        let (len, inner) = (shape[axis], shape[axis + 1..].iter().product::<usize>());
+        if len * inner > 0 {
+            for block in data.chunks_exact_mut(len * inner) {
+                scan(block, inner)?;
+            }
+        }
+        Ok(())
     }
 
     /// [`apply`](Self::apply) of an op that
