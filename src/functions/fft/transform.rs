@@ -7,13 +7,15 @@
 //! Bluestein's algorithms for primes), it picks its AVX or SSE code at
 //! run time itself, and it takes `num-complex`'s `Complex`, the element
 //! type of complex64 and complex128 here, so lines go to it without a
-//! conversion. The real transforms are computed as complex ones of the
-//! real line (`realfft` would halve their work; not yet needed).
+//! conversion. The real steps (`rfft`'s, `irfft`'s) use `realfft`, by
+//! the same authors over the same `rustfft`: a real line of `n` values as
+//! a complex transform of `n / 2`, half the work of a complex one.
 //!
 //! A step is an iterator over its result in C order ([`StepOut`]): it
 //! gathers a group of lines along its axis into one working buffer (each
-//! cut or padded with zeros to the step's length `n`), transforms them in
-//! one call, and yields them, scaled, in C order; then the next group.
+//! cut or padded with zeros to the step's length `n`), transforms them
+//! (the complex lines in one call, the real ones one by one), and yields
+//! them, scaled, in C order; then the next group.
 //! The working buffer is reused from group to group and holds about
 //! [`GROUP_ELEMENTS`] elements (whole slabs of the axis: one slab when a
 //! slab is larger), so the last step writes the result's buffer directly
@@ -24,6 +26,7 @@ use std::sync::Arc;
 
 use num_complex::Complex;
 use num_traits::{Float, Zero};
+use realfft::{ComplexToReal, RealFftPlanner, RealToComplex};
 use rustfft::{Fft, FftNum, FftPlanner};
 
 use super::{Step, StepKind};
@@ -78,7 +81,10 @@ where
     } else {
         Src::Real(x.typed::<R>("fft")?.as_slice()?)
     };
-    let mut planner = FftPlanner::<R>::new();
+    let mut planner = Planners {
+        complex: FftPlanner::<R>::new(),
+        real: RealFftPlanner::<R>::new(),
+    };
     let mut dims = x.shape().to_vec();
     let mut between: Vec<Complex<R>> = Vec::new();
     let Some((last, first)) = steps.split_last() else {
@@ -112,13 +118,25 @@ where
     }
 }
 
+/// The planned transform of a step.
+enum Transform<R: FftNum> {
+    Complex(Arc<dyn Fft<R>>),
+    Forward(Arc<dyn RealToComplex<R>>),
+    Inverse(Arc<dyn ComplexToReal<R>>),
+}
+
 /// A step's result, in C order (see the module docs).
 struct StepOut<'a, R: FftNum> {
     src: Src<'a, R>,
-    fft: Option<Arc<dyn Fft<R>>>,
-    /// The lines of the current group, `n` each.
+    fft: Option<Transform<R>>,
+    /// The complex lines of the current group: a complex step's (`n`
+    /// each, in place), a real-to-complex step's results (`n / 2 + 1`
+    /// each), or a complex-to-real step's one input line (`n / 2 + 1`).
     work: Vec<Complex<R>>,
-    fft_scratch: Vec<Complex<R>>,
+    /// The real lines: a real-to-complex step's one input line (`n`), or
+    /// a complex-to-real step's results (`n` each).
+    real: Vec<R>,
+    scratch: Vec<Complex<R>>,
     kind: StepKind,
     n: usize,
     scale: R,
@@ -141,30 +159,33 @@ struct StepOut<'a, R: FftNum> {
 }
 
 impl<'a, R: FftNum + Float> StepOut<'a, R> {
-    fn new(planner: &mut FftPlanner<R>, src: Src<'a, R>, dims: &[usize], step: &Step) -> Self {
+    fn new(planners: &mut Planners<R>, src: Src<'a, R>, dims: &[usize], step: &Step) -> Self {
         let (outer, len, inner) = split_at_axis(dims, step.axis);
         let n = step.n;
-        let forward = !matches!(
-            step.kind,
-            StepKind::Complex { forward: false } | StepKind::ComplexToReal
-        );
-        let fft = (outer * inner > 0).then(|| {
-            if forward {
-                planner.plan_fft_forward(n)
-            } else {
-                planner.plan_fft_inverse(n)
+        let fft = (outer * inner > 0).then(|| match step.kind {
+            StepKind::Complex { forward: true } => {
+                Transform::Complex(planners.complex.plan_fft_forward(n))
             }
+            StepKind::Complex { forward: false } => {
+                Transform::Complex(planners.complex.plan_fft_inverse(n))
+            }
+            StepKind::RealToComplex => Transform::Forward(planners.real.plan_fft_forward(n)),
+            StepKind::ComplexToReal => Transform::Inverse(planners.real.plan_fft_inverse(n)),
         });
+        let scratch = match &fft {
+            Some(Transform::Complex(f)) => f.get_inplace_scratch_len(),
+            Some(Transform::Forward(f)) => f.get_scratch_len(),
+            Some(Transform::Inverse(f)) => f.get_scratch_len(),
+            None => 0,
+        };
         let slab = (inner * n).max(1);
         let group = (GROUP_ELEMENTS / slab).clamp(1, outer.max(1));
         StepOut {
             src,
-            fft_scratch: vec![
-                Complex::zero();
-                fft.as_ref().map_or(0, |f| f.get_inplace_scratch_len())
-            ],
             fft,
             work: Vec::new(),
+            real: Vec::new(),
+            scratch: vec![Complex::zero(); scratch],
             kind: step.kind,
             n,
             scale: R::from(step.scale).unwrap_or_else(R::one),
@@ -184,33 +205,54 @@ impl<'a, R: FftNum + Float> StepOut<'a, R> {
     /// Gather, complete and transform the group of slabs from `slab0`.
     fn fill(&mut self) {
         let (n, len, inner) = (self.n, self.len, self.inner);
+        let h = n / 2 + 1;
         self.slabs = self.group.min(self.outer - self.slab0);
-        self.work.clear();
-        self.work.resize(self.slabs * inner * n, Complex::zero());
-        // The input values a line holds: `n`, or the `n / 2 + 1` of a
-        // Hermitian spectrum.
-        let keep = if self.kind == StepKind::ComplexToReal {
-            (n / 2 + 1).min(len)
-        } else {
-            len.min(n)
-        };
-        for s in 0..self.slabs {
-            let base = (self.slab0 + s) * len * inner;
-            for i in 0..inner {
-                let line = &mut self.work[(s * inner + i) * n..][..n];
-                for (k, d) in line[..keep].iter_mut().enumerate() {
-                    *d = self.src.get(base + k * inner + i);
+        let lines = self.slabs * inner;
+        // Line `l` of the group: slab `l / inner`, position `l % inner`;
+        // its element `k` of the input.
+        let at =
+            |l: usize, k: usize| (self.slab0 + l / inner) * len * inner + k * inner + l % inner;
+        match &self.fft {
+            Some(Transform::Complex(fft)) => {
+                self.work.clear();
+                self.work.resize(lines * n, Complex::zero());
+                for (l, line) in self.work.chunks_exact_mut(n).enumerate() {
+                    for (k, d) in line[..len.min(n)].iter_mut().enumerate() {
+                        *d = self.src.get(at(l, k));
+                    }
                 }
-                if self.kind == StepKind::ComplexToReal {
-                    hermitian(line);
-                }
-            }
-        }
-        if let Some(fft) = &self.fft {
-            if !self.work.is_empty() {
                 // Each chunk of `n` (`work.len()` is a multiple).
-                fft.process_with_scratch(&mut self.work, &mut self.fft_scratch);
+                fft.process_with_scratch(&mut self.work, &mut self.scratch);
             }
+            Some(Transform::Forward(fft)) => {
+                self.work.clear();
+                self.work.resize(lines * h, Complex::zero());
+                self.real.resize(n, R::zero());
+                for (l, out) in self.work.chunks_exact_mut(h).enumerate() {
+                    self.real.fill(R::zero());
+                    for (k, d) in self.real[..len.min(n)].iter_mut().enumerate() {
+                        *d = self.src.get(at(l, k)).re;
+                    }
+                    // The lengths are the plan's: no error.
+                    let _ = fft.process_with_scratch(&mut self.real, out, &mut self.scratch);
+                }
+            }
+            Some(Transform::Inverse(fft)) => {
+                self.work.resize(h, Complex::zero());
+                self.real.clear();
+                self.real.resize(lines * n, R::zero());
+                for (l, out) in self.real.chunks_exact_mut(n).enumerate() {
+                    self.work.fill(Complex::zero());
+                    for (k, d) in self.work[..len.min(h)].iter_mut().enumerate() {
+                        *d = self.src.get(at(l, k));
+                    }
+                    hermitian_ends(&mut self.work, n);
+                    // The lengths are the plan's, and the imaginary parts
+                    // the transform needs zero are: no error.
+                    let _ = fft.process_with_scratch(&mut self.work, out, &mut self.scratch);
+                }
+            }
+            None => {}
         }
     }
 }
@@ -227,7 +269,12 @@ impl<R: FftNum + Float> Iterator for StepOut<'_, R> {
             self.fill();
             self.s = 0;
         }
-        let c = self.work[(self.s * self.inner + self.i) * self.n + self.k] * self.scale;
+        let line = self.s * self.inner + self.i;
+        let c = match self.kind {
+            StepKind::Complex { .. } => self.work[line * self.n + self.k],
+            StepKind::RealToComplex => self.work[line * self.out + self.k],
+            StepKind::ComplexToReal => Complex::new(self.real[line * self.n + self.k], R::zero()),
+        } * self.scale;
         self.i += 1;
         if self.i == self.inner {
             self.i = 0;
@@ -241,19 +288,18 @@ impl<R: FftNum + Float> Iterator for StepOut<'_, R> {
     }
 }
 
-/// Complete a line of length `n` whose first `n / 2 + 1` values are a
-/// real signal's spectrum: the rest are their conjugates, mirrored. The
-/// imaginary parts of the zero frequency and (for even `n`) the Nyquist
-/// frequency are dropped, as NumPy's `irfft` drops them: a real signal's
-/// spectrum has none.
-fn hermitian<R: FftNum>(line: &mut [Complex<R>]) {
-    let n = line.len();
-    let h = n / 2 + 1;
-    line[0].im = R::zero();
+/// The planners of one transform: complex lines, and real ones.
+struct Planners<R: FftNum> {
+    complex: FftPlanner<R>,
+    real: RealFftPlanner<R>,
+}
+
+/// Drop the imaginary parts of the zero frequency and (for even `n`) the
+/// Nyquist frequency of a real signal's spectrum (its `n / 2 + 1` values),
+/// as NumPy's `irfft` drops them: a real signal's spectrum has none.
+fn hermitian_ends<R: FftNum>(half: &mut [Complex<R>], n: usize) {
+    half[0].im = R::zero();
     if n.is_multiple_of(2) {
-        line[n / 2].im = R::zero();
-    }
-    for k in 1..=n - h {
-        line[n - k] = line[k].conj();
+        half[n / 2].im = R::zero();
     }
 }
