@@ -38,12 +38,13 @@ use crate::functions::creation::collect;
 /// About how many elements one group of lines holds (1 MiB of complex128).
 const GROUP_ELEMENTS: usize = 1 << 16;
 
-/// The data a step reads: the input (real or complex) or the previous
-/// step's result.
+/// The data a step reads: the input (real, complex, or complex read as
+/// its conjugates: `hfft`'s) or the previous step's result.
 #[derive(Clone, Copy)]
 enum Src<'a, R> {
     Real(&'a [R]),
     Complex(&'a [Complex<R>]),
+    Conjugate(&'a [Complex<R>]),
 }
 
 impl<R: FftNum> Src<'_, R> {
@@ -51,6 +52,7 @@ impl<R: FftNum> Src<'_, R> {
         match self {
             Src::Real(v) => Complex::new(v[i], R::zero()),
             Src::Complex(v) => v[i],
+            Src::Conjugate(v) => v[i].conj(),
         }
     }
 }
@@ -69,12 +71,10 @@ where
     R: FftNum + Float + AnyElement,
     Complex<R>: AnyElement,
 {
-    let conjugated: Vec<Complex<R>>;
     let input = if x.dtype().is_complex() {
         let v = x.typed::<Complex<R>>("fft")?.as_slice()?;
         if conj_in {
-            conjugated = v.iter().map(Complex::conj).collect();
-            Src::Complex(&conjugated[..])
+            Src::Conjugate(v)
         } else {
             Src::Complex(v)
         }
