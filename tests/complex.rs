@@ -116,14 +116,21 @@ fn the_planner_refuses_complex_operands_of_every_operation_without_complex_kerne
                 axes: donate::functions::linalg::TensordotAxes::Last(1),
             },
         )));
-        // the sums of products take complex operands; the decompositions
-        // do not yet
+        // the sums of products and the decompositions take complex
+        // operands
         let p = plan(&tensordot, &[x(), OperandDesc::tensor(d, &t)]).unwrap();
         assert_eq!((p.dtype, p.shape.as_slice()), (d, &[2, 2][..]));
         let det = Op::Fresh(Box::new(FreshOp::Linalg(
             donate::functions::linalg::LinalgOp::Det,
         )));
-        assert_eq!(refused(&det, &[OperandDesc::tensor(d, &[2, 2])]), d);
+        let p = plan(&det, &[OperandDesc::tensor(d, &[2, 2])]).unwrap();
+        assert_eq!((p.dtype, p.shape.as_slice()), (d, &[][..]));
+        // the eigenvalues of a Hermitian matrix are real
+        let eigvalsh = Op::Fresh(Box::new(FreshOp::Linalg(
+            donate::functions::linalg::LinalgOp::Eigvalsh,
+        )));
+        let p = plan(&eigvalsh, &[OperandDesc::tensor(d, &[2, 2])]).unwrap();
+        assert_eq!(p.dtype, d.real_dtype());
         // matmul has gemm's complex kernels
         let p = plan(&Op::Matmul, &[x(), OperandDesc::tensor(d, &t)]).unwrap();
         assert_eq!((p.dtype, p.shape.as_slice()), (d, &[2, 2][..]));

@@ -6,11 +6,15 @@
 //! Decided here:
 //!
 //! * **Order.** The unique values come sorted ([`crate::functions::sorting::order`]),
-//!   as NumPy's.
+//!   as NumPy's; complex values by their real parts, then their imaginary
+//!   parts, those with NaN parts last (NumPy's order:
+//!   `R + Rj < R + nanj < nan + Rj < nan + nanj`; the standard leaves the
+//!   order of complex values unspecified).
 //! * **Equality.** Elements are the same value when neither is less than
 //!   the other: `-0.0` and `0.0` are one value (shown as the first that
 //!   occurs). **Each NaN is distinct** (the standard's rule): every NaN
-//!   is a value of its own, with count 1, after the numbers.
+//!   is a value of its own, with count 1, after the numbers; a complex
+//!   value with a NaN part is a NaN.
 //! * **Shapes and dtypes.** `values`, `indices` and `counts` are 1-d;
 //!   `inverse_indices` has `x`'s shape (the standard's, since 2023.12);
 //!   indices and counts are int64, values `x`'s dtype. A 0-d `x` is one
@@ -20,7 +24,10 @@
 
 use std::cmp::Ordering;
 
+use num_complex::Complex;
+
 use crate::array::dyn_tensor::{each_real, DynTensor};
+use crate::array::element::Element;
 use crate::array::tensor::Tensor;
 use crate::error::Result;
 use crate::functions::sorting::{order, sorted_positions};
@@ -42,23 +49,61 @@ pub struct Unique {
 
 /// The unique elements of `x` (see the [module docs](self)).
 pub fn unique(x: &DynTensor) -> Result<Unique> {
-    each_real!(x, "unique", t => unique_typed(t))
+    match x {
+        DynTensor::C64(t) => unique_complex(t),
+        DynTensor::C128(t) => unique_complex(t),
+        _ => each_real!(x, "unique", t => {
+            let data = t.to_vec()?;
+            let sorted = sorted_positions(&data, false);
+            unique_by(t.shape(), &data, &sorted, order, is_nan)
+        }),
+    }
 }
 
-fn unique_typed<T: crate::RealElement>(t: &Tensor<T>) -> Result<Unique>
+/// [`unique_by`] of complex values in NumPy's order: the values without
+/// a NaN part, then those with a NaN imaginary part, a NaN real part,
+/// both; within each, by the real parts, then the imaginary parts.
+fn unique_complex<R: crate::RealElement>(t: &Tensor<Complex<R>>) -> Result<Unique>
+where
+    Complex<R>: Element,
+    DynTensor: From<Tensor<Complex<R>>>,
+{
+    let class = |v: Complex<R>| 2 * u8::from(is_nan(v.re)) + u8::from(is_nan(v.im));
+    let cmp = |a: Complex<R>, b: Complex<R>| {
+        class(a)
+            .cmp(&class(b))
+            .then_with(|| order(a.re, b.re))
+            .then_with(|| order(a.im, b.im))
+    };
+    let data = t.to_vec()?;
+    let mut sorted: Vec<usize> = (0..data.len()).collect();
+    sorted.sort_by(|&i, &j| cmp(data[i], data[j]));
+    unique_by(t.shape(), &data, &sorted, cmp, |v| {
+        is_nan(v.re) || is_nan(v.im)
+    })
+}
+
+/// The unique elements of `data` (of a tensor of `shape`), whose
+/// positions `sorted` lists in the (stable) order `cmp`; `nan` tells the
+/// values that are each distinct.
+fn unique_by<T: Element>(
+    shape: &[usize],
+    data: &[T],
+    sorted: &[usize],
+    cmp: impl Fn(T, T) -> Ordering,
+    nan: impl Fn(T) -> bool,
+) -> Result<Unique>
 where
     DynTensor: From<Tensor<T>>,
 {
-    let data = t.to_vec()?;
-    let sorted = sorted_positions(&data, false);
     let mut values = Vec::new();
     let mut indices: Vec<i64> = Vec::new();
     let mut counts: Vec<i64> = Vec::new();
     let mut inverse = vec![0_i64; data.len()];
     let mut last: Option<T> = None;
-    for &i in &sorted {
+    for &i in sorted {
         let v = data[i];
-        let same = last.is_some_and(|l| !is_nan(v) && order(l, v) == Ordering::Equal);
+        let same = last.is_some_and(|l| !nan(v) && cmp(l, v) == Ordering::Equal);
         if same {
             // The stable sort lists equal values by position: the first
             // occurrence opened the group.
@@ -75,7 +120,7 @@ where
     Ok(Unique {
         values: Tensor::from_vec(values, &[n])?.into(),
         indices: Tensor::from_vec(indices, &[n])?.into(),
-        inverse_indices: Tensor::from_vec(inverse, t.shape())?.into(),
+        inverse_indices: Tensor::from_vec(inverse, shape)?.into(),
         counts: Tensor::from_vec(counts, &[n])?.into(),
     })
 }

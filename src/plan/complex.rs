@@ -61,9 +61,11 @@ fn takes_complex(op: &Op) -> bool {
                     | FreshOp::TakeAlongAxis { .. }
                     | FreshOp::CountNonzero { .. }
                     | FreshOp::Diff { .. }
-            ) || matches!(&**f, FreshOp::Linalg(l) if l.takes_complex())
-                // The transforms decide in their signature (`rfft` refuses).
-                || matches!(&**f, FreshOp::Fft(_))
+            )
+                // Linear algebra and the transforms decide in their
+                // signatures (`rfft` refuses complex input; every linalg
+                // function takes it).
+                || matches!(&**f, FreshOp::Linalg(_) | FreshOp::Fft(_))
         }
         _ => false,
     }

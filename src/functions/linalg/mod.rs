@@ -15,34 +15,40 @@
 //!   operand); `diagonal` takes every dtype. The decompositions and everything computed from
 //!   them (`cholesky`, `det`, `eigh`, `eigvalsh`, `inv`, `matrix_norm`,
 //!   `matrix_rank`, `pinv`, `qr`, `slogdet`, `solve`, `svd`, `svdvals`,
-//!   `vector_norm`) take float32 and float64 only and give the input's
-//!   dtype (`matrix_rank`: int64; `vector_norm` also takes complex
-//!   numbers, the norm of their magnitudes in the real dtype); an integer
-//!   input is an
+//!   `vector_norm`) take float32, float64, complex64 and complex128 and
+//!   compute in the input's dtype; what is real whatever the input
+//!   (eigenvalues of a Hermitian matrix, singular values, `logabsdet`,
+//!   norms) has the real dtype of its precision, as NumPy's; `matrix_rank`
+//!   gives int64. An integer input is an
 //!   [`Error::InvalidOperand`], as the standard leaves the promotion of
 //!   integers to floats unspecified here.
 //! - **Ownership.** Inputs are only read; every result is a new tensor.
 //!
 //! Files: [`stack`] (stacks, broadcasting and reading operands),
-//! [`products`] (the sums of products and the diagonal), [`decompose`]
-//! (the decompositions, through `faer`), [`norms`] (vector and matrix
-//! norms).
+//! [`products`] (the sums of products and the diagonal), [`inexact`]
+//! (the element types of the decompositions, real and complex, and what
+//! they share), [`decompose`] (LU, Cholesky, QR, the Hermitian
+//! eigendecomposition, through `faer`), [`svd`] (the singular value
+//! decomposition and what is computed from it), [`norms`] (vector and
+//! matrix norms).
 
-mod complex_svd;
 mod decompose;
+mod inexact;
 mod norms;
 mod op;
 mod products;
 mod stack;
+mod svd;
 
-pub use decompose::{
-    cholesky, det, eigh, eigvalsh, inv, matrix_rank, pinv, qr, slogdet, solve, svd, svdvals,
-};
+pub use decompose::{cholesky, det, eigh, eigvalsh, inv, qr, slogdet, solve};
 pub use norms::{matrix_norm, vector_norm, MatrixOrd};
 pub use op::LinalgOp;
 pub use products::{
     cross, diagonal, matrix_power, outer, tensordot, trace, trace_dtype, vecdot, TensordotAxes,
 };
+pub use svd::{matrix_rank, pinv, svd, svdvals};
 
+#[cfg(test)]
+mod complex_tests;
 #[cfg(test)]
 mod tests;

@@ -2,14 +2,15 @@
 //! (`axis`, `keepdims`), and the norms, computed in f64 and returned in the
 //! input's float dtype.
 
-use crate::array::dyn_tensor::{for_float, DynTensor, Meta};
+use crate::array::dyn_tensor::{DynTensor, Meta};
 use crate::array::element::{DType, Element, C32, C64};
 use crate::array::shape::normalize_axis;
 use crate::error::{Error, Result};
 use crate::functions::lanes::float_sum;
 
-use super::decompose::{float, matrices, not_float, singular_values};
-use super::stack::{float_dtype, float_matrices, new, read, sized, Matrices};
+use super::inexact::{inexact, matrices, Inexact};
+use super::stack::{float_dtype, inexact_matrices, new, read, sized};
+use super::svd::singular_values;
 
 /// The orders of `matrix_norm`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -213,10 +214,10 @@ pub fn vector_norm(
         )?,
         DynTensor::C128(_) => row_norms(&read::<C64>(&p, OP)?, rows, len, C64::norm, shape, ord)?,
         _ => {
-            float!(OP, d, T => row_norms(&read::<T>(&p, OP)?, rows, len, Element::to_f64, shape, ord))?
+            inexact!(OP, d, T => row_norms(&read::<T>(&p, OP)?, rows, len, Element::to_f64, shape, ord))?
         }
     };
-    float!(OP, d, T => {
+    inexact!(OP, d, T => {
         let out: Vec<T> = norms.iter().map(|&v| <T as Element>::from_f64(v)).collect();
         new(&out, &out_shape)
     })
@@ -271,7 +272,7 @@ fn matrix_norm_one(
     })
 }
 
-/// The dtype and shape of `matrix_norm(x, keepdims, ord)`: `x`'s float
+/// The dtype and shape of `matrix_norm(x, keepdims, ord)`: the real
 /// dtype, the stack (with `(1, 1)` when `keepdims`). An order that takes
 /// the largest or smallest of no value (±2 of a matrix without singular
 /// values, ±1 without columns, ±inf without rows) is an
@@ -282,7 +283,7 @@ pub(crate) fn matrix_norm_signature(
     ord: MatrixOrd,
 ) -> Result<(DType, Vec<usize>)> {
     const OP: &str = "linalg.matrix_norm";
-    let (d, s) = float_matrices(OP, x)?;
+    let (d, s) = inexact_matrices(OP, x)?;
     let none = match ord {
         MatrixOrd::Fro | MatrixOrd::Nuc => false,
         MatrixOrd::Two | MatrixOrd::NegTwo => s.m.min(s.n) == 0,
@@ -300,16 +301,18 @@ pub(crate) fn matrix_norm_signature(
     } else {
         s.batch
     };
-    sized(d, out_shape)
+    sized(d.real_dtype(), out_shape)
 }
 
-/// `matrix_norm(x, keepdims, ord)`: each matrix's norm of order `ord`.
+/// `matrix_norm(x, keepdims, ord)`: each matrix's norm of order `ord`
+/// (of a complex matrix: of its elements' moduli, and its singular
+/// values), in the real dtype of `x`'s precision.
 pub fn matrix_norm(x: &DynTensor, keepdims: bool, ord: MatrixOrd) -> Result<DynTensor> {
     const OP: &str = "linalg.matrix_norm";
-    let (d, out_shape) = matrix_norm_signature(x.meta(), keepdims, ord)?;
-    let s = Matrices::of(OP, x.shape())?;
+    let (_, out_shape) = matrix_norm_signature(x.meta(), keepdims, ord)?;
+    let (d, s) = inexact_matrices(OP, x.meta())?;
     let needs_sv = ord.needs_singular_values();
-    float!(OP, d, T => {
+    inexact!(OP, d, T => {
         let t = read::<T>(x, OP)?;
         let data = t.as_slice()?;
         let mut out = Vec::with_capacity(s.count());
@@ -321,8 +324,9 @@ pub fn matrix_norm(x: &DynTensor, keepdims: bool, ord: MatrixOrd) -> Result<DynT
                 Vec::new()
             };
             a.clear();
-            a.extend(data[b * s.size()..(b + 1) * s.size()].iter().map(|&v| Element::to_f64(v)));
-            out.push(<T as Element>::from_f64(matrix_norm_one(x.shape(), &a, (s.m, s.n), ord, &sv)?));
+            a.extend(data[b * s.size()..(b + 1) * s.size()].iter().map(|&v| v.abs64()));
+            let norm = matrix_norm_one(x.shape(), &a, (s.m, s.n), ord, &sv)?;
+            out.push(<<T as faer::traits::ComplexField>::Real as Element>::from_f64(norm));
         }
         new(&out, &out_shape)
     })

@@ -6,14 +6,14 @@
 
 use super::decompose::{
     cholesky_signature, det_signature, eigh_signature, eigvalsh_signature, inv_signature,
-    matrix_rank_signature, pinv_signature, qr_signature, slogdet_signature, solve_signature,
-    svd_signature, svdvals_signature,
+    qr_signature, slogdet_signature, solve_signature,
 };
 use super::norms::{matrix_norm_signature, vector_norm_signature};
 use super::products::{
     cross_signature, diagonal_signature, matrix_power_signature, outer_signature,
     tensordot_signature, trace_signature, vecdot_signature,
 };
+use super::svd::{matrix_rank_signature, pinv_signature, svd_signature, svdvals_signature};
 use super::{MatrixOrd, TensordotAxes};
 use crate::array::dyn_tensor::{DynTensor, Meta};
 use crate::array::element::DType;
@@ -124,29 +124,6 @@ impl LinalgOp {
             (2, _) => "x2",
             _ => "the input",
         }
-    }
-
-    /// Does the function take complex operands? The sums of products
-    /// (`tensordot`, `vecdot`, `outer`, `cross`, `trace`, `matrix_power`)
-    /// and `diagonal`, `vector_norm` (of the magnitudes: real), and the
-    /// functions of the singular values (`svdvals`, `matrix_rank`,
-    /// `pinv`); the other decompositions and `matrix_norm` are real-only
-    /// so far.
-    pub fn takes_complex(&self) -> bool {
-        matches!(
-            self,
-            LinalgOp::Tensordot { .. }
-                | LinalgOp::Vecdot { .. }
-                | LinalgOp::Cross { .. }
-                | LinalgOp::Outer
-                | LinalgOp::Diagonal { .. }
-                | LinalgOp::MatrixPower { .. }
-                | LinalgOp::Trace { .. }
-                | LinalgOp::VectorNorm { .. }
-                | LinalgOp::Svdvals
-                | LinalgOp::MatrixRank { .. }
-                | LinalgOp::Pinv { .. }
-        )
     }
 
     /// The dtype operand `i` is read as, when the function converts it

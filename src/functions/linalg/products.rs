@@ -11,7 +11,7 @@ use crate::kernels::matmul::MatmulElement;
 use crate::kernels::matmul::{matmul_batched_acc, BatchOffsets, MatRef};
 
 use super::stack::{
-    float_dtype, lanes, new, numeric_dtype, promote_numeric, read, sized, Acc, Matrices,
+    inexact_dtype, lanes, new, numeric_dtype, promote_numeric, read, sized, Acc, Matrices,
 };
 
 /// Which axes `tensordot` contracts.
@@ -378,13 +378,13 @@ pub fn trace(x: &DynTensor, offset: isize, dtype: Option<DType>) -> Result<DynTe
 }
 
 /// The dtype and shape of `matrix_power(x, n)`: a stack of square
-/// matrices, kept, of a numeric dtype (a float one when `n < 0`: the
-/// power is one of the inverse).
+/// matrices, kept, of a numeric dtype (a float or complex one when
+/// `n < 0`: the power is one of the inverse).
 pub(crate) fn matrix_power_signature(x: Meta<'_>, n: i64) -> Result<(DType, Vec<usize>)> {
     const OP: &str = "linalg.matrix_power";
     Matrices::square(OP, x.shape)?;
     let d = if n < 0 {
-        float_dtype(OP, x.dtype)?
+        inexact_dtype(OP, x.dtype)?
     } else {
         numeric_dtype(OP, x.dtype)?
     };
@@ -393,7 +393,7 @@ pub(crate) fn matrix_power_signature(x: Meta<'_>, n: i64) -> Result<(DType, Vec<
 
 /// `matrix_power(x, n)`: each square matrix to the integer power `n`
 /// (the identity for 0; a negative power is a power of the inverse, for
-/// float matrices).
+/// float and complex matrices).
 pub fn matrix_power(x: &DynTensor, n: i64) -> Result<DynTensor> {
     const OP: &str = "linalg.matrix_power";
     let (d, shape) = matrix_power_signature(x.meta(), n)?;

@@ -39,11 +39,6 @@ pub(super) fn promote_numeric(op: &'static str, a: DType, b: DType) -> Result<DT
     Ok(DType::promote(numeric_dtype(op, a)?, numeric_dtype(op, b)?))
 }
 
-/// The dtype two float operands promote to.
-pub(super) fn promote_float(op: &'static str, a: DType, b: DType) -> Result<DType> {
-    Ok(DType::promote(float_dtype(op, a)?, float_dtype(op, b)?))
-}
-
 /// A result's dtype and shape, refused when its size overflows (as
 /// [`Tensor::from_slice`] refuses it when the result is made).
 pub(super) fn sized(dtype: DType, shape: Vec<usize>) -> Result<(DType, Vec<usize>)> {
@@ -51,48 +46,50 @@ pub(super) fn sized(dtype: DType, shape: Vec<usize>) -> Result<(DType, Vec<usize
     Ok((dtype, shape))
 }
 
-/// Result `part` (dtype `dtype`, every result checked by [`sized`]) of a
-/// function of several results, with
+/// Result `part` of a function of several results (each a dtype and a
+/// shape, every one checked by [`sized`]), with
 /// [`LinalgOp::run`](super::LinalgOp::run)'s error for a part it does
 /// not have.
 pub(super) fn pick<const N: usize>(
     op: &'static str,
-    dtype: DType,
-    shapes: [Vec<usize>; N],
+    parts: [(DType, Vec<usize>); N],
     part: usize,
 ) -> Result<(DType, Vec<usize>)> {
-    for s in &shapes {
-        checked_numel(s, dtype.size())?;
+    for (d, s) in &parts {
+        checked_numel(s, d.size())?;
     }
-    shapes
+    parts
         .into_iter()
         .nth(part)
-        .map(|s| (dtype, s))
         .ok_or_else(|| Error::InvalidArgument {
             op,
             reason: format!("has no result {part}"),
         })
 }
 
-/// A float stack of matrices: its dtype (float32 or float64) and stack.
-pub(super) fn float_matrices(op: &'static str, x: Meta<'_>) -> Result<(DType, Matrices)> {
-    Ok((float_dtype(op, x.dtype)?, Matrices::of(op, x.shape)?))
-}
-
-/// A stack of float or complex matrices (the functions of the singular
-/// values): its dtype and stack.
-pub(super) fn inexact_matrices(op: &'static str, x: Meta<'_>) -> Result<(DType, Matrices)> {
-    let d = if x.dtype.is_complex() {
-        x.dtype
+/// The dtype of the decompositions' inputs: float or complex (the
+/// input's, which the decompositions compute in).
+pub(super) fn inexact_dtype(op: &'static str, d: DType) -> Result<DType> {
+    if d.is_complex() {
+        Ok(d)
     } else {
-        float_dtype(op, x.dtype)?
-    };
-    Ok((d, Matrices::of(op, x.shape)?))
+        float_dtype(op, d)
+    }
 }
 
-/// A float stack of square matrices: its dtype and stack.
-pub(super) fn float_square(op: &'static str, x: Meta<'_>) -> Result<(DType, Matrices)> {
-    Ok((float_dtype(op, x.dtype)?, Matrices::square(op, x.shape)?))
+/// The dtype two float or complex operands promote to.
+pub(super) fn promote_inexact(op: &'static str, a: DType, b: DType) -> Result<DType> {
+    Ok(DType::promote(inexact_dtype(op, a)?, inexact_dtype(op, b)?))
+}
+
+/// A stack of float or complex matrices: its dtype and stack.
+pub(super) fn inexact_matrices(op: &'static str, x: Meta<'_>) -> Result<(DType, Matrices)> {
+    Ok((inexact_dtype(op, x.dtype)?, Matrices::of(op, x.shape)?))
+}
+
+/// A stack of float or complex square matrices: its dtype and stack.
+pub(super) fn inexact_square(op: &'static str, x: Meta<'_>) -> Result<(DType, Matrices)> {
+    Ok((inexact_dtype(op, x.dtype)?, Matrices::square(op, x.shape)?))
 }
 
 /// A stack of `m×n` matrices: the shape `(*batch, m, n)`.
