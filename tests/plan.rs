@@ -701,3 +701,77 @@ fn a_fresh_function_has_its_casts_and_copies_planned() {
         ]
     );
 }
+
+/// A comparison of uint64 with a signed integer is exact (NumPy 2's):
+/// not through float64, their promoted dtype, which rounds both above
+/// 2^53. The plan computes in int64, casts only a narrower signed operand
+/// and reads the uint64 one as it is; other comparisons are unchanged.
+#[test]
+fn uint64_against_signed_integers_compares_exactly() {
+    let less = Op::Func(donate::kernels::Func::Less);
+    let s = [4usize];
+    let p = plan(
+        &less,
+        &[
+            OperandDesc::tensor(DType::U64, &s),
+            OperandDesc::tensor(DType::I64, &s),
+        ],
+    )
+    .unwrap();
+    assert_eq!((p.dtype, p.compute), (DType::Bool, DType::I64));
+    assert!(p.casts.is_empty(), "{p}");
+    let p = plan(
+        &less,
+        &[
+            OperandDesc::tensor(DType::I8, &s),
+            OperandDesc::tensor(DType::U64, &s),
+        ],
+    )
+    .unwrap();
+    assert_eq!((p.compute, p.casts.as_slice()), (DType::I64, &[0][..]));
+    // uint64 with a float, or an unsigned integer: the promoted dtype.
+    for (other, compute) in [(DType::F32, DType::F64), (DType::U8, DType::U64)] {
+        let p = plan(
+            &less,
+            &[
+                OperandDesc::tensor(DType::U64, &s),
+                OperandDesc::tensor(other, &s),
+            ],
+        )
+        .unwrap();
+        assert_eq!(p.compute, compute);
+    }
+    // A Python int outside the tensor's dtype: exact too (NumPy 2), the
+    // tensor cast to int64, or a uint64 one read as it is.
+    for (d, v, casts) in [(DType::U8, 300, &[0][..]), (DType::U64, -1, &[][..])] {
+        let p = plan(
+            &less,
+            &[
+                OperandDesc::tensor(d, &s),
+                OperandDesc::scalar(Scalar::Int(v)),
+            ],
+        )
+        .unwrap();
+        assert_eq!((p.compute, p.casts.as_slice()), (DType::I64, casts));
+    }
+    // A Python int inside the dtype is weak, as before.
+    let p = plan(
+        &less,
+        &[
+            OperandDesc::tensor(DType::U8, &s),
+            OperandDesc::scalar(Scalar::Int(255)),
+        ],
+    )
+    .unwrap();
+    assert_eq!(p.compute, DType::U8);
+    // Arithmetic of the same pair still promotes to float64.
+    let p = plan(
+        &Op::Binary(BinaryOp::Add),
+        &[
+            OperandDesc::tensor(DType::U64, &s),
+            OperandDesc::tensor(DType::I64, &s),
+        ],
+    )
+    .unwrap();
+    assert_eq!(p.dtype, DType::F64);
+}

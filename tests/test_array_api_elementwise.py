@@ -771,18 +771,38 @@ def test_add_and_multiply_of_bools_give_bool_as_numpy(name: str) -> None:
     np.testing.assert_array_equal(t.numpy(), np_func(name)(a, b))
 
 
-@pytest.mark.xfail(strict=True, reason="comparing an integer tensor with a Python int outside its dtype raises OverflowError; NumPy 2 compares exactly")
 @pytest.mark.parametrize("name", COMPARE)
 def test_comparison_with_a_python_int_outside_the_dtype_is_exact_as_numpy(name: str) -> None:
+    f, want = getattr(donate, name), np_func(name)
+    cases = [
+        (np.array([0, 200, 255], np.uint8), (300, -1, 255)),
+        (np.array([-128, 0, 127], np.int8), (1000, -129)),
+        (np.array([0, 2**63, 2**64 - 1], np.uint64), (-1, -(2**63))),
+        (np.array([[0, 1], [70000, 2]], np.uint32), (-5, 2**40)),
+    ]
+    for x, values in cases:
+        for v in values:
+            assert_matches(name, f(donate.asarray(x), v), want(x, v))
+            assert_matches(name, f(v, donate.asarray(x)), want(v, x))
+    # The operators, and traced.
     x = np.array([0, 200, 255], np.uint8)
-    for v in (300, -1):
-        assert_matches(name, getattr(donate, name)(donate.asarray(x), v), np_func(name)(x, v))
+    t = donate.asarray(x)
+    assert np.asarray(t < 300).all() and not np.asarray(t == -1).any()
+    assert np.asarray(donate.jit(lambda a: f(a, 300))(t)).tolist() == want(x, 300).tolist()
 
 
-@pytest.mark.xfail(strict=True, reason="uint64 against int64 is compared in float64 (their promoted dtype); NumPy 2 compares the integers exactly")
 @pytest.mark.parametrize("name", COMPARE)
 def test_uint64_against_int64_compares_exactly_as_numpy(name: str) -> None:
     # Each pair is apart by 1, and float64 holds neither exactly.
-    q = np.array([2**53 + 1, 2**53 + 2, 2**63, 2**63 - 2], np.uint64)
-    s = np.array([2**53 + 2, 2**53 + 1, 2**63 - 1, 2**63 - 1], np.int64)
+    q = np.array([2**53 + 1, 2**53 + 2, 2**63, 2**63 - 2, 0, 2**64 - 1], np.uint64)
+    s = np.array([2**53 + 2, 2**53 + 1, 2**63 - 1, 2**63 - 1, -1, -(2**63)], np.int64)
     assert_matches(name, getattr(donate, name)(donate.asarray(q), donate.asarray(s)), np_func(name)(q, s))
+    assert_matches(name, getattr(donate, name)(donate.asarray(s), donate.asarray(q)), np_func(name)(s, q))
+    # Broadcast, narrower signed dtypes, a strided view, and traced.
+    f, want = getattr(donate, name), np_func(name)
+    col = q.reshape(6, 1)
+    for other in (s.astype(np.int8), s.astype(np.int32)):
+        assert_matches(name, f(donate.asarray(col), donate.asarray(other)), want(col, other))
+    assert_matches(name, f(donate.asarray(col), donate.asarray(s)[::-1]), want(col, s[::-1]))
+    traced = donate.jit(getattr(donate, name))(donate.asarray(q), donate.asarray(s))
+    assert_matches(name, traced, np_func(name)(q, s))

@@ -10,6 +10,7 @@ use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
 use crate::kernels::complex::Member;
 use crate::ops::conv::{self, BatchNorm};
+use crate::ops::func::Exact;
 use crate::ops::{
     attention, binary, count_fallbacks, nn, outcome_of, reused, unary, Operand, Outcome, Refusal,
 };
@@ -148,6 +149,40 @@ fn typed_two<'s, T: AnyElement>(
     Ok((typed_one(plan, 0, a)?, typed_one(plan, 1, b)?))
 }
 
+/// Whether `plan` is an exact comparison with a uint64 operand read as it
+/// is (see [`crate::plan::reads_uint64_as_is`]).
+fn reads_exact(plan: &Plan, args: &[Arg<'_>]) -> bool {
+    args.iter()
+        .filter_map(Arg::tensor)
+        .any(|t| crate::plan::reads_uint64_as_is(plan, t.dtype()))
+}
+
+/// Run an exact comparison ([`reads_exact`]): each operand a uint64 or
+/// int64 tensor, or a Python int.
+fn run_exact(
+    plan: &Plan,
+    f: crate::kernels::Func,
+    args: &[Arg<'_>],
+) -> Result<(DynTensor, Outcome)> {
+    match args {
+        [a, b] => match (exact_of(a), exact_of(b)) {
+            (Some(x), Some(y)) => crate::ops::func::run_exact_compare(plan, f, x, y),
+            _ => Err(internal(plan, "the operands of an exact comparison")),
+        },
+        _ => Err(internal(plan, "two operands")),
+    }
+}
+
+/// An operand of an exact comparison, if it is one.
+fn exact_of<'s>(a: &'s Arg<'_>) -> Option<Exact<'s>> {
+    match (a, a.tensor()) {
+        (Arg::Scalar(Scalar::Int(v)), _) => Some(Exact::Int(*v)),
+        (_, Some(DynTensor::U64(t))) => Some(Exact::U64(t)),
+        (_, Some(DynTensor::I64(t))) => Some(Exact::I64(t)),
+        _ => None,
+    }
+}
+
 /// A parameter operand as a tensor.
 fn param<T: DynElement>(o: Option<Operand<'_, T>>) -> Option<&Tensor<T>> {
     match o? {
@@ -187,6 +222,7 @@ pub fn execute(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)
             let (x, y) = typed_two::<T>(plan, args)?;
             binary::run::<T>(plan, *b, x, y).map(wrap::<T>)
         }),
+        Op::Func(f) if reads_exact(plan, args) => run_exact(plan, *f, args),
         Op::Func(f) => for_dtype!(plan.compute, T => {
             let ops = typed::<T>(plan, args)?;
             crate::ops::func::run::<T>(plan, *f, ops)

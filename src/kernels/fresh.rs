@@ -328,6 +328,57 @@ pub(crate) fn func_unary<T: super::FuncElement>(
     }
 }
 
+/// The comparison `f` (one of [`FuncKind::Compare`](super::FuncKind))
+/// of two integer operands of different dtypes, exactly (each read as an
+/// `i128`, which holds every integer dtype's values), broadcast to `out`
+/// into a new bool buffer. `None` if `f` is not a comparison.
+pub(crate) fn compare_exact<A: Element, B: Element>(
+    f: super::Func,
+    a: &[A],
+    a_shape: &[usize],
+    b: &[B],
+    b_shape: &[usize],
+    out: &[usize],
+) -> Result<Option<OwnedBuffer>> {
+    use super::Func::{Equal as Eq, Greater as Gt, GreaterEqual, Less as Lt, LessEqual, NotEqual};
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let holds: fn(std::cmp::Ordering) -> bool = match f {
+        Eq => |o| o == Equal,
+        NotEqual => |o| o != Equal,
+        Lt => |o| o == Less,
+        LessEqual => |o| o != Greater,
+        Gt => |o| o == Greater,
+        GreaterEqual => |o| o != Less,
+        _ => return Ok(None),
+    };
+    let at = |s: &Side<'_, A>, k: usize| match s {
+        Side::Slice(v) => v[k].to_i128(),
+        Side::Scalar(v) => v.to_i128(),
+    };
+    let bt = |s: &Side<'_, B>, k: usize| match s {
+        Side::Slice(v) => v[k].to_i128(),
+        Side::Scalar(v) => v.to_i128(),
+    };
+    let n: usize = out.iter().product();
+    let mut buf = UninitBuffer::<bool>::new(n)?;
+    super::broadcast_zip(
+        a,
+        a_shape,
+        b,
+        b_shape,
+        out,
+        buf.as_uninit_mut(),
+        |x, y, d| {
+            for (k, e) in d.iter_mut().enumerate() {
+                e.write(holds(at(&x, k).cmp(&bt(&y, k))));
+            }
+        },
+    );
+    // SAFETY: `broadcast_zip` hands the closure every run of the `n`
+    // output elements, and the closure writes each element of each run.
+    Ok(Some(unsafe { buf.assume_init() }))
+}
+
 /// `f(a, b)` broadcast to `out` into a new buffer: of `T` (`test` false)
 /// or of bool. `a` and `b` are C-contiguous with the shapes given, which
 /// broadcast to `out` (checked by planning). `None` as [`func_unary`].

@@ -402,15 +402,15 @@ fn plan(a_shape: &[usize], b_shape: &[usize], out: &[usize]) -> Plan {
 /// Apply `f` to the runs of `a` and `b` broadcast to `out` (both
 /// C-contiguous), writing `dst` (the output's elements, C order): the
 /// broadcasting loop of element-wise functions whose result type may
-/// differ from the operands'.
-pub(crate) fn broadcast_zip<T: Copy, U>(
-    a: &[T],
+/// differ from the operands' (and the operands' from each other).
+pub(crate) fn broadcast_zip<A: Copy, B: Copy, U>(
+    a: &[A],
     a_shape: &[usize],
-    b: &[T],
+    b: &[B],
     b_shape: &[usize],
     out: &[usize],
     dst: &mut [MaybeUninit<U>],
-    mut f: impl FnMut(Side<'_, T>, Side<'_, T>, &mut [MaybeUninit<U>]),
+    mut f: impl FnMut(Side<'_, A>, Side<'_, B>, &mut [MaybeUninit<U>]),
 ) {
     if dst.is_empty() {
         return;

@@ -9,6 +9,7 @@
 
 use super::{claim_target, count_fallbacks, outcome_of, reused, Operand};
 use crate::array::dyn_tensor::{DynElement, DynTensor};
+use crate::array::element::DType;
 use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
 use crate::kernels::{broadcast_zip_into, fresh, Func, FuncElement, FuncKind};
@@ -85,6 +86,62 @@ pub(crate) fn run<T: FuncElement + DynElement>(
         _ => None,
     };
     done(plan, buf.ok_or_else(|| unsupported::<T>(f))?, outcome)
+}
+
+/// An operand of an exact comparison ([`run_exact_compare`]).
+#[derive(Clone, Copy)]
+pub(crate) enum Exact<'a> {
+    U64(&'a Tensor<u64>),
+    I64(&'a Tensor<i64>),
+    /// A Python int (a 0-d operand).
+    Int(i64),
+}
+
+/// Run a comparison the planner made exact (a uint64 tensor against a
+/// signed integer, or an integer tensor against a Python int outside its
+/// dtype): the planner cast a narrower operand to int64 and left a uint64
+/// one as it is; the two are compared as `i128`s, into a new bool buffer.
+pub(crate) fn run_exact_compare(
+    plan: &Plan,
+    f: Func,
+    a: Exact<'_>,
+    b: Exact<'_>,
+) -> Result<(DynTensor, Outcome)> {
+    let out = plan.shape.to_vec();
+    let (sa, sb) = ([exact_scalar(&a)], [exact_scalar(&b)]);
+    macro_rules! side {
+        ($e:expr, $s:expr, $x:ident => $body:expr) => {
+            match $e {
+                Exact::U64(t) => {
+                    let $x = (t.as_slice()?, t.shape());
+                    $body
+                }
+                Exact::I64(t) => {
+                    let $x = (t.as_slice()?, t.shape());
+                    $body
+                }
+                Exact::Int(_) => {
+                    let $x = (&$s[..], &[][..]);
+                    $body
+                }
+            }
+        };
+    }
+    let buf =
+        side!(a, sa, x => side!(b, sb, y => fresh::compare_exact(f, x.0, x.1, y.0, y.1, &out)?));
+    let buf = buf.ok_or_else(|| Error::UnsupportedDType {
+        op: f.name(),
+        dtype: DType::I64,
+    })?;
+    let outcome = outcome_of(plan);
+    done(plan, buf, outcome)
+}
+
+fn exact_scalar(e: &Exact<'_>) -> i64 {
+    match e {
+        Exact::Int(v) => *v,
+        _ => 0,
+    }
 }
 
 impl<T: FuncElement + DynElement> Tensor<T> {

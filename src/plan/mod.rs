@@ -73,7 +73,7 @@ pub use crate::array::dyn_tensor::check_scalar;
 pub use crate::array::layout::Coverage;
 pub(crate) use fresh::scalar_tensor as fresh_scalar;
 pub use fresh::FreshOp;
-pub(crate) use rules::permute_axes;
+pub(crate) use rules::{permute_axes, reads_uint64_as_is};
 pub use target::check_in_place_cast;
 
 /// How an operand is offered to an operation.
