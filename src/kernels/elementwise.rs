@@ -411,6 +411,17 @@ pub enum Side<'a, T> {
     Scalar(T),
 }
 
+impl<T: Copy> Side<'_, T> {
+    /// Element `k` of the run.
+    #[inline(always)]
+    pub(crate) fn at(&self, k: usize) -> T {
+        match self {
+            Side::Slice(v) => v[k],
+            Side::Scalar(v) => *v,
+        }
+    }
+}
+
 /// `dst[i] = f(a[i], b[i])` with either side possibly a broadcast scalar.
 #[inline(always)]
 pub(super) fn zip<T: Copy, F: BinaryFn<T>>(

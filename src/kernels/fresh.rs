@@ -351,14 +351,6 @@ pub(crate) fn compare_exact<A: Element, B: Element>(
         GreaterEqual => |o| o != Less,
         _ => return Ok(None),
     };
-    let at = |s: &Side<'_, A>, k: usize| match s {
-        Side::Slice(v) => v[k].to_i128(),
-        Side::Scalar(v) => v.to_i128(),
-    };
-    let bt = |s: &Side<'_, B>, k: usize| match s {
-        Side::Slice(v) => v[k].to_i128(),
-        Side::Scalar(v) => v.to_i128(),
-    };
     let n: usize = out.iter().product();
     let mut buf = UninitBuffer::<bool>::new(n)?;
     super::broadcast_zip(
@@ -370,7 +362,7 @@ pub(crate) fn compare_exact<A: Element, B: Element>(
         buf.as_uninit_mut(),
         |x, y, d| {
             for (k, e) in d.iter_mut().enumerate() {
-                e.write(holds(at(&x, k).cmp(&bt(&y, k))));
+                e.write(holds(x.at(k).to_i128().cmp(&y.at(k).to_i128())));
             }
         },
     );

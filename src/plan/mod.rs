@@ -52,6 +52,7 @@
 //! ```
 
 mod complex;
+mod exact_compare;
 mod fresh;
 mod rules;
 mod same_binary;
@@ -71,9 +72,10 @@ use crate::memory::ownership::OwnershipSnapshot;
 
 pub use crate::array::dyn_tensor::check_scalar;
 pub use crate::array::layout::Coverage;
+pub(crate) use exact_compare::reads_uint64_as_is;
 pub(crate) use fresh::scalar_tensor as fresh_scalar;
 pub use fresh::FreshOp;
-pub(crate) use rules::{permute_axes, reads_uint64_as_is};
+pub(crate) use rules::permute_axes;
 pub use target::check_in_place_cast;
 
 /// How an operand is offered to an operation.
