@@ -42,10 +42,6 @@ pub enum Error {
     /// The dtype is not supported by this operation at all (e.g. `exp` on
     /// integers).
     UnsupportedDType { op: &'static str, dtype: DType },
-    /// A dtype asked for (`dtype=`, `astype`) that tensors do not have,
-    /// though its data is accepted, held in another dtype (float16 data
-    /// is held as float32).
-    NotATensorDType { name: &'static str, held_as: DType },
     /// The tensor's buffer was moved out by a donation; its data is gone.
     AlreadyDonated {
         shape: Vec<usize>,
@@ -154,12 +150,6 @@ impl fmt::Display for Error {
             Error::UnsupportedDType { op, dtype } => {
                 write!(f, "{op} is not supported for dtype {dtype}")
             }
-            Error::NotATensorDType { name, held_as } => write!(
-                f,
-                "{name} is not a dtype of donate's tensors: {name} data (a NumPy {name} \
-                 array) is held as {held_as}, which holds every {name} value exactly; \
-                 ask for {held_as}"
-            ),
             Error::AlreadyDonated { shape, dtype, consumed_by } => {
                 write!(f, "Tensor has been donated with shape={dtype}{}", fmt_shape(shape))?;
                 if let Some(op) = consumed_by {

@@ -75,9 +75,8 @@ pub mod program;
 pub mod py_repr;
 
 pub use array::dyn_tensor::{DynTensor, Meta, Scalar};
-pub use array::element::{DType, Element, Float, RealElement, C32, C64};
+pub use array::element::{DType, Element, Float, RealElement, C32, C64, F16};
 pub use array::layout::{Index, Layout};
-pub use array::promote::OperandDType;
 pub use array::semantics::{DonateExt, Donated};
 pub use array::tensor::Tensor;
 pub use error::{Error, Result};

@@ -246,7 +246,7 @@ fn a_made_operand_is_a_temporary() {
     let r = call(
         &fe,
         &Op::Unary(UnaryOp::Relu),
-        smallvec::smallvec![Operand::<H>::Made(made, DType::F32.into())],
+        smallvec::smallvec![Operand::<H>::Made(made)],
         execute,
     )
     .unwrap();

@@ -8,7 +8,7 @@ use donate::kernels::Func;
 use donate::plan::{
     plan, plan_in_place, result_type, FreshOp, Op, OperandDesc, Reduction, StatisticOp,
 };
-use donate::{BinaryOp, DType, DynTensor, Error, OperandDType, Tensor, UnaryOp, C32, C64};
+use donate::{BinaryOp, DType, DynTensor, Error, Tensor, UnaryOp, C32, C64};
 
 /// The dtype `plan` refuses with `UnsupportedDType` (a `TypeError` in
 /// Python), after checking that the error names the operation planned.
@@ -31,7 +31,7 @@ fn refused(op: &Op, o: &[OperandDesc<'_>]) -> DType {
 
 #[test]
 fn complex_promotes_as_numpy() {
-    use OperandDType::{Bool, C128, C64, F16, F32, F64, I16, I32, I64, I8, U16, U64, U8};
+    use DType::{Bool, C128, C64, F16, F32, F64, I16, I32, I64, I8, U16, U64, U8};
     for (a, b, want) in [
         (C64, F32, C64),
         (C64, F64, C128),
@@ -50,8 +50,8 @@ fn complex_promotes_as_numpy() {
         (C128, I8, C128),
         (C128, Bool, C128),
     ] {
-        assert_eq!(OperandDType::promote(a, b), want, "{a} with {b}");
-        assert_eq!(OperandDType::promote(b, a), want, "{b} with {a}");
+        assert_eq!(DType::promote(a, b), want, "{a} with {b}");
+        assert_eq!(DType::promote(b, a), want, "{b} with {a}");
     }
     // Restricted to tensors' dtypes, the same table.
     assert_eq!(DType::promote(DType::C64, DType::F64), DType::C128);

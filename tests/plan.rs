@@ -7,7 +7,7 @@ use donate::plan::{
     plan, plan_in_place, Allocation, Holders, Kind, Offer, Op, OperandDesc, Plan, Purpose,
     Reduction, Refusal,
 };
-use donate::{BinaryOp, DType, Error, OperandDType, UnaryOp};
+use donate::{BinaryOp, DType, Error, UnaryOp};
 use proptest::prelude::*;
 
 const ADD: Op = Op::Binary(BinaryOp::Add);
@@ -307,8 +307,8 @@ fn numpy_promotion_with_weak_scalars() {
 
 #[test]
 fn an_int8_operand_meets_float32_as_float32() {
-    let i8t = OperandDesc::tensor(OperandDType::I8, &[2]);
-    assert_eq!(i8t.kind, Kind::Tensor(OperandDType::I8));
+    let i8t = OperandDesc::tensor(DType::I8, &[2]);
+    assert_eq!(i8t.kind, Kind::Tensor(DType::I8));
     let p = ok(&ADD, &[f32t(&[2]), i8t]);
     assert_eq!(p.dtype, DType::F32);
     assert_eq!(p.casts[..], [1]);

@@ -113,11 +113,11 @@ def test_extreme_integers_round_trip_exactly() -> None:
         assert [donate.asarray(v).__index__() for v in x] == x.tolist()
 
 
-def test_float16_data_is_held_as_float32() -> None:
+def test_float16_data_keeps_its_dtype_and_values() -> None:
     x = np.array([0.0, -0.0, 1.5, 65504.0, np.finfo(np.float16).tiny, np.inf, np.nan], np.float16)
     t = donate.asarray(x)
-    assert t.dtype == np.float32
-    assert_identical(t, x.astype(np.float32))
+    assert t.dtype == np.float16
+    assert_identical(t, x)
 
 
 def test_asarray_with_another_dtype_converts_as_numpy() -> None:

@@ -308,8 +308,8 @@ def test_bool_operands_as_numpy(f: Callable[[Any], Any]) -> None:
 
 
 def test_bool_float16_loops_give_float32() -> None:
-    """NumPy computes `rint`/`fabs` of bools in float16; donate holds float16
-    as float32 (docs/array-api.md)."""
+    """NumPy computes `rint`/`fabs` of bools in float16; donate makes float16
+    only of float16, so these are float32 (docs/array-api.md)."""
     b = np.array([True, False])
     for f in (np.rint, np.fabs):
         got, want = both(f, b)

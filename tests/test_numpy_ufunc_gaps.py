@@ -4,8 +4,8 @@ the error class where NumPy raises): `np.fmod` and `np.cbrt` (core
 functions, `donate.fmod` and `donate.cbrt`), `np.frexp`,
 `maximum.accumulate`/`minimum.accumulate`, `ufunc.outer`,
 `np.flatnonzero`, `np.tril`/`np.triu` of a vector, and the reductions of
-a 0-d tensor along axis 0 or -1. NumPy's float16 results are float32 here
-(donate holds float16 as float32: `held`)."""
+a 0-d tensor along axis 0 or -1. NumPy's float16 results of integers and
+bools are float32 here (donate makes float16 only of float16: `held`)."""
 
 from __future__ import annotations
 
@@ -162,7 +162,7 @@ def test_cbrt_of_floats(dtype: np.dtype) -> None:
 def test_cbrt_of_integers_and_bool_in_numpys_float(dtype: np.dtype) -> None:
     x = np.array([0, 1, 8, 27, 100, 125]).astype(dtype)
     want = np.cbrt(x)
-    if want.dtype == np.float16:  # held as float32: NumPy's values in float32
+    if want.dtype == np.float16:  # float32 here: NumPy's values in float32
         want = np.cbrt(x.astype(np.float32))
     check(np.cbrt(tensor(x)), want, ulps=1)
 

@@ -1,7 +1,7 @@
 //! The array API standard's parts of the Tensor class and of the module
 //! that only translate: `__array_namespace__`, `device`, `to_device`,
 //! `mT`, `__index__`, and the dtype queries `result_type` and `can_cast`,
-//! which ask the core's promotion table ([`OperandDType::promote`]).
+//! which ask the core's promotion table ([`DType::promote`]).
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -14,7 +14,7 @@ use super::operands::call;
 use super::ownership::self_input;
 use super::tensor::PyTensor;
 use donate::plan::{Op, OperandDesc};
-use donate::OperandDType;
+use donate::DType;
 
 /// The one device: the CPU.
 const DEVICE: &str = "cpu";
@@ -116,9 +116,9 @@ pub(crate) fn check_device(device: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
 
 /// The dtype of one argument of `result_type`/`can_cast`: a tensor's, an
 /// array's, or a dtype.
-fn dtype_of(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<OperandDType> {
+fn dtype_of(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<DType> {
     if let Ok(t) = x.cast::<PyTensor>() {
-        return Ok(t.get().dtype.into());
+        return Ok(t.get().dtype);
     }
     let d = if x.hasattr("dtype")? && !x.is_instance_of::<pyo3::types::PyType>() {
         x.getattr("dtype")?
@@ -126,7 +126,6 @@ fn dtype_of(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<OperandDType> {
         x.clone()
     };
     interop::dtype_arg(py, Some(&d))?
-        .map(OperandDType::from)
         .ok_or_else(|| PyTypeError::new_err("expected a tensor, an array or a dtype"))
 }
 
@@ -165,7 +164,7 @@ pub(crate) fn can_cast(
     to: &Bound<'_, PyAny>,
 ) -> PyResult<bool> {
     let (f, t) = (dtype_of(py, from_)?, dtype_of(py, to)?);
-    Ok(OperandDType::promote(f, t) == t)
+    Ok(DType::promote(f, t) == t)
 }
 
 /// `_check_device(device)`: a `ValueError` unless `device` is `None` or

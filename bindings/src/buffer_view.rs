@@ -118,6 +118,7 @@ fn format_of(d: DType) -> &'static CStr {
         DType::U16 => c"H",
         DType::U32 => c"I",
         DType::U64 => c"Q",
+        DType::F16 => c"e",
         DType::F32 => c"f",
         DType::F64 => c"d",
         DType::C64 => c"Zf",

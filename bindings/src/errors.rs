@@ -7,7 +7,7 @@
 //! | `AlreadyDonated`                                 | `donate.DonatedError` (a `RuntimeError`) |
 //! | `ShapeMismatch`, `NotBroadcastableTo`, `InvalidShape`, `LengthMismatch`, `EmptyReduction`, `NotDonatable`, `InvalidArgument` | `ValueError` |
 //! | `InvalidAxis`                                    | `donate.AxisError` (NumPy's `AxisError`: a `ValueError` and an `IndexError`) |
-//! | `DTypeMismatch`, `UnsupportedDType`, `NotATensorDType`, `InvalidOperand` | `TypeError` |
+//! | `DTypeMismatch`, `UnsupportedDType`, `InvalidOperand` | `TypeError` |
 //! | `ArenaExhausted`, `AllocationFailed`             | `MemoryError`              |
 //! | `ShapeOverflow`                                  | `donate.ShapeError` (a `ValueError`, as NumPy's "array is too big", and an `OverflowError`) |
 //! | `ScalarOutOfRange`                               | `OverflowError`            |
@@ -108,7 +108,6 @@ pub(crate) fn to_py(e: &Error) -> PyErr {
         Error::LinAlg { .. } => LinAlgError::new_err(msg),
         Error::DTypeMismatch { .. }
         | Error::UnsupportedDType { .. }
-        | Error::NotATensorDType { .. }
         | Error::InvalidOperand { .. } => PyTypeError::new_err(msg),
         Error::ArenaExhausted { .. } | Error::AllocationFailed { .. } => {
             PyMemoryError::new_err(msg)

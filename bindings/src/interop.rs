@@ -11,7 +11,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PyMemoryView, PyTuple};
 
 use super::errors::IntoPyResult;
-use donate::{DType, OperandDType, Tensor};
+use donate::{DType, Tensor};
 use donate::{DynTensor, Scalar};
 
 /// The `numpy` module, imported once.
@@ -41,16 +41,15 @@ fn supported() -> String {
 
 /// The donate dtype a NumPy dtype converts to. `from_python` marks data
 /// that came from Python numbers (lists, scalars): their float64 becomes
-/// the default float32, as in other tensor libraries. float16 is held in
-/// float32.
+/// the default float32, as in other tensor libraries.
 fn dtype_of_descr(d: &Bound<'_, PyArrayDescr>, from_python: bool) -> PyResult<DType> {
     let kind = d.kind();
     let size = d.itemsize();
     if from_python && (kind, size) == (b'f', 8) {
         return Ok(DType::DEFAULT_FLOAT);
     }
-    if let Some(o) = OperandDType::from_numpy(kind, size) {
-        return Ok(o.held_as());
+    if let Some(d) = DType::from_numpy(kind, size) {
+        return Ok(d);
     }
     if kind == b'O' {
         return Err(PyTypeError::new_err(
@@ -88,8 +87,8 @@ pub(crate) fn dtype_arg(py: Python<'_>, obj: Option<&Bound<'_, PyAny>>) -> PyRes
         }
     }
     if descr.is_native_byteorder() != Some(false) {
-        if let Some(o) = OperandDType::from_numpy(descr.kind(), descr.itemsize()) {
-            return o.requested().map(Some).py();
+        if let Some(d) = DType::from_numpy(descr.kind(), descr.itemsize()) {
+            return Ok(Some(d));
         }
     }
     let name: String = descr.str()?.extract()?;
@@ -167,8 +166,8 @@ pub(crate) fn is_numpy(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<bool>
 
 /// A new tensor with a copy of `obj`'s data: a NumPy array or scalar, any
 /// object with the buffer protocol or `__array__`, nested lists or Python
-/// numbers. `dtype` converts; without it NumPy's dtype is kept (float16
-/// becomes float32) and Python floats become float32.
+/// numbers. `dtype` converts; without it NumPy's dtype is kept and Python
+/// floats become float32.
 pub(crate) fn to_tensor(
     py: Python<'_>,
     obj: &Bound<'_, PyAny>,
@@ -243,31 +242,11 @@ fn convert(
 }
 
 /// An operand given as data (a NumPy array or scalar, a list): a new
-/// tensor with its values, and the NumPy dtype it had, which type
-/// promotion uses (`float32_tensor + float16_array` is float32, as in
-/// NumPy, though the float16 values are held in a float32 tensor).
-/// `numpy_like`: whether `obj` is a NumPy array or scalar (the caller has
-/// asked already).
-pub(crate) fn to_operand(
-    py: Python<'_>,
-    obj: &Bound<'_, PyAny>,
-    numpy_like: bool,
-) -> PyResult<(DynTensor, OperandDType)> {
-    // Python data as an operand converts as NumPy's `asarray` does (its
-    // floats are float64): `float64_tensor + [0.1]` must not see the list
-    // through float32, and `float32_tensor + [0.1]` promotes as NumPy's.
-    let t = convert(py, obj, None, false)?;
-    let had = if numpy_like {
-        let d = obj.getattr("dtype")?;
-        let d = d
-            .cast::<PyArrayDescr>()
-            .map_err(|e| PyTypeError::new_err(e.to_string()))?;
-        OperandDType::from_numpy(d.kind(), d.itemsize())
-    } else {
-        None
-    };
-    let had = had.unwrap_or_else(|| t.dtype().into());
-    Ok((t, had))
+/// tensor with its values, in the dtype NumPy's `asarray` gives it (its
+/// floats are float64): `float64_tensor + [0.1]` must not see the list
+/// through float32, and `float32_tensor + [0.1]` promotes as NumPy's.
+pub(crate) fn to_operand(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<DynTensor> {
+    convert(py, obj, None, false)
 }
 
 /// A read-only NumPy array over the tensor's buffer (no copy). The array

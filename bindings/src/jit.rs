@@ -64,7 +64,7 @@ fn trace_of(op: &Op, inputs: &Inputs<'_>) -> PyResult<Arc<Trace>> {
 fn atom(py: Python<'_>, trace: &Arc<Trace>, op: &Op, src: Input<'_>) -> PyResult<Atom> {
     Ok(match src {
         Operand::Number(s) => Atom::Lit(s),
-        Operand::Made(t, _) => Atom::Var(trace.constant(&t)?),
+        Operand::Made(t) => Atom::Var(trace.constant(&t)?),
         Operand::Held(obj, _) => {
             let me = obj.get();
             match me.tracer() {

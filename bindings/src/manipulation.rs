@@ -401,7 +401,7 @@ pub(crate) fn unstack<'py>(x: &Bound<'py, PyAny>, axis: isize) -> PyResult<Bound
     let offer = input.offer();
     let base = match input {
         Operand::Held(t, _) => t.0,
-        Operand::Made(t, _) => Bound::new(x.py(), PyTensor::new(t))?,
+        Operand::Made(t) => Bound::new(x.py(), PyTensor::new(t))?,
         Operand::Number(s) => Bound::new(
             x.py(),
             PyTensor::new(DynTensor::full(s.tensor_dtype(), &[], s).py()?),

@@ -42,7 +42,7 @@ pub(crate) fn read_value_shaped(x: &Bound<'_, PyAny>, op: &str, why: &str) -> Py
 pub(crate) fn value_of(py: Python<'_>, input: &Input<'_>) -> PyResult<DynTensor> {
     match input {
         Operand::Held(t, _) => read(py, t.get()),
-        Operand::Made(t, _) => Ok(t.clone()),
+        Operand::Made(t) => Ok(t.clone()),
         Operand::Number(s) => DynTensor::full(s.tensor_dtype(), &[], *s).py(),
     }
 }
@@ -93,7 +93,7 @@ pub(crate) fn call_parts<'py>(
             .iter()
             .map(|x| match x {
                 Operand::Held(t, _) => Operand::Held(t.clone(), Offer::Borrowed),
-                Operand::Made(t, d) => Operand::Made(t.clone(), *d),
+                Operand::Made(t) => Operand::Made(t.clone()),
                 Operand::Number(s) => Operand::Number(*s),
             })
             .collect();

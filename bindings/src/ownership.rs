@@ -75,8 +75,7 @@ pub(crate) fn input_from<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Input<
         || obj.is_instance_of::<pyo3::types::PyList>()
         || obj.is_instance_of::<pyo3::types::PyTuple>();
     if array_like {
-        let (t, had) = interop::to_operand(py, obj, numpy_like)?;
-        return Ok(Some(Operand::Made(t, had)));
+        return Ok(Some(Operand::Made(interop::to_operand(py, obj)?)));
     }
     Ok(None)
 }
@@ -101,9 +100,8 @@ pub(crate) fn require_tensor<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResu
     let input = require_input(obj, what)?;
     match input {
         Operand::Number(s) => {
-            let dtype = s.tensor_dtype();
-            let t = DynTensor::full(dtype, &[], s).py()?;
-            Ok(Operand::Made(t, dtype.into()))
+            let t = DynTensor::full(s.tensor_dtype(), &[], s).py()?;
+            Ok(Operand::Made(t))
         }
         _ => Ok(input),
     }

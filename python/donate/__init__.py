@@ -210,6 +210,7 @@ uint8: _np.dtype = _np.dtype("uint8")
 uint16: _np.dtype = _np.dtype("uint16")
 uint32: _np.dtype = _np.dtype("uint32")
 uint64: _np.dtype = _np.dtype("uint64")
+float16: _np.dtype = _np.dtype("float16")
 float32: _np.dtype = _np.dtype("float32")
 float64: _np.dtype = _np.dtype("float64")
 complex64: _np.dtype = _np.dtype("complex64")
@@ -306,6 +307,7 @@ __all__ = [
     "eye",
     "finfo",
     "flip",
+    "float16",
     "float32",
     "float64",
     "floor",

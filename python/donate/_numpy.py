@@ -193,14 +193,14 @@ def _modf(x: Any) -> Any:
 
 def _frexp(x: Any) -> Any:
     # C's frexp: `x = m * 2**e` with 0.5 <= |m| < 1, in NumPy's float for
-    # `x`'s dtype (float16 held as float32), `e` int32; 0, infinities and
-    # NaN are their own mantissa, with exponent 0. `e` starts from
+    # `x`'s dtype (float32 where NumPy makes float16 of an integer: donate
+    # makes float16 only of float16), `e` int32; 0, infinities and NaN are their own mantissa, with exponent 0. `e` starts from
     # `floor(log2|x|) + 1`, which `log2`'s rounding can leave one off:
     # corrected once `m` shows it. Every step is exact: `m` is `x` scaled
     # by powers of two, in two halves so that neither overflows (a
     # subnormal `x` needs up to 2**1074).
     dt = np.frexp.resolve_dtypes((np.dtype(x.dtype), None, None))[0]
-    dt = np.dtype(np.float32) if dt == np.float16 else dt
+    dt = np.dtype(np.float32) if dt == np.float16 != x.dtype else dt
     if x.dtype != dt:
         x = _dn.astype(x, dt)
     finite = _dn.logical_and(_dn.isfinite(x), _dn.not_equal(x, 0))
@@ -242,7 +242,8 @@ _BOOL_IDENTITY = {"absolute", "floor", "ceil", "trunc"}
 def _bool_loop(ufunc: np.ufunc, inputs: Sequence[Any]) -> Any:
     """For operands that are all bool: the dtype NumPy's loop computes in
     when it is not bool (`np.square(b)` is int8, `np.rint(b)` float16,
-    which donate holds as float32), else None."""
+    which is float32 here: donate makes float16 only of float16, as
+    `DType::float_result` says), else None."""
     if not builtins.all(
         isinstance(x, bool) or (not isinstance(x, (int, float)) and _dtype_of(x) == np.bool_)
         for x in inputs

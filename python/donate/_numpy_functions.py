@@ -111,7 +111,8 @@ def round(a: Any, decimals: int = 0, out: Any = None) -> Any:
                 "numpy.round: cannot cast ufunc 'multiply' output from dtype('float64') to "
                 "dtype('bool') with casting rule 'same_kind'"
             )
-        # NumPy's `rint` of bools is float16, which donate holds as float32.
+        # NumPy's `rint` of bools is float16; float32 here, as every float
+        # function of bools (donate makes float16 only of float16).
         return _write_out("round", out, _dn.round(_cast(a, np.float32)))
     integer = np.issubdtype(dt, np.integer)
     if d == 0 or (integer and d > 0):

@@ -9,7 +9,7 @@
 //! here, an arm in `each!` and `for_dtype!`, and an [`Element`]
 //! implementation.
 
-use crate::array::element::{DType, Element, C32, C64};
+use crate::array::element::{DType, Element, C32, C64, F16};
 use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
 use crate::kernels::conv::ConvElement;
@@ -31,14 +31,18 @@ pub enum DynTensor {
     U16(Tensor<u16>),
     U32(Tensor<u32>),
     U64(Tensor<u64>),
+    /// float16, a storage dtype: moved, viewed, cast and assigned as it
+    /// is, never computed with ([`DType::is_storage`]).
+    F16(Tensor<F16>),
     F32(Tensor<f32>),
     F64(Tensor<f64>),
     C64(Tensor<C32>),
     C128(Tensor<C64>),
 }
 
-/// The one list of the real variants behind [`each!`] and [`each_real!`]:
-/// `$complex` is what a complex tensor `$c` gives.
+/// The one list of the variants with kernels behind [`each!`] and
+/// [`each_real!`]: `$complex` is what a complex or float16 tensor `$c`
+/// gives.
 macro_rules! each_or {
     ($v:expr, $t:ident => $body:expr, $c:ident => $complex:expr) => {
         match $v {
@@ -54,7 +58,8 @@ macro_rules! each_or {
             $crate::array::dyn_tensor::DynTensor::F32($t) => $body,
             $crate::array::dyn_tensor::DynTensor::F64($t) => $body,
             $c @ ($crate::array::dyn_tensor::DynTensor::C64(_)
-            | $crate::array::dyn_tensor::DynTensor::C128(_)) => $complex,
+            | $crate::array::dyn_tensor::DynTensor::C128(_)
+            | $crate::array::dyn_tensor::DynTensor::F16(_)) => $complex,
         }
     };
 }
@@ -66,16 +71,17 @@ macro_rules! each {
         match $v {
             $crate::array::dyn_tensor::DynTensor::C64($t) => $body,
             $crate::array::dyn_tensor::DynTensor::C128($t) => $body,
+            $crate::array::dyn_tensor::DynTensor::F16($t) => $body,
             real => $crate::array::dyn_tensor::each_or!(real, $t => $body, _c => unreachable!("matched above")),
         }
     };
 }
 pub(crate) use each;
 
-/// [`each!`] over the real dtypes: a complex tensor returns
-/// `Err(UnsupportedDType)` naming `$op` from the enclosing function (the
-/// operations that order or compare elements, which complex numbers do not
-/// have).
+/// [`each!`] over the real dtypes with kernels: a complex or float16
+/// tensor returns `Err(UnsupportedDType)` naming `$op` from the enclosing
+/// function (the operations that order or compare elements, which complex
+/// numbers do not have; float16 is read as float32 by the planner first).
 macro_rules! each_real {
     ($v:expr, $op:expr, $t:ident => $body:expr) => {
         $crate::array::dyn_tensor::each_or!($v, $t => $body, c => {
@@ -96,7 +102,7 @@ pub(crate) use each_real;
 macro_rules! dtype_match {
     ($d:expr, $T:ident => $body:expr, $c:ident => $complex:expr) => {
         match $d {
-            $c @ ($crate::DType::C64 | $crate::DType::C128) => $complex,
+            $c @ ($crate::DType::C64 | $crate::DType::C128 | $crate::DType::F16) => $complex,
             $crate::DType::Bool => {
                 type $T = bool;
                 $body
@@ -181,11 +187,42 @@ macro_rules! for_any_dtype {
                 type $T = $crate::C64;
                 $body
             }
+            $crate::DType::F16 => {
+                type $T = $crate::F16;
+                $body
+            }
             real => $crate::dtype_match!(real, $T => $body, _c => unreachable!("matched above")),
         }
     };
 }
 pub use crate::for_any_dtype;
+
+/// [`for_any_dtype!`] over the dtypes with kernels (every one but the
+/// storage dtype float16, which returns `Err(UnsupportedDType)` from the
+/// enclosing function: the planner reads it as float32 first).
+#[macro_export]
+macro_rules! for_kernel_dtype {
+    ($d:expr, $T:ident => $body:expr) => {
+        match $d {
+            $crate::DType::C64 => {
+                type $T = $crate::C32;
+                $body
+            }
+            $crate::DType::C128 => {
+                type $T = $crate::C64;
+                $body
+            }
+            real => $crate::dtype_match!(real, $T => $body, d => {
+                return Err($crate::Error::UnsupportedDType {
+                    op: "this operation",
+                    dtype: d,
+                }
+                .into())
+            }),
+        }
+    };
+}
+pub use crate::for_kernel_dtype;
 
 /// [`for_dtype!`] for the floating-point dtypes only; `$other` for the
 /// rest (planning rejects them first, so it is an internal error).
@@ -351,6 +388,7 @@ dyn_elem!(f64, F64);
 
 any_elem!(C32, C64);
 any_elem!(C64, C128);
+any_elem!(F16, F16);
 
 /// What a signature step knows of an operand: its dtype and shape, not
 /// its values (a tracer has no more). The functions that always write a
@@ -433,13 +471,7 @@ impl DynTensor {
 
     /// `shape` filled with `v` converted to `dtype`.
     pub fn full(dtype: DType, shape: &[usize], v: Scalar) -> Result<DynTensor> {
-        match dtype {
-            DType::C64 => Tensor::<C32>::full(shape, number(v)).map(DynTensor::from),
-            DType::C128 => Tensor::<C64>::full(shape, number(v)).map(DynTensor::from),
-            _ => {
-                for_dtype!(dtype, T => Tensor::<T>::full(shape, T::from_scalar(v)).map(DynTensor::from))
-            }
-        }
+        for_any_dtype!(dtype, T => Tensor::<T>::full(shape, number(v)).map(DynTensor::from))
     }
 
     /// A copy converted to `dtype` (a copy even when the dtype is the same).
@@ -560,12 +592,6 @@ impl DynTensor {
     }
 }
 
-impl<T: Element> Tensor<T> {
-    /// This tensor's data type as the promotion table sees it.
-    pub fn operand_dtype(&self) -> crate::array::promote::OperandDType {
-        T::DTYPE.into()
-    }
-}
 
 /// A weak scalar must fit the dtype it is converted to (NumPy raises for
 /// `int8_array + 300` and for a non-finite float into an integer).

@@ -4,8 +4,8 @@ use std::fmt;
 
 /// The run-time tag of an element type: NumPy's bool, signed and unsigned
 /// integers of 8 to 64 bits, float32 and float64 (the array API standard's
-/// real dtypes), and complex64 and complex128 (pairs of float32 and of
-/// float64).
+/// real dtypes), complex64 and complex128 (pairs of float32 and of
+/// float64), and float16, a storage dtype ([`DType::is_storage`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DType {
     Bool,
@@ -17,11 +17,16 @@ pub enum DType {
     U16,
     U32,
     U64,
+    F16,
     F32,
     F64,
     C64,
     C128,
 }
+
+/// float16's element: IEEE 754 binary16, as NumPy's `float16` (the `half`
+/// crate's type, the one `gemm` already builds on).
+pub type F16 = half::f16;
 
 /// complex64's element: two float32s, real then imaginary (NumPy's and C99's
 /// layout; `num_complex::Complex` is `#[repr(C)]`).
@@ -48,11 +53,20 @@ impl DType {
     /// The complex dtypes.
     pub const COMPLEX: [DType; 2] = [DType::C64, DType::C128];
 
+    /// Every dtype, in NumPy's order of kinds and widths (the rows and
+    /// columns of the promotion table's tests).
+    pub const EVERY: [DType; 14] = {
+        use DType::{Bool, C128, C64, F16, F32, F64, I16, I32, I64, I8, U16, U32, U64, U8};
+        [
+            Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, C64, C128,
+        ]
+    };
+
     /// Bytes per element.
     pub const fn size(self) -> usize {
         match self {
             DType::Bool | DType::I8 | DType::U8 => 1,
-            DType::I16 | DType::U16 => 2,
+            DType::I16 | DType::U16 | DType::F16 => 2,
             DType::F32 | DType::I32 | DType::U32 => 4,
             DType::F64 | DType::I64 | DType::U64 | DType::C64 => 8,
             DType::C128 => 16,
@@ -71,6 +85,7 @@ impl DType {
             DType::U16 => "uint16",
             DType::U32 => "uint32",
             DType::U64 => "uint64",
+            DType::F16 => "float16",
             DType::F32 => "float32",
             DType::F64 => "float64",
             DType::C64 => "complex64",
@@ -90,6 +105,7 @@ impl DType {
             "uint16" | "u2" | "<u2" | "H" | "ushort" => DType::U16,
             "uint32" | "u4" | "<u4" | "I" | "uintc" => DType::U32,
             "uint64" | "u8" | "<u8" | "Q" | "L" | "ulong" => DType::U64,
+            "float16" | "f2" | "<f2" | "=f2" | "e" | "half" => DType::F16,
             "float32" | "f4" | "<f4" | "=f4" | "f" | "single" => DType::F32,
             "float64" | "f8" | "<f8" | "=f8" | "d" | "double" | "float" => DType::F64,
             "complex64" | "c8" | "<c8" | "=c8" | "F" | "csingle" => DType::C64,
@@ -98,9 +114,30 @@ impl DType {
         })
     }
 
-    /// Real floating point (float32, float64)?
+    /// Real floating point (float16, float32, float64)?
     pub const fn is_float(self) -> bool {
-        matches!(self, DType::F32 | DType::F64)
+        matches!(self, DType::F16 | DType::F32 | DType::F64)
+    }
+
+    /// A storage dtype: float16. Tensors hold its elements (two bytes
+    /// each), views, copies, casts and assignments move them as they are,
+    /// and every operation that computes reads them as
+    /// [`DType::computed_as`] (float32, which holds every float16 value
+    /// exactly) and rounds its result back once, as NumPy's float16 loops
+    /// do. The planner applies this rule (`plan/storage.rs`); no kernel
+    /// reads float16.
+    pub const fn is_storage(self) -> bool {
+        matches!(self, DType::F16)
+    }
+
+    /// The dtype an operation computes in when it reads this dtype:
+    /// float32 for float16, itself for every other dtype.
+    #[must_use]
+    pub const fn computed_as(self) -> DType {
+        match self {
+            DType::F16 => DType::F32,
+            d => d,
+        }
     }
 
     /// complex64 or complex128?
@@ -123,7 +160,7 @@ impl DType {
     /// float32, complex128 for float64); `None` for other dtypes.
     pub const fn complex_of(self) -> Option<DType> {
         match self {
-            DType::F32 | DType::C64 => Some(DType::C64),
+            DType::F16 | DType::F32 | DType::C64 => Some(DType::C64),
             DType::F64 | DType::C128 => Some(DType::C128),
             _ => None,
         }
@@ -157,7 +194,7 @@ impl DType {
             DType::U16 => (0, u16::MAX as i128),
             DType::U32 => (0, u32::MAX as i128),
             DType::U64 => (0, u64::MAX as i128),
-            DType::F32 | DType::F64 | DType::C64 | DType::C128 => return None,
+            DType::F16 | DType::F32 | DType::F64 | DType::C64 | DType::C128 => return None,
         })
     }
 }
@@ -179,14 +216,15 @@ mod sealed {
     impl Sealed for u16 {}
     impl Sealed for u32 {}
     impl Sealed for u64 {}
+    impl Sealed for half::f16 {}
     impl Sealed for f32 {}
     impl Sealed for f64 {}
     impl Sealed for super::C32 {}
     impl Sealed for super::C64 {}
 }
 
-/// An element type: `bool`, `i8`…`i64`, `u8`…`u64`, `f32`, `f64`, [`C32`]
-/// or [`C64`]. Sealed. Complex elements are unordered, so ordering is not
+/// An element type: `bool`, `i8`…`i64`, `u8`…`u64`, [`F16`], `f32`,
+/// `f64`, [`C32`] or [`C64`]. Sealed. Complex elements are unordered, so ordering is not
 /// part of this trait ([`RealElement`] adds it).
 pub trait Element:
     sealed::Sealed + Copy + Send + Sync + PartialEq + fmt::Debug + Default + 'static
@@ -202,6 +240,13 @@ pub trait Element:
     fn from_f64(v: f64) -> Self;
     /// Convert to `f64` (`true` is 1).
     fn to_f64(self) -> f64;
+    /// Convert from `f32` (as [`Element::from_f64`] of it; a type whose
+    /// conversion from `f32` is one rounding of its own, float16's,
+    /// overrides it).
+    #[inline(always)]
+    fn from_f32(v: f32) -> Self {
+        Self::from_f64(f64::from(v))
+    }
     /// Convert from an integer, wrapping to this width as NumPy's `astype`
     /// does (every integer dtype's values fit an `i128`).
     fn from_i128(v: i128) -> Self;
@@ -233,6 +278,10 @@ impl<T: Element + PartialOrd> RealElement for T {}
 pub fn convert<S: Element, D: Element>(s: S) -> D {
     if S::DTYPE.is_complex() || D::DTYPE.is_complex() {
         D::from_c64(s.to_c64())
+    } else if S::DTYPE == DType::F32 {
+        // (exact: an f32 is an f64 that fits an f32)
+        #[allow(clippy::cast_possible_truncation)]
+        D::from_f32(s.to_f64() as f32)
     } else if S::DTYPE.is_float() {
         D::from_f64(s.to_f64())
     } else {
@@ -291,6 +340,59 @@ element!(u32, DType::U32, 0, 1);
 element!(u64, DType::U64, 0, 1);
 element!(f32, DType::F32, 0.0, 1.0);
 element!(f64, DType::F64, 0.0, 1.0);
+
+/// `v` rounded once to the nearest float16, ties to even, as NumPy's
+/// `npy_double_to_half`. (`half`'s `from_f64` goes through float32 with
+/// the F16C instruction, rounding twice, and its software path drops the
+/// low 32 bits of the mantissa first: `1 + 2^-11 + 2^-40` must round up.)
+/// Through float32 rounded to odd: a float32 whose last bit records
+/// whether anything was dropped, which then rounds to float16 exactly as
+/// `v` would (float32's 24 bits are more than float16's 11 + 2).
+#[must_use]
+#[allow(clippy::float_cmp)] // whether the float32 is exactly `v` is the question
+pub fn f64_to_f16(v: f64) -> F16 {
+    #[allow(clippy::cast_possible_truncation)] // the rounding wanted
+    let f = v as f32;
+    if !f.is_finite() || f64::from(f) == v {
+        return F16::from_f32(f);
+    }
+    let mut bits = f.to_bits();
+    if f64::from(f).abs() > v.abs() {
+        bits -= 1; // toward zero (sign and magnitude: one step less)
+    }
+    F16::from_f32(f32::from_bits(bits | 1))
+}
+
+impl Element for F16 {
+    const DTYPE: DType = DType::F16;
+    const ZERO: Self = F16::ZERO;
+    const ONE: Self = F16::ONE;
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        f64_to_f16(v)
+    }
+    #[inline(always)]
+    fn from_f32(v: f32) -> Self {
+        // One rounding (the F16C instruction where the CPU has it).
+        F16::from_f32(v)
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self.to_f64()
+    }
+    #[inline(always)]
+    #[allow(clippy::cast_precision_loss)]
+    fn from_i128(v: i128) -> Self {
+        // Every integer beyond float16's range (65504) is infinite either
+        // way; below it, f64 holds the integer exactly.
+        F16::from_f64(v as f64)
+    }
+    #[inline(always)]
+    #[allow(clippy::cast_possible_truncation)]
+    fn to_i128(self) -> i128 {
+        self.to_f64() as i128
+    }
+}
 
 impl Element for bool {
     const DTYPE: DType = DType::Bool;
@@ -413,6 +515,33 @@ mod tests {
         assert!(convert::<f32, bool>(f32::NAN));
         assert!(!convert::<i16, bool>(0));
         assert_eq!(convert::<bool, f32>(true), 1.0);
+    }
+
+    #[test]
+    #[allow(clippy::float_cmp)] // exact values
+    fn float16_rounds_once_from_float64_and_float32() {
+        let cases: [(f64, u16); 8] = [
+            (1.0 + 2f64.powi(-11) + 2f64.powi(-40), 0x3C01), // above the tie: up
+            (1.0 + 2f64.powi(-11), 0x3C00),                  // the tie: to even
+            (1.0 + 3.0 * 2f64.powi(-11), 0x3C02),            // the tie: to even (up)
+            (2f64.powi(-25) * (1.0 + 2f64.powi(-40)), 0x0001), // above half the smallest subnormal
+            (2f64.powi(-25), 0x0000),                        // half of it: to even
+            (65520.0, 0x7C00),                               // rounds to infinity
+            (-65519.99, 0xFBFF),                             // the largest finite
+            (-0.0, 0x8000),
+        ];
+        for (v, want) in cases {
+            assert_eq!(f64_to_f16(v).to_bits(), want, "{v:e}");
+            assert_eq!(convert::<f64, F16>(v).to_bits(), want, "{v:e}");
+        }
+        assert!(f64_to_f16(f64::NAN).is_nan());
+        #[allow(clippy::cast_possible_truncation)]
+        let f = (1.0 + 2f64.powi(-11) + 2f64.powi(-20)) as f32;
+        assert_eq!(convert::<f32, F16>(f).to_bits(), 0x3C01);
+        assert_eq!(
+            convert::<F16, f32>(F16::from_bits(0x3C01)),
+            1.0 + 2f32.powi(-10)
+        );
     }
 
     #[test]

@@ -66,7 +66,6 @@
 
 use smallvec::SmallVec;
 
-use crate::array::promote::OperandDType;
 use crate::driver::execute::{execute_in_place, Arg};
 use crate::error::{Error, Result};
 use crate::memory::slot::{DonorGates, Slot, SlotGuard, Waiter};
@@ -100,9 +99,8 @@ pub enum Operand<H> {
     /// A number (a weak scalar), read.
     Number(Scalar),
     /// A tensor made for this call (from another library's array, a list,
-    /// a NumPy scalar), offered as a temporary: nobody else sees it. With
-    /// the dtype the data had, for type promotion.
-    Made(DynTensor, OperandDType),
+    /// a NumPy scalar), offered as a temporary: nobody else sees it.
+    Made(DynTensor),
     /// A front end's tensor and how it is offered.
     Held(H, Offer),
 }
@@ -121,7 +119,7 @@ impl<H: HeldTensor> Operand<H> {
     pub fn shape(&self) -> &[usize] {
         match self {
             Operand::Number(_) => &[],
-            Operand::Made(t, _) => t.shape(),
+            Operand::Made(t) => t.shape(),
             Operand::Held(h, _) => h.held().shape,
         }
     }
@@ -130,7 +128,7 @@ impl<H: HeldTensor> Operand<H> {
     pub fn signature(&self) -> String {
         let dtype = match self {
             Operand::Number(_) => String::new(),
-            Operand::Made(t, _) => t.dtype().to_string(),
+            Operand::Made(t) => t.dtype().to_string(),
             Operand::Held(h, _) => h.held().dtype.to_string(),
         };
         let dims: Vec<String> = self.shape().iter().map(ToString::to_string).collect();
@@ -147,9 +145,8 @@ impl<H: HeldTensor> Operand<H> {
     ) -> OperandDesc<'_> {
         match self {
             Operand::Number(s) => OperandDesc::scalar(*s),
-            Operand::Made(t, had) => {
-                OperandDesc::tensor(*had, t.shape()).offered(Offer::Temporary, Holders::Exclusive)
-            }
+            Operand::Made(t) => OperandDesc::tensor(t.dtype(), t.shape())
+                .offered(Offer::Temporary, Holders::Exclusive),
             Operand::Held(h, offer) => {
                 let h = h.held();
                 let d = OperandDesc::tensor(h.dtype, h.shape)
@@ -353,7 +350,7 @@ pub fn call<F: FrontEnd, R: Send>(
     for (i, o) in operands.drain(..).enumerate() {
         args.push(match o {
             Operand::Number(s) => Arg::Scalar(s),
-            Operand::Made(t, _) => Arg::Tensor(t),
+            Operand::Made(t) => Arg::Tensor(t),
             Operand::Held(h, offer) if plan.target == Some(i) && !plan.is_own_copy(i) => {
                 target = Some((i, h, offer));
                 Arg::Scalar(Scalar::Int(0)) // replaced below
@@ -451,7 +448,7 @@ pub fn call_in_place<F: FrontEnd>(
     for (i, o) in others.into_iter().enumerate() {
         args.push(match o {
             Operand::Number(s) => Arg::Scalar(s),
-            Operand::Made(t, _) => Arg::Tensor(t),
+            Operand::Made(t) => Arg::Tensor(t),
             Operand::Held(h, _) if std::ptr::eq(h.held().slot, target.slot) => {
                 same.push(i + 1);
                 Arg::Scalar(Scalar::Int(0))

@@ -14,7 +14,7 @@ use crate::ops::func::Exact;
 use crate::ops::{
     attention, binary, count_fallbacks, nn, outcome_of, reused, unary, Operand, Outcome, Refusal,
 };
-use crate::plan::{permute_axes, Op, Plan, Reduction};
+use crate::plan::{permute_axes, storage, Op, Plan, Reduction};
 
 /// One operand of [`execute`], in the plan's operand order.
 #[derive(Debug)]
@@ -90,7 +90,7 @@ fn prepare(plan: &Plan, args: &mut [Arg<'_>]) -> Result<()> {
         let t = args[i]
             .tensor()
             .ok_or_else(|| internal(plan, "a scalar to cast"))?;
-        args[i] = Arg::Tensor(t.cast(plan.read_dtype(i))?);
+        args[i] = Arg::Tensor(t.cast(plan.read_dtype(i, t.dtype()))?);
     }
     for i in plan.gathers.iter().map(|&i| usize::from(i)) {
         let t = args[i]
@@ -204,6 +204,9 @@ pub fn execute(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)
         return Err(internal(plan, "an in-place plan given to execute"));
     }
     prepare(plan, args)?;
+    if let Some(wide) = storage::widened(plan) {
+        return execute_widened(plan, &wide, args);
+    }
     let simple = |r: Result<DynTensor>| -> Result<(DynTensor, Outcome)> {
         let outcome = outcome_of(plan);
         let t = r?;
@@ -236,15 +239,8 @@ pub fn execute(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)
                 .ok_or_else(|| internal(plan, "two factors"))?;
             nn::run_addmm::<T>(plan, x, a, b).map(wrap::<T>)
         }),
-        Op::Matmul if plan.dtype == DType::C64 => {
-            let (x, y) = typed_two::<crate::C32>(plan, args)?;
-            nn::run_matmul(plan, &x, &y).map(wrap)
-        }
-        Op::Matmul if plan.dtype == DType::C128 => {
-            let (x, y) = typed_two::<crate::C64>(plan, args)?;
-            nn::run_matmul(plan, &x, &y).map(wrap)
-        }
-        Op::Matmul => for_dtype!(plan.dtype, T => {
+        // (gemm's complex products too)
+        Op::Matmul => crate::array::dyn_tensor::for_kernel_dtype!(plan.dtype, T => {
             let (x, y) = typed_two::<T>(plan, args)?;
             nn::run_matmul::<T>(plan, &x, &y).map(wrap::<T>)
         }),
@@ -331,18 +327,41 @@ fn complex(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
     }
 }
 
-/// `x op= y` (or `x = op(x)`, `y` `None`: `x.exp_()`) over complex
-/// numbers: the result computed into a new buffer in the complex dtype
-/// the plan computes in, then written into `x` (cast back to its dtype
-/// when the plan widened it, NumPy's same-kind rule), as any write into
-/// `x` is: in place, through its views.
-fn complex_in_place(plan: &Plan, x: &mut DynTensor, y: Option<&Arg<'_>>) -> Result<()> {
+/// A plan of the storage dtype (float16, [`storage`]) run as `wide`: in
+/// float32 over the operands `prepare` cast and the numbers rounded to
+/// float16, then a float16 result rounded into a new buffer.
+fn execute_widened(plan: &Plan, wide: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
+    for a in args.iter_mut() {
+        if let Arg::Scalar(s) = a {
+            *s = storage::weak(*s, plan.compute);
+        }
+    }
+    let (r, _) = execute(wide, args)?;
+    let outcome = outcome_of(plan);
+    count_fallbacks(plan, &outcome);
+    let r = if storage::narrows(plan) {
+        r.cast(plan.dtype)?
+    } else {
+        r
+    };
+    Ok((r, outcome))
+}
+
+/// `x op= y` (or `x = op(x)`, `y` `None`: `x.exp_()`) computed in another
+/// dtype than `x`'s or in a complex one: the result computed into a new
+/// buffer in the dtype the plan computes in (a complex dtype; NumPy's
+/// same-kind rule's promoted dtype; float32 for the storage dtype
+/// float16), then written into `x`, cast back to its dtype, as any write
+/// into `x` is: in place, through its views.
+fn wide_in_place(plan: &Plan, x: &mut DynTensor, y: Option<&Arg<'_>>) -> Result<()> {
     let name = plan.op.name();
-    let lhs = x.cast(plan.compute)?;
+    // (float16 computes in float32, its numbers rounded to it first.)
+    let wide = plan.compute.computed_as();
+    let lhs = x.cast(wide)?;
     let rhs = match y {
         None => None,
         Some(Arg::Target) => Some(Arg::Tensor(lhs.clone())),
-        Some(Arg::Scalar(s)) => Some(Arg::Scalar(*s)),
+        Some(Arg::Scalar(s)) => Some(Arg::Scalar(storage::weak(*s, plan.compute))),
         Some(a) => Some(Arg::Tensor(
             a.tensor()
                 .ok_or_else(|| internal(plan, "a tensor"))?
@@ -351,7 +370,8 @@ fn complex_in_place(plan: &Plan, x: &mut DynTensor, y: Option<&Arg<'_>>) -> Resu
     };
     let mut out_of_place = plan.clone();
     out_of_place.in_place = false;
-    out_of_place.dtype = plan.compute;
+    out_of_place.dtype = wide;
+    out_of_place.compute = wide;
     out_of_place.target = None;
     out_of_place.casts.clear();
     out_of_place.gathers.clear();
@@ -359,7 +379,7 @@ fn complex_in_place(plan: &Plan, x: &mut DynTensor, y: Option<&Arg<'_>>) -> Resu
     let mut args: smallvec::SmallVec<[Arg<'_>; 2]> = smallvec::SmallVec::new();
     args.push(Arg::Tensor(lhs));
     args.extend(rhs);
-    let (r, _) = complex(&out_of_place, &mut args)?;
+    let (r, _) = execute(&out_of_place, &mut args)?;
     let r = r.cast(plan.dtype)?;
     crate::array::dyn_tensor::for_any_dtype!(plan.dtype, T => {
         let v = r.typed::<T>(name)?;
@@ -567,28 +587,23 @@ pub fn execute_in_place(plan: &Plan, args: &mut [Arg<'_>]) -> Result<Outcome> {
     let x: &mut DynTensor = x;
     let read = |i: usize| rest.get(i).ok_or_else(|| internal(plan, "an operand"));
     match &plan.op {
-        Op::Unary(_) if plan.compute.is_complex() => complex_in_place(plan, x, None)?,
-        Op::Unary(u) => each_real!(x, name, t => t.unary_inplace(*u))?,
-        Op::Binary(_) if plan.compute.is_complex() => complex_in_place(plan, x, Some(read(0)?))?,
-        Op::Binary(b) if plan.compute != plan.dtype => {
-            // NumPy's same-kind casting: the result in the promoted dtype
-            // (the plan casts the other operand to it), cast back into
-            // the target.
-            let mut wide = x.cast(plan.compute)?;
-            for_dtype!(plan.compute, T => {
-                let rhs = match read(0)? {
-                    Arg::Scalar(s) => Operand::Scalar(T::from_scalar(*s)),
-                    a => Operand::Ref(a.tensor().ok_or_else(|| internal(plan, "a tensor"))?.typed::<T>(name)?),
-                };
-                wide.typed_mut::<T>(name)?.binary_inplace(*b, rhs)?;
-            });
-            let back = wide.cast(plan.dtype)?;
-            drop(wide);
-            for_dtype!(plan.dtype, T => {
-                let v = back.typed::<T>(name)?;
-                x.typed_mut::<T>(name)?.write_index(&[crate::Index::Ellipsis], v.as_slice()?, v.shape())?;
-            });
+        // In another dtype (complex, NumPy's same-kind casting, float16
+        // computed in float32): computed aside, written back.
+        Op::Unary(_)
+            if plan.compute.is_complex()
+                || plan.compute != plan.dtype
+                || plan.compute.is_storage() =>
+        {
+            wide_in_place(plan, x, None)?;
         }
+        Op::Binary(_)
+            if plan.compute.is_complex()
+                || plan.compute != plan.dtype
+                || plan.compute.is_storage() =>
+        {
+            wide_in_place(plan, x, Some(read(0)?))?;
+        }
+        Op::Unary(u) => each_real!(x, name, t => t.unary_inplace(*u))?,
         Op::Binary(b) if matches!(read(0)?, Arg::Target) => {
             each_real!(x, name, t => t.binary_inplace_self(*b))?;
         }
@@ -627,7 +642,7 @@ pub fn execute_in_place(plan: &Plan, args: &mut [Arg<'_>]) -> Result<Outcome> {
             let p = batch_norm_params(&mut params.into_iter(), *eps, *gamma, *beta)
                 .ok_or_else(|| internal(plan, "batch-norm parameters"))?;
             x.typed_mut::<T>(name)?.batch_norm_inplace(&p)?;
-        }, return Err(internal(plan, "a float-only op"))),
+        }, return Err(Error::UnsupportedDType { op: name, dtype: plan.dtype })),
         _ => return Err(internal(plan, "an op without an in-place form")),
     }
     let mut outcome = outcome_of(plan);

@@ -3,7 +3,7 @@
 //! and writes a new buffer. (`tril`/`triu` are planned operations of
 //! [`crate::functions::lane_ops`].)
 
-use crate::array::dyn_tensor::{for_dtype, DynTensor};
+use crate::array::dyn_tensor::{for_any_dtype, DynTensor};
 use crate::array::element::{DType, Element};
 use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
@@ -28,7 +28,7 @@ pub(crate) fn collect<T: crate::array::dyn_tensor::AnyElement>(
 /// `eye(n_rows, n_cols)`: ones on the `k`th diagonal, zeros elsewhere.
 pub fn eye(n_rows: usize, n_cols: usize, k: i64, dtype: DType) -> Result<DynTensor> {
     let n = crate::array::shape::checked_numel(&[n_rows, n_cols], dtype.size())?;
-    for_dtype!(dtype, T => {
+    for_any_dtype!(dtype, T => {
         let items = (0..n).map(|p| {
             let (i, j) = ((p / n_cols.max(1)) as i64, (p % n_cols.max(1)) as i64);
             if j - i == k { T::ONE } else { T::ZERO }
@@ -59,7 +59,7 @@ pub fn linspace(
     } else {
         (stop - start) / intervals as f64
     };
-    for_dtype!(dtype, T => {
+    for_any_dtype!(dtype, T => {
         let items = (0..num).map(|i| {
             let v = if endpoint && i + 1 == num && num > 1 { stop } else { start + spacing * i as f64 };
             T::from_f64(v)

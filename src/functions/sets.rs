@@ -27,7 +27,7 @@ use std::cmp::Ordering;
 use num_complex::Complex;
 
 use crate::array::dyn_tensor::{each_real, DynTensor};
-use crate::array::element::Element;
+use crate::array::element::{DType, Element};
 use crate::array::tensor::Tensor;
 use crate::error::Result;
 use crate::functions::sorting::{order, sorted_positions};
@@ -52,6 +52,15 @@ pub fn unique(x: &DynTensor) -> Result<Unique> {
     match x {
         DynTensor::C64(t) => unique_complex(t),
         DynTensor::C128(t) => unique_complex(t),
+        DynTensor::F16(_) => {
+            // The storage dtype, as every computation reads it
+            // (`plan::storage`): as float32, which keeps its values and
+            // their order exactly.
+            let wide = x.cast(DType::F32)?;
+            let mut u = unique(&wide)?;
+            u.values = u.values.cast(DType::F16)?;
+            Ok(u)
+        }
         _ => each_real!(x, "unique", t => {
             let data = t.to_vec()?;
             let sorted = sorted_positions(&data, false);

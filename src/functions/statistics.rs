@@ -103,8 +103,8 @@ pub fn accumulation_dtype(d: DType, dtype: Option<DType>) -> DType {
 
 /// The dtype of a mean (variance, deviation) of `d`: a float's own, else
 /// the dtype the float functions give for it (float32 for bool and the
-/// 8- and 16-bit integers, float64 for the wider ones; NumPy's, with its
-/// float16 held as float32).
+/// 8- and 16-bit integers, float64 for the wider ones: NumPy's, except
+/// that it gives float16 only of float16, [`DType::float_result`]).
 pub fn mean_dtype(d: DType) -> DType {
     d.float_result()
 }

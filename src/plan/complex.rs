@@ -28,13 +28,10 @@ fn takes_complex(op: &Op) -> bool {
         Op::Func(f) => takes(Member::Func(*f)) || f.kind() == FuncKind::Logical,
         // Moves, views, conversions, selections, and gemm's complex
         // products.
-        Op::Reshape { .. }
-        | Op::Permute { .. }
-        | Op::Index { .. }
-        | Op::Cast { .. }
-        | Op::Where
-        | Op::Scatter
-        | Op::Matmul => true,
+        // (An assignment takes complex values into a complex target only:
+        // `check` decides.)
+        _ if op.moves_only() && !matches!(op, Op::SetItem { .. }) => true,
+        Op::Matmul => true,
         // Sums, products, means and spreads (complex numbers are
         // unordered: no max or min).
         Op::Reduce { kind, .. } => matches!(kind, Reduction::Sum | Reduction::Mean),
@@ -46,22 +43,10 @@ fn takes_complex(op: &Op) -> bool {
                 | Statistic::Var { .. }
                 | Statistic::Std { .. }
         ),
-        // Moves, and running sums and products.
+        // Running sums and products.
         Op::Lane(l) => l.takes_any_element(),
         Op::Fresh(f) => {
-            matches!(
-                **f,
-                FreshOp::Concat { .. }
-                    | FreshOp::Meshgrid { .. }
-                    | FreshOp::Stack { .. }
-                    | FreshOp::BroadcastTo { .. }
-                    | FreshOp::Tile { .. }
-                    | FreshOp::Repeat { .. }
-                    | FreshOp::Take { .. }
-                    | FreshOp::TakeAlongAxis { .. }
-                    | FreshOp::CountNonzero { .. }
-                    | FreshOp::Diff { .. }
-            )
+            matches!(**f, FreshOp::CountNonzero { .. } | FreshOp::Diff { .. })
                 // Linear algebra and the transforms decide in their
                 // signatures (`rfft` refuses complex input; every linalg
                 // function takes it).

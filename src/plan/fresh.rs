@@ -172,6 +172,22 @@ impl FreshOp {
         }
     }
 
+    /// Whether it only moves elements (concatenations, stacks, tiles,
+    /// repeats, broadcasts, gathers), for every dtype as it is.
+    pub fn moves_only(&self) -> bool {
+        matches!(
+            self,
+            FreshOp::Concat { .. }
+                | FreshOp::Meshgrid { .. }
+                | FreshOp::Stack { .. }
+                | FreshOp::BroadcastTo { .. }
+                | FreshOp::Tile { .. }
+                | FreshOp::Repeat { .. }
+                | FreshOp::Take { .. }
+                | FreshOp::TakeAlongAxis { .. }
+        )
+    }
+
     /// Whether running it can fail on the operands' values (an index out
     /// of range, a singular matrix), not only on their dtypes and shapes.
     /// A traced program keeps every donated argument's buffer intact

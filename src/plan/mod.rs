@@ -56,6 +56,7 @@ mod exact_compare;
 mod fresh;
 mod rules;
 mod same_binary;
+pub mod storage;
 mod target;
 
 use std::fmt;
@@ -64,7 +65,6 @@ use smallvec::SmallVec;
 
 use crate::array::dyn_tensor::Scalar;
 use crate::array::element::DType;
-use crate::array::promote::OperandDType;
 use crate::array::shape::Dims;
 use crate::error::{Error, Result};
 use crate::kernels::{BinaryOp, Func, UnaryOp};
@@ -128,7 +128,7 @@ impl From<OwnershipSnapshot> for Holders {
 /// operand may have had), or a weak scalar.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Kind {
-    Tensor(OperandDType),
+    Tensor(DType),
     Scalar(Scalar),
 }
 
@@ -148,7 +148,7 @@ pub struct OperandDesc<'a> {
 
 impl<'a> OperandDesc<'a> {
     /// A borrowed tensor operand.
-    pub fn tensor(dtype: impl Into<OperandDType>, shape: &'a [usize]) -> Self {
+    pub fn tensor(dtype: impl Into<DType>, shape: &'a [usize]) -> Self {
         OperandDesc {
             kind: Kind::Tensor(dtype.into()),
             shape,
@@ -212,7 +212,7 @@ impl<'a> OperandDesc<'a> {
     /// The tensor dtype this operand is held in (`None` for scalars).
     fn held(&self) -> Option<DType> {
         match self.kind {
-            Kind::Tensor(d) => Some(d.held_as()),
+            Kind::Tensor(d) => Some(d),
             Kind::Scalar(_) => None,
         }
     }
@@ -380,6 +380,25 @@ impl Op {
         )
     }
 
+    /// Whether the op only moves elements, or writes a constant, without
+    /// computing with them: views, copies, casts, selections,
+    /// assignments, concatenations and fills. These take every dtype as
+    /// it is (the storage dtype float16 and the complex ones too).
+    pub fn moves_only(&self) -> bool {
+        match self {
+            Op::Reshape { .. }
+            | Op::Permute { .. }
+            | Op::Index { .. }
+            | Op::Cast { .. }
+            | Op::Where
+            | Op::Scatter
+            | Op::SetItem { .. } => true,
+            Op::Lane(l) => l.moves_elements(),
+            Op::Fresh(f) => f.moves_only(),
+            _ => false,
+        }
+    }
+
     /// Whether the op reads its input's values (a fill, `zeros_like` and
     /// the like, does not: its input is neither cast nor gathered).
     pub fn reads_input(&self) -> bool {
@@ -506,13 +525,18 @@ impl Plan {
     /// The dtype operand `i` is read as: `where`'s condition as bool, a
     /// function of [`Op::Fresh`]'s operands as [`FreshOp::read_dtype`]
     /// says, every other operand as [`Plan::compute`].
-    pub fn read_dtype(&self, i: usize) -> DType {
-        match &self.op {
+    ///
+    /// `held` is the operand's own dtype (a function of `Op::Fresh` that
+    /// says nothing reads it as that), and the storage dtype float16 is
+    /// read as float32 by every op that computes ([`storage`]).
+    pub fn read_dtype(&self, i: usize, held: DType) -> DType {
+        let read = match &self.op {
             Op::Where if i == 0 => DType::Bool,
             Op::Scatter if i == 1 => DType::I64,
-            Op::Fresh(f) => f.read_dtype(i, self.dtype).unwrap_or(self.compute),
+            Op::Fresh(f) => f.read_dtype(i, self.dtype).unwrap_or(held),
             _ => self.compute,
-        }
+        };
+        storage::read_as(&self.op, read)
     }
 
     /// Whether operand `i` is read through the op's own copy (a cast, or a
@@ -600,6 +624,9 @@ pub enum Refusal {
     /// The operand is a view of part of its buffer, or a strided view:
     /// only a tensor that covers its whole buffer in C order gives it.
     View { strided: bool },
+    /// The result is of the storage dtype (float16): computed in float32
+    /// first, it is rounded into a new buffer.
+    Storage(DType),
     /// Donated inside a traced function, but not one of its arguments (a
     /// captured tensor, or one made while tracing): the program holds it
     /// as a constant and reads it on every call.
@@ -626,6 +653,11 @@ impl fmt::Display for Refusal {
                  it on every call (pass it as an argument named by donate_argnums to donate it)"
             ),
             Refusal::Donated => write!(f, "it was already donated"),
+            Refusal::Storage(d) => write!(
+                f,
+                "{d} is a storage dtype: the result is computed in {} before it is rounded to {d}",
+                d.computed_as()
+            ),
             Refusal::Shape { operand, result } => write!(
                 f,
                 "its shape {operand:?} differs from the result's shape {result:?}"

@@ -10,7 +10,6 @@ use super::target::{
 use super::{Allocation, Kind, Op, OperandDesc, Plan, Purpose, Reduction};
 use crate::array::dyn_tensor::{check_scalar, Scalar};
 use crate::array::element::DType;
-use crate::array::promote::OperandDType;
 use crate::array::shape::{
     broadcast_shapes, check_broadcasts_to, checked_numel, normalize_axis, Dims,
 };
@@ -74,9 +73,8 @@ fn tensor_dtype(op: &Op, d: &OperandDesc<'_>, what: &str) -> Result<DType> {
 }
 
 /// The float dtype a float-only op gives for `d`: NumPy's ufunc loops
-/// (`d` with float16, the smallest float: float32 for bool and the 8- and
-/// 16-bit integers, as float16 is held in float32, float64 for the wider
-/// ones).
+/// ([`DType::float_result`]: float16 for float16, float32 for bool and
+/// the 8- and 16-bit integers, float64 for the wider ones).
 fn float_result(d: DType) -> DType {
     d.float_result()
 }
@@ -106,7 +104,7 @@ pub(super) fn common_dtype(op: &Op, operands: &[OperandDesc<'_>]) -> Result<DTyp
             "at least one operand must be a tensor".into(),
         ));
     };
-    let mut d = tensors.fold(first, OperandDType::promote).held_as();
+    let mut d = tensors.fold(first, DType::promote);
     let scalar = |f: fn(&Scalar) -> bool| {
         operands
             .iter()
@@ -385,7 +383,7 @@ fn fresh_signature(f: &super::FreshOp, o: &[OperandDesc<'_>]) -> Result<Signatur
         .iter()
         .map(|d| {
             let dtype = match d.kind {
-                Kind::Tensor(t) => t.held_as(),
+                Kind::Tensor(t) => t,
                 Kind::Scalar(s) => s.tensor_dtype(),
             };
             crate::array::dyn_tensor::Meta::new(dtype, d.shape)
@@ -698,13 +696,11 @@ fn plan_casts(p: &mut Plan, o: &[OperandDesc<'_>]) {
         let Some(held) = d.held() else { continue };
         // (A function of `Op::Fresh` reads an operand in its own dtype
         // unless it says otherwise.)
-        let own_dtype = matches!(&p.op, Op::Fresh(f) if f.read_dtype(i, p.dtype).is_none());
         let exempt = matches!(p.op, Op::Cast { .. })
-            || own_dtype
             || reads_uint64_as_is(p, held)
             || !p.op.reads_input()
             || (p.in_place && i == 0);
-        let read_as = p.read_dtype(i);
+        let read_as = p.read_dtype(i, held);
         if held != read_as && !exempt {
             p.casts.push(i);
             let n: usize = d.shape.iter().product();
@@ -775,6 +771,8 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
             bytes: sig.scratch,
         });
     }
+    p.allocations
+        .extend(super::storage::scratch(&p, numel_bytes));
     match p.target {
         Some(_) if sig.scratch_over_input > 0 => p.allocations.push(Allocation {
             purpose: Purpose::Scratch,

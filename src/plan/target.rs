@@ -47,7 +47,7 @@ pub(super) fn plan_gathers(p: &mut Plan, o: &[OperandDesc<'_>]) {
             let n: usize = d.shape.iter().product();
             // (In its own dtype: an operand read as another one is cast
             // instead, which also copies it into C order.)
-            let dtype = d.held().unwrap_or_else(|| p.read_dtype(i));
+            let dtype = d.held().unwrap_or(p.compute);
             p.allocations.push(Allocation {
                 purpose: Purpose::Gather(i),
                 bytes: n * dtype.size(),
@@ -86,13 +86,15 @@ pub(super) fn choose_target(p: &mut Plan, o: &[OperandDesc<'_>], receives: Recei
         let shared_id = d.id.is_some() && o.iter().enumerate().any(|(j, e)| j != i && e.id == d.id);
         // The operands are read as `compute`; the result may be another
         // dtype (bool), which no operand of another dtype can hold.
-        let result_fits = p.compute == p.dtype;
+        let result_fits = p.compute == p.dtype && super::storage::refusal(p).is_none();
         let own = role.clone().or_else(|| {
-            if is_cast || !result_fits || (!cast && held != p.read_dtype(i)) {
+            if let Some(r) = super::storage::refusal(p) {
+                Some(r)
+            } else if is_cast || !result_fits || (!cast && held != p.read_dtype(i, held)) {
                 // (An operand of another dtype is cast unless the op does
                 // not read it, a fill's.)
                 Some(Refusal::DType {
-                    operand: if is_cast || held != p.read_dtype(i) {
+                    operand: if is_cast || held != p.read_dtype(i, held) {
                         held
                     } else {
                         p.compute

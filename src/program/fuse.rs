@@ -150,8 +150,10 @@ pub fn stage(p: &Program, e: &Eqn, st: &Step) -> bool {
         && plan.dtype == plan.compute
         && plan.dtype == out.dtype
         // The fused loops are the real kernels' (complex numbers have
-        // scalar kernels of their own, `kernels::complex`).
+        // scalar kernels of their own, `kernels::complex`; float16 is
+        // computed in float32, `plan::storage`).
         && !plan.dtype.is_complex()
+        && !plan.dtype.is_storage()
         && !plan.in_place
         && e.args.iter().all(|a| match *a {
             Atom::Lit(_) => true,

@@ -24,6 +24,7 @@ pub(super) fn short(d: DType) -> &'static str {
         DType::U16 => "u16",
         DType::U32 => "u32",
         DType::U64 => "u64",
+        DType::F16 => "f16",
         DType::F32 => "f32",
         DType::F64 => "f64",
         DType::C64 => "c64",

@@ -3,7 +3,7 @@
 //! integers kept (and wrapping, as NumPy's), two operands promoted by
 //! NumPy's table.
 
-use crate::array::dyn_tensor::{for_any_dtype, AnyElement, DynTensor, Meta};
+use crate::array::dyn_tensor::{for_any_dtype, for_kernel_dtype, AnyElement, DynTensor, Meta};
 use crate::array::element::DType;
 use crate::array::shape::{broadcast_shapes, normalize_axis};
 use crate::error::{Error, Result};
@@ -126,7 +126,7 @@ pub fn tensordot(x1: &DynTensor, x2: &DynTensor, axes: &TensordotAxes) -> Result
     let k: usize = a.iter().map(|&i| s1[i]).product();
     let n: usize = free2.iter().map(|&i| s2[i]).product();
     let (p1, p2) = (x1.permuted_view(&perm1)?, x2.permuted_view(&perm2)?);
-    for_any_dtype!(d, T => {
+    for_kernel_dtype!(d, T => {
         let (t1, t2) = (read::<T>(&p1, "tensordot")?, read::<T>(&p2, "tensordot")?);
         new(&product(t1.as_slice()?, t2.as_slice()?, m, k, n), &shape)
     })
@@ -401,7 +401,7 @@ pub fn matrix_power(x: &DynTensor, n: i64) -> Result<DynTensor> {
         return matrix_power(&super::inv(x)?, n.checked_neg().unwrap_or(i64::MAX));
     }
     let s = Matrices::of(OP, x.shape())?;
-    for_any_dtype!(d, T => {
+    for_kernel_dtype!(d, T => {
         let t = read::<T>(x, OP)?;
         let data = t.as_slice()?;
         let mut res = Vec::with_capacity(data.len());

@@ -1,0 +1,119 @@
+//! The planner's one rule for the storage dtype float16
+//! ([`DType::is_storage`]).
+//!
+//! # The model
+//!
+//! A float16 tensor holds two bytes per element, as NumPy's and
+//! PyTorch's do, and the operations that only move elements ([`Op::moves_only`]:
+//! views, copies, casts, selections, assignments, concatenations, fills)
+//! read and write them as they are, so a view of a float16 tensor is a
+//! float16 view of its buffer and an assignment writes through it.
+//!
+//! Every other operation whose NumPy loop is float16's (its plan's
+//! `compute` is float16) runs in float32 ([`DType::computed_as`], which
+//! holds every float16 value exactly): its float16 operands are read
+//! through a cast copy (a planned allocation), a Python number operand is
+//! rounded to float16 first ([`weak`]), it computes a float32 result,
+//! and, when NumPy's result dtype is float16, that result is rounded once
+//! into a new float16 buffer, which is what NumPy's float16 loops do
+//! (they convert to float32, compute, and convert back). No kernel reads
+//! float16.
+//!
+//! # Donation
+//!
+//! A float16 result never lands in an operand's buffer: the result is
+//! computed in float32 first, so a donated float16 operand is refused
+//! ([`Refusal::Storage`]), copied, and the refusal says why; an in-place
+//! operation (`h += 1`, `h.exp_()`) writes its rounded result into `h`'s
+//! own buffer, through its views, as any in-place write.
+//!
+//! # Limitations
+//!
+//! The float32 intermediate costs four bytes an element on top of the
+//! result (the plan lists it as scratch). Python floats and integers
+//! still never make float16 on their own (`DEFAULT_FLOAT` is float32),
+//! and a float function of an integer tensor gives float32 where NumPy
+//! gives float16 for 8-bit integers ([`DType::float_result`]).
+
+use super::{Allocation, Op, Plan, Purpose, Refusal};
+use crate::array::dyn_tensor::Scalar;
+use crate::array::element::{f64_to_f16, DType};
+
+/// The dtype an operand that `op` reads as `read` is really read as:
+/// float32 for float16 when `op` computes, `read` otherwise.
+pub(super) fn read_as(op: &Op, read: DType) -> DType {
+    if op.moves_only() {
+        read
+    } else {
+        read.computed_as()
+    }
+}
+
+/// Whether `plan` computes in the storage dtype: NumPy's loop for it is
+/// float16's (its `compute`), which runs in float32.
+pub fn computes_in_storage(plan: &Plan) -> bool {
+    plan.compute.is_storage() && !plan.op.moves_only()
+}
+
+/// Whether `plan` computes a result it stores as float16 (so it rounds
+/// a float32 result into a new float16 buffer, or in place into its
+/// target).
+pub fn narrows(plan: &Plan) -> bool {
+    plan.dtype.is_storage() && !plan.op.moves_only()
+}
+
+/// The float32 result of a plan that [`narrows`], before it is rounded
+/// (`bytes`: the float16 result's).
+pub(super) fn scratch(plan: &Plan, bytes: usize) -> Option<Allocation> {
+    narrows(plan).then(|| Allocation {
+        purpose: Purpose::Scratch,
+        bytes: bytes / plan.dtype.size() * plan.dtype.computed_as().size(),
+    })
+}
+
+/// The refusal of an offered operand of a plan that computes with the
+/// storage dtype.
+pub(super) fn refusal(plan: &Plan) -> Option<Refusal> {
+    if narrows(plan) || computes_in_storage(plan) {
+        Some(Refusal::Storage(DType::F16))
+    } else {
+        None
+    }
+}
+
+/// The plan that runs `plan` in float32, when `plan`
+/// [`computes_in_storage`] (not in place): the same operation over the
+/// operands `plan` already cast, into a new buffer, with a float16 result
+/// computed as float32. The caller rounds the Python numbers among the
+/// operands to float16 first ([`weak`]), as NumPy's weak scalars take
+/// the tensor's dtype, and rounds a float16 result ([`narrows`]).
+pub fn widened(plan: &Plan) -> Option<Plan> {
+    if !(computes_in_storage(plan) || narrows(plan)) || plan.in_place {
+        return None;
+    }
+    let mut wide = plan.clone();
+    wide.dtype = plan.dtype.computed_as();
+    wide.compute = plan.compute.computed_as();
+    wide.target = None;
+    wide.casts.clear();
+    wide.gathers.clear();
+    wide.refusals.clear();
+    wide.allocations.clear();
+    Some(wide)
+}
+
+/// A Python number operand of a computation in `storage` (float16):
+/// rounded to it first, as NumPy converts a weak scalar to the tensor's
+/// dtype before its float16 loop reads it as float32 (`h + 0.1` adds
+/// float16's 0.1, 0.0999755859375).
+pub fn weak(s: Scalar, storage: DType) -> Scalar {
+    match s {
+        Scalar::Float(v) if storage == DType::F16 => Scalar::Float(f64_to_f16(v).to_f64()),
+        Scalar::Int(v) if storage == DType::F16 => {
+            #[allow(clippy::cast_precision_loss)] // rounded to float16 in any case
+            let f = f64_to_f16(v as f64);
+            Scalar::Float(f.to_f64())
+        }
+        s => s,
+    }
+}
