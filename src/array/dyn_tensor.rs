@@ -592,7 +592,6 @@ impl DynTensor {
     }
 }
 
-
 /// A weak scalar must fit the dtype it is converted to (NumPy raises for
 /// `int8_array + 300` and for a non-finite float into an integer).
 pub fn check_scalar(op: &'static str, s: Scalar, dtype: DType) -> Result<()> {

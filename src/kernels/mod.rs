@@ -23,6 +23,8 @@ pub(crate) mod complex;
 #[allow(unsafe_code)] // writes im2col and over-input results through raw slices
 pub(crate) mod conv;
 mod elementwise;
+#[allow(unsafe_code)] // float16 and float32 slices seen as what their tags say
+mod float16;
 #[allow(unsafe_code)] // `UninitBuffer::assume_init` once a kernel wrote every element
 pub(crate) mod fresh;
 pub(crate) mod func;
@@ -541,18 +543,23 @@ pub fn binary<T: KernelElement>(
 /// floats to ints truncate toward zero and saturate, NaN becomes 0;
 /// integers wrap to the narrower width, as NumPy's `astype`).
 pub fn cast<S: Element, D: Element>(src: &[S], dst: &mut [MaybeUninit<D>]) {
-    let f = |(d, s): (&mut MaybeUninit<D>, &S)| {
-        d.write(crate::array::element::convert::<S, D>(*s));
+    let f = |d: &mut [MaybeUninit<D>], s: &[S]| {
+        // (float16 to and from float32 a slice at a time)
+        if !float16::convert(s, d) {
+            for (d, s) in d.iter_mut().zip(s) {
+                d.write(crate::array::element::convert::<S, D>(*s));
+            }
+        }
     };
     if parallel(src.len()) {
         let c = chunk_len(src.len());
         install(|| {
             dst.par_chunks_mut(c)
                 .zip(src.par_chunks(c))
-                .for_each(|(d, s)| d.iter_mut().zip(s).for_each(f));
+                .for_each(|(d, s)| f(d, s));
         });
     } else {
-        dst.iter_mut().zip(src).for_each(f);
+        f(dst, src);
     }
 }
 

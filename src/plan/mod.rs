@@ -11,7 +11,9 @@
 //! everything (shapes, axes, dtypes, parameters), and returns a [`Plan`]:
 //!
 //! * the result's dtype and shape; every tensor operand is read as that
-//!   dtype (an operand of another dtype is cast into a new buffer first);
+//!   dtype (an operand of another dtype is cast into a new buffer first;
+//!   the storage dtype float16 is read as float32 by every operation that
+//!   computes, [`storage`]);
 //! * the operand whose buffer receives the result ([`Plan::target`]), or
 //!   none: the leftmost operand that may receive it (not a parameter),
 //!   has the result's shape and dtype, and is either a cast copy or an

@@ -27,6 +27,29 @@
 //! operation (`h += 1`, `h.exp_()`) writes its rounded result into `h`'s
 //! own buffer, through its views, as any in-place write.
 //!
+//! # Examples
+//!
+//! ```
+//! use donate::plan::{plan, storage, Holders, Offer, Op, OperandDesc, Refusal};
+//! use donate::{BinaryOp, DType};
+//!
+//! let h = OperandDesc::tensor(DType::F16, &[8]).offered(Offer::Donated, Holders::Exclusive);
+//! let p = plan(&Op::Binary(BinaryOp::Add), &[h, OperandDesc::tensor(DType::I8, &[8])])?;
+//! assert_eq!(p.dtype, DType::F16); // NumPy's promotion
+//! assert_eq!(p.read_dtype(0, DType::F16), DType::F32); // read through a cast
+//! assert!(storage::narrows(&p)); // rounded into a new float16 buffer
+//! assert_eq!(p.refusals[0].1, Refusal::Storage(DType::F16));
+//! # Ok::<(), donate::Error>(())
+//! ```
+//!
+//! # Rationale
+//!
+//! These CPUs have no float16 arithmetic (x86's is AVX-512 FP16, on few
+//! machines), only conversions, so every library computes float16 in
+//! float32 somewhere; NumPy does it per loop, as here. One rule in the
+//! planner keeps float16 out of every kernel and every dtype dispatch of
+//! a computation, instead of a float16 variant of each.
+//!
 //! # Limitations
 //!
 //! The float32 intermediate costs four bytes an element on top of the
