@@ -172,12 +172,13 @@ macro_rules! for_dtype {
 }
 pub use crate::for_dtype;
 
-/// [`for_dtype!`] over every dtype, the complex ones included: for the
-/// operations that only move or convert elements (copies, views, casts,
-/// creation), which are the same for any element type.
+/// The one list of the dtypes with kernels (the real and the complex
+/// ones) behind [`for_any_dtype!`] and [`for_kernel_dtype!`]: `$storage`
+/// is what the storage dtype float16 (`$h`) gives.
+#[doc(hidden)]
 #[macro_export]
-macro_rules! for_any_dtype {
-    ($d:expr, $T:ident => $body:expr) => {
+macro_rules! kernel_dtype_match {
+    ($d:expr, $T:ident => $body:expr, $h:ident => $storage:expr) => {
         match $d {
             $crate::DType::C64 => {
                 type $T = $crate::C32;
@@ -187,11 +188,24 @@ macro_rules! for_any_dtype {
                 type $T = $crate::C64;
                 $body
             }
+            real => $crate::dtype_match!(real, $T => $body, $h => $storage),
+        }
+    };
+}
+
+/// [`for_dtype!`] over every dtype, the complex ones and float16
+/// included: for the operations that only move or convert elements
+/// (copies, views, casts, creation), which are the same for any element
+/// type.
+#[macro_export]
+macro_rules! for_any_dtype {
+    ($d:expr, $T:ident => $body:expr) => {
+        match $d {
             $crate::DType::F16 => {
                 type $T = $crate::F16;
                 $body
             }
-            real => $crate::dtype_match!(real, $T => $body, _c => unreachable!("matched above")),
+            d => $crate::kernel_dtype_match!(d, $T => $body, _h => unreachable!("matched above")),
         }
     };
 }
@@ -203,23 +217,13 @@ pub use crate::for_any_dtype;
 #[macro_export]
 macro_rules! for_kernel_dtype {
     ($d:expr, $T:ident => $body:expr) => {
-        match $d {
-            $crate::DType::C64 => {
-                type $T = $crate::C32;
-                $body
+        $crate::kernel_dtype_match!($d, $T => $body, d => {
+            return Err($crate::Error::UnsupportedDType {
+                op: "this operation",
+                dtype: d,
             }
-            $crate::DType::C128 => {
-                type $T = $crate::C64;
-                $body
-            }
-            real => $crate::dtype_match!(real, $T => $body, d => {
-                return Err($crate::Error::UnsupportedDType {
-                    op: "this operation",
-                    dtype: d,
-                }
-                .into())
-            }),
-        }
+            .into())
+        })
     };
 }
 pub use crate::for_kernel_dtype;

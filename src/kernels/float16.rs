@@ -22,16 +22,21 @@ fn zeroed<T: Element>(dst: &mut [MaybeUninit<T>]) -> &mut [T] {
 
 /// `src` as a slice of `U`, when `S` is `U`.
 fn same<S: Element, U: Element>(src: &[S]) -> Option<&[U]> {
+    if S::DTYPE != U::DTYPE {
+        return None;
+    }
     // SAFETY: `Element` is sealed and every implementation has its own
     // `DTYPE`, so equal tags mean `S` and `U` are the same type.
-    (S::DTYPE == U::DTYPE)
-        .then(|| unsafe { std::slice::from_raw_parts(src.as_ptr().cast::<U>(), src.len()) })
+    Some(unsafe { std::slice::from_raw_parts(src.as_ptr().cast::<U>(), src.len()) })
 }
 
 /// `dst` as a slice of `MaybeUninit<U>`, when `D` is `U`.
 fn same_mut<D: Element, U: Element>(dst: &mut [MaybeUninit<D>]) -> Option<&mut [MaybeUninit<U>]> {
+    if D::DTYPE != U::DTYPE {
+        return None;
+    }
     // SAFETY: as in `same`: `D` is `U`.
-    (D::DTYPE == U::DTYPE).then(|| unsafe {
+    Some(unsafe {
         std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<MaybeUninit<U>>(), dst.len())
     })
 }
