@@ -262,7 +262,6 @@ def test_result_type_of_three_dtypes_equals_numpy() -> None:
             assert donate.result_type(a, b, c) == np.result_type(a, b, c), (a, b, c)
 
 
-@pytest.mark.xfail(strict=True, reason="result_type of int8/int16, uint16 and float32 is float64 (the pairwise fold); np.result_type gives float32")
 @pytest.mark.parametrize("dtypes", NOT_A_FOLD, ids=["-".join(map(str, t)) for t in NOT_A_FOLD])
 def test_result_type_of_mixed_small_integers_and_float32_equals_numpy(dtypes: tuple[np.dtype, ...]) -> None:
     assert donate.result_type(*dtypes) == np.result_type(*dtypes)

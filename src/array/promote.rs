@@ -108,6 +108,25 @@ impl DType {
         }
     }
 
+    /// NumPy's result dtype of several operands (`np.result_type(*ds)`),
+    /// which is not the left fold of [`DType::promote`]: when one of them
+    /// is a float or complex, every integer or bool is first taken to the
+    /// smallest float that holds it, then all fold (int8, uint16 and
+    /// float32 give float32, where `(int8 + uint16) + float32` is float64,
+    /// as int8 + uint16 is int32). Checked against NumPy over every tuple
+    /// of two to four dtypes. `None` for no dtypes.
+    pub fn promote_all(ds: &[DType]) -> Option<DType> {
+        let inexact = ds.iter().any(|d| d.is_float() || d.is_complex());
+        ds.iter()
+            .map(|&d| match d.kind() {
+                Kind::Bool | Kind::Signed | Kind::Unsigned if inexact => {
+                    Self::promote(d, DType::F16)
+                }
+                _ => d,
+            })
+            .reduce(Self::promote)
+    }
+
     /// The complex dtype that holds every value of float `f` (complex64
     /// for float16 and float32).
     fn complex(f: Self) -> Self {
@@ -221,6 +240,22 @@ mod tests {
             C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128,
         ], // c128
     ];
+
+    #[test]
+    fn several_dtypes_promote_as_numpys_result_type() {
+        assert_eq!(DType::promote_all(&[I8, U16, F32]), Some(F32));
+        assert_eq!(DType::promote_all(&[I8, U16, F16]), Some(F32));
+        assert_eq!(DType::promote_all(&[I16, U32, F32]), Some(F64));
+        assert_eq!(DType::promote_all(&[I8, U16]), Some(I32));
+        assert_eq!(DType::promote_all(&[Bool, I8, U16, C64]), Some(C64));
+        assert_eq!(DType::promote_all(&[U64, I8, F16]), Some(F64));
+        assert_eq!(DType::promote_all(&[]), None);
+        for (i, &a) in DType::EVERY.iter().enumerate() {
+            for (j, &b) in DType::EVERY.iter().enumerate() {
+                assert_eq!(DType::promote_all(&[a, b]), Some(NUMPY[i][j]));
+            }
+        }
+    }
 
     #[test]
     fn promotion_matches_numpys_table() {

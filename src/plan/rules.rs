@@ -94,17 +94,12 @@ fn float_only(op: &Op, d: DType) -> Result<DType> {
 /// a weak scalar takes the tensors' dtype, except that a float meets an
 /// integer result as float64 (NEP 50).
 pub(super) fn common_dtype(op: &Op, operands: &[OperandDesc<'_>]) -> Result<DType> {
-    let mut tensors = operands.iter().filter_map(|d| match d.kind {
-        Kind::Tensor(t) => Some(t),
-        Kind::Scalar(_) => None,
-    });
-    let Some(first) = tensors.next() else {
+    let Some(mut d) = DType::promote_all(&tensor_dtypes(operands)) else {
         return Err(invalid_operand(
             op,
             "at least one operand must be a tensor".into(),
         ));
     };
-    let mut d = tensors.fold(first, DType::promote);
     let scalar = |f: fn(&Scalar) -> bool| {
         operands
             .iter()
@@ -120,6 +115,11 @@ pub(super) fn common_dtype(op: &Op, operands: &[OperandDesc<'_>]) -> Result<DTyp
         d = DType::I64;
     }
     Ok(d)
+}
+
+/// The dtypes of the tensor operands.
+fn tensor_dtypes(operands: &[OperandDesc<'_>]) -> SmallVec<[DType; 4]> {
+    operands.iter().filter_map(OperandDesc::held).collect()
 }
 
 fn check_scalars(op: &Op, operands: &[OperandDesc<'_>], dtype: DType) -> Result<()> {
@@ -262,7 +262,22 @@ fn func_signature(op: &Op, f: Func, o: &[OperandDesc<'_>]) -> Result<Signature> 
         _ if common.is_complex() && matches!(f, Func::Real | Func::Imag) => {
             (common, common.real_dtype())
         }
-        FuncKind::FloatMath => (float_result(common), float_result(common)),
+        FuncKind::FloatMath => {
+            // Of integer and bool tensors (their dtype not changed by a
+            // Python number), NumPy's loop is the smallest float that holds
+            // each: int8 with uint16 is float32, though int8 + uint16 is
+            // int32.
+            let ts = tensor_dtypes(o);
+            let f = match DType::promote_all(&ts) {
+                Some(t) if t == common && (t.is_int() || t.is_bool()) => ts
+                    .into_iter()
+                    .map(float_result)
+                    .reduce(DType::promote)
+                    .unwrap_or(common),
+                _ => float_result(common),
+            };
+            (f, f)
+        }
         FuncKind::Numeric if common.is_bool() => return refuse("numbers"),
         FuncKind::Compare => (exact_compare(o).unwrap_or(common), DType::Bool),
         FuncKind::Test => (common, DType::Bool),
