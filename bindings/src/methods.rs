@@ -443,8 +443,10 @@ ops::binary_operators! { tensor_methods {
     fn __abs__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
         call(slf.py(), &Op::Unary(UnaryOp::Abs), smallvec![self_input(slf)])
     }
-    fn __pos__<'py>(slf: &Bound<'py, Self>) -> Bound<'py, Self> {
-        slf.clone()
+    /// `+t`: `positive(t)`, as NumPy's (a new tensor, or the temporary's
+    /// buffer; a `TypeError` for bool).
+    fn __pos__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        call(slf.py(), &Op::Func(Func::Positive), smallvec![self_input(slf)])
     }
 
     // ---- rows (the reductions with NumPy's keywords are in python/donate/_numpy.py) ----
