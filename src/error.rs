@@ -96,7 +96,7 @@ pub enum Error {
     InvalidOperand { op: &'static str, reason: String },
     /// A Python-style integer operand that does not fit the dtype it
     /// takes (NEP 50).
-    ScalarOutOfRange { value: i64, dtype: DType },
+    ScalarOutOfRange { value: i128, dtype: DType },
     /// A donation of a view that does not cover its whole buffer in C
     /// order (a slice, a row, a transpose): its buffer is never taken.
     PartialView { shape: Vec<usize> },

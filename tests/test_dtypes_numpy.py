@@ -333,7 +333,6 @@ def test_a_list_of_large_python_ints_converts_exactly_to_uint64() -> None:
         assert_identical(donate.asarray(values, dtype=donate.uint64), np.asarray(values, dtype=np.uint64))
 
 
-@pytest.mark.xfail(strict=True, reason="a Python int above 2**63 - 1 with a uint64 tensor (or as full's value) raises OverflowError 'out of bounds for int64'; NumPy takes it as a weak uint64 scalar")
 @pytest.mark.parametrize("use", ["add", "maximum", "equal", "full"])
 def test_python_ints_above_int64_work_with_uint64(use: str) -> None:
     x = np.array([5, 2**64 - 2], np.uint64)
@@ -344,3 +343,16 @@ def test_python_ints_above_int64_work_with_uint64(use: str) -> None:
         with np.errstate(all="ignore"):
             want = getattr(np, use)(x, big)
         assert_identical(getattr(donate, use)(donate.asarray(x), big), want)
+
+
+def test_python_ints_beyond_int64_compare_exactly_and_refuse_what_no_dtype_holds() -> None:
+    i = np.array([-1, 2**63 - 1])
+    u = np.array([0, 2**64 - 1], np.uint64)
+    for x, v in ((i, 2**63), (u, 2**64), (i, -(2**100)), (u, -1)):
+        for f in (np.less, np.equal, np.greater_equal):
+            assert_identical(f(donate.asarray(x), v), f(x, v))
+    assert donate.full((2,), 2**63).dtype == np.full((2,), 2**63).dtype == np.uint64
+    with pytest.raises(OverflowError, match="out of bounds for int64"):
+        donate.asarray(i) + 2**63
+    with pytest.raises(OverflowError):
+        donate.asarray(u) + 2**130

@@ -554,7 +554,6 @@ def test_repeat_rejects_float_counts() -> None:
         donate.repeat(x, _i(1.7, 2.2), axis=0)
 
 
-@pytest.mark.xfail(strict=True, reason="a Python int fill value of 2**63 or more raises OverflowError (read as int64) for uint64")
 @pytest.mark.parametrize("v", [2**63, 2**64 - 1])
 def test_full_of_a_large_uint64(v: int) -> None:
     same(donate.full((2,), v, donate.uint64), np.full((2,), v, np.uint64))

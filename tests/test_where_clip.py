@@ -592,7 +592,6 @@ def test_mask_assignment_on_a_donated_tensor_raises() -> None:
 
 # --- Python ints of 2**63 and more --------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="a Python int of 2**63 or more is read as int64 (OverflowError) even against uint64")
 @pytest.mark.parametrize(
     "call",
     [

@@ -140,11 +140,15 @@ pub(crate) fn scalar_arg(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
         return Ok(Some(Scalar::Bool(obj.extract::<bool>()?)));
     }
     if obj.is_instance_of::<PyInt>() {
+        // (Every integer dtype's values fit an i128; a larger int fits
+        // none, as NumPy says.)
         return obj
-            .extract::<i64>()
+            .extract::<i128>()
             .map(|v| Some(Scalar::Int(v)))
             .map_err(|_| {
-                PyOverflowError::new_err(format!("Python integer {obj} is out of bounds for int64"))
+                PyOverflowError::new_err(format!(
+                    "Python integer {obj} is out of bounds for every integer dtype"
+                ))
             });
     }
     if obj.is_instance_of::<PyFloat>() {

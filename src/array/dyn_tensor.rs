@@ -252,7 +252,10 @@ pub(crate) use for_float;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Scalar {
     Bool(bool),
-    Int(i64),
+    /// A Python `int`: every value of every integer dtype (int64's and
+    /// uint64's) fits; the range of the dtype it meets is checked when it
+    /// is planned.
+    Int(i128),
     Float(f64),
     /// A Python `complex`: real and imaginary parts.
     Complex(f64, f64),
@@ -278,6 +281,8 @@ impl Scalar {
     pub fn tensor_dtype(self) -> DType {
         match self {
             Scalar::Bool(_) => DType::Bool,
+            // NumPy's `asarray(2**63)` is uint64.
+            Scalar::Int(v) if i64::try_from(v).is_err() && u64::try_from(v).is_ok() => DType::U64,
             Scalar::Int(_) => DType::I64,
             Scalar::Float(_) => DType::DEFAULT_FLOAT,
             Scalar::Complex(..) => DType::C128,
@@ -295,8 +300,7 @@ impl Scalar {
         } else if T::DTYPE.is_bool() {
             Scalar::Bool(v.to_i128() != 0)
         } else {
-            // A uint64 beyond i64::MAX saturates (messages only).
-            Scalar::Int(i64::try_from(v.to_i128()).unwrap_or(i64::MAX))
+            Scalar::Int(v.to_i128())
         }
     }
 }
@@ -315,7 +319,7 @@ pub trait AnyElement: Element {
 pub fn number<T: Element>(s: Scalar) -> T {
     match s {
         Scalar::Bool(b) => T::from_i128(i128::from(b)),
-        Scalar::Int(i) => T::from_i128(i128::from(i)),
+        Scalar::Int(i) => T::from_i128(i),
         Scalar::Float(f) => T::from_f64(f),
         Scalar::Complex(re, im) => T::from_c64(C64::new(re, im)),
     }
@@ -600,7 +604,7 @@ impl DynTensor {
 /// `int8_array + 300` and for a non-finite float into an integer).
 pub fn check_scalar(op: &'static str, s: Scalar, dtype: DType) -> Result<()> {
     match (s, dtype.int_range()) {
-        (Scalar::Int(v), Some((lo, hi))) if !(lo..=hi).contains(&i128::from(v)) => {
+        (Scalar::Int(v), Some((lo, hi))) if !(lo..=hi).contains(&v) => {
             Err(Error::ScalarOutOfRange { value: v, dtype })
         }
         (Scalar::Float(v), Some(_)) if !v.is_finite() => Err(Error::InvalidArgument {

@@ -149,12 +149,20 @@ fn typed_two<'s, T: AnyElement>(
     Ok((typed_one(plan, 0, a)?, typed_one(plan, 1, b)?))
 }
 
-/// Whether `plan` is an exact comparison with a uint64 operand read as it
-/// is (see [`crate::plan::reads_uint64_as_is`]).
+/// Whether `plan` is an exact comparison with an operand int64 does not
+/// hold: a uint64 tensor read as it is (see
+/// [`crate::plan::reads_uint64_as_is`]) or a Python int beyond int64.
 fn reads_exact(plan: &Plan, args: &[Arg<'_>]) -> bool {
-    args.iter()
-        .filter_map(Arg::tensor)
-        .any(|t| crate::plan::reads_uint64_as_is(plan, t.dtype()))
+    args.iter().any(|a| match a {
+        Arg::Scalar(Scalar::Int(v)) => {
+            plan.compute == DType::I64
+                && matches!(plan.op, Op::Func(f) if f.kind() == crate::kernels::FuncKind::Compare)
+                && i64::try_from(*v).is_err()
+        }
+        a => a
+            .tensor()
+            .is_some_and(|t| crate::plan::reads_uint64_as_is(plan, t.dtype())),
+    })
 }
 
 /// Run an exact comparison ([`reads_exact`]): each operand a uint64 or

@@ -332,7 +332,7 @@ pub(crate) fn func_unary<T: super::FuncElement>(
 /// of two integer operands of different dtypes, exactly (each read as an
 /// `i128`, which holds every integer dtype's values), broadcast to `out`
 /// into a new bool buffer. `None` if `f` is not a comparison.
-pub(crate) fn compare_exact<A: Element, B: Element>(
+pub(crate) fn compare_exact<A: Copy + Into<i128>, B: Copy + Into<i128>>(
     f: super::Func,
     a: &[A],
     a_shape: &[usize],
@@ -362,7 +362,8 @@ pub(crate) fn compare_exact<A: Element, B: Element>(
         buf.as_uninit_mut(),
         |x, y, d| {
             for (k, e) in d.iter_mut().enumerate() {
-                e.write(holds(x.at(k).to_i128().cmp(&y.at(k).to_i128())));
+                let (x, y): (i128, i128) = (x.at(k).into(), y.at(k).into());
+                e.write(holds(x.cmp(&y)));
             }
         },
     );

@@ -94,7 +94,7 @@ pub(crate) enum Exact<'a> {
     U64(&'a Tensor<u64>),
     I64(&'a Tensor<i64>),
     /// A Python int (a 0-d operand).
-    Int(i64),
+    Int(i128),
 }
 
 /// Run a comparison the planner made exact (a uint64 tensor against a
@@ -137,7 +137,7 @@ pub(crate) fn run_exact_compare(
     done(plan, buf, outcome)
 }
 
-fn exact_scalar(e: &Exact<'_>) -> i64 {
+fn exact_scalar(e: &Exact<'_>) -> i128 {
     match e {
         Exact::Int(v) => *v,
         _ => 0,

@@ -24,10 +24,10 @@ use crate::kernels::FuncKind;
 /// compares the two in `i128`.
 pub(super) fn exact_compare(o: &[OperandDesc<'_>]) -> Option<DType> {
     let signed = |d: DType| d.is_int() && !d.is_unsigned();
-    let outside = |v: i64, d: DType| {
+    let outside = |v: i128, d: DType| {
         d.is_int()
             && d.int_range()
-                .is_some_and(|(lo, hi)| !(lo..=hi).contains(&i128::from(v)))
+                .is_some_and(|(lo, hi)| !(lo..=hi).contains(&v))
     };
     let [a, b] = o else { return None };
     let exact = match (a.kind, b.kind) {

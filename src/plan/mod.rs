@@ -54,6 +54,7 @@
 //! ```
 
 mod complex;
+mod dtypes;
 mod exact_compare;
 mod fresh;
 mod rules;
@@ -714,7 +715,7 @@ pub fn plan(op: &Op, operands: &[OperandDesc<'_>]) -> Result<Plan> {
 /// promote to, as an element-wise operation decides it (the array API's
 /// `result_type`).
 pub fn result_type(operands: &[OperandDesc<'_>]) -> Result<DType> {
-    rules::common_dtype(&Op::Binary(BinaryOp::Add), operands).map_err(|e| match e {
+    dtypes::common_dtype(&Op::Binary(BinaryOp::Add), operands).map_err(|e| match e {
         Error::InvalidOperand { reason, .. } => Error::InvalidArgument {
             op: "result_type",
             reason,

@@ -3,12 +3,16 @@
 //! parameter, which operands may receive the result, and the choice of
 //! the target among them.
 
+use super::dtypes::{
+    check_scalars, common_dtype, float_only, float_result, invalid_arg, invalid_operand,
+    tensor_dtype, tensor_dtypes,
+};
 use super::exact_compare::{exact_compare, reads_uint64_as_is};
 use super::target::{
     choose_target, in_place_cast_refused, plan_gathers, plan_target_in_place, Receives,
 };
 use super::{Allocation, Kind, Op, OperandDesc, Plan, Purpose, Reduction};
-use crate::array::dyn_tensor::{check_scalar, Scalar};
+use crate::array::dyn_tensor::check_scalar;
 use crate::array::element::DType;
 use crate::array::shape::{
     broadcast_shapes, check_broadcasts_to, checked_numel, normalize_axis, Dims,
@@ -46,89 +50,6 @@ impl Signature {
             scratch: 0,
         }
     }
-}
-
-fn invalid_arg(op: &Op, reason: String) -> Error {
-    Error::InvalidArgument {
-        op: op.name(),
-        reason,
-    }
-}
-
-fn invalid_operand(op: &Op, reason: String) -> Error {
-    Error::InvalidOperand {
-        op: op.name(),
-        reason,
-    }
-}
-
-/// The tensor dtype of operand `d` (an error for a scalar).
-fn tensor_dtype(op: &Op, d: &OperandDesc<'_>, what: &str) -> Result<DType> {
-    d.held().ok_or_else(|| {
-        invalid_operand(
-            op,
-            format!("{what} must be a tensor or array, not a number"),
-        )
-    })
-}
-
-/// The float dtype a float-only op gives for `d`: NumPy's ufunc loops
-/// ([`DType::float_result`]: float16 for float16, float32 for bool and
-/// the 8- and 16-bit integers, float64 for the wider ones).
-fn float_result(d: DType) -> DType {
-    d.float_result()
-}
-
-fn float_only(op: &Op, d: DType) -> Result<DType> {
-    if d.is_float() {
-        Ok(d)
-    } else {
-        Err(invalid_operand(
-            op,
-            format!("needs a float tensor, got {d}"),
-        ))
-    }
-}
-
-/// NumPy's result dtype of the operands: tensors promote by the table;
-/// a weak scalar takes the tensors' dtype, except that a float meets an
-/// integer result as float64 (NEP 50).
-pub(super) fn common_dtype(op: &Op, operands: &[OperandDesc<'_>]) -> Result<DType> {
-    let Some(mut d) = DType::promote_all(&tensor_dtypes(operands)) else {
-        return Err(invalid_operand(
-            op,
-            "at least one operand must be a tensor".into(),
-        ));
-    };
-    let scalar = |f: fn(&Scalar) -> bool| {
-        operands
-            .iter()
-            .any(|o| matches!(&o.kind, Kind::Scalar(s) if f(s)))
-    };
-    if scalar(|s| matches!(s, Scalar::Complex(..))) && !d.is_complex() {
-        // A complex number meets a float tensor as its complex dtype, an
-        // integer or bool one as complex128 (NEP 50).
-        d = d.complex_of().unwrap_or(DType::C128);
-    } else if scalar(|s| matches!(s, Scalar::Float(_))) && !d.is_float() && !d.is_complex() {
-        d = DType::F64;
-    } else if scalar(|s| matches!(s, Scalar::Int(_))) && d.is_bool() {
-        d = DType::I64;
-    }
-    Ok(d)
-}
-
-/// The dtypes of the tensor operands.
-fn tensor_dtypes(operands: &[OperandDesc<'_>]) -> SmallVec<[DType; 4]> {
-    operands.iter().filter_map(OperandDesc::held).collect()
-}
-
-fn check_scalars(op: &Op, operands: &[OperandDesc<'_>], dtype: DType) -> Result<()> {
-    for o in operands {
-        if let Kind::Scalar(s) = o.kind {
-            check_scalar(op.name(), s, dtype)?;
-        }
-    }
-    Ok(())
 }
 
 /// `[n]`-shaped parameters of a normalisation: tensors of shape `[n]`.
@@ -287,8 +208,10 @@ fn func_signature(op: &Op, f: Func, o: &[OperandDesc<'_>]) -> Result<Signature> 
         FuncKind::Numeric | FuncKind::Bitwise | FuncKind::Shift => (common, common),
     };
     // A Python number operand is converted to the compute dtype (a
-    // logical function's, bool: any number converts).
-    if compute != DType::Bool {
+    // logical function's, bool: any number converts; an exact
+    // comparison's is compared as it is).
+    let exact = f.kind() == FuncKind::Compare && exact_compare(o).is_some();
+    if compute != DType::Bool && !exact {
         check_scalars(op, o, compute)?;
     }
     let shape = match o {

@@ -69,7 +69,7 @@ mod tests {
             4 => prop::sample::select(DType::EVERY.to_vec()).prop_map(Kind::Tensor),
             1 => prop_oneof![
                 any::<bool>().prop_map(Scalar::Bool),
-                prop_oneof![Just(0i64), Just(-1), Just(300), Just(i64::MAX)].prop_map(Scalar::Int),
+                prop_oneof![Just(0i128), Just(-1), Just(300), Just(i128::from(i64::MAX))].prop_map(Scalar::Int),
                 prop_oneof![Just(0.5f64), Just(f64::NAN), Just(1e300)].prop_map(Scalar::Float),
             ]
             .prop_map(Kind::Scalar),

@@ -26,7 +26,7 @@ pub fn lit(x: f64) -> Atom {
 
 /// An integer literal operand.
 pub fn int(x: i64) -> Atom {
-    Atom::Lit(Scalar::Int(x))
+    Atom::Lit(Scalar::Int(i128::from(x)))
 }
 
 /// A float32 tensor of `data` in `shape`.
