@@ -383,9 +383,9 @@ impl Element for F16 {
     #[inline(always)]
     #[allow(clippy::cast_precision_loss)]
     fn from_i128(v: i128) -> Self {
-        // Every integer beyond float16's range (65504) is infinite either
-        // way; below it, f64 holds the integer exactly.
-        F16::from_f64(v as f64)
+        // (f64 holds every integer float16 holds; beyond 65520 both are
+        // infinite)
+        f64_to_f16(v as f64)
     }
     #[inline(always)]
     #[allow(clippy::cast_possible_truncation)]

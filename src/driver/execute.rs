@@ -597,19 +597,15 @@ pub fn execute_in_place(plan: &Plan, args: &mut [Arg<'_>]) -> Result<Outcome> {
     match &plan.op {
         // In another dtype (complex, NumPy's same-kind casting, float16
         // computed in float32): computed aside, written back.
-        Op::Unary(_)
+        Op::Unary(_) | Op::Binary(_)
             if plan.compute.is_complex()
                 || plan.compute != plan.dtype
                 || plan.compute.is_storage() =>
         {
-            wide_in_place(plan, x, None)?;
-        }
-        Op::Binary(_)
-            if plan.compute.is_complex()
-                || plan.compute != plan.dtype
-                || plan.compute.is_storage() =>
-        {
-            wide_in_place(plan, x, Some(read(0)?))?;
+            let y = matches!(plan.op, Op::Binary(_))
+                .then(|| read(0))
+                .transpose()?;
+            wide_in_place(plan, x, y)?;
         }
         Op::Unary(u) => each_real!(x, name, t => t.unary_inplace(*u))?,
         Op::Binary(b) if matches!(read(0)?, Arg::Target) => {

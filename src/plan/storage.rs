@@ -59,16 +59,17 @@
 //! gives float16 for 8-bit integers ([`DType::float_result`]).
 
 use super::{Allocation, Op, Plan, Purpose, Refusal};
-use crate::array::dyn_tensor::Scalar;
-use crate::array::element::{f64_to_f16, DType};
+use crate::array::dyn_tensor::{number, Scalar};
+use crate::array::element::{DType, F16};
 
 /// The dtype an operand that `op` reads as `read` is really read as:
 /// float32 for float16 when `op` computes, `read` otherwise.
 pub(super) fn read_as(op: &Op, read: DType) -> DType {
-    if op.moves_only() {
-        read
-    } else {
+    // (every plan asks, for every operand: the dtype first)
+    if read.is_storage() && !op.moves_only() {
         read.computed_as()
+    } else {
+        read
     }
 }
 
@@ -131,11 +132,8 @@ pub fn widened(plan: &Plan) -> Option<Plan> {
 /// float16's 0.1, 0.0999755859375).
 pub fn weak(s: Scalar, storage: DType) -> Scalar {
     match s {
-        Scalar::Float(v) if storage == DType::F16 => Scalar::Float(f64_to_f16(v).to_f64()),
-        Scalar::Int(v) if storage == DType::F16 => {
-            #[allow(clippy::cast_precision_loss)] // rounded to float16 in any case
-            let f = f64_to_f16(v as f64);
-            Scalar::Float(f.to_f64())
+        Scalar::Float(_) | Scalar::Int(_) if storage == DType::F16 => {
+            Scalar::Float(number::<F16>(s).to_f64())
         }
         s => s,
     }
