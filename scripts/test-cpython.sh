@@ -69,10 +69,9 @@ start=$SECONDS
 forky_run PATH="/venv/$VERSION/bin:/root/.cargo/bin:/usr/bin:/bin" \
     VERSION="$VERSION" PYTHON="$PYTHON" bash -euo pipefail -c '
     [ -x "/venv/$VERSION/bin/python" ] || "$PYTHON" -m venv "/venv/$VERSION"
-    # maturin, and the test extra of pyproject.toml (keep in sync; mypy
-    # is only needed for the stub check, run on the host).
-    pip install -q "maturin>=1.9.4,<2" "numpy>=1.26" "pytest>=8" "pytest-benchmark>=4" "hypothesis>=6.100" "matplotlib>=3.8" \
-        "scikit-learn>=1.9.1,<1.10" "scipy>=1.17" "dask[array]>=2026.8" "einops>=0.8.2" "array-api-compat>=1.16" "mpmath>=1.3"
+    # maturin, NumPy and the test extra, read from pyproject.toml (one list).
+    "$PYTHON" -c "import tomllib; p = tomllib.load(open(\"/src/pyproject.toml\", \"rb\"))[\"project\"]; print(\"\n\".join(p[\"dependencies\"] + p[\"optional-dependencies\"][\"test\"]))" > /tmp/requirements-$VERSION.txt
+    pip install -q "maturin>=1.9.4,<2" -r /tmp/requirements-$VERSION.txt
     t=$SECONDS
     wheels=/tmp/wheels-$VERSION
     rm -rf "$wheels"

@@ -487,5 +487,8 @@ fn sums_products_and_means_of_complex_numbers() {
         values(Statistic::Prod { dtype: None }, Some(&[1])),
         vec![C32::new(5.0, 5.0), C32::new(-1.0, 2.0)]
     );
-    assert_eq!(values(Statistic::Mean, None), vec![C32::new(0.625, 1.25)]);
+    assert_eq!(
+        values(Statistic::Mean { dtype: None }, None),
+        vec![C32::new(0.625, 1.25)]
+    );
 }

@@ -245,7 +245,7 @@ IN_SEQUENCE = {"concat", "stack", "meshgrid", "broadcast_arrays"}
 # dtype queries, settings, the tools around operations).
 NO_TENSOR_OPERAND = set(
     (
-        "__array_namespace_info__ arange arena asarray can_cast empty eye finfo from_numpy full iinfo "
+        "__array_namespace_info__ arange arena asarray broadcast_shapes can_cast empty eye finfo from_numpy full iinfo "
         "implicit_donation implicit_donation_enabled implicit_donation_min_bytes isdtype jit linspace "
         "make_jaxpr memory_stats memory_timeline ones reset_peak_memory result_type set_implicit_donation "
         "temporary_check tensor zeros fft.fftfreq fft.rfftfreq"

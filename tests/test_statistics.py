@@ -104,6 +104,24 @@ def test_mean_var_std_match_numpy(data: st.DataObject) -> None:
 
 
 @given(data=st.data())
+def test_mean_in_a_dtype_is_numpys(data: st.DataObject) -> None:
+    # NumPy's `mean(dtype=)`: computed in `dtype` (an integer dtype
+    # truncates), planned alike with one axis, several or all.
+    x = data.draw(arrays())
+    t = data.draw(tensors(x))
+    axis = data.draw(axes(x.ndim))
+    keepdims = data.draw(st.booleans())
+    dtype = data.draw(st.sampled_from(["float32", "float64", "int64"]))
+    if dtype == "int64" and x.size == 0:
+        dtype = "float64"  # the NaN mean of nothing has no integer value (NumPy's is the cast's garbage)
+    got = donate.mean(t, axis=axis, dtype=getattr(donate, dtype), keepdims=keepdims)
+    want = call_quietly(lambda: np.mean(x, axis=axis, dtype=dtype, keepdims=keepdims))
+    assert got.dtype == np.dtype(dtype)
+    assert_same(got, np.asarray(want, dtype), rtol(np.dtype(dtype)) * 10)
+    np.testing.assert_array_equal(numpy_of(t), x)
+
+
+@given(data=st.data())
 def test_cumulative_sum_and_prod_match_numpy(data: st.DataObject) -> None:
     x = data.draw(arrays(min_dims=1))
     t = data.draw(tensors(x))

@@ -105,6 +105,23 @@ pub(crate) fn broadcast_to(x: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) -> Py
     call_fresh1(x, FreshOp::BroadcastTo { shape })
 }
 
+/// `broadcast_shapes(*shapes)`: the shape the shapes broadcast to, a
+/// tuple (NumPy's; a shape is an int or a sequence of ints).
+#[pyfunction]
+#[pyo3(signature = (*shapes))]
+pub(crate) fn broadcast_shapes<'py>(
+    py: Python<'py>,
+    shapes: &Bound<'py, PyTuple>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let shapes = shapes
+        .iter()
+        .map(|s| shape_arg(&s))
+        .collect::<PyResult<Vec<_>>>()?;
+    let views: Vec<&[usize]> = shapes.iter().map(Vec::as_slice).collect();
+    let shape = manipulation::broadcast_all("broadcast_shapes", &views).py()?;
+    PyTuple::new(py, shape)
+}
+
 /// `broadcast_arrays(*arrays)`: each array broadcast to their common
 /// shape (new buffers).
 #[pyfunction]
@@ -118,7 +135,7 @@ pub(crate) fn broadcast_arrays<'py>(
     }
     let inputs = seq_inputs("broadcast_arrays", arrays.as_any())?;
     let shapes: Vec<&[usize]> = inputs.iter().map(Input::shape).collect();
-    let shape = manipulation::broadcast_all(&shapes).py()?;
+    let shape = manipulation::broadcast_all("broadcast_arrays", &shapes).py()?;
     let ts = inputs
         .into_iter()
         .map(|i| {
@@ -204,7 +221,8 @@ pub(crate) fn roll(
     call(x.py(), &op, smallvec![require_tensor(x, "roll")?])
 }
 
-/// `take(x, indices, /, *, axis=None)`.
+/// `take(x, indices, /, *, axis=None)`: NumPy's (`indices` of any shape,
+/// an int among them; `axis=None` reads `x` flat).
 #[pyfunction]
 #[pyo3(signature = (x, indices, /, *, axis = None))]
 pub(crate) fn take(
@@ -333,13 +351,19 @@ pub(crate) fn reshape(
     Ok(r)
 }
 
-/// `expand_dims(x, /, axis=0)`: a view with a new axis of length 1.
+/// `expand_dims(x, /, axis=0)`: a view with a new axis of length 1 at
+/// `axis`, an int or (NumPy's) a tuple of positions in the result.
 #[pyfunction]
-#[pyo3(signature = (x, /, axis = 0))]
-pub(crate) fn expand_dims(x: &Bound<'_, PyAny>, axis: isize) -> PyResult<PyTensor> {
+#[pyo3(signature = (x, /, axis = None), text_signature = "(x, /, axis=0)")]
+pub(crate) fn expand_dims(
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let ax = axis.map_or(Ok(vec![0]), |a| ints(a, "axis"))?;
+    let ax = axes(&ax);
     view(x, "expand_dims", |s| {
         Ok(Op::Index {
-            index: manipulation::expand_dims_index(s.len(), axis)?,
+            index: manipulation::expand_dims_index(s.len(), &ax)?,
         })
     })
 }
@@ -577,6 +601,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(stack, m)?,
         wrap_pyfunction!(broadcast_to, m)?,
         wrap_pyfunction!(broadcast_arrays, m)?,
+        wrap_pyfunction!(broadcast_shapes, m)?,
         wrap_pyfunction!(tile, m)?,
         wrap_pyfunction!(repeat, m)?,
         wrap_pyfunction!(roll, m)?,

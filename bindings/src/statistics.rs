@@ -113,7 +113,10 @@ fn reduction(
     keepdims: bool,
 ) -> PyResult<PyTensor> {
     let axis = AxisArg::from_py(axis)?;
-    let planned = !matches!(statistic, Statistic::Sum { dtype: Some(_) });
+    let planned = !matches!(
+        statistic,
+        Statistic::Sum { dtype: Some(_) } | Statistic::Mean { dtype: Some(_) }
+    );
     match axis {
         AxisArg::All if planned => ops::reduce(
             x.py(),
@@ -148,15 +151,25 @@ pub(crate) fn sum(
     reduction(x, Reduction::Sum, Statistic::Sum { dtype }, axis, keepdims)
 }
 
-/// The arithmetic mean of `x` over `axis` (NaN over no elements).
+/// The arithmetic mean of `x` over `axis` (NaN over no elements), in
+/// `dtype` (NumPy's keyword; default: a float `x`'s own dtype, else the
+/// float dtype the float functions give it).
 #[pyfunction]
-#[pyo3(signature = (x, /, *, axis = None, keepdims = false))]
+#[pyo3(signature = (x, /, *, axis = None, dtype = None, keepdims = false))]
 pub(crate) fn mean(
     x: &Bound<'_, PyAny>,
     axis: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
     keepdims: bool,
 ) -> PyResult<PyTensor> {
-    reduction(x, Reduction::Mean, Statistic::Mean, axis, keepdims)
+    let dtype = dtype_arg(x.py(), dtype)?;
+    reduction(
+        x,
+        Reduction::Mean,
+        Statistic::Mean { dtype },
+        axis,
+        keepdims,
+    )
 }
 
 /// The largest element of `x` over `axis` (NaN if any is NaN; an error

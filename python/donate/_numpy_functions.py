@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from numpy.lib.array_utils import normalize_axis_tuple
 
 import donate as _dn  # the namespace; complete when this module loads (last in __init__)
 from . import linalg as _linalg
@@ -26,7 +25,6 @@ from ._numpy_operands import (
     _NoValue,
     _as_tensor,
     _axis_or_flat,
-    _axis_or_raveled,
     _cast,
     _donatable,
     _dtype,
@@ -185,16 +183,7 @@ def squeeze(a: Any, axis: Any = None) -> Any:
 
 
 def expand_dims(a: Any, axis: Any) -> Any:
-    x = _donatable(a, None)
-    if isinstance(axis, int):
-        return _dn.expand_dims(x, axis=axis)
-    # Several axes: positions in the result (NumPy's normalisation and
-    # errors), a reshape.
-    axes = tuple(axis)
-    ndim = len(x.shape) + len(axes)
-    axes = normalize_axis_tuple(axes, ndim)
-    dims = iter(x.shape)
-    return _dn.reshape(x, tuple(1 if i in axes else next(dims) for i in range(ndim)))
+    return _dn.expand_dims(_donatable(a, None), axis if isinstance(axis, int) else tuple(axis))
 
 
 def moveaxis(a: Any, source: Any, destination: Any) -> Any:
@@ -347,16 +336,10 @@ def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
 def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Any:
     if not _is(mode, "raise"):
         raise _refuse("take", f"mode={mode!r}")
-    x, axis = _axis_or_raveled(a, axis)
-    idx = _as_tensor(indices)
-    if idx.ndim != 1:
-        shape = idx.shape
-        r = _dn.take(x, _dn.reshape(idx, (-1,)), axis=axis)
-        ax = axis % x.ndim
-        r = _dn.reshape(r, (*x.shape[:ax], *shape, *x.shape[ax + 1:]))
-    else:
-        r = _dn.take(x, idx, axis=axis)
-    return _write_out("take", out, r)
+    # `take` has NumPy's index shapes and `axis=None`; a 0-d `a` with
+    # one integer axis is read as 1-D, as NumPy's.
+    x = _flat(a) if _raveled_0d(a, axis) else _as_tensor(a)
+    return _write_out("take", out, _dn.take(x, _as_tensor(indices), axis=axis))
 
 
 def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Any:

@@ -493,7 +493,7 @@ fn reduction(plan: &Plan, args: &[Arg<'_>]) -> Result<DynTensor> {
         } if plan.dtype.is_complex() => {
             let statistic = match kind {
                 Reduction::Sum => crate::functions::statistics::Statistic::Sum { dtype: None },
-                Reduction::Mean => crate::functions::statistics::Statistic::Mean,
+                Reduction::Mean => crate::functions::statistics::Statistic::Mean { dtype: None },
                 Reduction::Max => return Err(internal(plan, "an ordered dtype")),
             };
             let axes = axis.map(|a| [a]);

@@ -205,11 +205,12 @@ pub fn broadcast_to(x: &DynTensor, shape: &[usize]) -> Result<DynTensor> {
     gather(x, &Layout::broadcast(x.shape(), shape)?, shape)
 }
 
-/// The broadcast shape of several shapes.
-pub fn broadcast_all(shapes: &[&[usize]]) -> Result<Vec<usize>> {
+/// The shape several shapes broadcast to, as NumPy's `broadcast_shapes`
+/// (`op` names the caller in the error); no shapes broadcast to `()`.
+pub fn broadcast_all(op: &'static str, shapes: &[&[usize]]) -> Result<Vec<usize>> {
     let mut out: Vec<usize> = Vec::new();
     for s in shapes {
-        out = broadcast_shapes("broadcast_arrays", &out, s)?.to_vec();
+        out = broadcast_shapes(op, &out, s)?.to_vec();
     }
     Ok(out)
 }
@@ -345,51 +346,53 @@ fn positions(indices: &DynTensor, len: usize) -> Result<Vec<usize>> {
         .collect()
 }
 
-/// The axis `take` gathers along.
-fn take_axis(shape: &[usize], axis: Option<isize>) -> Result<usize> {
+/// The axis `take` gathers along and the length of that axis: `axis`, or
+/// for `None` the only axis of `x` read flat (NumPy's; the array API
+/// asks for a 1-D `x` there, which this includes).
+fn take_axis(shape: &[usize], axis: Option<isize>) -> Result<(usize, usize)> {
     match axis {
-        Some(a) => axis_of("take", a, shape.len()),
-        None if shape.len() == 1 => Ok(0),
-        None => Err(invalid(
-            "take",
-            format!("axis is required for a {}-d tensor", shape.len()),
-        )),
+        Some(a) => axis_of("take", a, shape.len()).map(|a| (a, shape[a])),
+        None => Ok((0, shape.iter().product())),
     }
 }
 
-/// The dtype and shape of `take(x, indices, axis)`.
+/// The dtype and shape of `take(x, indices, axis)`: `x`'s shape with the
+/// axis replaced by `indices`' shape (NumPy's; a 0-d index removes the
+/// axis, as `x[:, i]`).
 pub fn take_signature(
     x: Meta<'_>,
     indices: Meta<'_>,
     axis: Option<isize>,
 ) -> Result<(DType, Vec<usize>)> {
-    let ax = take_axis(x.shape, axis)?;
-    if indices.shape.len() != 1 {
-        return Err(invalid(
-            "take",
-            format!("indices must be 1-d, got shape {:?}", indices.shape),
-        ));
-    }
     check_indices(indices.dtype)?;
-    let mut out = x.shape.to_vec();
-    out[ax] = indices.shape[0];
+    let out = take_shape(x.shape, indices.shape, axis)?;
     checked_numel(&out, x.dtype.size())?;
     Ok((x.dtype, out))
 }
 
-/// `take(x, indices, axis)`: the elements at `indices` (1-D) along `axis`
-/// (`None`: `x` must be 1-D).
+fn take_shape(shape: &[usize], indices: &[usize], axis: Option<isize>) -> Result<Vec<usize>> {
+    if axis.is_none() {
+        return Ok(indices.to_vec());
+    }
+    let (ax, _) = take_axis(shape, axis)?;
+    Ok([&shape[..ax], indices, &shape[ax + 1..]].concat())
+}
+
+/// `take(x, indices, axis)`: the elements at `indices` (any shape) along
+/// `axis` (`None`: of `x` read flat).
 pub fn take(x: &DynTensor, indices: &DynTensor, axis: Option<isize>) -> Result<DynTensor> {
     let (_, out_shape) = take_signature(x.meta(), indices.meta(), axis)?;
     let shape = x.shape().to_vec();
-    let ax = take_axis(&shape, axis)?;
-    let pos = positions(indices, shape[ax])?;
+    let (ax, len) = take_axis(&shape, axis)?;
+    let pos = positions(indices, len)?;
     let x = x.contiguous()?;
-    let (len, outer, inner) = (
-        shape[ax],
-        shape[..ax].iter().product::<usize>(),
-        shape[ax + 1..].iter().product::<usize>(),
-    );
+    let (outer, inner) = match axis {
+        None => (1, 1),
+        Some(_) => (
+            shape[..ax].iter().product::<usize>(),
+            shape[ax + 1..].iter().product::<usize>(),
+        ),
+    };
     each!(&x, t => {
         let d = t.as_slice()?;
         let pos = &pos;
@@ -476,13 +479,23 @@ fn full_slice() -> Index {
     }
 }
 
-/// The basic index of `expand_dims(x, axis)`: a new axis at `axis` (a
-/// view of any layout).
-pub fn expand_dims_index(ndim: usize, axis: isize) -> Result<Vec<Index>> {
-    let ax = axis_of("expand_dims", axis, ndim + 1)?;
-    let mut ix = vec![full_slice(); ax];
-    ix.push(Index::NewAxis);
-    Ok(ix)
+/// The basic index of `expand_dims(x, axes)`: a new axis of length 1 at
+/// each of `axes`, positions in the result (NumPy's: the result has
+/// `ndim + axes.len()` axes; an axis named twice is an error). A view of
+/// any layout.
+pub fn expand_dims_index(ndim: usize, axes: &[isize]) -> Result<Vec<Index>> {
+    let out = ndim + axes.len();
+    let mut new = vec![false; out];
+    for &a in axes {
+        let ax = axis_of("expand_dims", a, out)?;
+        if std::mem::replace(&mut new[ax], true) {
+            return Err(invalid("expand_dims", format!("axis {a} is repeated")));
+        }
+    }
+    Ok(new
+        .into_iter()
+        .map(|n| if n { Index::NewAxis } else { full_slice() })
+        .collect())
 }
 
 /// The basic index of `squeeze(x, axes)`: position 0 on each axis, which
@@ -697,15 +710,30 @@ pub(crate) mod tests {
         assert_eq!(vals(&take_along_axis(&m, &j, 1).unwrap()), [3, 1, 5, 5]);
         let k = DynTensor::from(Tensor::from_slice(&[1_i64, 0, 1], &[1, 3]).unwrap());
         assert_eq!(vals(&take_along_axis(&m, &k, 0).unwrap()), [4, 2, 6]);
-        assert!(take(&m, &i, None).is_err());
+        // NumPy's index shapes: `None` reads `x` flat, a 0-d index removes
+        // the axis, an n-d index replaces it.
+        assert_eq!(vals(&take(&m, &i, None).unwrap()), [3, 4]);
+        let z = DynTensor::from(Tensor::from_slice(&[-1_i64], &[]).unwrap());
+        let r = take(&m, &z, Some(1)).unwrap();
+        assert_eq!((r.shape().to_vec(), vals(&r)), (vec![2], vec![3, 6]));
+        let r = take(&m, &k, Some(0)).unwrap();
+        assert_eq!(r.shape(), [1, 3, 3]);
+        assert_eq!(vals(&r), [4, 5, 6, 1, 2, 3, 4, 5, 6]);
+        assert!(take(&m, &i, Some(2)).is_err());
     }
 
     #[test]
     fn shape_rules() {
         assert_eq!(
-            expand_dims_index(2, -1).unwrap().last(),
+            expand_dims_index(2, &[-1]).unwrap().last(),
             Some(&Index::NewAxis)
         );
+        // Several axes are positions in the result (NumPy's).
+        let ix = expand_dims_index(1, &[0, -1]).unwrap();
+        assert_eq!((ix[0], ix[2]), (Index::NewAxis, Index::NewAxis));
+        assert_ne!(ix[1], Index::NewAxis);
+        assert!(expand_dims_index(1, &[0, -3]).is_err());
+        assert!(expand_dims_index(1, &[3]).is_err());
         assert_eq!(squeeze_shape(&[1, 3, 1], &[0, -1]).unwrap(), [3]);
         assert!(squeeze_shape(&[2], &[0]).is_err());
         assert_eq!(moveaxis_perm(3, &[0], &[-1]).unwrap(), [1, 2, 0]);

@@ -41,8 +41,9 @@ pub enum Statistic {
     Sum { dtype: Option<DType> },
     /// The product, in `dtype` (see [`accumulation_dtype`]).
     Prod { dtype: Option<DType> },
-    /// The arithmetic mean.
-    Mean,
+    /// The arithmetic mean, in `dtype` (default: [`mean_dtype`]; NumPy's
+    /// `mean(dtype=)`: an integer dtype truncates the mean).
+    Mean { dtype: Option<DType> },
     /// The largest element (NaN if any is NaN).
     Max,
     /// The smallest element (NaN if any is NaN).
@@ -59,7 +60,7 @@ impl Statistic {
         match self {
             Statistic::Sum { .. } => "sum",
             Statistic::Prod { .. } => "prod",
-            Statistic::Mean => "mean",
+            Statistic::Mean { .. } => "mean",
             Statistic::Max => "max",
             Statistic::Min => "min",
             Statistic::Var { .. } => "var",
@@ -71,9 +72,10 @@ impl Statistic {
     pub fn result_dtype(self, d: DType) -> DType {
         match self {
             Statistic::Sum { dtype } | Statistic::Prod { dtype } => accumulation_dtype(d, dtype),
+            Statistic::Mean { dtype: Some(t) } => t,
             // The spread of complex numbers is real (NumPy's).
             Statistic::Var { .. } | Statistic::Std { .. } if d.is_complex() => d.real_dtype(),
-            Statistic::Mean | Statistic::Var { .. } | Statistic::Std { .. } => mean_dtype(d),
+            Statistic::Mean { .. } | Statistic::Var { .. } | Statistic::Std { .. } => mean_dtype(d),
             Statistic::Max | Statistic::Min => d,
         }
     }
@@ -180,7 +182,7 @@ fn reduce_complex<T: ComplexElement>(
         Statistic::Prod { .. } => Ok(T::from_c64(
             lane.iter().fold(C64::new(1.0, 0.0), |a, z| a * z.to_c64()),
         )),
-        Statistic::Mean => Ok(T::from_c64(sum(lane) / lane.len() as f64)),
+        Statistic::Mean { .. } => Ok(T::from_c64(sum(lane) / lane.len() as f64)),
         _ => Err(Error::UnsupportedDType {
             op: statistic.name(),
             dtype: T::DTYPE,
@@ -331,7 +333,7 @@ fn of_lane<T: crate::RealElement>(statistic: Statistic, lane: &[T]) -> T {
     match statistic {
         Statistic::Sum { .. } => sum(lane),
         Statistic::Prod { .. } => prod(lane),
-        Statistic::Mean => {
+        Statistic::Mean { .. } => {
             T::from_f64(float_sum(lane.iter().map(|v| v.to_f64())) / lane.len() as f64)
         }
         Statistic::Max => extreme(lane, |a, b| a > b),

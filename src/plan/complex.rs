@@ -39,7 +39,7 @@ fn takes_complex(op: &Op) -> bool {
             s.statistic,
             Statistic::Sum { .. }
                 | Statistic::Prod { .. }
-                | Statistic::Mean
+                | Statistic::Mean { .. }
                 | Statistic::Var { .. }
                 | Statistic::Std { .. }
         ),

@@ -134,14 +134,15 @@ fn statistic_params(s: &crate::plan::StatisticOp) -> Vec<String> {
         s.axes.as_ref().map_or("None".into(), |a| tuple(a))
     )];
     match s.statistic {
-        Statistic::Sum { dtype } | Statistic::Prod { dtype } => ps.push(format!(
-            "dtype={}",
-            dtype.map_or("None".into(), |d| d.to_string())
-        )),
+        Statistic::Sum { dtype } | Statistic::Prod { dtype } | Statistic::Mean { dtype } => ps
+            .push(format!(
+                "dtype={}",
+                dtype.map_or("None".into(), |d| d.to_string())
+            )),
         Statistic::Var { correction } | Statistic::Std { correction } => {
             ps.push(format!("correction={}", py_float(correction)));
         }
-        Statistic::Mean | Statistic::Max | Statistic::Min => {}
+        Statistic::Max | Statistic::Min => {}
     }
     ps.push(format!(
         "keepdims={}",
