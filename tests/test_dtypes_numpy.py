@@ -356,3 +356,25 @@ def test_python_ints_beyond_int64_compare_exactly_and_refuse_what_no_dtype_holds
         donate.asarray(i) + 2**63
     with pytest.raises(OverflowError):
         donate.asarray(u) + 2**130
+
+
+INT_DTYPES = [d for d in DTYPES if d.kind in "iu"]
+COMPARES = [np.less, np.less_equal, np.equal, np.not_equal, np.greater, np.greater_equal]
+
+
+@given(data=st.data())
+def test_integer_tensors_compare_exactly_with_python_ints_of_any_size(data: st.DataObject) -> None:
+    # An int outside the tensor's dtype (`uint8 < 300`, `uint64 > -1`,
+    # `int64 < 2**63`) is compared as its value, on either side, as NumPy 2.
+    dtype = data.draw(st.sampled_from(INT_DTYPES))
+    info = np.iinfo(dtype)
+    x = data.draw(hnp.arrays(dtype, hnp.array_shapes(min_dims=0, max_dims=2, max_side=3)))
+    edge = st.sampled_from([int(info.min) - 1, int(info.max) + 1, int(info.min), int(info.max), -(2**64), 2**64])
+    v = data.draw(edge | st.integers(-(2**70), 2**70))
+    f = data.draw(st.sampled_from(COMPARES))
+    left = data.draw(st.booleans())
+    t = donate.asarray(x)
+    g = getattr(donate, f.__name__)
+    want = f(x, v) if left else f(v, x)
+    assert_identical(g(t, v) if left else g(v, t), want)
+    assert_identical(f(t, v) if left else f(v, t), want)  # NumPy's ufunc on a tensor

@@ -149,24 +149,8 @@ fn typed_two<'s, T: AnyElement>(
     Ok((typed_one(plan, 0, a)?, typed_one(plan, 1, b)?))
 }
 
-/// Whether `plan` is an exact comparison with an operand int64 does not
-/// hold: a uint64 tensor read as it is (see
-/// [`crate::plan::reads_uint64_as_is`]) or a Python int beyond int64.
-fn reads_exact(plan: &Plan, args: &[Arg<'_>]) -> bool {
-    args.iter().any(|a| match a {
-        Arg::Scalar(Scalar::Int(v)) => {
-            plan.compute == DType::I64
-                && matches!(plan.op, Op::Func(f) if f.kind() == crate::kernels::FuncKind::Compare)
-                && i64::try_from(*v).is_err()
-        }
-        a => a
-            .tensor()
-            .is_some_and(|t| crate::plan::reads_uint64_as_is(plan, t.dtype())),
-    })
-}
-
-/// Run an exact comparison ([`reads_exact`]): each operand a uint64 or
-/// int64 tensor, or a Python int.
+/// Run an exact comparison ([`Plan::exact`]): each operand a uint64 or
+/// int64 tensor (a narrower one cast to int64), or a Python int.
 fn run_exact(
     plan: &Plan,
     f: crate::kernels::Func,
@@ -233,7 +217,7 @@ pub fn execute(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)
             let (x, y) = typed_two::<T>(plan, args)?;
             binary::run::<T>(plan, *b, x, y).map(wrap::<T>)
         }),
-        Op::Func(f) if reads_exact(plan, args) => run_exact(plan, *f, args),
+        Op::Func(f) if plan.exact => run_exact(plan, *f, args),
         Op::Func(f) => for_dtype!(plan.compute, T => {
             let ops = typed::<T>(plan, args)?;
             crate::ops::func::run::<T>(plan, *f, ops)

@@ -2,13 +2,13 @@
 //! not read its operands in their promoted dtype. NumPy 2 compares
 //! integers exactly; promoted, uint64 against int64 would meet in
 //! float64 and round, and a Python int outside a tensor's dtype would be
-//! refused. The planner decides it here ([`exact_compare`]); the cast
-//! planning and the driver ask [`reads_uint64_as_is`].
+//! refused. The planner decides it here ([`exact_compare`]) and records
+//! it in the plan ([`super::Plan::exact`]); the cast planning and the
+//! driver ask the plan.
 
-use super::{Kind, Op, OperandDesc, Plan};
+use super::{Kind, OperandDesc};
 use crate::array::dyn_tensor::Scalar;
 use crate::array::element::DType;
-use crate::kernels::FuncKind;
 
 /// The compute dtype of a comparison of integers that their promoted
 /// dtype cannot hold, compared exactly, as NumPy 2 compares them:
@@ -20,8 +20,8 @@ use crate::kernels::FuncKind;
 ///   otherwise be refused.
 ///
 /// The plan computes in int64 (a narrower operand is cast to it) and
-/// reads a uint64 operand as it is ([`reads_uint64_as_is`]); the kernel
-/// compares the two in `i128`.
+/// reads a uint64 operand as it is ([`super::Plan::read_dtype`]); the
+/// kernel compares the two in `i128`.
 pub(super) fn exact_compare(o: &[OperandDesc<'_>]) -> Option<DType> {
     let signed = |d: DType| d.is_int() && !d.is_unsigned();
     let outside = |v: i128, d: DType| {
@@ -40,15 +40,4 @@ pub(super) fn exact_compare(o: &[OperandDesc<'_>]) -> Option<DType> {
         _ => false,
     };
     exact.then_some(DType::I64)
-}
-
-/// Whether `p` reads its uint64 operand as it is: a comparison with a
-/// signed integer tensor or a negative Python int, computed exactly
-/// ([`exact_compare`]). (A plan computes in int64 with a uint64 operand
-/// only then: int64 and uint64 otherwise promote to float64, and a
-/// Python int meets a uint64 tensor as uint64.)
-pub(crate) fn reads_uint64_as_is(p: &Plan, held: DType) -> bool {
-    matches!(p.op, Op::Func(f) if f.kind() == FuncKind::Compare)
-        && p.compute == DType::I64
-        && held == DType::U64
 }

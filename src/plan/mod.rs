@@ -75,7 +75,6 @@ use crate::memory::ownership::OwnershipSnapshot;
 
 pub use crate::array::dyn_tensor::check_scalar;
 pub use crate::array::layout::Coverage;
-pub(crate) use exact_compare::reads_uint64_as_is;
 pub(crate) use fresh::scalar_tensor as fresh_scalar;
 pub use fresh::FreshOp;
 pub(crate) use rules::permute_axes;
@@ -517,6 +516,11 @@ pub struct Plan {
     pub allocations: SmallVec<[Allocation; 2]>,
     /// An in-place plan: operand 0 is updated (copy-on-write if shared).
     pub in_place: bool,
+    /// An exact comparison of integers (see `exact_compare`): the
+    /// operands are compared as `i128`s, a uint64 tensor read as it is
+    /// ([`Plan::read_dtype`]), narrower ones through their int64
+    /// casts, a Python int as its value.
+    pub exact: bool,
 }
 
 // Every eager call moves its plan a few times: keep `Op` (and so `Plan`)
@@ -534,6 +538,8 @@ impl Plan {
     /// read as float32 by every op that computes ([`storage`]).
     pub fn read_dtype(&self, i: usize, held: DType) -> DType {
         let read = match &self.op {
+            // An exact comparison reads a uint64 tensor as it is.
+            _ if self.exact && held == DType::U64 => held,
             Op::Where if i == 0 => DType::Bool,
             Op::Scatter if i == 1 => DType::I64,
             Op::Fresh(f) => f.read_dtype(i, self.dtype).unwrap_or(held),

@@ -7,7 +7,7 @@ use super::dtypes::{
     check_scalars, common_dtype, float_only, float_result, invalid_arg, invalid_operand,
     tensor_dtype, tensor_dtypes,
 };
-use super::exact_compare::{exact_compare, reads_uint64_as_is};
+use super::exact_compare::exact_compare;
 use super::target::{
     choose_target, in_place_cast_refused, plan_gathers, plan_target_in_place, Receives,
 };
@@ -35,6 +35,8 @@ struct Signature {
     /// Bytes of scratch needed in any case (an attention mask broadcast
     /// to the scores' shape).
     scratch: usize,
+    /// An exact comparison of integers ([`Plan::exact`]).
+    exact: bool,
 }
 
 impl Signature {
@@ -48,6 +50,7 @@ impl Signature {
             scratch_over_input: 0,
             scratch_fresh: 0,
             scratch: 0,
+            exact: false,
         }
     }
 }
@@ -165,6 +168,7 @@ fn binary_signature(
         scratch_over_input: 0,
         scratch_fresh: 0,
         scratch: 0,
+        exact: false,
     })
 }
 
@@ -178,6 +182,9 @@ fn func_signature(op: &Op, f: Func, o: &[OperandDesc<'_>]) -> Result<Signature> 
             format!("is not defined for {common} (only for {what})"),
         ))
     };
+    let exact = (f.kind() == FuncKind::Compare)
+        .then(|| exact_compare(o))
+        .flatten();
     let (compute, dtype) = match f.kind() {
         // The real and imaginary parts of a complex number are real.
         _ if common.is_complex() && matches!(f, Func::Real | Func::Imag) => {
@@ -200,7 +207,7 @@ fn func_signature(op: &Op, f: Func, o: &[OperandDesc<'_>]) -> Result<Signature> 
             (f, f)
         }
         FuncKind::Numeric if common.is_bool() => return refuse("numbers"),
-        FuncKind::Compare => (exact_compare(o).unwrap_or(common), DType::Bool),
+        FuncKind::Compare => (exact.unwrap_or(common), DType::Bool),
         FuncKind::Test => (common, DType::Bool),
         FuncKind::Logical => (DType::Bool, DType::Bool),
         FuncKind::Bitwise if common.is_float() => return refuse("integers and bool"),
@@ -210,8 +217,7 @@ fn func_signature(op: &Op, f: Func, o: &[OperandDesc<'_>]) -> Result<Signature> 
     // A Python number operand is converted to the compute dtype (a
     // logical function's, bool: any number converts; an exact
     // comparison's is compared as it is).
-    let exact = f.kind() == FuncKind::Compare && exact_compare(o).is_some();
-    if compute != DType::Bool && !exact {
+    if compute != DType::Bool && exact.is_none() {
         check_scalars(op, o, compute)?;
     }
     let shape = match o {
@@ -229,6 +235,7 @@ fn func_signature(op: &Op, f: Func, o: &[OperandDesc<'_>]) -> Result<Signature> 
     };
     let mut sig = Signature::new(dtype, shape, receives);
     sig.compute = Some(compute);
+    sig.exact = exact.is_some();
     Ok(sig)
 }
 
@@ -355,6 +362,7 @@ fn conv2d_signature(
         // One image's column matrix.
         scratch_fresh: g.scratch_len().saturating_mul(dtype.size()),
         scratch: 0,
+        exact: false,
     })
 }
 
@@ -497,6 +505,7 @@ fn attention_signature(
         } else {
             0
         },
+        exact: false,
     })
 }
 
@@ -634,10 +643,8 @@ fn plan_casts(p: &mut Plan, o: &[OperandDesc<'_>]) {
         let Some(held) = d.held() else { continue };
         // (A function of `Op::Fresh` reads an operand in its own dtype
         // unless it says otherwise.)
-        let exempt = matches!(p.op, Op::Cast { .. })
-            || reads_uint64_as_is(p, held)
-            || !p.op.reads_input()
-            || (p.in_place && i == 0);
+        let exempt =
+            matches!(p.op, Op::Cast { .. }) || !p.op.reads_input() || (p.in_place && i == 0);
         let read_as = p.read_dtype(i, held);
         if held != read_as && !exempt {
             p.casts.push(i);
@@ -684,6 +691,7 @@ pub(super) fn plan(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Pla
         refusals: SmallVec::new(),
         allocations: SmallVec::new(),
         in_place,
+        exact: sig.exact,
     };
     plan_casts(&mut p, o);
     plan_gathers(&mut p, o);
