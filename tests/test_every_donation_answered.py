@@ -155,6 +155,7 @@ CALLS: dict[str, Call] = {
     "concat": (M, F, (), {}),
     "conv2d": ((1, 1, 4, 4), F, (donate.ones((1, 1, 3, 3)),), {"padding": 1}),
     "count_nonzero": (M, F, (), {}),
+    **{n: (M, F, (), {}) for n in ("nansum", "nanprod", "nanmean", "nanmax", "nanmin", "nanvar", "nanstd")},
     "cumulative_prod": (M, F, (), {"axis": 0}),
     "cumulative_sum": (M, F, (), {"axis": 0}),
     "diff": (M, F, (), {}),

@@ -367,6 +367,13 @@ __all__ = [
     "moveaxis",
     "multiply",
     "nan",
+    "nanmax",
+    "nanmean",
+    "nanmin",
+    "nanprod",
+    "nanstd",
+    "nansum",
+    "nanvar",
     "neg",
     "negative",
     "newaxis",
@@ -439,6 +446,10 @@ __all__ = [
 from . import _numpy  # noqa: E402
 
 _numpy.install()
+
+# NumPy's NaN-ignoring reductions, with NumPy's signatures (beyond the
+# standard; Cubed's `nansum`/`nanmean` call them on donate chunks).
+from ._numpy_nan import nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar  # noqa: E402
 
 # einops' backend (einops finds it as a subclass of its AbstractBackend).
 import importlib.util as _importlib_util  # noqa: E402

@@ -19,6 +19,7 @@ import donate as _dn  # the namespace; complete when this module loads (last in 
 from . import linalg as _linalg
 from ._numpy_fft import functions as _fft_functions
 
+from . import _numpy_nan as _nan
 from . import _numpy_reductions as _red
 from ._numpy_operands import (
     Tensor,
@@ -714,13 +715,14 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True,
 
 
 def implementation(name: str) -> Callable[..., Any]:
-    """The NumPy-signature function called `name` (here or a reduction)."""
+    """The NumPy-signature function called `name` (here, a reduction or a
+    NaN-ignoring one)."""
     f = globals().get(name)
-    return f if callable(f) else getattr(_red, name)
+    return f if callable(f) else getattr(_red, name, None) or getattr(_nan, name)
 
 
 def _functions() -> dict[Any, Callable[..., Any]]:
-    here = {**vars(_red), **globals()}
+    here = {**vars(_red), **vars(_nan), **globals()}
     names = [
         "sum", "prod", "mean", "max", "min", "std", "var", "any", "all", "argmax",
         "argmin", "cumsum", "cumprod", "clip", "round", "concatenate", "stack",
@@ -736,7 +738,8 @@ def _functions() -> dict[Any, Callable[..., Any]]:
         "full", "eye", "linspace", "asarray", "array", "einsum", "iscomplexobj",
         "isrealobj", "can_cast", "nan_to_num", "isposinf", "isneginf", "hstack",
         "vstack", "column_stack", "real", "imag", "triu", "tril", "diag", "argwhere", "flatnonzero",
-        "ptp", "quantile", "percentile", "median",
+        "ptp", "quantile", "percentile", "median", "nansum", "nanprod", "nanmean",
+        "nanmax", "nanmin", "nanvar", "nanstd",
     ]
     table: dict[Any, Callable[..., Any]] = {}
     for n in names:

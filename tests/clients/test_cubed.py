@@ -6,12 +6,9 @@ environment variable `CUBED_BACKEND_ARRAY_API_MODULE`, read once when
 import. Cubed stores intermediate chunks in Zarr (here a pytest temporary
 directory) and converts them back through `donate.asarray`; every task
 runs donate functions on donate chunks (`broadcast_shapes`, `expand_dims`
-with several axes, `take` with an int index, `mean(dtype=)` are the
-parts of NumPy's namespace beyond the standard's that Cubed's blockwise
-functions call).
-
-`cubed.nansum`/`nanmean` need `nansum`, which donate does not have (a
-NumPy function outside the standard): they raise `AttributeError`.
+with several axes, `take` with an int index, `mean(dtype=)` and `nansum`
+are the parts of NumPy's namespace beyond the standard's that Cubed's
+blockwise functions call).
 """
 
 from __future__ import annotations
@@ -63,6 +60,9 @@ OPS: list[tuple[str, Callable[[Any], Any], Callable[[np.ndarray], Any]]] = [
     ("vecdot", lambda x: xp.vecdot(x, x), lambda a: (a * a).sum(axis=-1)),
     ("cumulative-sum", lambda x: xp.cumulative_sum(x, axis=0), lambda a: np.cumsum(a, axis=0)),
     ("concat", lambda x: xp.concat([x, x], axis=0), lambda a: np.concatenate([a, a])),
+    ("nansum", lambda x: cubed.nansum(xp.where(x > 1, xp.nan, x)), lambda a: np.nansum(np.where(a > 1, np.nan, a))),
+    ("nanmean-axis0", lambda x: cubed.nanmean(xp.where(x > 1, xp.nan, x), axis=0),
+     lambda a: np.nanmean(np.where(a > 1, np.nan, a), axis=0)),
     ("float32-mean", lambda x: xp.mean(xp.astype(x, xp.float32)), lambda a: a.astype(np.float32).mean()),
 ]
 

@@ -1,0 +1,93 @@
+"""NumPy's NaN-ignoring reductions (`nansum`, `nanprod`, `nanmean`,
+`nanmax`, `nanmin`, `nanvar`, `nanstd`) on tensors, against NumPy: values,
+dtypes, shapes and NumPy's `RuntimeWarning` for slices with nothing left,
+called as `donate.nan*` and through NumPy's functions (NEP 18)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import donate
+from helpers import unchanged
+
+NAMES = ["nansum", "nanprod", "nanmean", "nanmax", "nanmin", "nanvar", "nanstd"]
+
+
+def _call(f: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any, list[str]]:
+    """`f`'s result or the class of its error, and its RuntimeWarnings."""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        try:
+            r, err = f(*args, **kwargs), None
+        except ValueError as e:
+            r, err = None, type(e)
+    return r, err, sorted({str(x.message) for x in w if str(x.message) in NAN_WARNINGS})
+
+
+# The warnings of NumPy's NaN functions (donate gives no floating-point
+# warnings, "invalid value encountered ...", and its plain `mean` of
+# nothing is NaN without one: integer data goes there).
+NAN_WARNINGS = {"All-NaN slice encountered", "Mean of empty slice", "Degrees of freedom <= 0 for slice."}
+
+
+@settings(max_examples=150)
+@given(data=st.data())
+def test_nan_reductions_are_numpys(data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from([np.float32, np.float64, np.int32, np.complex128]))
+    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4))
+    if np.dtype(dtype).kind == "i":
+        elements: Any = st.integers(-5, 5)
+    else:
+        elements = st.sampled_from([np.nan, -2.0, -0.5, 0.0, 1.0, 3.0])
+    a = data.draw(hnp.arrays(dtype, shape, elements=elements))
+    name = data.draw(st.sampled_from(NAMES))
+    axes = st.none() if a.ndim == 0 else (
+        st.none() | st.integers(-a.ndim, a.ndim - 1)
+        | st.lists(st.integers(0, a.ndim - 1), unique=True).map(tuple)
+    )
+    kwargs: dict[str, Any] = {"axis": data.draw(axes), "keepdims": data.draw(st.booleans())}
+    if name in ("nanvar", "nanstd"):
+        kwargs["ddof"] = data.draw(st.sampled_from([0, 1]))
+    if name in ("nansum", "nanmean") and a.dtype.kind == "f":
+        kwargs["dtype"] = data.draw(st.sampled_from([None, np.float64]))
+    if name in ("nanmax", "nanmin") and a.dtype.kind == "c":
+        return  # donate orders no complex numbers
+    want, want_err, want_warn = _call(getattr(np, name), a, **kwargs)
+    t = donate.asarray(a)
+    for f in (getattr(donate, name), getattr(np, name)):
+        got, err, warned = _call(f, t, **kwargs)
+        assert err == want_err, (name, kwargs)
+        if err is not None:
+            continue
+        assert type(got) is donate.Tensor
+        g = np.asarray(got)
+        w = np.asarray(want)
+        assert g.dtype == w.dtype and g.shape == w.shape, (name, kwargs, g.dtype, w.dtype)
+        tol = 1e-5 if w.dtype in (np.float32, np.complex64) else 1e-12
+        np.testing.assert_allclose(g, w, rtol=tol, atol=tol, equal_nan=True)
+        if a.dtype.kind != "i":
+            assert warned == want_warn, (name, kwargs)
+    unchanged(t, a)
+
+
+def test_a_slice_of_nans_warns_as_numpy() -> None:
+    t = donate.asarray(np.array([[1.0, np.nan], [np.nan, np.nan]], np.float32))
+    with pytest.warns(RuntimeWarning, match="All-NaN slice"):
+        r = donate.nanmax(t, axis=1)
+    assert np.asarray(r).tolist()[0] == 1.0 and np.isnan(np.asarray(r)[1])
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        donate.nanmean(t, axis=1)
+
+
+def test_nanmax_of_nothing_is_numpys_error_and_what_is_refused_says_so() -> None:
+    with pytest.raises(ValueError):
+        donate.nanmax(donate.zeros((0,)))
+    with pytest.raises(TypeError, match="initial"):
+        donate.nanmax(donate.ones((2,)), initial=0.0)
