@@ -148,15 +148,9 @@ def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
         s = _dn.sum(_dn.where(mask, x, 0), axis=axis, keepdims=_flag(keepdims), dtype=x.dtype)
         count = _dn.sum(mask, axis=axis, keepdims=_flag(keepdims))
         r = _dn.astype(_dn.divide(s, count), s.dtype)
-    elif dt is not None and not np.issubdtype(dt, np.inexact):
-        # NumPy's `_mean` with an integer `dtype=`: the sum in that dtype,
-        # divided by the count, converted back to it (truncated).
-        x = _statistic_operand(a, dt, out)
-        s = _dn.sum(x, axis=axis, keepdims=_flag(keepdims))
-        n = x.size // builtins.max(s.size, 1) if x.size else 0
-        r = _dn.astype(_dn.divide(s, n), dt)
     else:
-        r = _dn.mean(_statistic_operand(a, dt, out), axis=axis, keepdims=_flag(keepdims))
+        # (An integer `dtype=` truncates the mean, as NumPy's `_mean`.)
+        r = _dn.mean(_donatable(a, out), axis=axis, dtype=dt, keepdims=_flag(keepdims))
     return _write_out("mean", out, r)
 
 
