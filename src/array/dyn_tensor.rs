@@ -582,7 +582,9 @@ impl DynTensor {
 
     /// The typed tensor inside (`DTypeMismatch` naming `op` otherwise).
     pub fn typed<T: AnyElement>(&self, op: &'static str) -> Result<&Tensor<T>> {
-        T::peel(self).ok_or(Error::DTypeMismatch {
+        // (`ok_or_else`: the error is built, and dropped, only on failure;
+        // this runs for every typed operand of every call.)
+        T::peel(self).ok_or_else(|| Error::DTypeMismatch {
             op,
             expected: T::DTYPE,
             found: self.dtype(),
@@ -592,11 +594,16 @@ impl DynTensor {
     /// [`typed`](Self::typed), mutably.
     pub fn typed_mut<T: AnyElement>(&mut self, op: &'static str) -> Result<&mut Tensor<T>> {
         let found = self.dtype();
-        T::peel_mut(self).ok_or(Error::DTypeMismatch {
-            op,
-            expected: T::DTYPE,
-            found,
-        })
+        // (A match, not `ok_or`: the error is built, and dropped, only on
+        // failure.)
+        match T::peel_mut(self) {
+            Some(t) => Ok(t),
+            None => Err(Error::DTypeMismatch {
+                op,
+                expected: T::DTYPE,
+                found,
+            }),
+        }
     }
 }
 

@@ -258,7 +258,7 @@ fn sorter_positions(s: &DynTensor, x1_shape: &[usize]) -> Result<Vec<usize>> {
             usize::try_from(i)
                 .ok()
                 .filter(|&u| u < n)
-                .ok_or(Error::IndexOutOfRange {
+                .ok_or_else(|| Error::IndexOutOfRange {
                     index: i64::try_from(i).unwrap_or(i64::MAX),
                     axis: 0,
                     size: n,

@@ -509,7 +509,7 @@ pub fn binary<T: KernelElement>(
         }
         BinaryDst::Lhs | BinaryDst::Rhs => {
             let lhs = matches!(dst, BinaryDst::Lhs);
-            let io = inout.ok_or(Error::InvalidShape {
+            let io = inout.ok_or_else(|| Error::InvalidShape {
                 op: op.name(),
                 shape: out.to_vec(),
                 reason: "in-place binary op without its operand".into(),
