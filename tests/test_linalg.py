@@ -159,6 +159,35 @@ def test_linalg_matmul_and_matrix_transpose_are_the_namespace_s() -> None:
 # --- decompositions: floats, within a tolerance -------------------------
 
 
+@pytest.mark.parametrize("n", [47, 48, 49, 97, 130, 200])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])
+def test_det_and_slogdet_of_matrices_past_one_panel_match_numpy(n: int, dtype: str) -> None:
+    # The LU factorisation is blocked (panels of columns, the rest
+    # updated by one product per panel): sizes around and past a panel.
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((2, n, n))
+    if dtype == "complex128":
+        x = x + 1j * rng.standard_normal((2, n, n))
+    x = x.astype(dtype)
+    sign, logabsdet = linalg.slogdet(x)
+    want = np.linalg.slogdet(x.astype(np.complex128 if dtype == "complex128" else np.float64))
+    close = {"rtol": 1e-6 if dtype == "float32" else 1e-9, "atol": 1e-6 if dtype == "float32" else 1e-9}
+    np.testing.assert_allclose(np.asarray(logabsdet), want.logabsdet, **close)
+    np.testing.assert_allclose(np.asarray(sign), want.sign, **close)
+    # Scaled so the determinant is near 1 (no overflow in float32).
+    y = (x / np.exp(want.logabsdet / n)[:, None, None]).astype(dtype)
+    want_det = np.linalg.det(y.astype(want.sign.dtype))
+    np.testing.assert_allclose(np.asarray(linalg.det(y)), want_det, rtol=1e-5 if dtype == "float32" else 1e-9)
+
+
+def test_a_zero_column_past_the_first_panel_makes_the_determinant_exactly_zero() -> None:
+    x = np.random.default_rng(0).standard_normal((130, 130))
+    x[:, 100] = 0.0
+    assert float(linalg.det(x)) == 0.0
+    sign, logabsdet = linalg.slogdet(x)
+    assert float(sign) == 0.0 and float(logabsdet) == -np.inf
+
+
 @given(matrices(FLOATS, square=True))
 def test_det_and_slogdet_match_numpy(x: np.ndarray) -> None:
     check(linalg.det(x), np.linalg.det(x).astype(x.dtype))
@@ -313,6 +342,15 @@ def test_singular_and_indefinite_matrices_raise_linalg_error() -> None:
     with pytest.raises(linalg.LinAlgError, match="positive definite"):
         linalg.cholesky(np.array([[1.0, 2.0], [2.0, 1.0]]))
     assert issubclass(linalg.LinAlgError, ValueError)
+
+
+def test_numpy_code_catches_donate_s_linalg_error_as_numpy_s() -> None:
+    # SciPy and NumPy users write `except np.linalg.LinAlgError`.
+    singular = donate.asarray(np.array([[1.0, 2.0], [2.0, 4.0]]))
+    with pytest.raises(np.linalg.LinAlgError, match="singular"):
+        np.linalg.inv(singular)
+    assert issubclass(donate.linalg.LinAlgError, np.linalg.LinAlgError)
+    assert donate.linalg.LinAlgError.__module__ == "donate"
 
 
 @pytest.mark.parametrize(

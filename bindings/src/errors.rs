@@ -13,7 +13,7 @@
 //! | `ScalarOutOfRange`                               | `OverflowError`            |
 //! | `Busy`                                           | `RuntimeError`             |
 //! | `Tracer`                                         | `donate.TracerError` (a `TypeError`) |
-//! | `LinAlg`                                         | `donate.LinAlgError` (a `ValueError`, as NumPy's) |
+//! | `LinAlg`                                         | `donate.LinAlgError` (a subclass of NumPy's `LinAlgError`, so a `ValueError`) |
 
 use pyo3::create_exception;
 use pyo3::exceptions::{
@@ -88,12 +88,27 @@ pub(crate) fn shape_error(py: Python<'_>) -> PyResult<&Bound<'_, pyo3::types::Py
     .map(|t| t.bind(py))
 }
 
-create_exception!(
-    donate,
-    LinAlgError,
-    PyValueError,
-    "A linear algebra function cannot give a result for these values: a singular matrix (inv, solve), one that is not positive definite (cholesky), an iteration that did not converge."
-);
+/// `donate.LinAlgError`: a linear algebra function cannot give a result
+/// for these values. A subclass of NumPy's `LinAlgError` (so a
+/// `ValueError`), caught by code that catches NumPy's (`SciPy`'s
+/// `except np.linalg.LinAlgError`). Made once, at import.
+pub(crate) fn linalg_error(py: Python<'_>) -> PyResult<&Bound<'_, pyo3::types::PyType>> {
+    static TYPE: pyo3::sync::PyOnceLock<Py<pyo3::types::PyType>> = pyo3::sync::PyOnceLock::new();
+    TYPE.get_or_try_init(py, || {
+        let base = py
+            .import("numpy.linalg")?
+            .getattr("LinAlgError")?
+            .cast_into::<pyo3::types::PyType>()?;
+        PyErr::new_type(
+            py,
+            c"donate.LinAlgError",
+            Some(c"A linear algebra function cannot give a result for these values: a singular matrix (inv, solve), one that is not positive definite (cholesky), an iteration that did not converge."),
+            Some(&base),
+            None,
+        )
+    })
+    .map(|t| t.bind(py))
+}
 
 /// The Python exception for a core error.
 pub(crate) fn to_py(e: &Error) -> PyErr {
@@ -105,7 +120,10 @@ pub(crate) fn to_py(e: &Error) -> PyErr {
             Ok(t) => PyErr::from_type(t.clone(), msg),
             Err(e) => e,
         }),
-        Error::LinAlg { .. } => LinAlgError::new_err(msg),
+        Error::LinAlg { .. } => Python::attach(|py| match linalg_error(py) {
+            Ok(t) => PyErr::from_type(t.clone(), msg),
+            Err(e) => e,
+        }),
         Error::DTypeMismatch { .. }
         | Error::UnsupportedDType { .. }
         | Error::InvalidOperand { .. } => PyTypeError::new_err(msg),

@@ -351,10 +351,7 @@ fn svd(x: &Bound<'_, PyAny>, full_matrices: bool) -> PyResult<(PyTensor, PyTenso
 
 /// Register the module functions.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add(
-        "LinAlgError",
-        m.py().get_type::<super::errors::LinAlgError>(),
-    )?;
+    m.add("LinAlgError", super::errors::linalg_error(m.py())?)?;
     m.add_function(wrap_pyfunction!(tensordot, m)?)?;
     m.add_function(wrap_pyfunction!(vecdot, m)?)?;
     m.add_function(wrap_pyfunction!(cholesky, m)?)?;

@@ -8,7 +8,8 @@ re-exports the rest. Inputs are only read and results are new tensors:
 ``f(t.donate())`` leaves ``t`` intact and warns with
 :class:`donate.DonationWarning`. A singular matrix (``inv``, ``solve``)
 or one that is not positive definite (``cholesky``) raises
-:class:`LinAlgError` (a ``ValueError``).
+:class:`LinAlgError` (a subclass of NumPy's ``numpy.linalg.LinAlgError``, so a
+``ValueError``).
 """
 
 from __future__ import annotations

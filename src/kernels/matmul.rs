@@ -117,11 +117,6 @@ unsafe fn float_gemm<T: 'static + Copy + Send + Sync>(
     (zero, one): (T, T),
     threads: bool,
 ) {
-    let par = if threads {
-        gemm::Parallelism::Rayon(0)
-    } else {
-        gemm::Parallelism::None
-    };
     // The closure may run on the pool's thread: carry the addresses, not
     // the (non-`Send`) pointers.
     let addr = dst.expose_provenance();
@@ -129,7 +124,7 @@ unsafe fn float_gemm<T: 'static + Copy + Send + Sync>(
         a.data.as_ptr().expose_provenance(),
         b.data.as_ptr().expose_provenance(),
     );
-    let run = || {
+    on_gemm_threads(threads, |par| {
         let dst: *mut T = std::ptr::with_exposed_provenance_mut(addr);
         let pa: *const T = std::ptr::with_exposed_provenance(pa);
         let pb: *const T = std::ptr::with_exposed_provenance(pb);
@@ -163,11 +158,16 @@ unsafe fn float_gemm<T: 'static + Copy + Send + Sync>(
                 par,
             );
         }
-    };
+    });
+}
+
+/// Run `f` with gemm's parallelism: split across the kernels' pool
+/// (inside [`install`]) when `threads`, else on the calling thread.
+fn on_gemm_threads(threads: bool, f: impl FnOnce(gemm::Parallelism) + Send) {
     if threads {
-        install(run);
+        install(|| f(gemm::Parallelism::Rayon(0)));
     } else {
-        run();
+        f(gemm::Parallelism::None);
     }
 }
 
@@ -248,6 +248,97 @@ float_gemm!(f64);
 // elements are): the textbook product, no conjugation.
 float_gemm!(crate::C32);
 float_gemm!(crate::C64);
+
+/// Element types whose products `gemm` computes (floats and complex
+/// floats), for [`sub_product_within`].
+pub(crate) trait GemmFloat: MatmulElement + Send + Sync {
+    const NEG_ONE: Self;
+}
+
+impl GemmFloat for f32 {
+    const NEG_ONE: f32 = -1.0;
+}
+impl GemmFloat for f64 {
+    const NEG_ONE: f64 = -1.0;
+}
+impl GemmFloat for crate::C32 {
+    const NEG_ONE: crate::C32 = crate::C32::new(-1.0, 0.0);
+}
+impl GemmFloat for crate::C64 {
+    const NEG_ONE: crate::C64 = crate::C64::new(-1.0, 0.0);
+}
+
+/// `C -= A·B` for three blocks of one row-major matrix of `ld` columns
+/// held in `data`, each block given by its first `(row, column)`: `C` is
+/// `m×n` at `c`, `A` is `m×k` at `a`, `B` is `k×n` at `b`. This is the
+/// trailing update of a blocked factorisation (`A22 -= L21·U12`), written
+/// where the blocks lie. Split across the pool's threads when large.
+///
+/// # Panics
+/// When a block leaves the matrix, or `C` shares an element with `A` or
+/// `B` (what makes the raw-pointer product sound).
+pub(crate) fn sub_product_within<T: GemmFloat>(
+    data: &mut [T],
+    ld: usize,
+    (c, a, b): ((usize, usize), (usize, usize), (usize, usize)),
+    (m, k, n): (usize, usize, usize),
+) {
+    if m == 0 || n == 0 || k == 0 {
+        return;
+    }
+    let rows = data.len().checked_div(ld).unwrap_or(0);
+    let fits = |(r, c): (usize, usize), (h, w): (usize, usize)| r + h <= rows && c + w <= ld;
+    assert!(
+        fits(c, (m, n)) && fits(a, (m, k)) && fits(b, (k, n)),
+        "block outside its matrix"
+    );
+    let apart = |p: (usize, usize),
+                 (ph, pw): (usize, usize),
+                 q: (usize, usize),
+                 (qh, qw): (usize, usize)| {
+        p.0 + ph <= q.0 || q.0 + qh <= p.0 || p.1 + pw <= q.1 || q.1 + qw <= p.1
+    };
+    assert!(
+        apart(c, (m, n), a, (m, k)) && apart(c, (m, n), b, (k, n)),
+        "the updated block overlaps a factor"
+    );
+    let threads = m.saturating_mul(n).saturating_mul(k) >= PAR_WORK;
+    // The closure may run on the pool's thread: carry the address, not the
+    // (non-`Send`) pointer.
+    let base = data.as_mut_ptr().expose_provenance();
+    on_gemm_threads(threads, |par| {
+        let base: *mut T = std::ptr::with_exposed_provenance_mut(base);
+        let at = |(r, col): (usize, usize)| r * ld + col;
+        // SAFETY: every block lies inside `data` (asserted above), which
+        // this function borrows mutably for the whole call, and `C`
+        // shares no element with `A` or `B` (asserted above): the product
+        // writes only `C`'s elements and reads only `A`'s, `B`'s and `C`'s.
+        // gemm computes dst = alpha·dst + beta·lhs·rhs.
+        unsafe {
+            gemm::gemm(
+                m,
+                n,
+                k,
+                base.add(at(c)),
+                1,
+                ld as isize,
+                true,
+                base.add(at(a)).cast_const(),
+                1,
+                ld as isize,
+                base.add(at(b)).cast_const(),
+                1,
+                ld as isize,
+                <T as Element>::ONE,
+                T::NEG_ONE,
+                false,
+                false,
+                false,
+                par,
+            );
+        }
+    });
+}
 
 macro_rules! int_gemm {
     ($t:ty) => {
@@ -430,5 +521,50 @@ fn batched<D: Send>(
                 .enumerate()
                 .for_each(|(i, d)| one(offs[i], d, false));
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sub_product_within;
+
+    /// `C -= A·B` inside one 7×9 matrix, against the plain loops, for
+    /// f64 and a product large enough to be split across threads.
+    #[test]
+    fn sub_product_within_updates_only_its_block() {
+        for (rows, ld, c, a, b, (m, k, n)) in [
+            (7, 9, (3, 4), (3, 0), (0, 4), (4, 3, 5)),
+            (300, 300, (40, 40), (40, 0), (0, 40), (260, 40, 260)),
+        ] {
+            let data: Vec<f64> = (0..rows * ld)
+                .map(|x| ((x * 37) % 11) as f64 - 5.0)
+                .collect();
+            let mut want = data.clone();
+            for i in 0..m {
+                for j in 0..n {
+                    let s: f64 = (0..k)
+                        .map(|p| data[(a.0 + i) * ld + a.1 + p] * data[(b.0 + p) * ld + b.1 + j])
+                        .sum();
+                    want[(c.0 + i) * ld + c.1 + j] -= s;
+                }
+            }
+            let mut got = data.clone();
+            sub_product_within(&mut got, ld, (c, a, b), (m, k, n));
+            assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "overlaps")]
+    fn an_updated_block_over_a_factor_is_refused() {
+        let mut data = vec![1.0f64; 16];
+        sub_product_within(&mut data, 4, ((0, 0), (0, 1), (2, 0)), (2, 2, 2));
+    }
+
+    #[test]
+    #[should_panic(expected = "outside")]
+    fn a_block_outside_the_matrix_is_refused() {
+        let mut data = vec![1.0f64; 16];
+        sub_product_within(&mut data, 4, ((3, 3), (0, 0), (0, 0)), (2, 1, 2));
     }
 }

@@ -1,6 +1,7 @@
 //! The decompositions of stacks of float or complex matrices, through
 //! `faer`: LU (`inv`, `solve`; `det` and `slogdet` from pivots computed
-//! the way LAPACK's `getf2` does), Cholesky, QR and the Hermitian
+//! as LAPACK's `getrf` computes them: blocked, each panel as `getf2`),
+//! Cholesky, QR and the Hermitian
 //! eigendecomposition (`eigh`, `eigvalsh`). The SVD and what is computed
 //! from it are in [`super::svd`]; the element types, in [`super::inexact`].
 //!
@@ -22,12 +23,13 @@ use faer::linalg::solvers::{DenseSolveCore, Solve};
 use faer::{MatRef, Side};
 
 use crate::array::dyn_tensor::{DynTensor, Meta};
-use crate::array::element::DType;
+use crate::array::element::{DType, Element};
 use crate::array::shape::broadcast_shapes;
 use crate::error::{Error, Result};
 
 use super::inexact::{
-    inexact, lu_pivots, matrices, normalized, push, push_eye, rescaled, Inexact, Keep, Pivot,
+    inexact, lu_pivots, map_matrices, matrices, normalized, push, push_eye, rescaled, Inexact,
+    Keep, Pivot,
 };
 use super::stack::{
     batch_offsets, inexact_matrices, inexact_square, new, pick, promote_inexact, read, sized,
@@ -82,21 +84,19 @@ pub fn det(x: &DynTensor) -> Result<DynTensor> {
     let s = Matrices::of(OP, x.shape())?;
     inexact!(OP, d, T => {
         let t = read::<T>(x, OP)?;
-        let dets: Vec<T> = matrices(t.as_slice()?, &s)
-            .map(|a| {
+        let dets: Vec<T> = map_matrices(t.as_slice()?, &s, |a| {
                 // A zero pivot means an exactly singular matrix (the
                 // pivots after it may be NaN: the factorisation divided
                 // by it).
                 let (sign, pivots) = lu_pivots(a);
-                let zero = <T as Inexact>::Wide::ZERO;
+                let zero = <<T as Inexact>::Wide as Element>::ZERO;
                 let det = if pivots.contains(&zero) {
                     zero
                 } else {
                     pivots.iter().fold(Pivot::sign(sign), |p, &v| p * v)
                 };
                 T::from_wide(det)
-            })
-            .collect();
+            });
         new(&dets, &out)
     })
 }
@@ -109,8 +109,8 @@ fn slogdet_one<T: Inexact>(a: MatRef<'_, T>) -> (T::Wide, f64) {
     let mut sign: T::Wide = Pivot::sign(sign);
     let mut log = 0.0;
     for v in pivots {
-        if v == Pivot::ZERO {
-            return (Pivot::ZERO, f64::NEG_INFINITY);
+        if v == <T::Wide as Element>::ZERO {
+            return (<T::Wide as Element>::ZERO, f64::NEG_INFINITY);
         }
         sign = sign * v.unit();
         log += v.abs().ln();
@@ -136,11 +136,11 @@ pub fn slogdet(x: &DynTensor) -> Result<(DynTensor, DynTensor)> {
     let s = Matrices::of(OP, x.shape())?;
     inexact!(OP, d, T => {
         let t = read::<T>(x, OP)?;
-        let (signs, logs): (Vec<T>, Vec<<T as faer::traits::ComplexField>::Real>) = matrices(t.as_slice()?, &s)
-            .map(|a| {
+        let (signs, logs): (Vec<T>, Vec<<T as faer::traits::ComplexField>::Real>) = map_matrices(t.as_slice()?, &s, |a| {
                 let (sg, lg) = slogdet_one(a);
                 (T::from_wide(sg), <<T as faer::traits::ComplexField>::Real as crate::Element>::from_f64(lg))
             })
+            .into_iter()
             .unzip();
         Ok((new(&signs, &out)?, new(&logs, &out)?))
     })

@@ -1,7 +1,8 @@
 //! The element types the decompositions compute with, real and complex
 //! alike, and what they share: a stack's matrices as `faer` views, the
 //! scaling by a power of two, the LU pivots computed the way LAPACK's
-//! `getf2` does, and writing a factor out in row-major order.
+//! `getrf` does (blocked; each panel as `getf2`), and writing a factor
+//! out in row-major order.
 //!
 //! # Model
 //!
@@ -19,10 +20,12 @@
 use std::ops::{Mul, Sub};
 
 use faer::MatRef;
+use rayon::prelude::*;
 
 use crate::array::dyn_tensor::{AnyElement, DynElement};
 use crate::array::element::{DType, Element, C32, C64};
 use crate::error::Error;
+use crate::kernels::matmul::{sub_product_within, GemmFloat};
 
 /// The float element types (the real parts), as `faer` computes with them.
 pub(super) trait LinalgFloat: DynElement + crate::Float + faer::traits::RealField {}
@@ -132,8 +135,9 @@ pub(super) fn not_inexact(op: &'static str, dtype: DType) -> Error {
 
 /// A pivot's arithmetic: f64 for real matrices, complex f64 for complex
 /// ones.
-pub(super) trait Pivot: Copy + PartialEq + Sub<Output = Self> + Mul<Output = Self> {
-    const ZERO: Self;
+pub(super) trait Pivot:
+    Copy + PartialEq + Sub<Output = Self> + Mul<Output = Self> + GemmFloat
+{
     /// The magnitude that chooses the pivot: `|x|`, or `|re| + |im|` for a
     /// complex number (LAPACK's `cabs1`, which `zgetf2` pivots by).
     fn pivot_size(self) -> f64;
@@ -149,7 +153,6 @@ pub(super) trait Pivot: Copy + PartialEq + Sub<Output = Self> + Mul<Output = Sel
 }
 
 impl Pivot for f64 {
-    const ZERO: f64 = 0.0;
     fn pivot_size(self) -> f64 {
         self.abs()
     }
@@ -168,7 +171,6 @@ impl Pivot for f64 {
 }
 
 impl Pivot for C64 {
-    const ZERO: C64 = C64::new(0.0, 0.0);
     fn pivot_size(self) -> f64 {
         self.re.abs() + self.im.abs()
     }
@@ -197,44 +199,94 @@ impl Pivot for C64 {
     }
 }
 
+/// Rows `p < i` of the `n`-column matrix `m`: (row `p`, row `i`).
+fn rows<W>(m: &mut [W], n: usize, i: usize, p: usize) -> (&mut [W], &mut [W]) {
+    let (lo, hi) = m.split_at_mut(i * n);
+    (&mut lo[p * n..(p + 1) * n], &mut hi[..n])
+}
+
 /// The sign of the row permutation and the pivots (`U`'s diagonal) of one
 /// square matrix's LU factors with partial pivoting, computed in f64 (or
 /// complex f64) by dividing by each pivot as LAPACK's `getf2` does (faer
 /// multiplies by the pivot's reciprocal, which overflows for a subnormal
-/// pivot), and skipping the elimination under a zero pivot (so no NaN
-/// follows it).
+/// pivot), and skipping the elimination under a zero pivot inside a
+/// panel. The determinant functions stop at the first zero pivot, so
+/// what the later products make of it (`0·inf`) is never read.
 pub(super) fn lu_pivots<T: Inexact>(a: MatRef<'_, T>) -> (f64, Vec<T::Wide>) {
     let n = a.nrows();
-    let mut m: Vec<T::Wide> = (0..n * n).map(|k| a.get(k / n, k % n).wide()).collect();
+    let mut m: Vec<T::Wide> = Vec::with_capacity(n * n);
+    for i in 0..n {
+        m.extend((0..n).map(|j| a.get(i, j).wide()));
+    }
     let mut sign = 1.0;
     let mut pivots = Vec::with_capacity(n);
-    for k in 0..n {
-        let p = (k..n).fold(k, |best, i| {
-            if m[i * n + k].pivot_size() > m[best * n + k].pivot_size() {
-                i
-            } else {
-                best
+    // Right-looking and blocked, as LAPACK's `getrf`: a panel of `panel`
+    // columns is factored column by column (`getf2`), its rows of `U` to
+    // the right are solved from it, and the rest of the matrix takes the
+    // panel's whole product at once through `gemm` (`A22 -= L21·U12`),
+    // where nearly all the work is. Rows are swapped whole.
+    // The panel's width, as LAPACK's `ilaenv` chooses `getrf`'s block:
+    // measured with `benches/linalg.py` (float64, 2-core AMD EPYC), 16
+    // columns were the fastest below a few hundred rows (the panel's
+    // column-by-column work is the slow part there), 32 above (each
+    // product is then wide enough for gemm's kernels).
+    let panel = if n < 384 { 16 } else { 32 };
+    for k0 in (0..n).step_by(panel) {
+        let end = (k0 + panel).min(n);
+        for k in k0..end {
+            let p = (k..n).fold(k, |best, i| {
+                if m[i * n + k].pivot_size() > m[best * n + k].pivot_size() {
+                    i
+                } else {
+                    best
+                }
+            });
+            if p != k {
+                let (rk, rp) = rows(&mut m, n, p, k);
+                rk.swap_with_slice(rp);
+                sign = -sign;
             }
-        });
-        if p != k {
-            for j in 0..n {
-                m.swap(k * n + j, p * n + j);
+            let d = m[k * n + k];
+            pivots.push(d);
+            if d == <T::Wide as Element>::ZERO {
+                // The column under it is zero too (the pivot is its
+                // largest): `L`'s column is zero, nothing to eliminate.
+                continue;
             }
-            sign = -sign;
-        }
-        let d = m[k * n + k];
-        pivots.push(d);
-        if d == T::Wide::ZERO {
-            continue;
-        }
-        for i in k + 1..n {
-            let l = m[i * n + k].div(d);
-            if l != T::Wide::ZERO {
-                for j in k + 1..n {
-                    m[i * n + j] = m[i * n + j] - l * m[k * n + j];
+            for i in k + 1..n {
+                let (rk, ri) = rows(&mut m, n, i, k);
+                let l = ri[k].div(d);
+                ri[k] = l;
+                if l != <T::Wide as Element>::ZERO {
+                    for (x, &u) in ri[k + 1..end].iter_mut().zip(&rk[k + 1..end]) {
+                        *x = *x - l * u;
+                    }
                 }
             }
         }
+        if end == n {
+            break;
+        }
+        // U12: the panel's rows right of it, by forward substitution with
+        // the panel's unit lower triangle.
+        for i in k0 + 1..end {
+            for p in k0..i {
+                let (rp, ri) = rows(&mut m, n, i, p);
+                let l = ri[p];
+                if l != <T::Wide as Element>::ZERO {
+                    for (x, &u) in ri[end..].iter_mut().zip(&rp[end..]) {
+                        *x = *x - l * u;
+                    }
+                }
+            }
+        }
+        let (rest, width) = (n - end, end - k0);
+        sub_product_within(
+            &mut m,
+            n,
+            ((end, end), (end, k0), (k0, end)),
+            (rest, width, rest),
+        );
     }
     (sign, pivots)
 }
@@ -246,6 +298,35 @@ pub(super) fn matrices<'a, T>(
 ) -> impl Iterator<Item = MatRef<'a, T>> {
     let (m, n, size) = (s.m, s.n, s.size());
     (0..s.count()).map(move |b| MatRef::from_row_major_slice(&data[b * size..(b + 1) * size], m, n))
+}
+
+/// `f` of each matrix of the stack `s` held in `data`, in order; split
+/// across the kernels' threads when the stack has several matrices and
+/// enough work (about `n³` each) to pay for the hand-off.
+pub(super) fn map_matrices<T: Sync, R: Send>(
+    data: &[T],
+    s: &super::stack::Matrices,
+    f: impl Fn(MatRef<'_, T>) -> R + Sync,
+) -> Vec<R> {
+    let (count, n) = (s.count(), s.m.max(s.n));
+    let work = count.saturating_mul(n.saturating_pow(3));
+    if count < 2 || work < crate::kernels::GRAIN {
+        return matrices(data, s).map(f).collect();
+    }
+    let size = s.size();
+    let (m, cols) = (s.m, s.n);
+    crate::kernels::parallel::install(|| {
+        (0..count)
+            .into_par_iter()
+            .map(|b| {
+                f(MatRef::from_row_major_slice(
+                    &data[b * size..(b + 1) * size],
+                    m,
+                    cols,
+                ))
+            })
+            .collect()
+    })
 }
 
 /// Which triangle of a factor to keep (the other is written as zeros).
