@@ -129,6 +129,8 @@ def test_shifts_match_numpy(shape: tuple[int, ...], axes: int | tuple[int, ...] 
         (lambda x: dfft.fftn(x, s=(2, 2, 2)), ValueError, "s has 3 lengths"),
         (lambda x: dfft.fftn(x, s=(2,), axes=(0, 1)), ValueError, "same length"),
         (lambda x: dfft.irfft(x[:, :1]), ValueError, "invalid number of data points (0)"),
+        (lambda x: dfft.fftfreq(-1), ValueError, "n must be a positive integer, got -1"),
+        (lambda x: dfft.rfftfreq(0), ValueError, "n must be a positive integer, got 0"),
     ],
 )
 def test_refusals_name_what_was_asked(call, error: type[Exception], words: str) -> None:

@@ -396,7 +396,7 @@ def test_round_hypothesis(x: np.ndarray, decimals: int) -> None:
 
 # ---------------------------------------------- expand_dims, diff, shapes ---
 
-@pytest.mark.parametrize("axis", [(0, -1), (0, 1), (-1, -2), (1, 3), (0,), 2, (0, 2, 4)])
+@pytest.mark.parametrize("axis", [(0, -1), (0, 1), (-1, -2), (1, 3), (0,), 2, (0, 2, 4), np.int64(1), (np.int32(0), -1)])
 def test_expand_dims_with_a_tuple(axis: Any) -> None:
     got, want = both(lambda a: np.expand_dims(a, axis), X)
     check(got, want)

@@ -59,7 +59,7 @@ pub(crate) fn _fft(
 #[pyo3(signature = (n, d, dtype, device, rfft))]
 pub(crate) fn _fftfreq(
     py: Python<'_>,
-    n: usize,
+    n: i64,
     d: f64,
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,

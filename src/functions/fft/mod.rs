@@ -410,7 +410,7 @@ impl Step {
 /// `fftfreq(n, d)` (`rfft == false`) or `rfftfreq(n, d)`: the sample
 /// frequencies of a transform of length `n` with sample spacing `d`, in
 /// the float `dtype` (NumPy's formula: integers times `1 / (n * d)`).
-pub fn frequencies(n: usize, d: f64, dtype: DType, rfft: bool) -> Result<DynTensor> {
+pub fn frequencies(n: i64, d: f64, dtype: DType, rfft: bool) -> Result<DynTensor> {
     let op = if rfft { "fft.rfftfreq" } else { "fft.fftfreq" };
     if !dtype.is_float() {
         return Err(Error::InvalidArgument {
@@ -418,12 +418,15 @@ pub fn frequencies(n: usize, d: f64, dtype: DType, rfft: bool) -> Result<DynTens
             reason: format!("needs a real floating-point dtype, got {dtype}"),
         });
     }
-    if n == 0 {
-        return Err(Error::InvalidArgument {
-            op,
-            reason: "n must be a positive integer, got 0".into(),
-        });
-    }
+    let n = match usize::try_from(n) {
+        Ok(n) if n > 0 => n,
+        _ => {
+            return Err(Error::InvalidArgument {
+                op,
+                reason: format!("n must be a positive integer, got {n}"),
+            })
+        }
+    };
     let step = 1.0 / (n as f64 * d);
     let len = if rfft { n / 2 + 1 } else { n };
     // fftfreq: 0, 1, ..., (n-1)/2, then -(n/2), ..., -1.

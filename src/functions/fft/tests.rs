@@ -161,6 +161,7 @@ fn frequencies_are_numpys() {
         [0.0, 0.25, 0.5]
     );
     assert!(frequencies(0, 1.0, DType::F64, false).is_err());
+    assert!(frequencies(-3, 1.0, DType::F64, true).is_err());
 }
 
 #[test]
