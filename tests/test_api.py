@@ -346,3 +346,50 @@ def test_a_python_number_makes_a_tensor_of_one_dtype_everywhere(v: Any, want: st
     if want == "float32":
         assert donate.exp(v).dtype == np.float32
         assert donate.sum(v).dtype == np.float32
+
+
+@pytest.mark.parametrize(
+    "x", [np.array([1.5, 2.0]), np.array(1.5), np.arange(6, dtype=np.int32).reshape(2, 3),
+          np.array(True), np.array(1 + 2j), np.zeros((0, 2))],
+)
+def test_str_and_format_are_numpy_s(x: np.ndarray) -> None:
+    t = donate.asarray(x)
+    assert str(t) == str(x)
+    assert f"{t}" == f"{x}"
+    if x.ndim == 0:
+        spec = ".3f" if x.dtype.kind in "fc" else ">5"
+        assert format(t, spec) == format(x, spec)
+    else:
+        with pytest.raises(TypeError, match="unsupported format string"):
+            format(t, ".2f")
+
+
+def test_str_of_a_donated_tensor_is_its_repr() -> None:
+    t = donate.ones(3)
+    donate.relu(t.donate())
+    assert str(t) == repr(t) and "donated" in str(t)
+
+
+@pytest.mark.parametrize("x", [np.arange(6.0).reshape(2, 3), np.arange(4), np.array(3), np.zeros((2, 0))])
+def test_in_is_numpy_s_any_equal_at_every_rank(x: np.ndarray) -> None:
+    t = donate.asarray(x)
+    for v in (4.0, 3, -1, 0):
+        assert (v in t) == (v in x)
+
+
+def test_numpy_s_item_astype_and_divmod_methods() -> None:
+    x = np.arange(6.0).reshape(2, 3) - 2.5
+    t = donate.asarray(x)
+    assert t.item(4) == x.item(4) and t.item(1, 2) == x.item(1, 2) and t.item(-1) == x.item(-1)
+    with pytest.raises(IndexError):
+        t.item(6)
+    assert t.astype(donate.float64, copy=False) is t
+    assert t.astype(donate.float64) is not t
+    assert t.astype(donate.float32, copy=False).dtype == np.float32
+    for got, want in ((divmod(t, 2), divmod(x, 2)), (divmod(7.0, t), divmod(7.0, x)),
+                      (divmod(t, t[::-1]), divmod(x, x[::-1]))):
+        assert isinstance(got, tuple) and len(got) == 2
+        for g, w in zip(got, want):
+            assert isinstance(g, donate.Tensor)
+            np.testing.assert_array_equal(np.asarray(g), w)
+    np.testing.assert_array_equal(np.asarray(t), x)  # only read

@@ -207,3 +207,21 @@ def test_a_reader_thread_never_sees_a_half_written_update() -> None:
         stop.set()
         r.join()
     assert not mixed
+
+
+def test_a_number_stored_in_a_bool_tensor_is_its_truth_value() -> None:
+    # NumPy's `b[0] = 7`, `b.fill(2)`, `np.full(..., 7, dtype=bool)`:
+    # every real number converts to bool; an integer dtype still refuses
+    # a number outside its range.
+    want = np.zeros(4, bool)
+    want[0], want[1], want[2] = 7, 0.5, float("nan")
+    b = donate.zeros(4, dtype=donate.bool)
+    b[0], b[1], b[2] = 7, 0.5, float("nan")
+    np.testing.assert_array_equal(np.asarray(b), want)
+    b[0] = 0
+    assert not bool(b[0])
+    np.testing.assert_array_equal(np.asarray(donate.full((2,), -3, dtype=donate.bool)), [True, True])
+    np.testing.assert_array_equal(np.asarray(np.logical_and(donate.asarray(np.array([True, False])), 7)), [True, False])
+    i = donate.zeros(2, dtype=donate.int8)
+    with pytest.raises(OverflowError):
+        i[0] = 300

@@ -958,3 +958,13 @@ def test_unique_of_complex_counts_each_nan_apart_after_the_numbers() -> None:
     # standard's rule), in NumPy's sort order (`R + nanj` before `nan + Rj`).
     np.testing.assert_array_equal(v, np.sort(a)[[0, 2, 3, 4, 5]])
     assert np.asarray(got.counts).tolist() == [2, 1, 1, 1, 1]
+
+
+@pytest.mark.parametrize("x", [np.array([1 + 2j, -3.5j]), np.array([1.5, -2.0]), np.arange(3), np.array(2 - 1j, np.complex64)])
+def test_real_and_imag_attributes_are_numpy_s_values(x: np.ndarray) -> None:
+    t = donate.asarray(x)
+    for got, want in ((t.real, x.real), (t.imag, x.imag)):
+        assert isinstance(got, donate.Tensor)
+        g = np.asarray(got)
+        assert g.dtype == want.dtype and g.shape == want.shape
+        np.testing.assert_array_equal(g, want)

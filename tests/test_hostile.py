@@ -196,7 +196,7 @@ CASES: list[tuple[str, Callable[[Env], Any], Any]] = [
     ("int overflowing int64", lambda e: e.i + (1 << 70), OverflowError),
     ("full with an overflowing int", lambda e: donate.full((2,), 1 << 70, dtype="int64"), OverflowError),
     ("full with a string", lambda e: donate.full((2,), "x"), TypeError),
-    ("unsupported operator", lambda e: divmod(e.a, 2), TypeError),
+    ("divmod with a string", lambda e: divmod(e.a, "x"), TypeError),
     ("comparison with a string", lambda e: e.a < "2", TypeError),
     ("pow with a modulo", lambda e: pow(e.a, 2, 3), TypeError),
     ("item assignment", setitem, TypeError),

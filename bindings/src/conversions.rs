@@ -49,9 +49,17 @@ impl PyTensor {
         view(slf, "tolist")?.call_method0("tolist")
     }
 
-    /// The single element as a Python number.
-    fn item<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        element(slf, "item")
+    /// The single element as a Python number; `item(i)` the element at
+    /// flat index `i`, `item(i, j, ...)` the one at that index (NumPy's).
+    #[pyo3(signature = (*args))]
+    fn item<'py>(
+        slf: &Bound<'py, Self>,
+        args: &Bound<'py, pyo3::types::PyTuple>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if args.is_empty() {
+            return element(slf, "item");
+        }
+        view(slf, "item")?.call_method1("item", args)
     }
 }
 

@@ -147,6 +147,20 @@ ops::binary_operators! { tensor_methods {
         np_dtype(py, self.dtype)
     }
 
+    /// The real part, NumPy's attribute: `donate.real(t)`, a new tensor
+    /// (NumPy's is a view); a real tensor's own values.
+    #[getter]
+    fn real(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        super::elementwise::real(slf.as_any())
+    }
+
+    /// The imaginary part, NumPy's attribute: `donate.imag(t)`, a new
+    /// tensor (NumPy's is a view); zeros of a real tensor.
+    #[getter]
+    fn imag(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        super::elementwise::imag(slf.as_any())
+    }
+
     /// The number of dimensions.
     #[getter]
     fn ndim(&self) -> usize {
@@ -270,6 +284,34 @@ ops::binary_operators! { tensor_methods {
         Ok(format!("Tensor({body}, dtype={dtype})"))
     }
 
+    /// `str(t)`: the elements as NumPy prints them (`[1.5 2. ]`; `1.5` of
+    /// a 0-d tensor); a tracer or a donated tensor prints its `repr`.
+    fn __str__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let me = slf.get();
+        if me.tracer().is_some() || me.slot.lock(&Interp(slf.py())).is_donated() {
+            return Self::__repr__(slf);
+        }
+        interop::numpy_view(slf.as_any())?.str()?.extract()
+    }
+
+    /// `format(t, spec)`, `f"{t:spec}"`: `str(t)` for an empty spec; a 0-d
+    /// tensor formats its element (`f"{t:.2f}"`), as NumPy's; any other
+    /// spec of a tensor with dimensions is NumPy's `TypeError`.
+    fn __format__(slf: &Bound<'_, Self>, spec: &str) -> PyResult<String> {
+        if spec.is_empty() {
+            return Self::__str__(slf);
+        }
+        slf.get().check_traced("format() (a traced value's digits)")?;
+        if !slf.get().shape.is_empty() {
+            return Err(PyTypeError::new_err(
+                "unsupported format string passed to donate.Tensor.__format__",
+            ));
+        }
+        super::conversions::element(slf, "format")?
+            .call_method1("__format__", (spec,))?
+            .extract()
+    }
+
     fn __bool__(slf: &Bound<'_, Self>) -> PyResult<bool> {
         slf.get().check_traced("bool() (a branch on a traced value)")?;
         if slf.get().numel() != 1 {
@@ -347,6 +389,15 @@ ops::binary_operators! { tensor_methods {
             .map(Bound::into_any)
     }
 
+    /// `value in t`: whether any element equals `value`, at every rank
+    /// (NumPy's `(t == value).any()`; without it Python would compare
+    /// `value` with each row).
+    fn __contains__(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+        slf.get().check_traced("`in` (a branch on a traced value)")?;
+        let eq = slf.as_any().rich_compare(value, pyo3::basic::CompareOp::Eq)?;
+        interop::numpy_view(&eq)?.call_method0("any")?.is_truthy()
+    }
+
     /// A deep copy into a new, exclusive buffer.
     pub(crate) fn copy(&self, py: Python<'_>) -> PyResult<PyTensor> {
         if let Some(t) = super::jit::same_value(self)? {
@@ -380,11 +431,32 @@ ops::binary_operators! { tensor_methods {
         Ok(PyDonated::new(slf.clone().unbind()))
     }
 
-    /// A copy converted to `dtype`.
-    fn astype(slf: &Bound<'_, Self>, dtype: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+    /// A copy converted to `dtype`; with `copy=False`, `self` itself when
+    /// it already has that dtype (NumPy's and the standard's `copy`).
+    #[pyo3(signature = (dtype, /, *, copy = true))]
+    fn astype<'py>(
+        slf: &Bound<'py, Self>,
+        dtype: &Bound<'py, PyAny>,
+        copy: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let dtype = interop::dtype_arg(slf.py(), Some(dtype))?
             .ok_or_else(|| PyTypeError::new_err("astype needs a dtype"))?;
-        call(slf.py(), &Op::Cast { dtype }, smallvec![kept(slf)])
+        if !copy && dtype == slf.get().dtype {
+            return Ok(slf.clone().into_any());
+        }
+        let t = call(slf.py(), &Op::Cast { dtype }, smallvec![kept(slf)])?;
+        Ok(Bound::new(slf.py(), t)?.into_any())
+    }
+
+    /// `divmod(self, other)`: NumPy's `divmod`, `(self // other, self %
+    /// other)`, each operand only read.
+    fn __divmod__<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        interop::numpy(slf.py())?.call_method1("divmod", (slf, other))
+    }
+
+    /// `divmod(other, self)`, as [`__divmod__`](Self::__divmod__).
+    fn __rdivmod__<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        interop::numpy(slf.py())?.call_method1("divmod", (other, slf))
     }
 
     /// Matrix product (NumPy's `matmul`: batched, broadcast, 1-d operands).

@@ -608,9 +608,12 @@ impl DynTensor {
 }
 
 /// A weak scalar must fit the dtype it is converted to (NumPy raises for
-/// `int8_array + 300` and for a non-finite float into an integer).
+/// `int8_array + 300` and for a non-finite float into an integer). Every
+/// real number converts to bool, as its truth value (NumPy's `b[0] = 7`
+/// and `b.fill(2)` store True).
 pub fn check_scalar(op: &'static str, s: Scalar, dtype: DType) -> Result<()> {
-    match (s, dtype.int_range()) {
+    let range = dtype.int_range().filter(|_| dtype != DType::Bool);
+    match (s, range) {
         (Scalar::Int(v), Some((lo, hi))) if !(lo..=hi).contains(&v) => {
             Err(Error::ScalarOutOfRange { value: v, dtype })
         }
