@@ -143,4 +143,10 @@ def einsum(subscripts: str, /, *operands: Any, optimize: Any = False) -> Any:
     x, lx = _sum_out(x, lx, set(output))
     if lx != output:
         x = _dn.permute_dims(x, tuple(lx.index(c) for c in output))
-    return x
+    # NumPy's einsum computes in its operands' common dtype (int32 stays
+    # int32, bool is a logical sum of products); the sums above promote
+    # as the standard's `sum` does. The cast gives the same values:
+    # integer sums wrap modulo the narrower width alike, a nonzero count
+    # of bools is True.
+    want = _dn.result_type(*xs)
+    return x if x.dtype == want else _dn.astype(x, want)

@@ -44,6 +44,7 @@ the operand is read without taking its buffer, a copy with a
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -226,12 +227,32 @@ def _nan_ignoring(extreme: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
+def _float_loop(name: str, compute: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A float ufunc composed of donate's functions: `x` first cast to
+    NumPy's float loop for its dtype (float32 where NumPy's is float16 of
+    an integer; NumPy's `TypeError` where it has none)."""
+    ufunc = getattr(np, name)
+
+    def f(x: Any) -> Any:
+        dt = ufunc.resolve_dtypes((np.dtype(x.dtype), None))[1]
+        dt = np.dtype(np.float32) if dt == np.float16 != x.dtype else dt
+        return compute(x if x.dtype == dt else _dn.astype(x, dt))
+
+    return f
+
+
 _COMPOSED: dict[str, Callable[..., Any]] = {
     "divmod": _divmod,
     "modf": _modf,
     "frexp": _frexp,
     "fmax": _nan_ignoring(_dn.maximum),
     "fmin": _nan_ignoring(_dn.minimum),
+    # NumPy's definitions: `x * (pi / 180)`, `x * (180 / pi)`, `2 ** x`.
+    "deg2rad": _float_loop("deg2rad", lambda x: _dn.multiply(x, math.pi / 180)),
+    "radians": _float_loop("radians", lambda x: _dn.multiply(x, math.pi / 180)),
+    "rad2deg": _float_loop("rad2deg", lambda x: _dn.multiply(x, 180 / math.pi)),
+    "degrees": _float_loop("degrees", lambda x: _dn.multiply(x, 180 / math.pi)),
+    "exp2": _float_loop("exp2", lambda x: _dn.pow(2.0, x)),
 }
 
 # Ufuncs NumPy computes on bools in bool, as the identity (donate's refuse
@@ -239,23 +260,45 @@ _COMPOSED: dict[str, Callable[..., Any]] = {
 _BOOL_IDENTITY = {"absolute", "floor", "ceil", "trunc"}
 
 
-def _bool_loop(ufunc: np.ufunc, inputs: Sequence[Any]) -> Any:
-    """For operands that are all bool: the dtype NumPy's loop computes in
-    when it is not bool (`np.square(b)` is int8, `np.rint(b)` float16,
+# Ufuncs whose NumPy loop for an integer is a float one, where donate's
+# function keeps the integer dtype (`abs`, `round`): NumPy's float loop.
+_FLOAT_OF_INTEGERS = {"fabs", "rint"}
+
+
+def _numpy_loop(ufunc: np.ufunc, name: str, inputs: Sequence[Any]) -> Any:
+    """The dtype NumPy's loop computes in where donate's function would
+    compute in another, else None: for operands that are all bool, NumPy's
+    loop when it is not bool (`np.square(b)` is int8, `np.rint(b)` float16,
     which is float32 here: donate makes float16 only of float16, as
-    `DType::float_result` says), else None."""
-    if not builtins.all(
+    `DType::float_result` says); for the integer operand of `fabs` or
+    `rint`, NumPy's float loop (float64 of int64)."""
+    if builtins.all(
         isinstance(x, bool) or (not isinstance(x, (int, float)) and _dtype_of(x) == np.bool_)
         for x in inputs
     ):
+        dt = np.dtype(np.bool_)
+    elif (name in _FLOAT_OF_INTEGERS and len(inputs) == 1
+          and not isinstance(inputs[0], (int, float))
+          and _dtype_of(inputs[0]).kind in "iu"):
+        dt = _dtype_of(inputs[0])
+    else:
         return None
     try:
-        loop = ufunc.resolve_dtypes((np.dtype(np.bool_),) * ufunc.nin + (None,) * ufunc.nout)[0]
+        loop = ufunc.resolve_dtypes((dt,) * ufunc.nin + (None,) * ufunc.nout)[0]
     except TypeError:  # no loop: NumPy's own error, from donate's
         return None
-    if loop == np.bool_:
+    if loop == dt:
         return None
     return np.dtype(np.float32) if loop == np.float16 else loop
+
+
+def _int_reciprocal(x: Any) -> Any:
+    """NumPy's `reciprocal` of integers: the integer part of `1 / x` (1 of
+    1, -1 of -1, 0 of every other integer; NumPy's `1 / 0` is undefined
+    behaviour in C, 0 here, as donate's integer division by zero)."""
+    t = _as_tensor(x)
+    r = _dn.astype(t == 1, t.dtype)
+    return r - _dn.astype(t == -1, t.dtype) if t.dtype.kind == "i" else r
 
 
 def _ufunc_call(
@@ -265,10 +308,12 @@ def _ufunc_call(
     composed = name in _COMPOSED
     if f is None or (ufunc.nout != 1 and not composed):
         return NotImplemented
-    loop = _bool_loop(ufunc, inputs)
+    loop = _numpy_loop(ufunc, name, inputs)
     if (loop is None and name in _BOOL_IDENTITY and kw.get("dtype") is None
             and _dtype_of(inputs[0]) == np.bool_):
         f, composed = (lambda x: _dn.astype(x, _dn.bool)), True
+    if name == "reciprocal" and kw.get("dtype") is None and _dtype_of(inputs[0]).kind in "biu":
+        f, composed = _int_reciprocal, True
     where = kw.pop("where", True)
     dtype = kw.pop("dtype", None)
     casting = kw.pop("casting", "same_kind")
@@ -299,7 +344,7 @@ def _ufunc_call(
     # Several steps (a cast, `where=`, the write into `out`, a composition):
     # every operand is only read (see `_numpy_operands`).
     if dtype is None and loop is not None:
-        dtype = loop  # NumPy's loop for bools
+        dtype = loop  # NumPy's loop (`_numpy_loop`)
     result = f(*(_cast(x, dtype) for x in inputs))
     results = result if isinstance(result, tuple) else (result,)
     targets = tuple(out) if out else (None,) * len(results)

@@ -184,7 +184,7 @@ def squeeze(a: Any, axis: Any = None) -> Any:
 
 
 def expand_dims(a: Any, axis: Any) -> Any:
-    return _dn.expand_dims(_donatable(a, None), axis if isinstance(axis, int) else tuple(axis))
+    return _dn.expand_dims(_donatable(a, None), int(axis) if isinstance(axis, (int, np.integer)) else tuple(axis))
 
 
 def moveaxis(a: Any, source: Any, destination: Any) -> Any:
@@ -263,7 +263,11 @@ def dot(a: Any, b: Any, out: Any = None) -> Any:
 
 
 def vdot(a: Any, b: Any) -> Any:
-    return _dn.sum(_dn.multiply(_flat(_dn.conj(_as_tensor(a))), _flat(b)))
+    x, y = _as_tensor(a), _as_tensor(b)
+    # In the operands' common dtype, as NumPy's (the sum would promote).
+    s = _dn.sum(_dn.multiply(_flat(_dn.conj(x) if x.dtype.kind == "c" else x), _flat(y)))
+    want = _dn.result_type(x, y)
+    return s if s.dtype == want else _dn.astype(s, want)
 
 
 def inner(a: Any, b: Any) -> Any:
@@ -443,30 +447,6 @@ def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> A
     return _dn.astype(_donatable(x, None), np.dtype(dtype), copy=copy)
 
 
-def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Any:
-    x, y = _as_tensor(a), _as_tensor(b)
-    close = _dn.less_equal(_dn.abs(_dn.subtract(x, y)), atol + rtol * _dn.abs(y))
-    # Infinities of the same sign are close (their difference is NaN).
-    close = _dn.logical_or(close, _dn.equal(x, y))
-    if equal_nan:
-        close = _dn.logical_or(close, _dn.logical_and(_dn.isnan(x), _dn.isnan(y)))
-    return close
-
-
-def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
-    return bool(_dn.all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
-
-
-def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> bool:
-    x, y = _as_tensor(a1), _as_tensor(a2)
-    if x.shape != y.shape:
-        return False
-    same = _dn.equal(x, y)
-    if equal_nan:
-        same = _dn.logical_or(same, _dn.logical_and(_dn.isnan(x), _dn.isnan(y)))
-    return bool(_dn.all(same))
-
-
 def _at_least(n: int) -> Callable[..., Any]:
     def at_least(*arys: Any) -> Any:
         out = []
@@ -568,6 +548,14 @@ def imag(val: Any) -> Any:
     return _dn.imag(_donatable(val, None))
 
 
+def angle(z: Any, deg: bool = False) -> Any:
+    """NumPy's `angle`: `atan2(imag, real)` (0 or pi of a real number), in
+    degrees with `deg`."""
+    t = _as_tensor(z)
+    a = _dn.atan2(_dn.imag(t), _dn.real(t)) if t.dtype.kind == "c" else _dn.atan2(0.0, t)
+    return _dn.multiply(a, 180 / np.pi) if deg else a
+
+
 def _triangle(name: str, m: Any, k: int) -> Any:
     """NumPy's `tril`/`triu`: a vector broadcast to the square matrix of
     its rows first (`np.tril([1, 2])` is `[[1, 0], [1, 2]]`); a 0-d array
@@ -640,17 +628,38 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
         raise _refuse("unique", "return_index= or axis=")
     a = _as_tensor(ar)
     x = _flat(a)
+    merge = _merge_nans if equal_nan else lambda v, i, c: (v, i, c)
     r: Any
     if return_inverse and return_counts:
         r = _dn.unique_all(x)
-        return r.values, _dn.reshape(r.inverse_indices, a.shape), r.counts
+        v, i, c = merge(r.values, r.inverse_indices, r.counts)
+        return v, _dn.reshape(i, a.shape), c
     if return_inverse:
         r = _dn.unique_inverse(x)
-        return r.values, _dn.reshape(r.inverse_indices, a.shape)
+        v, i, _ = merge(r.values, r.inverse_indices, None)
+        return v, _dn.reshape(i, a.shape)
     if return_counts:
         r = _dn.unique_counts(x)
-        return r.values, r.counts
-    return _dn.unique_values(x)
+        v, _, c = merge(r.values, None, r.counts)
+        return v, c
+    return merge(_dn.unique_values(x), None, None)[0]
+
+
+def _merge_nans(values: Any, inverse: Any, counts: Any) -> tuple[Any, Any, Any]:
+    """NumPy 2's `unique(equal_nan=True)`: the NaNs, which the standard's
+    unique functions keep apart (each its own value, sorted last), as one
+    value; its count is theirs, and every index of a NaN points to it."""
+    if not _dn.isdtype(values.dtype, "real floating"):
+        return values, inverse, counts
+    nans = int(_dn.sum(_dn.isnan(values)))
+    if nans <= 1:
+        return values, inverse, counts
+    keep = values.shape[0] - nans + 1
+    if counts is not None:
+        counts = _dn.concat([counts[: keep - 1], _dn.full((1,), nans, dtype=counts.dtype)])
+    if inverse is not None:
+        inverse = _dn.minimum(inverse, keep - 1)
+    return values[:keep], inverse, counts
 
 
 def _inexact(*arrays: Any) -> list[Any]:
@@ -722,7 +731,13 @@ def implementation(name: str) -> Callable[..., Any]:
 
 
 def _functions() -> dict[Any, Callable[..., Any]]:
-    here = {**vars(_red), **vars(_nan), **globals()}
+    from . import _numpy_arrangement as _arr
+    from . import _numpy_compare as _cmp
+    from . import _numpy_products as _prod
+    from . import _numpy_sets as _sets
+
+    here = {**vars(_red), **vars(_nan), **vars(_arr), **vars(_sets), **vars(_cmp), **vars(_prod),
+            **globals()}
     names = [
         "sum", "prod", "mean", "max", "min", "std", "var", "any", "all", "argmax",
         "argmin", "cumsum", "cumprod", "clip", "round", "concatenate", "stack",
@@ -739,7 +754,9 @@ def _functions() -> dict[Any, Callable[..., Any]]:
         "isrealobj", "can_cast", "nan_to_num", "isposinf", "isneginf", "hstack",
         "vstack", "column_stack", "real", "imag", "triu", "tril", "diag", "argwhere", "flatnonzero",
         "ptp", "quantile", "percentile", "median", "nansum", "nanprod", "nanmean",
-        "nanmax", "nanmin", "nanvar", "nanstd",
+        "nanmax", "nanmin", "nanvar", "nanstd", "nancumsum", "nancumprod",
+        "nanargmax", "nanargmin", *_arr.NAMES, *_sets.NAMES, *_cmp.NAMES,
+        *_prod.NAMES, "angle",
     ]
     table: dict[Any, Callable[..., Any]] = {}
     for n in names:
@@ -752,6 +769,7 @@ def _functions() -> dict[Any, Callable[..., Any]]:
         if f is not None:
             table[f] = here[n]
     table[np.linalg.norm] = norm
+    table[np.linalg.multi_dot] = _prod.multi_dot
     table[np.linalg.svd] = svd
     for n in ("inv", "solve", "det", "cholesky", "qr", "svd", "eigh", "eigvalsh",
               "slogdet", "pinv", "matrix_rank", "matrix_power", "svdvals",

@@ -166,3 +166,45 @@ def _squeezed(axis: Any, ndim: int) -> tuple[int, ...]:
 
 nanvar = _spread("nanvar")
 nanstd = _spread("nanstd")
+
+
+def _running(name: str, value: float) -> Callable[..., Any]:
+    """`nancumsum`, `nancumprod`: NumPy's `cumsum`/`cumprod` with each NaN
+    counted as the identity."""
+    plain = getattr(_red, name[3:])
+
+    def f(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+        x = _replaced(_as_tensor(a), value)[0] if _inexact(a) else a
+        return plain(x, axis=axis, dtype=dtype, out=out)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"NumPy's `{name}`: the running {name[6:]} of `a` with each NaN counted as {value:g}."
+    return f
+
+
+nancumsum = _running("nancumsum", 0.0)
+nancumprod = _running("nancumprod", 1.0)
+
+
+def _arg_extreme(name: str, fill: float) -> Callable[..., Any]:
+    """`nanargmax`, `nanargmin`: the index of the extreme of the other
+    elements; NumPy's `ValueError` for a slice of NaNs."""
+    plain = getattr(_red, name[3:])
+
+    def f(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> Any:
+        if not _inexact(a):
+            return plain(a, axis=axis, out=out, keepdims=keepdims)
+        x = _as_tensor(a)
+        y, mask = _replaced(x, fill)
+        if not x._traced and bool(_dn.any(_dn.all(mask, axis=_reduced_axis(a, axis)))):
+            raise ValueError("All-NaN slice encountered")
+        return plain(y, axis=axis, out=out, keepdims=keepdims)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (f"NumPy's `{name}`: the index of the {'largest' if fill < 0 else 'smallest'} element "
+                 "of `a` over `axis` that is not NaN; ValueError for a slice of NaNs.")
+    return f
+
+
+nanargmax = _arg_extreme("nanargmax", float("-inf"))
+nanargmin = _arg_extreme("nanargmin", float("inf"))

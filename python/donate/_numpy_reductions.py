@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import builtins
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -341,4 +342,13 @@ def percentile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_inpu
 
 def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
            keepdims: bool = False) -> Any:
+    x = _as_tensor(a)
+    axes = tuple(range(x.ndim)) if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
+    if builtins.any(x.shape[i] == 0 for i in normalize_axis_tuple(axes, x.ndim)):
+        # NumPy's median of nothing: the mean of an empty slice, NaN with
+        # a RuntimeWarning (its quantile raises instead).
+        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
+        if not _dn.isdtype(x.dtype, ("real floating", "complex floating")):
+            x = _dn.astype(x, _dn.float64)
+        return _write_out("median", out, _dn.mean(x, axis=axis, keepdims=_flag(keepdims)))
     return quantile(a, 0.5, axis=axis, out=out, keepdims=keepdims)

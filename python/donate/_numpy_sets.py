@@ -1,0 +1,62 @@
+"""NumPy's set functions of arrays on tensors: `isin` (each element
+looked up in the sorted test values with `searchsorted`; complex values,
+which donate does not sort, compared pairwise), `intersect1d`,
+`union1d` and `setdiff1d` (through `np.unique`'s translation, so NaNs
+merge as NumPy 2's). Translation only: compositions
+of donate's functions, with NumPy's dtypes and results.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import donate as _dn
+
+from ._numpy_operands import _as_tensor, _flat, _refuse
+
+
+def _common(*xs: Any) -> list[Any]:
+    dt = _dn.result_type(*xs)
+    return [x if x.dtype == dt else _dn.astype(x, dt) for x in xs]
+
+
+def isin(element: Any, test_elements: Any, assume_unique: bool = False,
+         invert: bool = False, *, kind: Any = None) -> Any:
+    e, t = _common(_as_tensor(element), _flat(test_elements))
+    if t.shape[0] == 0:
+        found = _dn.zeros(e.shape, dtype=_dn.bool)
+    elif e.dtype.kind == "c":
+        found = _dn.any(_dn.expand_dims(e, axis=-1) == t, axis=-1)
+    else:
+        s = _dn.sort(t)
+        i = _dn.clip(_dn.searchsorted(s, e), 0, s.shape[0] - 1)
+        found = _dn.take(s, _dn.reshape(i, (-1,)), axis=0) == _dn.reshape(e, (-1,))
+        found = _dn.reshape(found, e.shape)
+    return _dn.logical_not(found) if invert else found
+
+
+def _unique(x: Any) -> Any:
+    from ._numpy_functions import unique
+
+    return unique(x)
+
+
+def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False,
+                return_indices: bool = False) -> Any:
+    if return_indices:
+        raise _refuse("intersect1d", "return_indices=")
+    a, b = _common(_flat(ar1), _flat(ar2))
+    u = _unique(a)
+    return u[isin(u, b)]
+
+
+def union1d(ar1: Any, ar2: Any) -> Any:
+    return _unique(_dn.concat(_common(_flat(ar1), _flat(ar2))))
+
+
+def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Any:
+    u = _unique(_flat(ar1))
+    return u[isin(u, ar2, invert=True)]
+
+
+NAMES = ["isin", "intersect1d", "union1d", "setdiff1d"]
