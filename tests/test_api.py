@@ -377,6 +377,21 @@ def test_in_is_numpy_s_any_equal_at_every_rank(x: np.ndarray) -> None:
         assert (v in t) == (v in x)
 
 
+@pytest.mark.parametrize("other", [None, "x"])
+def test_equality_with_none_or_a_string_is_element_wise_as_numpy_s(other: Any) -> None:
+    x = np.arange(6.0).reshape(2, 3)
+    t = donate.asarray(x)
+    for got, want in [(t == other, x == other), (t != other, x != other), (other == t, other == x)]:
+        assert isinstance(got, donate.Tensor)
+        assert got.dtype == donate.bool and got.shape == want.shape
+        np.testing.assert_array_equal(np.asarray(got), want)
+    w = donate.asarray(x)
+    got = w.donate() != other
+    np.testing.assert_array_equal(np.asarray(got), np.ones((2, 3), bool))
+    with pytest.raises(TypeError):
+        t < other  # noqa: B015 - ordering against None or a string stays an error
+
+
 def test_numpy_s_item_astype_and_divmod_methods() -> None:
     x = np.arange(6.0).reshape(2, 3) - 2.5
     t = donate.asarray(x)

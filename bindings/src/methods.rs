@@ -89,6 +89,9 @@ macro_rules! tensor_methods {
             $(
             /// An element-wise comparison (a bool tensor), as NumPy's.
             fn $c(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                if let Some(all) = ops::never_equal(slf.get(), other, Func::$cop)? {
+                    return Ok(Py::new(slf.py(), all)?.into_any());
+                }
                 ops::dunder(self_input(slf), other, &Op::Func(Func::$cop), false)
             }
             )*
@@ -684,6 +687,10 @@ macro_rules! donated_methods {
             /// An element-wise comparison (a bool tensor): the donated
             /// buffer receives it only when it is bool itself.
             fn $c(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                let py = other.py();
+                if let Some(all) = super::ops::never_equal(self.tensor.get(), other, Func::$cop)? {
+                    return Ok(Py::new(py, all)?.into_any());
+                }
                 super::ops::dunder(self.input(other.py())?, other, &Op::Func(Func::$cop), false)
             }
             )*

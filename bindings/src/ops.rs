@@ -60,6 +60,31 @@ pub(crate) fn dunder(
     Ok(Py::new(py, call(py, op, smallvec![a, b])?)?.into_any())
 }
 
+/// `t == None`, `t != "x"`: NumPy compares every element with the object,
+/// and a number never equals `None` or a string, so the answer is a bool
+/// tensor of `t`'s shape, all False for `==` and all True for `!=` (not
+/// Python's single `False` of an identity test). Ordering comparisons
+/// with them, and every other object, stay the operand rules' (a
+/// `TypeError`, or `NotImplemented` for the other type to answer).
+pub(crate) fn never_equal(
+    t: &PyTensor,
+    other: &Bound<'_, PyAny>,
+    op: donate::kernels::Func,
+) -> PyResult<Option<PyTensor>> {
+    use donate::kernels::Func;
+    let value = match op {
+        Func::Equal => false,
+        Func::NotEqual => true,
+        _ => return Ok(None),
+    };
+    if !(other.is_none() || other.is_instance_of::<pyo3::types::PyString>()) {
+        return Ok(None);
+    }
+    let all =
+        donate::DynTensor::full(donate::DType::Bool, &t.shape, donate::Scalar::Bool(value)).py()?;
+    Ok(Some(PyTensor::new(all)))
+}
+
 /// `__pow__`'s third argument: only its absence is supported.
 pub(crate) fn no_modulo(modulo: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
     match modulo {
