@@ -1,0 +1,205 @@
+"""NumPy's counting, binning and ordering functions on tensors, which
+donate used to refuse ("no implementation found"): `bincount`,
+`histogram`, `digitize`, `interp`, `partition`, `argpartition`,
+`lexsort`, `ediff1d`, `pad`; against NumPy as the oracle for values,
+dtypes and shapes (hypothesis for the counts, the edges, the
+interpolation and every padding mode), and NumPy's errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import donate
+
+
+def check(got: Any, want: Any, rtol: float = 1e-12) -> None:
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            check(g, w, rtol)
+        return
+    assert isinstance(got, donate.Tensor), type(got)
+    g, w = np.asarray(got), np.asarray(want)
+    assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, w.dtype, g.shape, w.shape)
+    np.testing.assert_allclose(g, w, rtol=rtol, atol=0 if w.dtype.kind in "iub" else 1e-12)
+
+
+def both(f: Any, *arrays: np.ndarray) -> tuple[Any, Any]:
+    return f(*(donate.asarray(a) for a in arrays)), f(*arrays)
+
+
+FLOATS = hnp.arrays(np.float64, st.integers(0, 40),
+                    elements=st.floats(-1e3, 1e3, allow_nan=False, allow_subnormal=False))
+COUNTS = hnp.arrays(np.int64, st.integers(0, 40), elements=st.integers(0, 30))
+
+
+@settings(max_examples=60, deadline=None)
+@given(COUNTS, st.integers(0, 40), st.booleans())
+def test_bincount(x: np.ndarray, minlength: int, weighted: bool) -> None:
+    w = np.linspace(-1.0, 2.0, x.size)
+    if weighted:
+        got = np.bincount(donate.asarray(x), weights=donate.asarray(w), minlength=minlength)
+        check(got, np.bincount(x, weights=w, minlength=minlength), rtol=1e-9)
+    else:
+        check(np.bincount(donate.asarray(x), minlength=minlength), np.bincount(x, minlength=minlength))
+
+
+@pytest.mark.parametrize("x, error", [
+    (np.array([1, -1]), ValueError), (np.array([[1]]), ValueError), (np.array([1.5]), TypeError)])
+def test_bincount_errors_as_numpy_s(x: np.ndarray, error: type) -> None:
+    with pytest.raises(error):
+        np.bincount(x)
+    with pytest.raises(error):
+        np.bincount(donate.asarray(x))
+
+
+@settings(max_examples=60, deadline=None)
+@given(FLOATS.filter(lambda a: a.size > 0), st.integers(1, 12), st.booleans(), st.booleans())
+def test_histogram_with_a_bin_count(a: np.ndarray, bins: int, density: bool,
+                                    weighted: bool) -> None:
+    w = np.linspace(0.5, 1.5, a.size) if weighted else None
+    got = np.histogram(donate.asarray(a), bins=bins, density=density,
+                       weights=None if w is None else donate.asarray(w))
+    check(got, np.histogram(a, bins=bins, density=density, weights=w), rtol=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(FLOATS, st.lists(st.floats(-1e3, 1e3), min_size=1, max_size=8, unique=True))
+def test_histogram_with_edges_and_a_range(a: np.ndarray, edges: list[float]) -> None:
+    edges = sorted(edges)
+    check(np.histogram(donate.asarray(a), bins=edges), np.histogram(a, bins=edges))
+    check(np.histogram(donate.asarray(a), bins=5, range=(-10, 10)),
+          np.histogram(a, bins=5, range=(-10, 10)))
+
+
+def test_histogram_of_integers_and_its_errors() -> None:
+    a = np.array([1, 2, 2, 3, 3, 3, 9])
+    check(np.histogram(donate.asarray(a), bins=4), np.histogram(a, bins=4))
+    check(np.histogram(donate.asarray(np.array([5.0, 5.0])), bins=3),
+          np.histogram(np.array([5.0, 5.0]), bins=3))
+    for kwargs, error in [({"bins": 0}, ValueError), ({"bins": [3, 1]}, ValueError),
+                          ({"range": (2, 1)}, ValueError)]:
+        with pytest.raises(error):
+            np.histogram(a, **kwargs)
+        with pytest.raises(error):
+            np.histogram(donate.asarray(a), **kwargs)
+    with pytest.raises(TypeError, match="estimator"):
+        np.histogram(donate.asarray(a), bins="auto")
+
+
+@settings(max_examples=60, deadline=None)
+@given(FLOATS, st.lists(st.integers(-50, 50), min_size=1, max_size=8), st.booleans(),
+       st.booleans())
+def test_digitize_increasing_and_decreasing(x: np.ndarray, bins: list[int], right: bool,
+                                            decreasing: bool) -> None:
+    b = np.array(sorted(bins, reverse=decreasing), dtype=np.float64)
+    check(np.digitize(donate.asarray(x), donate.asarray(b), right=right),
+          np.digitize(x, b, right=right))
+
+
+def test_digitize_refuses_unordered_bins() -> None:
+    with pytest.raises(ValueError, match="monotonically"):
+        np.digitize(donate.asarray([1.0]), donate.asarray([1.0, 3.0, 2.0]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(FLOATS, st.lists(st.integers(-100, 100), min_size=1, max_size=8, unique=True),
+       st.integers(0, 2**32 - 1))
+def test_interp(x: np.ndarray, xp: list[int], seed: int) -> None:
+    xs = np.array(sorted(xp), dtype=np.float64)
+    fp = np.random.default_rng(seed).normal(size=xs.size)
+    check(np.interp(donate.asarray(x), donate.asarray(xs), donate.asarray(fp)),
+          np.interp(x, xs, fp), rtol=1e-12)
+    check(np.interp(donate.asarray(x), xs, fp, left=-7.0, right=7.0),
+          np.interp(x, xs, fp, left=-7.0, right=7.0), rtol=1e-12)
+
+
+def test_interp_at_the_points_and_with_infinities() -> None:
+    xp, fp = np.array([0.0, 1.0, 2.0, 3.0]), np.array([0.0, np.inf, 5.0, 5.0])
+    x = np.array([0.0, 0.5, 1.0, 2.0, 2.5, 3.0, np.nan])
+    check(np.interp(donate.asarray(x), xp, fp), np.interp(x, xp, fp))
+    with pytest.raises(ValueError):
+        np.interp(donate.asarray(x), donate.asarray(xp), donate.asarray(fp[:2]))
+
+
+@pytest.mark.parametrize("kth", [0, 3, -1, (1, 4)])
+@pytest.mark.parametrize("axis", [-1, 0, None])
+def test_partition_and_argpartition_meet_numpy_s_contract(kth: Any, axis: Any) -> None:
+    x = np.random.default_rng(3).integers(0, 9, (5, 6)).astype(np.float32)
+    got = np.asarray(np.partition(donate.asarray(x), kth, axis=axis))
+    idx = np.asarray(np.argpartition(donate.asarray(x), kth, axis=axis))
+    flat = x.reshape(-1) if axis is None else x
+    ax = 0 if axis is None else axis
+    want = np.partition(x, kth, axis=axis)
+    for k in np.atleast_1d(kth):
+        # The kth element in its sorted place, nothing larger before it.
+        kth_got = np.take(got, [k], axis=ax)
+        np.testing.assert_array_equal(kth_got, np.take(want, [k], axis=ax))
+        np.testing.assert_array_equal(np.take(np.take_along_axis(flat, idx, axis=ax), [k], axis=ax),
+                                      kth_got)
+    np.testing.assert_array_equal(np.sort(got, axis=ax), np.sort(want, axis=ax))
+    with pytest.raises(ValueError):
+        np.partition(donate.asarray(x), 99, axis=axis)
+
+
+@pytest.mark.parametrize("shape", [(7,), (3, 5)])
+def test_lexsort(shape: tuple[int, ...]) -> None:
+    rng = np.random.default_rng(5)
+    keys = [rng.integers(0, 3, shape) for _ in range(3)]
+    # (NumPy dispatches a tuple of keys, not a list: it reads a list itself.)
+    check(np.lexsort(tuple(donate.asarray(k) for k in keys)), np.lexsort(keys))
+    stacked = np.stack(keys)
+    check(np.lexsort(donate.asarray(stacked)), np.lexsort(stacked))
+    check(np.lexsort(donate.asarray(stacked), axis=0), np.lexsort(stacked, axis=0))
+
+
+def test_ediff1d() -> None:
+    x = np.array([[1, 2, 4], [7, 0, 3]])
+    check(np.ediff1d(donate.asarray(x)), np.ediff1d(x))
+    check(np.ediff1d(donate.asarray(x), to_begin=-99, to_end=np.array([88, 99])),
+          np.ediff1d(x, to_begin=-99, to_end=np.array([88, 99])))
+    with pytest.raises(TypeError, match="to_end"):
+        np.ediff1d(donate.asarray(x), to_end=0.5)
+
+
+@settings(max_examples=80, deadline=None)
+@given(hnp.arrays(np.int32, hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4)),
+       st.sampled_from(["constant", "edge", "reflect", "symmetric", "wrap"]), st.data())
+def test_pad_every_mode(x: np.ndarray, mode: str, data: Any) -> None:
+    widths = data.draw(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)),
+                                min_size=x.ndim, max_size=x.ndim))
+    check(np.pad(donate.asarray(x), widths, mode=mode), np.pad(x, widths, mode=mode))
+
+
+def test_pad_constants_widths_and_errors() -> None:
+    x = np.arange(6.0).reshape(2, 3)
+    check(np.pad(donate.asarray(x), 2), np.pad(x, 2))
+    check(np.pad(donate.asarray(x), (1, 2), constant_values=(7, 8)),
+          np.pad(x, (1, 2), constant_values=(7, 8)))
+    i = np.arange(4, dtype=np.int8)
+    check(np.pad(donate.asarray(i), 1, constant_values=2.7), np.pad(i, 1, constant_values=2.7))
+    with pytest.raises(TypeError, match="mode='mean'"):
+        np.pad(donate.asarray(x), 1, mode="mean")
+    for kwargs in [{"mode": "nonsense"}, {"mode": "edge", "constant_values": 1}]:
+        with pytest.raises(ValueError):
+            np.pad(x, 1, **kwargs)
+        with pytest.raises(ValueError):
+            np.pad(donate.asarray(x), 1, **kwargs)
+    with pytest.raises(ValueError):
+        np.pad(donate.asarray(x), -1)
+    with pytest.raises(ValueError):
+        np.pad(donate.asarray(np.zeros((0, 2))), 1, mode="edge")
+
+
+def test_a_donated_operand_is_left_intact() -> None:
+    x = donate.asarray(np.array([1, 1, 2, 5]))
+    with pytest.warns(donate.DonationWarning):
+        got = np.bincount(x.donate())
+    check(got, np.bincount(np.array([1, 1, 2, 5])))
+    np.testing.assert_array_equal(np.asarray(x), [1, 1, 2, 5])
