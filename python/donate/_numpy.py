@@ -227,18 +227,90 @@ def _nan_ignoring(extreme: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
-def _float_loop(name: str, compute: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """A float ufunc composed of donate's functions: `x` first cast to
-    NumPy's float loop for its dtype (float32 where NumPy's is float16 of
-    an integer; NumPy's `TypeError` where it has none)."""
+def _loop_operand(x: Any) -> Any:
+    """What `ufunc.resolve_dtypes` takes for the operand `x`: a Python
+    number as its type (weak, NEP 50), else its dtype."""
+    if isinstance(x, (int, float, complex)) and not isinstance(x, bool):
+        return type(x)
+    return _dtype_of(x)
+
+
+def _float_loop(name: str, compute: Callable[..., Any]) -> Callable[..., Any]:
+    """A ufunc composed of donate's functions: each operand first cast to
+    the dtype of NumPy's loop for the operands (float32 where NumPy's is
+    float16 of a non-float16 operand: donate makes float16 only of
+    float16; NumPy's `TypeError` where it has no loop)."""
     ufunc = getattr(np, name)
 
-    def f(x: Any) -> Any:
-        dt = ufunc.resolve_dtypes((np.dtype(x.dtype), None))[1]
-        dt = np.dtype(np.float32) if dt == np.float16 != x.dtype else dt
-        return compute(x if x.dtype == dt else _dn.astype(x, dt))
+    def f(*xs: Any) -> Any:
+        loop = ufunc.resolve_dtypes(tuple(_loop_operand(x) for x in xs) + (None,) * ufunc.nout)
+        cast = []
+        for x, dt in zip(xs, loop):
+            if dt == np.float16 and _dtype_of(x) != np.float16:
+                dt = np.dtype(np.float32)
+            t = _as_tensor(x)
+            cast.append(t if t.dtype == dt else _dn.astype(t, dt))
+        return compute(*cast)
 
     return f
+
+
+def _heaviside(x: Any, h: Any) -> Any:
+    # NumPy's: 0 below 0, `h` at (either) 0, 1 above, NaN of NaN.
+    step = _dn.where(x < 0, _dn.zeros_like(x), _dn.where(x > 0, _dn.ones_like(x), h))
+    return _dn.where(_dn.isnan(x), x, step)
+
+
+def _logaddexp2(x: Any, y: Any) -> Any:
+    # NumPy's `npy_logaddexp2`: the larger plus log2(1 + 2**-|x - y|),
+    # `x + 1` where they are equal (infinities of one sign too).
+    big = _dn.maximum(x, y)
+    step = _dn.log1p(_dn.pow(_dn.asarray(2.0, dtype=x.dtype), -_dn.abs(x - y))) / math.log(2)
+    return _dn.where(x == y, x + 1, big + step)
+
+
+def _ldexp(x: Any, e: Any) -> Any:
+    # `x * 2**e` in `x`'s dtype, as two scalings by powers of two (each
+    # exact while it stays in the normal range), so that 2**e itself
+    # need not be representable.
+    half = _dn.floor_divide(e, 2)
+    two = _dn.asarray(2.0, dtype=x.dtype)
+    return x * _dn.pow(two, _dn.astype(half, x.dtype)) * _dn.pow(two, _dn.astype(e - half, x.dtype))
+
+
+def _spacing(x: Any) -> Any:
+    # NumPy's: the distance to the next value away from zero (negative for
+    # a negative `x`), NaN of an infinity or NaN.
+    inf = _dn.asarray(math.inf, dtype=x.dtype)
+    away = _dn.where(x < 0, -inf, inf)
+    return _dn.where(_dn.isfinite(x), _dn.nextafter(x, away) - x, _dn.full_like(x, math.nan))
+
+
+def _gcd(x: Any, y: Any) -> Any:
+    # Euclid's algorithm on every pair at once (at most ~92 rounds for
+    # int64: Fibonacci numbers are its worst case); non-negative, as
+    # NumPy's.
+    a, b = _dn.abs(x), _dn.abs(y)
+    a, b = _dn.broadcast_arrays(a, b)
+    while bool(_dn.any(b != 0)):
+        nonzero = b != 0
+        a, b = _dn.where(nonzero, b, a), _dn.where(nonzero, _dn.remainder(a, _dn.where(nonzero, b, 1)), 0)
+    return a
+
+
+def _lcm(x: Any, y: Any) -> Any:
+    g = _gcd(x, y)
+    return _dn.abs(_dn.floor_divide(x, _dn.where(g == 0, 1, g)) * y)
+
+
+def _matvec(a: Any, v: Any) -> Any:
+    return _dn.matmul(_as_tensor(a), _dn.expand_dims(_as_tensor(v), axis=-1))[..., 0]
+
+
+def _vecmat(v: Any, a: Any) -> Any:
+    v = _as_tensor(v)
+    v = _dn.conj(v) if v.dtype.kind == "c" else v
+    return _dn.matmul(_dn.expand_dims(v, axis=-2), _as_tensor(a))[..., 0, :]
 
 
 _COMPOSED: dict[str, Callable[..., Any]] = {
@@ -253,6 +325,16 @@ _COMPOSED: dict[str, Callable[..., Any]] = {
     "rad2deg": _float_loop("rad2deg", lambda x: _dn.multiply(x, 180 / math.pi)),
     "degrees": _float_loop("degrees", lambda x: _dn.multiply(x, 180 / math.pi)),
     "exp2": _float_loop("exp2", lambda x: _dn.pow(2.0, x)),
+    # NumPy's definitions, each in NumPy's loop for its operands.
+    "float_power": _float_loop("float_power", _dn.pow),
+    "heaviside": _float_loop("heaviside", _heaviside),
+    "logaddexp2": _float_loop("logaddexp2", _logaddexp2),
+    "ldexp": _float_loop("ldexp", _ldexp),
+    "spacing": _float_loop("spacing", _spacing),
+    "gcd": _float_loop("gcd", _gcd),
+    "lcm": _float_loop("lcm", _lcm),
+    "matvec": _matvec,
+    "vecmat": _vecmat,
 }
 
 # Ufuncs NumPy computes on bools in bool, as the identity (donate's refuse
