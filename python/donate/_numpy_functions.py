@@ -734,11 +734,12 @@ def _functions() -> dict[Any, Callable[..., Any]]:
     from . import _numpy_arrangement as _arr
     from . import _numpy_compare as _cmp
     from . import _numpy_counting as _cnt
+    from . import _numpy_selection as _sel
     from . import _numpy_products as _prod
     from . import _numpy_sets as _sets
 
     here = {**vars(_red), **vars(_nan), **vars(_arr), **vars(_sets), **vars(_cmp), **vars(_prod),
-            **vars(_cnt),
+            **vars(_cnt), **vars(_sel),
             **globals()}
     names = [
         "sum", "prod", "mean", "max", "min", "std", "var", "any", "all", "argmax",
@@ -758,7 +759,7 @@ def _functions() -> dict[Any, Callable[..., Any]]:
         "ptp", "quantile", "percentile", "median", "nansum", "nanprod", "nanmean",
         "nanmax", "nanmin", "nanvar", "nanstd", "nancumsum", "nancumprod",
         "nanargmax", "nanargmin", *_arr.NAMES, *_sets.NAMES, *_cmp.NAMES,
-        *_prod.NAMES, *_cnt.NAMES, "angle",
+        *_prod.NAMES, *_cnt.NAMES, *_sel.NAMES, "angle",
     ]
     table: dict[Any, Callable[..., Any]] = {}
     for n in names:
@@ -766,7 +767,8 @@ def _functions() -> dict[Any, Callable[..., Any]]:
         if f is not None:
             table[f] = here[n]
     for alias, n in (("amax", "max"), ("amin", "min"), ("around", "round"),
-                     ("concat", "concatenate"), ("permute_dims", "transpose")):
+                     ("concat", "concatenate"), ("permute_dims", "transpose"),
+                     ("asanyarray", "asarray"), ("row_stack", "vstack")):
         f = getattr(np, alias, None)
         if f is not None:
             table[f] = here[n]
