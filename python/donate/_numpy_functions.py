@@ -735,11 +735,12 @@ def _functions() -> dict[Any, Callable[..., Any]]:
     from . import _numpy_compare as _cmp
     from . import _numpy_counting as _cnt
     from . import _numpy_selection as _sel
+    from . import _numpy_calculus as _calc
     from . import _numpy_products as _prod
     from . import _numpy_sets as _sets
 
     here = {**vars(_red), **vars(_nan), **vars(_arr), **vars(_sets), **vars(_cmp), **vars(_prod),
-            **vars(_cnt), **vars(_sel),
+            **vars(_cnt), **vars(_sel), **vars(_calc),
             **globals()}
     names = [
         "sum", "prod", "mean", "max", "min", "std", "var", "any", "all", "argmax",
@@ -759,7 +760,8 @@ def _functions() -> dict[Any, Callable[..., Any]]:
         "ptp", "quantile", "percentile", "median", "nansum", "nanprod", "nanmean",
         "nanmax", "nanmin", "nanvar", "nanstd", "nancumsum", "nancumprod",
         "nanargmax", "nanargmin", *_arr.NAMES, *_sets.NAMES, *_cmp.NAMES,
-        *_prod.NAMES, *_cnt.NAMES, *_sel.NAMES, "angle",
+        *_prod.NAMES, *_cnt.NAMES, *_sel.NAMES,
+        *_calc.NAMES, "angle",
     ]
     table: dict[Any, Callable[..., Any]] = {}
     for n in names:

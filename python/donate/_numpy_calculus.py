@@ -1,0 +1,266 @@
+"""NumPy's differences, integrals, polynomials and products of sequences
+on tensors: `gradient`, `trapezoid`, `convolve`, `correlate`, `cross`,
+`sinc`, `polyval`, `vander`. Translation only: slices, arithmetic,
+`concat`, `cumulative_prod` and `stack` of donate, with NumPy's
+arguments, result dtypes and errors.
+
+Decisions:
+
+- `gradient` takes NumPy's spacings (none, one for all axes, or one per
+  axis: a number or the coordinates along it) and both edge orders; its
+  coefficients for coordinates are NumPy's formulas, computed in float64
+  as NumPy computes them.
+- `convolve` and `correlate` add shifted copies of the longer operand
+  scaled by each element of the shorter (O(n m) work as NumPy's direct
+  sum, O(n + m) memory): the sums are NumPy's up to rounding order.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+from typing import Any
+
+import numpy as np
+
+import donate as _dn
+
+from ._numpy_operands import _as_tensor, _dtype_of
+
+NAMES = ["gradient", "trapezoid", "convolve", "correlate", "cross", "sinc", "polyval", "vander"]
+
+
+def _slab(x: Any, axis: int, sl: slice | int) -> Any:
+    index = [slice(None)] * x.ndim
+    index[axis] = sl
+    return x[tuple(index)]
+
+
+def _along(c: np.ndarray, axis: int, ndim: int) -> Any:
+    """Coefficients `c` (one per position along `axis`) shaped to broadcast
+    against an array of `ndim` axes."""
+    shape = [1] * ndim
+    shape[axis] = c.shape[0]
+    return _dn.asarray(c.reshape(shape))
+
+
+def _spacings(varargs: tuple[Any, ...], axes: list[int], shape: tuple[int, ...]) -> list[Any]:
+    """Each axis's spacing: a Python float, or the differences of its
+    coordinates (float64 NumPy data, one per interval)."""
+    n = len(axes)
+    if len(varargs) == 0:
+        return [1.0] * n
+    if len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+        return [float(varargs[0])] * n
+    if len(varargs) != n:
+        raise TypeError("invalid number of arguments")
+    out: list[Any] = []
+    for ax, d in builtins.zip(axes, varargs):
+        d = np.asarray(d) if not isinstance(d, (_dn.Tensor, _dn.Donated)) else np.asarray(_as_tensor(d))
+        if d.ndim == 0:
+            out.append(float(d))
+            continue
+        if d.ndim != 1:
+            raise ValueError("distances must be either scalars or 1d")
+        if len(d) != shape[ax]:
+            raise ValueError("when 1d, distances must match the length of the corresponding dimension")
+        diff = np.diff(d.astype(np.float64) if d.dtype.kind in "iub" else d)
+        out.append(float(diff[0]) if (diff == diff[0]).all() else diff.astype(np.float64))
+    return out
+
+
+def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
+    """NumPy's `gradient`: central differences inside, one-sided
+    differences of `edge_order` (1 or 2) at the ends, along each axis."""
+    x = _as_tensor(f)
+    n = x.ndim
+    axes = list(range(n)) if axis is None else [
+        operator.index(a) for a in ((axis,) if np.ndim(axis) == 0 else axis)]
+    for a in axes:
+        if not -n <= a < n:
+            raise _dn.AxisError(f"axis {a} is out of bounds for array of dimension {n}")
+    axes = [a % n for a in axes]
+    if len(set(axes)) != len(axes):
+        raise ValueError("repeated axis")
+    if edge_order > 2:
+        raise ValueError("'edge_order' greater than 2 not supported")
+    dxs = _spacings(varargs, axes, tuple(x.shape))
+    otype = x.dtype if x.dtype.kind in "fc" else _dn.float64
+    if x.dtype != otype:
+        x = _dn.astype(x, otype)
+    outs = []
+    for ax, dx in builtins.zip(axes, dxs):
+        if x.shape[ax] < edge_order + 1:
+            raise ValueError("Shape of array too small to calculate a numerical gradient, "
+                             "at least (edge_order + 1) elements are required.")
+        f0, f1, f2 = _slab(x, ax, slice(None, -2)), _slab(x, ax, slice(1, -1)), _slab(x, ax, slice(2, None))
+        uniform = isinstance(dx, float)
+        if uniform:
+            inner = (f2 - f0) / (2.0 * dx)
+        else:
+            d1, d2 = dx[:-1], dx[1:]
+            inner = (_along(-d2 / (d1 * (d1 + d2)), ax, n) * f0
+                     + _along((d2 - d1) / (d1 * d2), ax, n) * f1
+                     + _along(d1 / (d2 * (d1 + d2)), ax, n) * f2)
+        first = [_slab(x, ax, slice(k, k + 1)) for k in range(3 if edge_order == 2 else 2)]
+        last = [_slab(x, ax, slice(x.shape[ax] - k - 1, x.shape[ax] - k)) for k in
+                range(3 if edge_order == 2 else 2)]
+        if edge_order == 1:
+            head = (first[1] - first[0]) / (dx if uniform else float(dx[0]))
+            tail = (last[0] - last[1]) / (dx if uniform else float(dx[-1]))
+        else:
+            if uniform:
+                a, b, c = -1.5 / dx, 2.0 / dx, -0.5 / dx
+            else:
+                d1, d2 = float(dx[0]), float(dx[1])
+                a, b, c = (-(2.0 * d1 + d2) / (d1 * (d1 + d2)), (d1 + d2) / (d1 * d2),
+                           -d1 / (d2 * (d1 + d2)))
+            head = a * first[0] + b * first[1] + c * first[2]
+            if uniform:
+                a, b, c = 0.5 / dx, -2.0 / dx, 1.5 / dx
+            else:
+                d1, d2 = float(dx[-2]), float(dx[-1])
+                a, b, c = (d2 / (d1 * (d1 + d2)), -(d2 + d1) / (d1 * d2),
+                           (2.0 * d2 + d1) / (d2 * (d1 + d2)))
+            tail = a * last[2] + b * last[1] + c * last[0]
+        parts = [_dn.astype(p, otype, copy=False) for p in (head, inner, tail)]
+        outs.append(_dn.concat(parts, axis=ax))
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def trapezoid(y: Any, x: Any = None, dx: float = 1.0, axis: int = -1) -> Any:
+    """NumPy's `trapezoid`: the integral of `y` along `axis` by the
+    trapezoidal rule, at `x` or with spacing `dx`."""
+    t = _as_tensor(y)
+    if t.ndim == 0:
+        raise _dn.AxisError(f"axis {axis} is out of bounds for array of dimension 0")
+    ax = axis % t.ndim
+    hi, lo = _slab(t, ax, slice(1, None)), _slab(t, ax, slice(None, -1))
+    if x is None:
+        d: Any = float(dx)
+    else:
+        xs = _as_tensor(x)
+        if xs.ndim == 1:
+            d = _dn.diff(xs)
+            shape = [1] * t.ndim
+            shape[ax] = d.shape[0]
+            d = _dn.reshape(d, tuple(shape))
+        else:
+            d = _dn.diff(xs, axis=ax)
+    return _dn.sum(d * (hi + lo) / 2.0, axis=ax)
+
+
+def _full_convolution(a: Any, v: Any, dt: Any) -> Any:
+    """Every term of the full convolution of 1-d `a` and `v` in `dt`: the
+    longer operand, shifted and scaled by each element of the shorter."""
+    a, v = (a, v) if a.shape[0] >= v.shape[0] else (v, a)
+    n, m = a.shape[0], v.shape[0]
+    a = a if a.dtype == dt else _dn.astype(a, dt)
+    out = _dn.zeros((n + m - 1,), dtype=dt)
+    for i, w in enumerate(np.asarray(v).astype(np.dtype(str(dt))).tolist()):
+        out[i:i + n] += a * w
+    return out
+
+
+def _sequence_product(name: str, a: Any, v: Any, mode: str, conjugate: bool) -> Any:
+    x, y = _as_tensor(a), _as_tensor(v)
+    if x.ndim != 1 or y.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    if x.shape[0] == 0:
+        raise ValueError("a cannot be empty" if name == "convolve" else "v cannot be empty")
+    if y.shape[0] == 0:
+        raise ValueError("v cannot be empty" if name == "convolve" else "a cannot be empty")
+    dt = np.result_type(_dtype_of(x), _dtype_of(y))
+    if conjugate:  # correlate: a against the reversed conjugate of v
+        y = _dn.flip(_dn.conj(y) if y.dtype.kind == "c" else y)
+    full = _full_convolution(x, y, dt)
+    n, m = x.shape[0], y.shape[0]
+    if mode == "full":
+        return full
+    if mode == "same":
+        start = (builtins.min(n, m) - 1) // 2 if n >= m or not conjugate else \
+            (builtins.min(n, m) - 1) - (builtins.min(n, m) - 1) // 2
+        return full[start:start + builtins.max(n, m)]
+    if mode == "valid":
+        lo = builtins.min(n, m) - 1
+        return full[lo:builtins.max(n, m)]
+    raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+
+
+def convolve(a: Any, v: Any, mode: str = "full") -> Any:
+    """NumPy's `convolve` of two 1-d sequences."""
+    return _sequence_product("convolve", a, v, mode, False)
+
+
+def correlate(a: Any, v: Any, mode: str = "valid") -> Any:
+    """NumPy's `correlate`: `c[k] = sum(a[n + k] * conj(v[n]))`."""
+    return _sequence_product("correlate", a, v, mode, True)
+
+
+def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+          axis: Any = None) -> Any:
+    """NumPy's `cross` of vectors of 2 or 3 components (broadcast), the
+    components along `axisa`/`axisb`, the result's along `axisc` (2
+    components each: the z component alone)."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    x, y = _as_tensor(a), _as_tensor(b)
+    for t, ax, which in ((x, axisa, "axisa"), (y, axisb, "axisb")):
+        if not -t.ndim <= ax < t.ndim:
+            raise _dn.AxisError(f"{which}: axis {ax} is out of bounds for array of dimension "
+                                f"{t.ndim}")
+    x, y = _dn.moveaxis(x, axisa, -1), _dn.moveaxis(y, axisb, -1)
+    if x.shape[-1] not in (2, 3) or y.shape[-1] not in (2, 3):
+        raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+    dt = np.result_type(_dtype_of(x), _dtype_of(y))
+    x, y = _dn.astype(x, dt, copy=False), _dn.astype(y, dt, copy=False)
+    a0, a1, b0, b1 = x[..., 0], x[..., 1], y[..., 0], y[..., 1]
+    if x.shape[-1] == 2 and y.shape[-1] == 2:
+        return a0 * b1 - a1 * b0
+    zero = _dn.zeros((), dtype=dt)
+    a2 = x[..., 2] if x.shape[-1] == 3 else zero
+    b2 = y[..., 2] if y.shape[-1] == 3 else zero
+    cp = _dn.stack(_dn.broadcast_arrays(a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0),
+                   axis=-1)
+    if not -cp.ndim <= axisc < cp.ndim:
+        raise _dn.AxisError(f"axisc: axis {axisc} is out of bounds for array of dimension "
+                            f"{cp.ndim}")
+    return _dn.moveaxis(cp, -1, axisc)
+
+
+def sinc(x: Any) -> Any:
+    """NumPy's `sinc`: sin(pi x) / (pi x), 1 at 0."""
+    t = _as_tensor(x)
+    if t.dtype.kind not in "fc":
+        t = _dn.astype(t, _dn.float64)
+    y = math.pi * _dn.where(t == 0, _dn.full((), 1.0e-20, dtype=t.dtype), t)
+    return _dn.sin(y) / y
+
+
+def polyval(p: Any, x: Any) -> Any:
+    """NumPy's `polyval`: the polynomial with coefficients `p` (highest
+    power first) at `x`, by Horner's rule."""
+    coeffs = _as_tensor(p)
+    xs = _as_tensor(x)
+    y = _dn.zeros_like(xs)
+    for k in range(coeffs.shape[0] if coeffs.ndim else 1):
+        y = y * xs + (coeffs[k] if coeffs.ndim else coeffs)
+    return y
+
+
+def vander(x: Any, N: Any = None, increasing: bool = False) -> Any:
+    """NumPy's `vander`: the columns are powers of `x` (decreasing unless
+    `increasing`), by running products as NumPy's, in `x`'s dtype
+    promoted with int."""
+    t = _as_tensor(x)
+    if t.ndim != 1:
+        raise ValueError("x must be a one-dimensional array or sequence.")
+    n = t.shape[0] if N is None else operator.index(N)
+    dt = np.promote_types(_dtype_of(t), np.int_)
+    t = _dn.astype(t, dt, copy=False)
+    cols = [_dn.ones((t.shape[0], builtins.min(n, 1)), dtype=dt)]
+    if n > 1:
+        cols.append(_dn.cumulative_prod(_dn.broadcast_to(t[:, None], (t.shape[0], n - 1)), axis=1))
+    v = _dn.concat(cols, axis=1)
+    return v if increasing else _dn.flip(v, axis=1)
