@@ -1,6 +1,6 @@
 """NumPy's counting, binning and ordering functions on tensors, which
 donate used to refuse ("no implementation found"): `bincount`,
-`histogram`, `digitize`, `interp`, `partition`, `argpartition`,
+`histogram`, `histogram_bin_edges`, `digitize`, `interp`, `partition`, `argpartition`,
 `lexsort`, `ediff1d`, `pad`; against NumPy as the oracle for values,
 dtypes and shapes (hypothesis for the counts, the edges, the
 interpolation and every padding mode), and NumPy's errors."""
@@ -67,6 +67,7 @@ def test_histogram_with_a_bin_count(a: np.ndarray, bins: int, density: bool,
     got = np.histogram(donate.asarray(a), bins=bins, density=density,
                        weights=None if w is None else donate.asarray(w))
     check(got, np.histogram(a, bins=bins, density=density, weights=w), rtol=1e-9)
+    check(np.histogram_bin_edges(donate.asarray(a), bins), np.histogram_bin_edges(a, bins))
 
 
 @settings(max_examples=60, deadline=None)
@@ -74,6 +75,7 @@ def test_histogram_with_a_bin_count(a: np.ndarray, bins: int, density: bool,
 def test_histogram_with_edges_and_a_range(a: np.ndarray, edges: list[float]) -> None:
     edges = sorted(edges)
     check(np.histogram(donate.asarray(a), bins=edges), np.histogram(a, bins=edges))
+    check(np.histogram_bin_edges(donate.asarray(a), bins=edges), np.histogram_bin_edges(a, bins=edges))
     check(np.histogram(donate.asarray(a), bins=5, range=(-10, 10)),
           np.histogram(a, bins=5, range=(-10, 10)))
 

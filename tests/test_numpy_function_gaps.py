@@ -2,7 +2,7 @@
 ("no implementation found"), against NumPy as the oracle for values,
 dtypes and shapes: `fliplr`, `flipud`, `rot90` and the `split` family
 (views, as NumPy's), `dstack`; the set functions `isin`, `intersect1d`,
-`union1d`, `setdiff1d`, `array_equiv`; `nancumsum`, `nancumprod`,
+`union1d`, `setdiff1d`, `setxor1d`, `array_equiv`; `nancumsum`, `nancumprod`,
 `nanargmax`, `nanargmin`; `median` of an empty slice; `isclose` and
 `allclose` with infinities (a wrong answer before: `isclose(1, inf)`
 was true); `cov`, `corrcoef`, `kron`, `linalg.multi_dot`, `angle`; the
@@ -99,6 +99,7 @@ def test_set_functions_match_numpy(a: np.ndarray, b: np.ndarray, nans: bool) -> 
     both(np.intersect1d, a, b)
     both(np.union1d, a, b)
     both(np.setdiff1d, a, b)
+    both(np.setxor1d, a, b)
     assert np.array_equiv(donate.asarray(a), donate.asarray(b)) == np.array_equiv(a, b)
 
 

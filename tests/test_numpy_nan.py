@@ -91,3 +91,44 @@ def test_nanmax_of_nothing_is_numpys_error_and_what_is_refused_says_so() -> None
         donate.nanmax(donate.zeros((0,)))
     with pytest.raises(TypeError, match="initial"):
         donate.nanmax(donate.ones((2,)), initial=0.0)
+
+
+# ------------------------------------- nanquantile, nanpercentile, nanmedian ---
+
+def _quantile_case(f: Any, q: Any, axis: Any, keepdims: bool, x: np.ndarray) -> None:
+    want, want_err, want_w = _call(f, x, q, axis=axis, keepdims=keepdims)
+    got, got_err, got_w = _call(f, donate.asarray(x), q, axis=axis, keepdims=keepdims)
+    assert got_err == want_err and got_w == want_w, (got_w, want_w)
+    if want_err is None:
+        assert isinstance(got, donate.Tensor)
+        g = np.asarray(got)
+        # NumPy's dtype for data without NaNs: NumPy's own depends on the
+        # values (its all-NaN slice gives the data's dtype, float32, where
+        # an array `q` gives float64 otherwise); donate's does not.
+        dtype = f(np.nan_to_num(x), q, axis=axis, keepdims=keepdims).dtype
+        assert g.dtype == dtype and g.shape == want.shape
+        np.testing.assert_allclose(g, want, rtol=1e-12 if x.dtype == np.float64 else 1e-6)
+
+
+@settings(max_examples=80, deadline=None)
+@given(hnp.arrays(st.sampled_from([np.float32, np.float64]),
+                  hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=5),
+                  elements=st.one_of(st.just(np.nan), st.floats(-1e3, 1e3, width=32))),
+       st.sampled_from([0.0, 0.25, 0.5, 1.0, [0.1, 0.9]]), st.booleans(), st.data())
+def test_nanquantile_family_against_numpy(x: np.ndarray, q: Any, keepdims: bool,
+                                          data: Any) -> None:
+    axis = data.draw(st.sampled_from([None, *range(x.ndim), tuple(range(x.ndim))]))
+    _quantile_case(np.nanquantile, q, axis, keepdims, x)
+    pct = [v * 100 for v in q] if isinstance(q, list) else q * 100
+    _quantile_case(np.nanpercentile, pct, axis, keepdims, x)
+    want, _, want_w = _call(np.nanmedian, x, axis=axis)
+    got, _, got_w = _call(np.nanmedian, donate.asarray(x), axis=axis)
+    assert got_w == want_w
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+
+
+def test_nanmedian_of_integers_is_the_median() -> None:
+    x = np.arange(12).reshape(3, 4)
+    got = np.nanmedian(donate.asarray(x), axis=0)
+    assert np.asarray(got).dtype == np.nanmedian(x, axis=0).dtype
+    np.testing.assert_array_equal(np.asarray(got), np.nanmedian(x, axis=0))

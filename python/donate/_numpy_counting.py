@@ -35,7 +35,7 @@ import donate as _dn
 from ._numpy_operands import _as_tensor, _refuse
 
 NAMES = ["bincount", "histogram", "digitize", "interp", "partition", "argpartition",
-         "lexsort", "ediff1d", "pad"]
+         "lexsort", "ediff1d", "pad", "histogram_bin_edges"]
 
 
 def _ints_1d(name: str, x: Any) -> Any:
@@ -149,6 +149,11 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
         widths = _dn.asarray(np.diff(e).astype(np.float64))
         counts = _dn.astype(counts, _dn.float64) / widths / _dn.sum(_dn.astype(counts, _dn.float64))
     return counts, edges
+
+
+def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None, weights: Any = None) -> Any:
+    """NumPy's `histogram_bin_edges` (an int `bins` or edges)."""
+    return _dn.asarray(_edges(_dn.reshape(_as_tensor(a), (-1,)), bins, range))
 
 
 def digitize(x: Any, bins: Any, right: bool = False) -> Any:

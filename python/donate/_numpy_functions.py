@@ -759,7 +759,7 @@ def _functions() -> dict[Any, Callable[..., Any]]:
         "vstack", "column_stack", "real", "imag", "triu", "tril", "diag", "argwhere", "flatnonzero",
         "ptp", "quantile", "percentile", "median", "nansum", "nanprod", "nanmean",
         "nanmax", "nanmin", "nanvar", "nanstd", "nancumsum", "nancumprod",
-        "nanargmax", "nanargmin", *_arr.NAMES, *_sets.NAMES, *_cmp.NAMES,
+        "nanargmax", "nanargmin", "nanquantile", "nanpercentile", "nanmedian", *_arr.NAMES, *_sets.NAMES, *_cmp.NAMES,
         *_prod.NAMES, *_cnt.NAMES, *_sel.NAMES,
         *_calc.NAMES, "angle",
     ]

@@ -208,3 +208,46 @@ def _arg_extreme(name: str, fill: float) -> Callable[..., Any]:
 
 nanargmax = _arg_extreme("nanargmax", float("-inf"))
 nanargmin = _arg_extreme("nanargmin", float("inf"))
+
+
+def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
+                method: str = "linear", keepdims: bool = False, *, weights: Any = None,
+                interpolation: Any = None) -> Any:
+    """NumPy's `nanquantile` with its `linear` method: each slice's values
+    that are not NaN, sorted, interpolated at `q * (count - 1)`; NaN with a
+    RuntimeWarning for a slice of NaNs."""
+    if not _inexact(a) or _dtype_of(a).kind == "c":
+        return _red.quantile(a, q, axis=axis, out=out, method=method, keepdims=keepdims,
+                             weights=weights, interpolation=interpolation)
+    x, qs = _red._quantiles("nanquantile", a, q, method, weights, interpolation)
+    x, rest, axes = _red.lanes("nanquantile", x, axis)
+    xs = _dn.sort(x, axis=-1)  # NaNs last
+    count = _dn.sum(_dn.logical_not(_dn.isnan(x)), axis=-1, dtype=_dn.int64)
+    none = count == 0
+    _warn("All-NaN slice encountered", x, none)
+    last = _dn.astype(_dn.maximum(count - 1, 0), _dn.float64)
+    results = []
+    for qi in qs.reshape(-1).tolist():
+        pos = last * qi
+        lo = _dn.floor(pos)
+        hi = _dn.minimum(lo + 1, last)
+        at = [_dn.take_along_axis(xs, _dn.expand_dims(_dn.astype(i, _dn.int64), axis=-1),
+                                  axis=-1)[..., 0] for i in (lo, hi)]
+        r = _red.lerp(at[0], at[1], _dn.astype(pos - lo, x.dtype))
+        results.append(_dn.where(none, float("nan"), r))
+    return _red.gathered("nanquantile", results, qs, rest, axes, _flag(keepdims), out)
+
+
+def nanpercentile(a: Any, q: Any, axis: Any = None, out: Any = None,
+                  overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
+                  *, weights: Any = None, interpolation: Any = None) -> Any:
+    """NumPy's `nanpercentile`: `nanquantile` at `q / 100`."""
+    q = q / 100 if isinstance(q, (int, float)) else np.asarray(q, dtype=np.float64) / 100
+    return nanquantile(a, q, axis=axis, out=out, method=method, keepdims=keepdims,
+                       weights=weights, interpolation=interpolation)
+
+
+def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
+              keepdims: bool = False) -> Any:
+    """NumPy's `nanmedian`: `nanquantile` at 0.5."""
+    return nanquantile(a, 0.5, axis=axis, out=out, keepdims=keepdims)

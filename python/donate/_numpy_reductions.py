@@ -276,18 +276,14 @@ def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> An
     return _write_out("ptp", out, r)
 
 
-def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
-             method: str = "linear", keepdims: bool = False, *, weights: Any = None,
-             interpolation: Any = None) -> Any:
-    """NumPy's `quantile` with its default `linear` method: the sorted
-    values along `axis` interpolated at `q * (n - 1)`; NaN where a slice
-    holds NaN, as NumPy's."""
+def _quantiles(name: str, a: Any, q: Any, method: Any, weights: Any,
+               interpolation: Any) -> tuple[Any, np.ndarray]:
+    """`quantile`'s checks, and the data in the dtype it is computed in."""
     if not _is(method, "linear") or weights is not None or interpolation is not None:
-        raise _refuse("quantile", "a method other than 'linear', or weights=")
-    keepdims = _flag(keepdims)
+        raise _refuse(name, "a method other than 'linear', or weights=")
     qs = np.asarray(q, dtype=np.float64)
     if np.any((qs < 0) | (qs > 1)):
-        raise ValueError("quantile: quantiles must be in the range [0, 1]")
+        raise ValueError(f"{name}: quantiles must be in the range [0, 1]")
     x = _as_tensor(a)
     if _dn.isdtype(x.dtype, "integral") or x.dtype == np.bool_:
         x = _dn.astype(x, _dn.float64)
@@ -295,17 +291,57 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input:
         # An array of quantiles promotes with the data (NEP 50), a Python
         # number does not.
         x = _dn.astype(x, np.result_type(x.dtype, np.asarray(q).dtype), copy=False)
+    return x, qs
+
+
+def lanes(name: str, x: Any, axis: Any) -> tuple[Any, list[int], tuple[int, ...]]:
+    """`x` with the reduced axes moved last and merged into one lane per
+    kept position; the kept and the reduced axes."""
     axes = tuple(range(x.ndim)) if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
     axes = tuple(builtins.sorted(normalize_axis_tuple(axes, x.ndim)))
-    # The reduced axes moved last and merged into one.
     rest = [i for i in range(x.ndim) if i not in axes]
     x = _dn.permute_dims(x, tuple(rest + list(axes)))
     n = 1
     for ax in axes:
         n *= int(x.shape[len(rest) + axes.index(ax)])
-    x = _dn.reshape(x, tuple(x.shape[: len(rest)]) + (n,))
     if n == 0:
-        raise ValueError("quantile: cannot take a quantile of an empty slice")
+        raise ValueError(f"{name}: cannot take a quantile of an empty slice")
+    return _dn.reshape(x, tuple(x.shape[: len(rest)]) + (n,)), rest, axes
+
+
+def lerp(a_lo: Any, a_hi: Any, t: Any) -> Any:
+    """NumPy's lerp: from the nearer end, so that `t = 1` gives `a_hi`
+    exactly (`t` a number or a tensor)."""
+    diff = _dn.subtract(a_hi, a_lo)
+    if isinstance(t, float):
+        return _dn.subtract(a_hi, _dn.multiply(diff, 1 - t)) if t >= 0.5 else _dn.add(a_lo, _dn.multiply(diff, t))
+    return _dn.where(t >= 0.5, _dn.subtract(a_hi, _dn.multiply(diff, 1 - t)), _dn.add(a_lo, _dn.multiply(diff, t)))
+
+
+def gathered(name: str, results: list[Any], qs: np.ndarray, rest: list[int], axes: tuple[int, ...],
+             keepdims: bool, out: Any) -> Any:
+    """One result per quantile, shaped as NumPy's (`keepdims`: the reduced
+    axes kept as 1; an array of quantiles: its axes first)."""
+    if keepdims:
+        shaped = []
+        for r in results:
+            it = iter(r.shape)
+            shaped.append(_dn.reshape(r, tuple(1 if i in axes else next(it)
+                                               for i in range(len(rest) + len(axes)))))
+        results = shaped
+    r = results[0] if qs.ndim == 0 else _dn.reshape(_dn.stack(results), qs.shape + tuple(results[0].shape))
+    return _write_out(name, out, r)
+
+
+def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
+             method: str = "linear", keepdims: bool = False, *, weights: Any = None,
+             interpolation: Any = None) -> Any:
+    """NumPy's `quantile` with its default `linear` method: the sorted
+    values along `axis` interpolated at `q * (n - 1)`; NaN where a slice
+    holds NaN, as NumPy's."""
+    x, qs = _quantiles("quantile", a, q, method, weights, interpolation)
+    x, rest, axes = lanes("quantile", x, axis)
+    n = int(x.shape[-1])
     xs = _dn.sort(x, axis=-1)
     nan = _dn.any(_dn.isnan(x), axis=-1) if _dn.isdtype(x.dtype, "real floating") else None
     results = []
@@ -313,23 +349,9 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input:
         pos = qi * (n - 1)
         lo = int(np.floor(pos))
         hi = builtins.min(lo + 1, n - 1)
-        t = pos - lo
-        a_lo, a_hi = xs[..., lo], xs[..., hi]
-        diff = _dn.subtract(a_hi, a_lo)
-        # NumPy's lerp: from the nearer end, so that q = 1 gives the maximum exactly.
-        r = _dn.subtract(a_hi, _dn.multiply(diff, 1 - t)) if t >= 0.5 else _dn.add(a_lo, _dn.multiply(diff, t))
-        if nan is not None:
-            r = _dn.where(nan, float("nan"), r)
-        if keepdims:
-            full = list(r.shape)
-            shape = []
-            it = iter(full)
-            for i in range(len(rest) + len(axes)):
-                shape.append(1 if i in axes else next(it))
-            r = _dn.reshape(r, tuple(shape))
-        results.append(r)
-    r = results[0] if qs.ndim == 0 else _dn.reshape(_dn.stack(results), qs.shape + tuple(results[0].shape))
-    return _write_out("quantile", out, r)
+        r = lerp(xs[..., lo], xs[..., hi], pos - lo)
+        results.append(r if nan is None else _dn.where(nan, float("nan"), r))
+    return gathered("quantile", results, qs, rest, axes, _flag(keepdims), out)
 
 
 def percentile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,

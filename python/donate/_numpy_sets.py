@@ -1,7 +1,7 @@
 """NumPy's set functions of arrays on tensors: `isin` (each element
 looked up in the sorted test values with `searchsorted`; complex values,
 which donate does not sort, compared pairwise), `intersect1d`,
-`union1d` and `setdiff1d` (through `np.unique`'s translation, so NaNs
+`union1d`, `setdiff1d` and `setxor1d` (through `np.unique`'s translation, so NaNs
 merge as NumPy 2's). Translation only: compositions
 of donate's functions, with NumPy's dtypes and results.
 """
@@ -59,4 +59,17 @@ def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Any:
     return u[isin(u, ar2, invert=True)]
 
 
-NAMES = ["isin", "intersect1d", "union1d", "setdiff1d"]
+def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Any:
+    """NumPy's `setxor1d`: the sorted values in exactly one of the two."""
+    a, b = _common(_flat(ar1), _flat(ar2))
+    if not assume_unique:
+        a, b = _unique(a), _unique(b)
+    both = _dn.sort(_dn.concat([a, b]))
+    if both.shape[0] == 0:
+        return both
+    edge = _dn.ones((1,), dtype=_dn.bool)
+    fresh = _dn.concat([edge, both[1:] != both[:-1], edge])
+    return both[_dn.logical_and(fresh[1:], fresh[:-1])]
+
+
+NAMES = ["isin", "intersect1d", "union1d", "setdiff1d", "setxor1d"]
