@@ -59,3 +59,30 @@ def strict() -> Iterator[None]:
     with warnings.catch_warnings():
         warnings.simplefilter("error", donate.DonationWarning)
         yield
+
+
+def close(got: Any, want: Any, rtol: float = 1e-12) -> None:
+    """`got` is a donate tensor (or a tuple or list of them, as `want`) of
+    `want`'s dtype and shape, within `rtol` of its values (exact for
+    integers and bools)."""
+    if isinstance(want, (tuple, list)):
+        assert isinstance(got, (tuple, list)) and len(got) == len(want), type(got)
+        for g, w in zip(got, want):
+            close(g, w, rtol)
+        return
+    assert isinstance(got, donate.Tensor), type(got)
+    g, w = np.asarray(got), np.asarray(want)
+    assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, w.dtype, g.shape, w.shape)
+    exact = w.dtype.kind in "iub" or rtol == 0
+    np.testing.assert_allclose(g, w, rtol=rtol, atol=0 if exact else 1e-12)
+
+
+def raises_as_numpy(f: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    """`f` of `args` with the NumPy arrays among them as tensors raises
+    the class of error `f` of `args` raises."""
+    import pytest
+
+    with pytest.raises(Exception) as want:
+        f(*args)
+    with pytest.raises(want.type):
+        f(*(donate.asarray(a) if isinstance(a, np.ndarray) else a for a in args))

@@ -16,18 +16,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import donate
+from helpers import close as check
 
 
-def check(got: Any, want: Any, rtol: float = 1e-12) -> None:
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want):
-            check(g, w, rtol)
-        return
-    assert isinstance(got, donate.Tensor), type(got)
-    g, w = np.asarray(got), np.asarray(want)
-    assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, w.dtype, g.shape, w.shape)
-    np.testing.assert_allclose(g, w, rtol=rtol, atol=0 if w.dtype.kind in "iub" else 1e-12)
 
 
 def both(f: Any, *arrays: np.ndarray) -> tuple[Any, Any]:
