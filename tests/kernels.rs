@@ -388,3 +388,163 @@ fn large_tensors_split_across_threads_match_serial() {
         .zip(&v)
         .all(|(a, b)| *a == 2.0 * b));
 }
+
+/// Few long rows (one, for operands of the same shape; two or three under
+/// broadcasting): each row is split into pieces across the pool. Every
+/// element lands where the serial loop puts it, for a fresh output and
+/// for each operand written in place, with a non-commutative op so that a
+/// swapped side shows. Run on a pool of three workers, so the split is
+/// taken whatever the machine's CPU count.
+#[test]
+fn few_long_rows_split_within_rows_match_serial() {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let m = kernels::GRAIN + kernels::GRAIN / 3 + 7; // pieces of unequal length
+    let val = |i: usize| ((i * 7919) % 1000) as f32 / 8.0 - 60.0;
+    pool.install(|| {
+        for (a_shape, b_shape, out) in [
+            (vec![m], vec![m], vec![m]),
+            (vec![2, m], vec![m], vec![2, m]),
+            (vec![3, m], vec![1], vec![3, m]),
+            (vec![1], vec![2, m], vec![2, m]),
+        ] {
+            let na: usize = a_shape.iter().product();
+            let nb: usize = b_shape.iter().product();
+            let n: usize = out.iter().product();
+            let a: Vec<f32> = (0..na).map(val).collect();
+            let b: Vec<f32> = (0..nb).map(|i| val(i + 31)).collect();
+            let run = out[out.len() - 1];
+            let want: Vec<f32> = (0..n)
+                .map(|k| {
+                    let x = if na == 1 {
+                        a[0]
+                    } else if na == n {
+                        a[k]
+                    } else {
+                        a[k % run]
+                    };
+                    let y = if nb == 1 {
+                        b[0]
+                    } else if nb == n {
+                        b[k]
+                    } else {
+                        b[k % run]
+                    };
+                    x - y
+                })
+                .collect();
+            let mut dst = vec![MaybeUninit::<f32>::uninit(); n];
+            kernels::binary(
+                BinaryOp::Sub,
+                &a,
+                &a_shape,
+                &b,
+                &b_shape,
+                &out,
+                BinaryDst::New(&mut dst),
+                None,
+            )
+            .unwrap();
+            // SAFETY: `binary` wrote every element of `dst`.
+            let got: Vec<f32> = dst.iter().map(|d| unsafe { d.assume_init() }).collect();
+            assert!(
+                got == want,
+                "fresh output, shapes {a_shape:?} - {b_shape:?}"
+            );
+            if na == n {
+                let mut io = a.clone();
+                kernels::binary(
+                    BinaryOp::Sub,
+                    &[],
+                    &a_shape,
+                    &b,
+                    &b_shape,
+                    &out,
+                    BinaryDst::Lhs,
+                    Some(&mut io),
+                )
+                .unwrap();
+                assert!(
+                    io == want,
+                    "into the left operand, shapes {a_shape:?} - {b_shape:?}"
+                );
+            }
+            if nb == n {
+                let mut io = b.clone();
+                kernels::binary(
+                    BinaryOp::Sub,
+                    &a,
+                    &a_shape,
+                    &[],
+                    &b_shape,
+                    &out,
+                    BinaryDst::Rhs,
+                    Some(&mut io),
+                )
+                .unwrap();
+                assert!(
+                    io == want,
+                    "into the right operand, shapes {a_shape:?} - {b_shape:?}"
+                );
+            }
+        }
+    });
+}
+
+/// The element-wise functions beyond the hot ops (`Func`: `sin`, `floor`,
+/// `atan2`, the comparisons, ...) split large inputs across the pool as
+/// the hot ops do: every element equals the serial formula, for one
+/// operand, two of one shape, a broadcast row and a broadcast scalar,
+/// with a bool result too. On a pool of three workers, so the split is
+/// taken whatever the machine's CPU count.
+#[test]
+fn large_func_kernels_split_across_threads_match_serial() {
+    use donate::kernels::Func;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let m = kernels::GRAIN + kernels::GRAIN / 3 + 7;
+    let val = |i: usize| ((i * 7919) % 1000) as f64 / 8.0 - 60.0;
+    pool.install(|| {
+        let x: Vec<f64> = (0..2 * m).map(val).collect();
+        let t = Tensor::from_slice(&x, &[2, m]).unwrap();
+        let floor = t.func(Func::Floor, None).unwrap();
+        assert!(
+            floor.typed::<f64>("test").unwrap().to_vec().unwrap()
+                == x.iter().map(|v| v.floor()).collect::<Vec<_>>()
+        );
+        let sin = t.func(Func::Sin, None).unwrap();
+        assert!(
+            sin.typed::<f64>("test").unwrap().to_vec().unwrap()
+                == x.iter().map(|v| v.sin()).collect::<Vec<_>>()
+        );
+        let row: Vec<f64> = (0..m).map(|i| val(i + 5)).collect();
+        let r = Tensor::from_slice(&row, &[m]).unwrap();
+        let one = Tensor::from_slice(&[0.5], &[1]).unwrap();
+        let flat = Tensor::from_slice(&x[..m], &[m]).unwrap();
+        for (a, b, ashape, bshape) in [
+            (&flat, &r, m, m),    // one shape: one run, split in pieces
+            (&t, &r, 2 * m, m),   // a broadcast row
+            (&t, &one, 2 * m, 1), // a broadcast scalar
+        ] {
+            let av = a.to_vec().unwrap();
+            let bv = b.to_vec().unwrap();
+            let bat = |k: usize| if bshape == 1 { bv[0] } else { bv[k % m] };
+            let got = a.func(Func::Atan2, Some(b)).unwrap();
+            let want: Vec<f64> = (0..ashape).map(|k| av[k].atan2(bat(k))).collect();
+            assert!(
+                got.typed::<f64>("test").unwrap().to_vec().unwrap() == want,
+                "atan2 of {ashape} by {bshape}"
+            );
+            let less = a.func(Func::Less, Some(b)).unwrap();
+            let want: Vec<bool> = (0..ashape).map(|k| av[k] < bat(k)).collect();
+            assert!(
+                less.typed::<bool>("test").unwrap().to_vec().unwrap() == want,
+                "less of {ashape} by {bshape}"
+            );
+        }
+    });
+}

@@ -412,6 +412,15 @@ pub enum Side<'a, T> {
 }
 
 impl<T: Copy> Side<'_, T> {
+    /// Elements `start..start + len` of the run (a scalar stays itself).
+    #[inline]
+    pub(crate) fn part(self, start: usize, len: usize) -> Self {
+        match self {
+            Side::Slice(v) => Side::Slice(&v[start..start + len]),
+            scalar @ Side::Scalar(_) => scalar,
+        }
+    }
+
     /// Element `k` of the run.
     #[inline(always)]
     pub(crate) fn at(&self, k: usize) -> T {

@@ -3,6 +3,8 @@
 //! [`OwnedBuffer`]. Keeping `assume_init` here means no other module needs
 //! `unsafe` to create tensors.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::array::element::Element;
 use crate::error::Result;
 use crate::memory::buffer::{OwnedBuffer, UninitBuffer};
@@ -311,16 +313,16 @@ pub(crate) fn func_unary<T: super::FuncElement>(
 ) -> Result<Option<OwnedBuffer>> {
     if test {
         let mut out = UninitBuffer::<bool>::new(src.len())?;
-        if !T::map_test(f, src, out.as_uninit_mut()) {
+        if !super::split_map(src, out.as_uninit_mut(), |s, d| T::map_test(f, s, d)) {
             return Ok(None);
         }
-        // SAFETY: `map_test` returned true, so it ran its loop, which
-        // writes one element per element of `src`, and the buffer has
-        // `src.len()` elements.
+        // SAFETY: `map_test` returned true for every piece `split_map`
+        // handed it (the pieces cover `src` and the buffer, which has
+        // `src.len()` elements), so it wrote one element per element.
         Ok(Some(unsafe { out.assume_init() }))
     } else {
         let mut out = UninitBuffer::<T>::new(src.len())?;
-        if !T::map_same(f, src, out.as_uninit_mut()) {
+        if !super::split_map(src, out.as_uninit_mut(), |s, d| T::map_same(f, s, d)) {
             return Ok(None);
         }
         // SAFETY: as above, with `map_same`.
@@ -332,7 +334,7 @@ pub(crate) fn func_unary<T: super::FuncElement>(
 /// of two integer operands of different dtypes, exactly (each read as an
 /// `i128`, which holds every integer dtype's values), broadcast to `out`
 /// into a new bool buffer. `None` if `f` is not a comparison.
-pub(crate) fn compare_exact<A: Copy + Into<i128>, B: Copy + Into<i128>>(
+pub(crate) fn compare_exact<A: Copy + Into<i128> + Sync, B: Copy + Into<i128> + Sync>(
     f: super::Func,
     a: &[A],
     a_shape: &[usize],
@@ -385,7 +387,9 @@ pub(crate) fn func_binary<T: super::FuncElement>(
     test: bool,
 ) -> Result<Option<OwnedBuffer>> {
     let n: usize = out.iter().product();
-    let mut ok = true;
+    // Cleared by a run whose function `T` lacks (every run alike).
+    let ok = AtomicBool::new(true);
+    let fail = || ok.store(false, Ordering::Relaxed);
     if test {
         let mut buf = UninitBuffer::<bool>::new(n)?;
         super::broadcast_zip(
@@ -396,10 +400,12 @@ pub(crate) fn func_binary<T: super::FuncElement>(
             out,
             buf.as_uninit_mut(),
             |x, y, d| {
-                ok &= T::zip_test(f, x, y, d);
+                if !T::zip_test(f, x, y, d) {
+                    fail();
+                }
             },
         );
-        if !ok {
+        if !ok.load(Ordering::Relaxed) {
             return Ok(None);
         }
         // SAFETY: `broadcast_zip` hands `zip_test` every run of the `n`
@@ -416,10 +422,12 @@ pub(crate) fn func_binary<T: super::FuncElement>(
             out,
             buf.as_uninit_mut(),
             |x, y, d| {
-                ok &= T::zip_same(f, x, y, d);
+                if !T::zip_same(f, x, y, d) {
+                    fail();
+                }
             },
         );
-        if !ok {
+        if !ok.load(Ordering::Relaxed) {
             return Ok(None);
         }
         // SAFETY: as above, with `zip_same`.
@@ -442,13 +450,13 @@ pub(crate) fn map_new<T: Copy, U: Element>(src: &[T], f: impl Fn(T) -> U) -> Res
 /// `f(a, b)` broadcast to `out` into a fresh buffer (the complex kernels).
 /// `a` and `b` are C-contiguous with the shapes given, which broadcast to
 /// `out` (checked by planning).
-pub(crate) fn zip_new<T: Copy, U: Element>(
+pub(crate) fn zip_new<T: Copy + Sync, U: Element>(
     a: &[T],
     a_shape: &[usize],
     b: &[T],
     b_shape: &[usize],
     out: &[usize],
-    f: impl Fn(T, T) -> U,
+    f: impl Fn(T, T) -> U + Sync,
 ) -> Result<OwnedBuffer> {
     let n: usize = out.iter().product();
     let mut buf = UninitBuffer::<U>::new(n)?;

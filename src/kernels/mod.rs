@@ -401,48 +401,121 @@ fn plan(a_shape: &[usize], b_shape: &[usize], out: &[usize]) -> Plan {
     }
 }
 
+/// Run `work(row, at, piece)` over every run of an output of `rows` runs
+/// of `run` elements (`dst`), `piece` being elements `at..` of run `row`.
+/// Large outputs split across the pool: whole runs per task, or, when the
+/// runs are too few to split (one, for operands of the output's shape),
+/// each run in pieces.
+fn for_each_run<U: Send>(
+    dst: &mut [U],
+    rows: usize,
+    run: usize,
+    work: impl Fn(usize, usize, &mut [U]) + Sync,
+) {
+    let n = dst.len();
+    if !parallel(n) {
+        for (row, d) in dst.chunks_mut(run).enumerate() {
+            work(row, 0, d);
+        }
+        return;
+    }
+    let rows_per_task = chunk_len(n).div_ceil(run).max(1);
+    if rows_per_task < rows {
+        install(|| {
+            dst.par_chunks_mut(rows_per_task * run)
+                .enumerate()
+                .for_each(|(task, chunk)| {
+                    for (r, d) in chunk.chunks_mut(run).enumerate() {
+                        work(task * rows_per_task + r, 0, d);
+                    }
+                });
+        });
+    } else {
+        let c = chunk_len(n).min(run);
+        install(|| {
+            for (row, d) in dst.chunks_mut(run).enumerate() {
+                d.par_chunks_mut(c)
+                    .enumerate()
+                    .for_each(|(j, piece)| work(row, j * c, piece));
+            }
+        });
+    }
+}
+
+/// `f(src piece, dst piece)` over `src` and `dst` (of one length), split
+/// across the pool when large; true if every call returned true (a
+/// function the element type lacks returns false for every piece).
+pub(crate) fn split_map<T: Sync, U: Send>(
+    src: &[T],
+    dst: &mut [MaybeUninit<U>],
+    f: impl Fn(&[T], &mut [MaybeUninit<U>]) -> bool + Sync,
+) -> bool {
+    if !parallel(src.len()) {
+        return f(src, dst);
+    }
+    let c = chunk_len(src.len());
+    install(|| {
+        src.par_chunks(c)
+            .zip(dst.par_chunks_mut(c))
+            .map(|(s, d)| f(s, d))
+            .reduce(|| true, |x, y| x && y)
+    })
+}
+
+/// `f(piece)` over `buf` in place, split as [`split_map`].
+pub(crate) fn split_inplace<T: Send>(buf: &mut [T], f: impl Fn(&mut [T]) -> bool + Sync) -> bool {
+    if !parallel(buf.len()) {
+        return f(buf);
+    }
+    let c = chunk_len(buf.len());
+    install(|| buf.par_chunks_mut(c).map(&f).reduce(|| true, |x, y| x && y))
+}
+
 /// Apply `f` to the runs of `a` and `b` broadcast to `out` (both
 /// C-contiguous), writing `dst` (the output's elements, C order): the
 /// broadcasting loop of element-wise functions whose result type may
-/// differ from the operands' (and the operands' from each other).
-pub(crate) fn broadcast_zip<A: Copy, B: Copy, U>(
+/// differ from the operands' (and the operands' from each other). Large
+/// outputs split across the pool ([`for_each_run`]).
+pub(crate) fn broadcast_zip<A: Copy + Sync, B: Copy + Sync, U: Send>(
     a: &[A],
     a_shape: &[usize],
     b: &[B],
     b_shape: &[usize],
     out: &[usize],
     dst: &mut [MaybeUninit<U>],
-    mut f: impl FnMut(Side<'_, A>, Side<'_, B>, &mut [MaybeUninit<U>]),
+    f: impl Fn(Side<'_, A>, Side<'_, B>, &mut [MaybeUninit<U>]) + Sync,
 ) {
     if dst.is_empty() {
         return;
     }
     let p = plan(a_shape, b_shape, out);
-    for (row, d) in dst.chunks_mut(p.run).enumerate() {
+    for_each_run(dst, p.rows, p.run, |row, at, d| {
+        let len = d.len();
         f(
-            side(a, p.a_at(row), p.run, p.a_slice),
-            side(b, p.b_at(row), p.run, p.b_slice),
+            side(a, p.a_at(row), p.run, p.a_slice).part(at, len),
+            side(b, p.b_at(row), p.run, p.b_slice).part(at, len),
             d,
         );
-    }
+    });
 }
 
 /// Apply `f` to the runs of `io` (of the output's shape `out`) and of
-/// `other` broadcast to `out`, in place.
-pub(crate) fn broadcast_zip_into<T: Copy>(
+/// `other` broadcast to `out`, in place (split as [`broadcast_zip`]).
+pub(crate) fn broadcast_zip_into<T: Copy + Send + Sync>(
     io: &mut [T],
     other: &[T],
     other_shape: &[usize],
     out: &[usize],
-    mut f: impl FnMut(&mut [T], Side<'_, T>),
+    f: impl Fn(&mut [T], Side<'_, T>) + Sync,
 ) {
     if io.is_empty() {
         return;
     }
     let p = plan(out, other_shape, out);
-    for (row, d) in io.chunks_mut(p.run).enumerate() {
-        f(d, side(other, p.b_at(row), p.run, p.b_slice));
-    }
+    for_each_run(io, p.rows, p.run, |row, at, d| {
+        let len = d.len();
+        f(d, side(other, p.b_at(row), p.run, p.b_slice).part(at, len));
+    });
 }
 
 fn side<T: Copy>(x: &[T], off: usize, run: usize, slice: bool) -> Side<'_, T> {
@@ -479,33 +552,17 @@ pub fn binary<T: KernelElement>(
     }
     let p = plan(a_shape, b_shape, out);
     let run = p.run;
-    let rows_per_task = if parallel(n) {
-        chunk_len(n).div_ceil(run).max(1)
-    } else {
-        p.rows
-    };
     match dst {
         BinaryDst::New(d) => {
             if d.len() != n {
                 return len_check(op.name(), d.len(), n);
             }
-            let work = |(ci, chunk): (usize, &mut [MaybeUninit<T>])| {
-                for (r, drow) in chunk.chunks_mut(run).enumerate() {
-                    let row = ci * rows_per_task + r;
-                    let sa = side(a, p.a_at(row), run, p.a_slice);
-                    let sb = side(b, p.b_at(row), run, p.b_slice);
-                    T::zip_run(isa, op, sa, sb, drow);
-                }
-            };
-            if rows_per_task < p.rows {
-                install(|| {
-                    d.par_chunks_mut(rows_per_task * run)
-                        .enumerate()
-                        .for_each(work);
-                });
-            } else {
-                work((0, d));
-            }
+            for_each_run(d, p.rows, run, |row, at, piece| {
+                let len = piece.len();
+                let sa = side(a, p.a_at(row), run, p.a_slice).part(at, len);
+                let sb = side(b, p.b_at(row), run, p.b_slice).part(at, len);
+                T::zip_run(isa, op, sa, sb, piece);
+            });
         }
         BinaryDst::Lhs | BinaryDst::Rhs => {
             let lhs = matches!(dst, BinaryDst::Lhs);
@@ -515,25 +572,18 @@ pub fn binary<T: KernelElement>(
                 reason: "in-place binary op without its operand".into(),
             })?;
             len_check(op.name(), io.len(), n)?;
-            let work = |(ci, chunk): (usize, &mut [T])| {
-                for (r, drow) in chunk.chunks_mut(run).enumerate() {
-                    let row = ci * rows_per_task + r;
-                    if lhs {
-                        T::zip_lhs_run(isa, op, drow, side(b, p.b_at(row), run, p.b_slice));
-                    } else {
-                        T::zip_rhs_run(isa, op, side(a, p.a_at(row), run, p.a_slice), drow);
-                    }
+            for_each_run(io, p.rows, run, |row, at, piece| {
+                // Only the other operand is read from its slice: the
+                // written one is `io`.
+                let len = piece.len();
+                if lhs {
+                    let sb = side(b, p.b_at(row), run, p.b_slice).part(at, len);
+                    T::zip_lhs_run(isa, op, piece, sb);
+                } else {
+                    let sa = side(a, p.a_at(row), run, p.a_slice).part(at, len);
+                    T::zip_rhs_run(isa, op, sa, piece);
                 }
-            };
-            if rows_per_task < p.rows {
-                install(|| {
-                    io.par_chunks_mut(rows_per_task * run)
-                        .enumerate()
-                        .for_each(work);
-                });
-            } else {
-                work((0, io));
-            }
+            });
         }
     }
     Ok(())

@@ -7,12 +7,14 @@
 //! comparisons (a bool result) always write a new buffer (the planner
 //! gives them no target).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use super::{claim_target, count_fallbacks, outcome_of, reused, Operand};
 use crate::array::dyn_tensor::{DynElement, DynTensor};
 use crate::array::element::DType;
 use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
-use crate::kernels::{broadcast_zip_into, fresh, Func, FuncElement, FuncKind};
+use crate::kernels::{broadcast_zip_into, fresh, split_inplace, Func, FuncElement, FuncKind};
 use crate::plan::{Outcome, Plan};
 
 fn unsupported<T: FuncElement>(f: Func) -> Error {
@@ -51,19 +53,23 @@ pub(crate) fn run<T: FuncElement + DynElement>(
             let bytes = buf.len();
             let io = buf.as_mut_slice::<T>();
             let ok = if ops.len() == 1 {
-                T::map_same_inplace(f, io)
+                split_inplace(io, |piece| T::map_same_inplace(f, piece))
             } else {
                 let other = 1 - idx;
                 let data = ops[other].data(&scalars[other])?;
-                let mut ok = true;
+                // Cleared by a run whose function `T` lacks (every run alike).
+                let ok = AtomicBool::new(true);
                 broadcast_zip_into(io, data, &shapes[other], &out, |d, side| {
-                    ok &= if idx == 0 {
+                    let done = if idx == 0 {
                         T::zip_same_lhs(f, d, side)
                     } else {
                         T::zip_same_rhs(f, side, d)
                     };
+                    if !done {
+                        ok.store(false, Ordering::Relaxed);
+                    }
                 });
-                ok
+                ok.load(Ordering::Relaxed)
             };
             if !ok {
                 return Err(unsupported::<T>(f));
