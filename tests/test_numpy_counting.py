@@ -71,6 +71,14 @@ def test_histogram_with_edges_and_a_range(a: np.ndarray, edges: list[float]) -> 
           np.histogram(a, bins=5, range=(-10, 10)))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_histogram_edges_keep_the_data_s_float_dtype(dtype: Any) -> None:
+    a = np.random.default_rng(0).normal(size=100).astype(dtype)
+    check(np.histogram(donate.asarray(a), bins=7), np.histogram(a, bins=7), rtol=1e-3)
+    check(np.histogram(donate.asarray(a), bins=7, range=(-1.1, 0.7)),
+          np.histogram(a, bins=7, range=(-1.1, 0.7)), rtol=1e-3)
+
+
 def test_histogram_of_integers_and_its_errors() -> None:
     a = np.array([1, 2, 2, 3, 3, 3, 9])
     check(np.histogram(donate.asarray(a), bins=4), np.histogram(a, bins=4))

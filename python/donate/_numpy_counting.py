@@ -38,7 +38,7 @@ NAMES = ["bincount", "histogram", "digitize", "interp", "partition", "argpartiti
          "lexsort", "ediff1d", "pad", "histogram_bin_edges"]
 
 
-def _ints_1d(name: str, x: Any) -> Any:
+def _ints_1d(x: Any) -> Any:
     t = _as_tensor(x)
     if t.ndim != 1:
         raise ValueError("object too deep for desired array" if t.ndim > 1 else
@@ -61,7 +61,7 @@ def _segment_sums(sorted_keys: Any, order: Any, weights: Any, edges: Any, side: 
 def bincount(x: Any, weights: Any = None, minlength: int = 0) -> Any:
     """NumPy's `bincount`: how many times each non-negative integer occurs
     (int64), or the sum of its `weights` (float64)."""
-    t = _ints_1d("bincount", x)
+    t = _ints_1d(x)
     minlength = operator.index(minlength)
     if minlength < 0:
         raise ValueError("'minlength' must not be negative")
@@ -106,8 +106,12 @@ def _edges(a: Any, bins: Any, range: Any) -> np.ndarray:
                 raise ValueError(f"autodetected range of [{lo}, {hi}] is not finite")
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
-        return np.linspace(lo, hi, n + 1, endpoint=True, dtype=np.result_type(a.dtype, lo, hi, np.float64)
-                           if a.dtype.kind in "iub" else np.result_type(a.dtype, np.float64))
+        # NumPy's: edges in the data's float dtype (float64 for integers).
+        dtype = np.dtype(str(a.dtype)) if a.dtype.kind == "f" else np.dtype(np.float64)
+        # Computed in that dtype from the data's own ends (NumPy's are its
+        # scalars), in float64 from a given `range` (Python numbers).
+        ends = (lo, hi) if range is not None else (dtype.type(lo), dtype.type(hi))
+        return np.linspace(*ends, n + 1, endpoint=True, dtype=dtype)
     edges = np.asarray(bins)
     if edges.ndim != 1:
         raise ValueError("`bins` must be 1d, when an array")
