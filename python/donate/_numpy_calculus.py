@@ -213,6 +213,13 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
     x, y = _dn.moveaxis(x, axisa, -1), _dn.moveaxis(y, axisb, -1)
     if x.shape[-1] not in (2, 3) or y.shape[-1] not in (2, 3):
         raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+    if 2 in (x.shape[-1], y.shape[-1]):
+        # NumPy 2.0 deprecated vectors of 2 components and later releases
+        # refuse them: as the installed NumPy does.
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            np.cross(np.zeros(x.shape[-1]), np.zeros(y.shape[-1]))
     dt = np.result_type(_dtype_of(x), _dtype_of(y))
     x, y = _dn.astype(x, dt, copy=False), _dn.astype(y, dt, copy=False)
     a0, a1, b0, b1 = x[..., 0], x[..., 1], y[..., 0], y[..., 1]
