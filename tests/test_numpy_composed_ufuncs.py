@@ -105,3 +105,16 @@ def test_matvec_and_vecmat() -> None:
     check("vecmat", np.arange(3.0), a, rtol=1e-15)
     z = (np.arange(6) + 1j * np.arange(6)).reshape(2, 3)
     check("vecmat", z[0], z.T.copy(), rtol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_square_is_numpy_s_bit_for_bit(dtype: Any) -> None:
+    # `x ** 2` is NumPy's `x * x` (the C library's `pow` differed from it
+    # in the last bit of some float32 values).
+    x = np.random.default_rng(0).standard_normal(100_000).astype(dtype)
+    x[:6] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30]
+    for got in (donate.asarray(x) ** 2, np.power(donate.asarray(x), 2), donate.pow(donate.asarray(x), 2.0)):
+        g = np.asarray(got)
+        assert g.dtype == dtype
+        np.testing.assert_array_equal(g.view(np.uint32 if dtype == np.float32 else np.uint64),
+                                      (x * x).view(np.uint32 if dtype == np.float32 else np.uint64))

@@ -606,7 +606,12 @@ macro_rules! float_funcs {
                         a.next_down()
                     }
                 },
-                FloorDivide => $div, Remainder => $rem, Pow => |a: $t, b: $t| a.powf(b),
+                FloorDivide => $div, Remainder => $rem,
+                // `x * x` for an exponent of 2, as NumPy's `power` takes it:
+                // the one rounding a correctly rounded `pow` would give
+                // (signed zeros, infinities and NaN alike), without a C
+                // library call per element.
+                Pow => |a: $t, b: $t| if b == 2.0 { a * a } else { a.powf(b) },
                 // Rust's `%` of floats is C's `fmod`: exact, NaN for a zero
                 // divisor or an infinite dividend.
                 Fmod => |a: $t, b: $t| a % b,

@@ -107,3 +107,40 @@ fn every_function_is_listed_once_under_a_distinct_name() {
     assert_eq!(names.len(), Func::ALL.len());
     assert!(names.contains("cbrt") && names.contains("fmod"));
 }
+
+#[test]
+fn a_square_is_the_product_and_pow_elsewhere() {
+    for x in [
+        0.0_f64,
+        -0.0,
+        1.5,
+        -3.25,
+        1e200,
+        -1e-200,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        f64::MIN_POSITIVE,
+        5e-324,
+    ] {
+        let got = bin(Func::Pow, x, 2.0);
+        let want = x * x;
+        assert!(
+            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+            "{x}"
+        );
+        let p = x.powf(2.0);
+        assert!(
+            got.to_bits() == p.to_bits() || (got.is_nan() && p.is_nan()),
+            "{x}: pow {p}"
+        );
+        let f = x as f32;
+        let g = bin(Func::Pow, f, 2.0);
+        assert!(
+            g.to_bits() == (f * f).to_bits() || (g.is_nan() && f.is_nan()),
+            "{f}"
+        );
+    }
+    assert_eq!(bin(Func::Pow, 2.0_f64, 0.5), 2.0_f64.sqrt());
+    assert_eq!(bin(Func::Pow, 2.0_f32, 3.0), 8.0);
+}
