@@ -5,11 +5,11 @@
 //! beyond the standard, `cbrt` and `fmod`.
 //!
 //! Each function is a closure over one element, applied by the generic
-//! loops below; the compiler inlines it and vectorises what it can for
-//! the baseline instruction set. These functions are not multi-versioned
-//! per instruction set as the hot ops are (`super::isa`): one copy each
-//! keeps the build small, and most of them call the C library per element
-//! anyway (`sin`, `atan2`, …).
+//! loops of [`loops`]; the compiler inlines it and vectorises what it can.
+//! The float functions' loops are compiled once per instruction set and
+//! chosen at run time, as the hot ops are (`super::isa`): rounding is one
+//! instruction from SSE4.1 on and a C library call per element before.
+//! The integer and bool functions keep one baseline copy (see [`loops`]).
 //!
 //! Which functions a dtype has, and the dtype of the result, is decided
 //! by the planner from [`Func::kind`]; the kernels here only compute.
@@ -23,6 +23,7 @@
 use std::mem::MaybeUninit;
 
 use super::elementwise::Side;
+use super::math;
 use crate::array::element::Element;
 
 /// An element-wise function of the array API standard (or one of NumPy's
@@ -316,114 +317,55 @@ pub trait FuncElement: Element {
     ) -> bool;
 }
 
-// --- loops ------------------------------------------------------------------
-
-#[inline(always)]
-fn map<T: Copy, U>(src: &[T], dst: &mut [MaybeUninit<U>], f: impl Fn(T) -> U) {
-    for (d, s) in dst.iter_mut().zip(src) {
-        d.write(f(*s));
-    }
-}
-
-#[inline(always)]
-fn map_inplace<T: Copy>(buf: &mut [T], f: impl Fn(T) -> T) {
-    for x in buf {
-        *x = f(*x);
-    }
-}
-
-#[inline(always)]
-fn zip<T: Copy, U>(
-    a: Side<'_, T>,
-    b: Side<'_, T>,
-    dst: &mut [MaybeUninit<U>],
-    f: impl Fn(T, T) -> U,
-) {
-    match (a, b) {
-        (Side::Slice(a), Side::Slice(b)) => {
-            for ((d, x), y) in dst.iter_mut().zip(a).zip(b) {
-                d.write(f(*x, *y));
-            }
-        }
-        (Side::Slice(a), Side::Scalar(y)) => map(a, dst, |x| f(x, y)),
-        (Side::Scalar(x), Side::Slice(b)) => map(b, dst, |y| f(x, y)),
-        (Side::Scalar(x), Side::Scalar(y)) => {
-            for d in dst {
-                d.write(f(x, y));
-            }
-        }
-    }
-}
-
-#[inline(always)]
-fn zip_lhs<T: Copy>(a: &mut [T], b: Side<'_, T>, f: impl Fn(T, T) -> T) {
-    match b {
-        Side::Slice(b) => {
-            for (x, y) in a.iter_mut().zip(b) {
-                *x = f(*x, *y);
-            }
-        }
-        Side::Scalar(y) => map_inplace(a, |x| f(x, y)),
-    }
-}
-
-#[inline(always)]
-fn zip_rhs<T: Copy>(a: Side<'_, T>, b: &mut [T], f: impl Fn(T, T) -> T) {
-    match a {
-        Side::Slice(a) => {
-            for (y, x) in b.iter_mut().zip(a) {
-                *y = f(*x, *y);
-            }
-        }
-        Side::Scalar(x) => map_inplace(b, |y| f(x, y)),
-    }
-}
-
 /// The trait's seven methods from tables of closures: `unary` (same
 /// dtype), `binary` (same dtype), `test` (bool result of one operand);
-/// comparisons are written once for every type.
+/// comparisons are written once for every type. `loops` names the module
+/// of [`loops`] that applies them (`plain` or `multi`).
 macro_rules! func_element {
-    ($t:ty, unary: [$($u:ident => $uf:expr),* $(,)?], binary: [$($b:ident => $bf:expr),* $(,)?],
-     test: [$($s:ident => $sf:expr),* $(,)?]) => {
+    ($t:ty, loops: $l:ident, unary: [$($u:ident => $uf:expr),* $(,)?],
+     $(guarded: [$($g:ident => ($gf:expr, $gi:expr, $ge:expr)),* $(,)?],)?
+     binary: [$($b:ident => $bf:expr),* $(,)?], test: [$($s:ident => $sf:expr),* $(,)?]) => {
         impl FuncElement for $t {
             fn map_same(f: Func, src: &[$t], dst: &mut [MaybeUninit<$t>]) -> bool {
                 match f {
-                    $(Func::$u => map(src, dst, $uf),)*
+                    $(Func::$u => loops::$l::map(src, dst, $uf),)*
+                    $($(Func::$g => loops::$l::map_guarded(src, dst, $gf, $gi, $ge),)*)?
                     _ => return false,
                 }
                 true
             }
             fn map_same_inplace(f: Func, buf: &mut [$t]) -> bool {
                 match f {
-                    $(Func::$u => map_inplace(buf, $uf),)*
+                    $(Func::$u => loops::$l::map_inplace(buf, $uf),)*
+                    $($(Func::$g => loops::$l::map_inplace_guarded(buf, $gf, $gi, $ge),)*)?
                     _ => return false,
                 }
                 true
             }
             fn zip_same(f: Func, a: Side<'_, $t>, b: Side<'_, $t>, dst: &mut [MaybeUninit<$t>]) -> bool {
                 match f {
-                    $(Func::$b => zip(a, b, dst, $bf),)*
+                    $(Func::$b => loops::$l::zip(a, b, dst, $bf),)*
                     _ => return false,
                 }
                 true
             }
             fn zip_same_lhs(f: Func, a: &mut [$t], b: Side<'_, $t>) -> bool {
                 match f {
-                    $(Func::$b => zip_lhs(a, b, $bf),)*
+                    $(Func::$b => loops::$l::zip_lhs(a, b, $bf),)*
                     _ => return false,
                 }
                 true
             }
             fn zip_same_rhs(f: Func, a: Side<'_, $t>, b: &mut [$t]) -> bool {
                 match f {
-                    $(Func::$b => zip_rhs(a, b, $bf),)*
+                    $(Func::$b => loops::$l::zip_rhs(a, b, $bf),)*
                     _ => return false,
                 }
                 true
             }
             fn map_test(f: Func, src: &[$t], dst: &mut [MaybeUninit<bool>]) -> bool {
                 match f {
-                    $(Func::$s => map(src, dst, $sf),)*
+                    $(Func::$s => loops::$l::map(src, dst, $sf),)*
                     _ => return false,
                 }
                 true
@@ -431,12 +373,12 @@ macro_rules! func_element {
             #[allow(clippy::float_cmp)] // element-wise equality is the function
             fn zip_test(f: Func, a: Side<'_, $t>, b: Side<'_, $t>, dst: &mut [MaybeUninit<bool>]) -> bool {
                 match f {
-                    Func::Equal => zip(a, b, dst, |x: $t, y: $t| x == y),
-                    Func::NotEqual => zip(a, b, dst, |x: $t, y: $t| x != y),
-                    Func::Less => zip(a, b, dst, |x: $t, y: $t| x < y),
-                    Func::LessEqual => zip(a, b, dst, |x: $t, y: $t| x <= y),
-                    Func::Greater => zip(a, b, dst, |x: $t, y: $t| x > y),
-                    Func::GreaterEqual => zip(a, b, dst, |x: $t, y: $t| x >= y),
+                    Func::Equal => loops::$l::zip(a, b, dst, |x: $t, y: $t| x == y),
+                    Func::NotEqual => loops::$l::zip(a, b, dst, |x: $t, y: $t| x != y),
+                    Func::Less => loops::$l::zip(a, b, dst, |x: $t, y: $t| x < y),
+                    Func::LessEqual => loops::$l::zip(a, b, dst, |x: $t, y: $t| x <= y),
+                    Func::Greater => loops::$l::zip(a, b, dst, |x: $t, y: $t| x > y),
+                    Func::GreaterEqual => loops::$l::zip(a, b, dst, |x: $t, y: $t| x >= y),
                     _ => return false,
                 }
                 true
@@ -577,13 +519,13 @@ fn atanh<T: InvHyp>(x: T) -> T {
 }
 
 macro_rules! float_funcs {
-    ($t:ty, $div:ident, $rem:ident, $logaddexp:ident) => {
-        func_element!($t,
+    ($t:ty, $div:ident, $rem:ident, $logaddexp:ident, trig: { $($trig:tt)* }) => {
+        func_element!($t, loops: multi,
             unary: [
                 Acos => |x: $t| x.acos(), Acosh => acosh::<$t>, Asin => |x: $t| x.asin(),
                 Asinh => asinh::<$t>, Atan => |x: $t| x.atan(), Atanh => atanh::<$t>,
-                Cos => |x: $t| x.cos(), Cosh => |x: $t| x.cosh(), Sin => |x: $t| x.sin(),
-                Sinh => |x: $t| x.sinh(), Tan => |x: $t| x.tan(), Expm1 => |x: $t| x.exp_m1(),
+                Cosh => |x: $t| x.cosh(),
+                Sinh => |x: $t| x.sinh(), Expm1 => |x: $t| x.exp_m1(),
                 Log1p => |x: $t| x.ln_1p(), Log2 => |x: $t| x.log2(), Log10 => |x: $t| x.log10(),
                 Reciprocal => |x: $t| 1.0 / x, Cbrt => |x: $t| x.cbrt(),
                 Ceil => |x: $t| x.ceil(), Floor => |x: $t| x.floor(),
@@ -592,6 +534,7 @@ macro_rules! float_funcs {
                 Square => |x: $t| x * x, Positive => |x: $t| x,
                 Conj => |x: $t| x, Real => |x: $t| x, Imag => |_: $t| 0.0,
             ],
+            $($trig)*
             binary: [
                 Atan2 => |a: $t, b: $t| a.atan2(b), Copysign => |a: $t, b: $t| a.copysign(b),
                 Hypot => |a: $t, b: $t| a.hypot(b), Logaddexp => $logaddexp,
@@ -623,8 +566,23 @@ macro_rules! float_funcs {
         );
     };
 }
-float_funcs!(f32, floor_div_f32, rem_f32, logaddexp_f32);
-float_funcs!(f64, floor_div_f64, rem_f64, logaddexp_f64);
+// `f32` trigonometry in vector code (`super::math`, computed in `f64`),
+// with the C library for arguments beyond its range; `f64` calls the C
+// library per element (as NumPy's `float64` loops do).
+float_funcs!(f32, floor_div_f32, rem_f32, logaddexp_f32, trig: {
+    guarded: [
+        Sin => (math::sin, math::trig_inside, |x: f32| x.sin()),
+        Cos => (math::cos, math::trig_inside, |x: f32| x.cos()),
+        Tan => (math::tan, math::trig_inside, |x: f32| x.tan()),
+    ],
+});
+float_funcs!(f64, floor_div_f64, rem_f64, logaddexp_f64, trig: {
+    guarded: [
+        Sin => (|x: f64| x.sin(), |_: f64| true, |x: f64| x.sin()),
+        Cos => (|x: f64| x.cos(), |_: f64| true, |x: f64| x.cos()),
+        Tan => (|x: f64| x.tan(), |_: f64| true, |x: f64| x.tan()),
+    ],
+});
 
 // --- integers ---------------------------------------------------------------
 
@@ -660,7 +618,7 @@ macro_rules! int_pow {
 macro_rules! int_funcs {
     ($t:ty, $pow:ident, signed: $signed:expr) => {
         int_pow!($pow, $t);
-        func_element!($t,
+        func_element!($t, loops: plain,
             unary: [
                 Ceil => |x: $t| x, Floor => |x: $t| x, Round => |x: $t| x, Trunc => |x: $t| x,
                 Sign => |x: $t| <$t>::from(x > 0) - <$t>::from($signed && x.to_i128() < 0) ,
@@ -733,7 +691,7 @@ int_funcs!(u64, pow_u64, signed: false);
 
 // --- bool -------------------------------------------------------------------
 
-func_element!(bool,
+func_element!(bool, loops: plain,
     unary: [LogicalNot => |x: bool| !x, BitwiseInvert => |x: bool| !x],
     binary: [
         LogicalAnd => |a: bool, b: bool| a & b, LogicalOr => |a: bool, b: bool| a | b,
@@ -745,6 +703,8 @@ func_element!(bool,
         Signbit => |_: bool| false,
     ]
 );
+
+pub(crate) mod loops;
 
 #[cfg(test)]
 mod tests;

@@ -176,6 +176,7 @@ macro_rules! isa_module {
             use crate::kernels::elementwise::{self, BinaryFn, Side, UnaryFn};
             use crate::kernels::reduce::{self, Reduce};
             use crate::kernels::rows::{self, RowElement};
+            use crate::kernels::func::loops as func;
 
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).
@@ -224,6 +225,64 @@ macro_rules! isa_module {
             $(#[target_feature(enable = $features)])?
             pub(crate) fn softmax_row<T: RowElement>(isa: super::Isa, r: &mut [T]) {
                 rows::softmax_row::<T>(isa, r)
+            }
+            /// # Safety
+            /// Only on a CPU with this module's target features (see `isa_module!`).
+            $(#[target_feature(enable = $features)])?
+            pub(crate) fn func_map<T: Copy, U, F: Fn(T) -> U>(src: &[T], dst: &mut [MaybeUninit<U>], f: F) {
+                func::plain::map(src, dst, f)
+            }
+            /// # Safety
+            /// Only on a CPU with this module's target features (see `isa_module!`).
+            $(#[target_feature(enable = $features)])?
+            pub(crate) fn func_map_inplace<T: Copy, F: Fn(T) -> T>(buf: &mut [T], f: F) {
+                func::plain::map_inplace(buf, f)
+            }
+            /// # Safety
+            /// Only on a CPU with this module's target features (see `isa_module!`).
+            $(#[target_feature(enable = $features)])?
+            pub(crate) fn func_map_guarded<T: Copy, U, F: Fn(T) -> U, I: Fn(T) -> bool, E: Fn(T) -> U>(
+                src: &[T],
+                dst: &mut [MaybeUninit<U>],
+                fast: F,
+                inside: I,
+                exact: E,
+            ) {
+                func::plain::map_guarded(src, dst, fast, inside, exact)
+            }
+            /// # Safety
+            /// Only on a CPU with this module's target features (see `isa_module!`).
+            $(#[target_feature(enable = $features)])?
+            pub(crate) fn func_map_inplace_guarded<T: Copy, F: Fn(T) -> T, I: Fn(T) -> bool, E: Fn(T) -> T>(
+                buf: &mut [T],
+                fast: F,
+                inside: I,
+                exact: E,
+            ) {
+                func::plain::map_inplace_guarded(buf, fast, inside, exact)
+            }
+            /// # Safety
+            /// Only on a CPU with this module's target features (see `isa_module!`).
+            $(#[target_feature(enable = $features)])?
+            pub(crate) fn func_zip<T: Copy, U, F: Fn(T, T) -> U>(
+                a: Side<'_, T>,
+                b: Side<'_, T>,
+                dst: &mut [MaybeUninit<U>],
+                f: F,
+            ) {
+                func::plain::zip(a, b, dst, f)
+            }
+            /// # Safety
+            /// Only on a CPU with this module's target features (see `isa_module!`).
+            $(#[target_feature(enable = $features)])?
+            pub(crate) fn func_zip_lhs<T: Copy, F: Fn(T, T) -> T>(a: &mut [T], b: Side<'_, T>, f: F) {
+                func::plain::zip_lhs(a, b, f)
+            }
+            /// # Safety
+            /// Only on a CPU with this module's target features (see `isa_module!`).
+            $(#[target_feature(enable = $features)])?
+            pub(crate) fn func_zip_rhs<T: Copy, F: Fn(T, T) -> T>(a: Side<'_, T>, b: &mut [T], f: F) {
+                func::plain::zip_rhs(a, b, f)
             }
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).

@@ -9,7 +9,9 @@
 //! the AVX2+FMA, AVX-512 and NEON paths; the scalar path must not call the
 //! libm `fmaf`).
 //!
-//! `f64` uses the standard library's functions (scalar libm calls).
+//! `sin`, `cos` and `tan` of `f32` compute in `f64` (musl's `sinf` kernels,
+//! branch-free) and round once. Other `f64` functions use the standard
+//! library's (scalar libm calls).
 
 #[inline(always)]
 pub(super) fn madd<const FMA: bool>(a: f32, b: f32, c: f32) -> f32 {
@@ -148,4 +150,102 @@ pub(super) fn gelu_f64(x: f64) -> f64 {
     }
     let u = GELU_K * (x + GELU_C * x * x * x);
     x / (1.0 + (-2.0 * u).exp())
+}
+
+/// `|x|` below which [`sin`], [`cos`] and [`tan`] reduce the argument
+/// exactly enough (musl's "medium" range, `2^28 pi/2`, rounded down).
+/// Beyond it, and for infinities and NaN, the caller uses the C library.
+pub(super) const TRIG_LIMIT: f32 = 4.0e8;
+
+/// `x` as `n pi/2 + r` with `|r| <= pi/4`, in `f64`: `(r, n mod 4)`.
+///
+/// musl's `__rem_pio2f` for `|x| <` [`TRIG_LIMIT`]: `pi/2` in two parts,
+/// the first of 25 bits so that `n` times it is exact in `f64`. `n` is
+/// rounded by the `1.5 * 2^52` trick, which leaves it in the low bits of
+/// the sum (no saturating conversion, which would not vectorise).
+#[inline(always)]
+fn reduce_pio2(x: f32) -> (f64, u64) {
+    const MAGIC: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52
+    const INV_PIO2: f64 = std::f64::consts::FRAC_2_PI;
+    const PIO2_1: f64 = f64::from_bits(0x3FF9_21FB_5000_0000); // the first 25 bits of pi/2
+    const PIO2_1T: f64 = f64::from_bits(0x3E51_10B4_611A_6263); // pi/2 - PIO2_1
+    let x = f64::from(x);
+    let shifted = x * INV_PIO2 + MAGIC;
+    let n = shifted - MAGIC;
+    let r = (x - n * PIO2_1) - n * PIO2_1T;
+    (r, shifted.to_bits() & 3)
+}
+
+/// musl's `__sindf`: `sin(r)` for `|r| <= pi/4`, error below `2^-37.5`
+/// relative.
+#[inline(always)]
+fn sin_kernel(r: f64) -> f64 {
+    const S1: f64 = f64::from_bits(0xBFC5_5555_54CB_AC77); // -0.16666666641626524
+    const S2: f64 = f64::from_bits(0x3F81_1110_896E_FBB2); // 0.008333329385889463
+    const S3: f64 = f64::from_bits(0xBF2A_00F9_E2CA_E774); // -0.00019839334836096632
+    const S4: f64 = f64::from_bits(0x3EC6_CD87_8C3B_46A7); // 2.718311493989822e-06
+    let z = r * r;
+    let w = z * z;
+    let t = S3 + z * S4;
+    let s = z * r;
+    (r + s * (S1 + z * S2)) + s * w * t
+}
+
+/// musl's `__cosdf`: `cos(r)` for `|r| <= pi/4`.
+#[inline(always)]
+fn cos_kernel(r: f64) -> f64 {
+    const C0: f64 = f64::from_bits(0xBFDF_FFFF_FD0C_5E81); // -0.499999997251031
+    const C1: f64 = f64::from_bits(0x3FA5_5553_E105_3A42); // 0.04166662332373906
+    const C2: f64 = f64::from_bits(0xBF56_C087_E80F_1E27); // -0.001388676377460993
+    const C3: f64 = f64::from_bits(0x3EF9_9342_E0EE_5069); // 2.439044879627741e-05
+    let z = r * r;
+    let w = z * z;
+    let t = C2 + z * C3;
+    ((1.0 + z * C0) + w * C1) + (w * z) * t
+}
+
+#[inline(always)]
+fn select64(c: bool, a: f64, b: f64) -> f64 {
+    if c {
+        a
+    } else {
+        b
+    }
+}
+
+/// Is `x` in the range where [`sin`], [`cos`] and [`tan`] are exact
+/// enough? (False for infinities and NaN.)
+#[inline(always)]
+pub(super) fn trig_inside(x: f32) -> bool {
+    x.abs() < TRIG_LIMIT
+}
+
+/// `sin(x)` for `|x| <` [`TRIG_LIMIT`], computed in `f64` and rounded
+/// once: within one rounding of the exact value. Tiny arguments (and
+/// signed zeros) return themselves, as musl's `sinf`.
+#[inline(always)]
+pub(super) fn sin(x: f32) -> f32 {
+    let (r, q) = reduce_pio2(x);
+    let v = select64(q & 1 == 1, cos_kernel(r), sin_kernel(r));
+    let v = select64(q & 2 == 2, -v, v) as f32;
+    select(x.abs() < 2.441_406_3e-4, x, v) // 2^-12
+}
+
+/// `cos(x)` for `|x| <` [`TRIG_LIMIT`], as [`sin`].
+#[inline(always)]
+pub(super) fn cos(x: f32) -> f32 {
+    let (r, q) = reduce_pio2(x);
+    let v = select64(q & 1 == 1, sin_kernel(r), cos_kernel(r));
+    // Quadrants 1 and 2 are negative.
+    select64((q + 1) & 2 == 2, -v, v) as f32
+}
+
+/// `tan(x)` for `|x| <` [`TRIG_LIMIT`], as [`sin`]: the quotient of the
+/// two kernels in `f64` (`-cos/sin` in the odd quadrants).
+#[inline(always)]
+pub(super) fn tan(x: f32) -> f32 {
+    let (r, q) = reduce_pio2(x);
+    let (s, c) = (sin_kernel(r), cos_kernel(r));
+    let v = select64(q & 1 == 1, -c / s, s / c) as f32;
+    select(x.abs() < 2.441_406_3e-4, x, v)
 }

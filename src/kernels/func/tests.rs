@@ -144,3 +144,145 @@ fn a_square_is_the_product_and_pow_elsewhere() {
     assert_eq!(bin(Func::Pow, 2.0_f64, 0.5), 2.0_f64.sqrt());
     assert_eq!(bin(Func::Pow, 2.0_f32, 3.0), 8.0);
 }
+
+/// Arguments for the `f32` trigonometry: a dense sweep, the floats next to
+/// multiples of pi/2 (where the reduction cancels), tiny, huge (beyond the
+/// fast range, so the C library's) and special values.
+fn trig_arguments() -> Vec<f32> {
+    let mut xs: Vec<f32> = (-200_000..200_000).map(|i| i as f32 * 1e-3).collect();
+    for k in 1..2000_i32 {
+        let m = (f64::from(k) * std::f64::consts::FRAC_PI_2) as f32;
+        xs.extend([m, m.next_up(), m.next_down(), -m]);
+    }
+    let mut big = 1.0_f32;
+    while big.is_finite() {
+        xs.extend([big, -big, big * 1.234_567, big.next_down()]);
+        big *= 3.0;
+    }
+    xs.extend([
+        0.0,
+        -0.0,
+        1e-30,
+        -1e-30,
+        f32::MIN_POSITIVE / 4.0,
+        2.4e-4,
+        -2.5e-4,
+        math::TRIG_LIMIT,
+        math::TRIG_LIMIT.next_down(),
+        -math::TRIG_LIMIT.next_down(),
+        f32::MAX,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+    ]);
+    xs
+}
+
+/// `out` after a kernel that returned true, which wrote every element.
+#[allow(unsafe_code)] // the contract above
+fn written<T: Copy>(out: Vec<MaybeUninit<T>>) -> Vec<T> {
+    out.into_iter()
+        // SAFETY: the caller's kernel wrote every element (it returned true).
+        .map(|x| unsafe { x.assume_init() })
+        .collect()
+}
+
+/// The distance in units in the last place between two finite `f32`s of
+/// one sign (or zeros).
+fn ulps(a: f32, b: f32) -> u32 {
+    let key = |x: f32| {
+        let b = x.to_bits() as i32;
+        if b < 0 {
+            i32::MIN - b
+        } else {
+            b
+        }
+    };
+    key(a).abs_diff(key(b))
+}
+
+#[test]
+fn f32_trigonometry_is_within_one_rounding_of_the_exact_value() {
+    let xs = trig_arguments();
+    for (f, exact) in [
+        (Func::Sin, f64::sin as fn(f64) -> f64),
+        (Func::Cos, f64::cos),
+        (Func::Tan, f64::tan),
+    ] {
+        let mut out = vec![MaybeUninit::uninit(); xs.len()];
+        assert!(f32::map_same(f, &xs, &mut out));
+        let out = written(out);
+        let mut inplace = xs.clone();
+        assert!(f32::map_same_inplace(f, &mut inplace));
+        for (i, &x) in xs.iter().enumerate() {
+            let got = out[i];
+            assert_eq!(got.to_bits(), inplace[i].to_bits(), "{f:?}({x:e}) in place");
+            // The exact value rounded once (`f64`'s functions are within
+            // an ulp of `f64`, far below half an `f32` ulp).
+            let want = exact(f64::from(x)) as f32;
+            if want.is_nan() {
+                assert!(got.is_nan(), "{f:?}({x:e}) = {got:e}, want NaN");
+            } else if want == 0.0 {
+                assert_eq!(got.to_bits(), want.to_bits(), "{f:?}({x:e}): zero's sign");
+            } else {
+                assert!(
+                    ulps(got, want) <= 1,
+                    "{f:?}({x:e}) = {got:e}, want {want:e}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn f32_trigonometry_beyond_the_fast_range_is_the_c_library_s() {
+    // One huge argument in a chunk sends the whole chunk to the C
+    // library: its neighbours get the library's value too, bit for bit.
+    let mut xs: Vec<f32> = (0..200).map(|i| i as f32 * 0.37 - 30.0).collect();
+    xs[70] = 1e30;
+    xs[150] = f32::NAN;
+    let mut out = vec![MaybeUninit::uninit(); xs.len()];
+    assert!(f32::map_same(Func::Sin, &xs, &mut out));
+    let out = written(out);
+    for (i, &x) in xs.iter().enumerate() {
+        let got = out[i];
+        if x.is_nan() {
+            assert!(got.is_nan());
+        } else if (64..192).contains(&i) {
+            assert_eq!(got.to_bits(), x.sin().to_bits(), "sin({x:e}) at {i}");
+        } else {
+            assert_eq!(got.to_bits(), math::sin(x).to_bits(), "sin({x:e}) at {i}");
+        }
+    }
+}
+
+#[test]
+fn every_instruction_set_gives_the_portable_bits() {
+    use crate::kernels::isa::{dispatch, Isa};
+    let xs = trig_arguments();
+    let run = |isa: Isa, f: fn(f32) -> f32| {
+        let mut out = vec![MaybeUninit::uninit(); xs.len()];
+        dispatch!(
+            isa,
+            func_map_guarded::<f32, f32, _, _, _>(&xs, &mut out, f, math::trig_inside, f)
+        );
+        written(out).iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    };
+    let fs: [fn(f32) -> f32; 6] = [
+        math::sin,
+        math::cos,
+        math::tan,
+        f32::floor,
+        f32::round_ties_even,
+        f32::trunc,
+    ];
+    for isa in Isa::supported() {
+        for (k, f) in fs.iter().enumerate() {
+            assert_eq!(
+                run(isa, *f),
+                run(Isa::scalar(), *f),
+                "function {k} on {isa:?}"
+            );
+        }
+    }
+}
