@@ -324,7 +324,9 @@ pub trait FuncElement: Element {
 macro_rules! func_element {
     ($t:ty, loops: $l:ident, unary: [$($u:ident => $uf:expr),* $(,)?],
      $(guarded: [$($g:ident => ($gf:expr, $gi:expr, $ge:expr)),* $(,)?],)?
-     binary: [$($b:ident => $bf:expr),* $(,)?], test: [$($s:ident => $sf:expr),* $(,)?]) => {
+     binary: [$($b:ident => $bf:expr),* $(,)?],
+     $(guarded_binary: [$($h:ident => ($hf:expr, $hi:expr, $he:expr)),* $(,)?],)?
+     test: [$($s:ident => $sf:expr),* $(,)?]) => {
         impl FuncElement for $t {
             fn map_same(f: Func, src: &[$t], dst: &mut [MaybeUninit<$t>]) -> bool {
                 match f {
@@ -345,6 +347,7 @@ macro_rules! func_element {
             fn zip_same(f: Func, a: Side<'_, $t>, b: Side<'_, $t>, dst: &mut [MaybeUninit<$t>]) -> bool {
                 match f {
                     $(Func::$b => loops::$l::zip(a, b, dst, $bf),)*
+                    $($(Func::$h => loops::$l::zip_guarded(a, b, dst, $hf, $hi, $he),)*)?
                     _ => return false,
                 }
                 true
@@ -352,6 +355,7 @@ macro_rules! func_element {
             fn zip_same_lhs(f: Func, a: &mut [$t], b: Side<'_, $t>) -> bool {
                 match f {
                     $(Func::$b => loops::$l::zip_lhs(a, b, $bf),)*
+                    $($(Func::$h => loops::$l::zip_lhs_guarded(a, b, $hf, $hi, $he),)*)?
                     _ => return false,
                 }
                 true
@@ -359,6 +363,7 @@ macro_rules! func_element {
             fn zip_same_rhs(f: Func, a: Side<'_, $t>, b: &mut [$t]) -> bool {
                 match f {
                     $(Func::$b => loops::$l::zip_rhs(a, b, $bf),)*
+                    $($(Func::$h => loops::$l::zip_rhs_guarded(a, b, $hf, $hi, $he),)*)?
                     _ => return false,
                 }
                 true
@@ -519,7 +524,8 @@ fn atanh<T: InvHyp>(x: T) -> T {
 }
 
 macro_rules! float_funcs {
-    ($t:ty, $div:ident, $rem:ident, $logaddexp:ident, trig: { $($trig:tt)* }) => {
+    ($t:ty, $div:ident, $rem:ident, $logaddexp:ident, trig: { $($trig:tt)* },
+     trig_binary: { $($trig2:tt)* }) => {
         func_element!($t, loops: multi,
             unary: [
                 Acos => |x: $t| x.acos(), Acosh => acosh::<$t>, Asin => |x: $t| x.asin(),
@@ -536,7 +542,7 @@ macro_rules! float_funcs {
             ],
             $($trig)*
             binary: [
-                Atan2 => |a: $t, b: $t| a.atan2(b), Copysign => |a: $t, b: $t| a.copysign(b),
+                Copysign => |a: $t, b: $t| a.copysign(b),
                 Hypot => |a: $t, b: $t| a.hypot(b), Logaddexp => $logaddexp,
                 Nextafter => |a: $t, b: $t| {
                     if a.is_nan() || b.is_nan() {
@@ -559,6 +565,7 @@ macro_rules! float_funcs {
                 // divisor or an infinite dividend.
                 Fmod => |a: $t, b: $t| a % b,
             ],
+            $($trig2)*
             test: [
                 IsNan => |x: $t| x.is_nan(), IsInf => |x: $t| x.is_infinite(),
                 IsFinite => |x: $t| x.is_finite(), Signbit => |x: $t| x.is_sign_negative(),
@@ -575,6 +582,8 @@ float_funcs!(f32, floor_div_f32, rem_f32, logaddexp_f32, trig: {
         Cos => (math::cos, math::trig_inside, |x: f32| x.cos()),
         Tan => (math::tan, math::trig_inside, |x: f32| x.tan()),
     ],
+}, trig_binary: {
+    guarded_binary: [Atan2 => (math::atan2, math::atan2_inside, |a: f32, b: f32| a.atan2(b))],
 });
 float_funcs!(f64, floor_div_f64, rem_f64, logaddexp_f64, trig: {
     guarded: [
@@ -582,6 +591,8 @@ float_funcs!(f64, floor_div_f64, rem_f64, logaddexp_f64, trig: {
         Cos => (|x: f64| x.cos(), |_: f64| true, |x: f64| x.cos()),
         Tan => (|x: f64| x.tan(), |_: f64| true, |x: f64| x.tan()),
     ],
+}, trig_binary: {
+    guarded_binary: [Atan2 => (|a: f64, b: f64| a.atan2(b), |_: f64, _: f64| true, |a: f64, b: f64| a.atan2(b))],
 });
 
 // --- integers ---------------------------------------------------------------

@@ -264,6 +264,43 @@ macro_rules! isa_module {
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
+            pub(crate) fn func_zip_guarded<T: Copy, U, F: Fn(T, T) -> U, I: Fn(T, T) -> bool, E: Fn(T, T) -> U>(
+                a: Side<'_, T>,
+                b: Side<'_, T>,
+                dst: &mut [MaybeUninit<U>],
+                fast: F,
+                inside: I,
+                exact: E,
+            ) {
+                func::plain::zip_guarded(a, b, dst, fast, inside, exact)
+            }
+            /// # Safety
+            /// Only on a CPU with this module's target features (see `isa_module!`).
+            $(#[target_feature(enable = $features)])?
+            pub(crate) fn func_zip_lhs_guarded<T: Copy, F: Fn(T, T) -> T, I: Fn(T, T) -> bool, E: Fn(T, T) -> T>(
+                a: &mut [T],
+                b: Side<'_, T>,
+                fast: F,
+                inside: I,
+                exact: E,
+            ) {
+                func::plain::zip_lhs_guarded(a, b, fast, inside, exact)
+            }
+            /// # Safety
+            /// Only on a CPU with this module's target features (see `isa_module!`).
+            $(#[target_feature(enable = $features)])?
+            pub(crate) fn func_zip_rhs_guarded<T: Copy, F: Fn(T, T) -> T, I: Fn(T, T) -> bool, E: Fn(T, T) -> T>(
+                a: Side<'_, T>,
+                b: &mut [T],
+                fast: F,
+                inside: I,
+                exact: E,
+            ) {
+                func::plain::zip_rhs_guarded(a, b, fast, inside, exact)
+            }
+            /// # Safety
+            /// Only on a CPU with this module's target features (see `isa_module!`).
+            $(#[target_feature(enable = $features)])?
             pub(crate) fn func_zip<T: Copy, U, F: Fn(T, T) -> U>(
                 a: Side<'_, T>,
                 b: Side<'_, T>,

@@ -249,3 +249,54 @@ pub(super) fn tan(x: f32) -> f32 {
     let v = select64(q & 1 == 1, -c / s, s / c) as f32;
     select(x.abs() < 2.441_406_3e-4, x, v)
 }
+
+/// Are `y` and `x` in [`atan2`]'s domain? (Both finite: the infinities'
+/// and NaN's results come from the C library.)
+#[inline(always)]
+pub(super) fn atan2_inside(y: f32, x: f32) -> bool {
+    y.is_finite() & x.is_finite()
+}
+
+/// `atan(u)` for `|u| <= tan(pi/8)`, by its Taylor series to `u^23`
+/// (the first term left out, `u^25/25`, is below `2^-35` of the result).
+#[inline(always)]
+fn atan_kernel(u: f64) -> f64 {
+    // (-1)^k / (2k + 1), k = 0..=11, folded at compile time.
+    const C: [f64; 12] = {
+        let mut c = [0.0; 12];
+        let mut k = 0;
+        while k < 12 {
+            let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
+            c[k] = sign / (2 * k + 1) as f64;
+            k += 1;
+        }
+        c
+    };
+    let z = u * u;
+    let mut p = C[11];
+    for &c in C[..11].iter().rev() {
+        p = p * z + c;
+    }
+    p * u
+}
+
+/// `atan2(y, x)` of finite `y`, `x`, computed in `f64` and rounded once.
+///
+/// `atan(min/max)` of the magnitudes lies in `[0, pi/4]`; above
+/// `tan(pi/8)` it is `pi/4 + atan((a - 1)/(a + 1))`. The quadrant follows
+/// from which magnitude is larger, `x`'s sign bit (so `atan2(±0, -0)` is
+/// `±pi`) and `y`'s sign, as C's `atan2` defines it for zeros.
+#[inline(always)]
+pub(super) fn atan2(y: f32, x: f32) -> f32 {
+    use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
+    const TAN_PI_8: f64 = 0.414_213_562_373_095_1;
+    let (ay, ax) = (f64::from(y.abs()), f64::from(x.abs()));
+    let (lo, hi) = (ay.min(ax), ay.max(ax));
+    let a = select64(hi == 0.0, 0.0, lo / hi);
+    let big = a > TAN_PI_8;
+    let u = select64(big, (a - 1.0) / (a + 1.0), a);
+    let t = atan_kernel(u) + select64(big, FRAC_PI_4, 0.0);
+    let t = select64(ay > ax, FRAC_PI_2 - t, t);
+    let t = select64(x.is_sign_negative(), PI - t, t);
+    (t as f32).copysign(y)
+}

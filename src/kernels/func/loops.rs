@@ -128,6 +128,82 @@ pub(crate) mod plain {
             }
         }
     }
+    /// Is `inside` true of every pair of a chunk of `n` elements? (A fold,
+    /// so that it vectorises.)
+    #[inline(always)]
+    fn all_inside<T: Copy>(a: Side<'_, T>, b: Side<'_, T>, inside: &impl Fn(T, T) -> bool) -> bool {
+        match (a, b) {
+            (Side::Slice(a), Side::Slice(b)) => a
+                .iter()
+                .zip(b)
+                .fold(true, |all, (&x, &y)| all & inside(x, y)),
+            (Side::Slice(a), Side::Scalar(y)) => a.iter().fold(true, |all, &x| all & inside(x, y)),
+            (Side::Scalar(x), Side::Slice(b)) => b.iter().fold(true, |all, &y| all & inside(x, y)),
+            (Side::Scalar(x), Side::Scalar(y)) => inside(x, y),
+        }
+    }
+
+    /// [`zip`] of `fast` over each chunk whose pairs are all `inside` its
+    /// domain, of `exact` over the others (as [`map_guarded`]).
+    #[inline(always)]
+    pub(crate) fn zip_guarded<T: Copy, U>(
+        a: Side<'_, T>,
+        b: Side<'_, T>,
+        dst: &mut [MaybeUninit<U>],
+        fast: impl Fn(T, T) -> U,
+        inside: impl Fn(T, T) -> bool,
+        exact: impl Fn(T, T) -> U,
+    ) {
+        let n = dst.len();
+        for (k, d) in dst.chunks_mut(super::CHUNK).enumerate() {
+            let start = k * super::CHUNK;
+            let len = d.len().min(n - start);
+            let (a, b) = (a.part(start, len), b.part(start, len));
+            if all_inside(a, b, &inside) {
+                zip(a, b, d, &fast);
+            } else {
+                zip(a, b, d, &exact);
+            }
+        }
+    }
+
+    /// [`zip_guarded`] into `a`.
+    #[inline(always)]
+    pub(crate) fn zip_lhs_guarded<T: Copy>(
+        a: &mut [T],
+        b: Side<'_, T>,
+        fast: impl Fn(T, T) -> T,
+        inside: impl Fn(T, T) -> bool,
+        exact: impl Fn(T, T) -> T,
+    ) {
+        for (k, a) in a.chunks_mut(super::CHUNK).enumerate() {
+            let b = b.part(k * super::CHUNK, a.len());
+            if all_inside(Side::Slice(a), b, &inside) {
+                zip_lhs(a, b, &fast);
+            } else {
+                zip_lhs(a, b, &exact);
+            }
+        }
+    }
+
+    /// [`zip_guarded`] into `b`.
+    #[inline(always)]
+    pub(crate) fn zip_rhs_guarded<T: Copy>(
+        a: Side<'_, T>,
+        b: &mut [T],
+        fast: impl Fn(T, T) -> T,
+        inside: impl Fn(T, T) -> bool,
+        exact: impl Fn(T, T) -> T,
+    ) {
+        for (k, b) in b.chunks_mut(super::CHUNK).enumerate() {
+            let a = a.part(k * super::CHUNK, b.len());
+            if all_inside(a, Side::Slice(b), &inside) {
+                zip_rhs(a, b, &fast);
+            } else {
+                zip_rhs(a, b, &exact);
+            }
+        }
+    }
 }
 
 /// The loops of [`plain`], run in the copy compiled for the active
@@ -189,6 +265,64 @@ pub(crate) mod multi {
         dispatch!(
             Isa::active(),
             func_map_inplace_guarded::<T, F, I, E>(buf, fast, inside, exact)
+        );
+    }
+    #[inline(always)]
+    pub(crate) fn zip_guarded<
+        T: Copy,
+        U,
+        F: Fn(T, T) -> U,
+        I: Fn(T, T) -> bool,
+        E: Fn(T, T) -> U,
+    >(
+        a: Side<'_, T>,
+        b: Side<'_, T>,
+        dst: &mut [MaybeUninit<U>],
+        fast: F,
+        inside: I,
+        exact: E,
+    ) {
+        dispatch!(
+            Isa::active(),
+            func_zip_guarded::<T, U, F, I, E>(a, b, dst, fast, inside, exact)
+        );
+    }
+
+    #[inline(always)]
+    pub(crate) fn zip_lhs_guarded<
+        T: Copy,
+        F: Fn(T, T) -> T,
+        I: Fn(T, T) -> bool,
+        E: Fn(T, T) -> T,
+    >(
+        a: &mut [T],
+        b: Side<'_, T>,
+        fast: F,
+        inside: I,
+        exact: E,
+    ) {
+        dispatch!(
+            Isa::active(),
+            func_zip_lhs_guarded::<T, F, I, E>(a, b, fast, inside, exact)
+        );
+    }
+
+    #[inline(always)]
+    pub(crate) fn zip_rhs_guarded<
+        T: Copy,
+        F: Fn(T, T) -> T,
+        I: Fn(T, T) -> bool,
+        E: Fn(T, T) -> T,
+    >(
+        a: Side<'_, T>,
+        b: &mut [T],
+        fast: F,
+        inside: I,
+        exact: E,
+    ) {
+        dispatch!(
+            Isa::active(),
+            func_zip_rhs_guarded::<T, F, I, E>(a, b, fast, inside, exact)
         );
     }
 }

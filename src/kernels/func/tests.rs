@@ -286,3 +286,182 @@ fn every_instruction_set_gives_the_portable_bits() {
         }
     }
 }
+
+/// Pairs for `f32` `atan2`: every quadrant and octant at many scales, the
+/// diagonal and axes, ratios near `tan(pi/8)`, huge and tiny ratios, signed
+/// zeros, infinities and NaN.
+fn atan2_arguments() -> Vec<(f32, f32)> {
+    let mut scales = vec![0.0_f32, -0.0];
+    let mut s = 1e-40_f32;
+    while s.is_finite() {
+        scales.extend([s, -s, s * 1.7, -s * 0.3]);
+        s *= 11.0;
+    }
+    let mut pairs: Vec<(f32, f32)> = Vec::new();
+    for &y in &scales {
+        for &x in &scales {
+            pairs.push((y, x));
+        }
+    }
+    for i in -3000..3000 {
+        let t = i as f32 * 1e-3;
+        pairs.extend([(t, 1.0), (1.0, t), (t, -1.0), (-1.0, t), (t, t.next_up())]);
+    }
+    let t8 = std::f64::consts::FRAC_PI_8.tan() as f32;
+    for v in [
+        t8,
+        t8.next_up(),
+        t8.next_down(),
+        1.0,
+        1.0_f32.next_up(),
+        1.0_f32.next_down(),
+    ] {
+        pairs.extend([(v, 1.0), (-v, 1.0), (1.0, v), (v, -1.0), (-1.0, -v)]);
+    }
+    for special in [
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::MAX,
+        f32::MIN_POSITIVE,
+    ] {
+        for other in [
+            0.0,
+            -0.0,
+            1.0,
+            -3.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+        ] {
+            pairs.extend([(special, other), (other, special)]);
+        }
+    }
+    pairs
+}
+
+#[test]
+fn f32_atan2_is_within_one_rounding_of_the_exact_value() {
+    let pairs = atan2_arguments();
+    let ys: Vec<f32> = pairs.iter().map(|p| p.0).collect();
+    let xs: Vec<f32> = pairs.iter().map(|p| p.1).collect();
+    let mut out = vec![MaybeUninit::uninit(); pairs.len()];
+    assert!(f32::zip_same(
+        Func::Atan2,
+        Side::Slice(&ys),
+        Side::Slice(&xs),
+        &mut out
+    ));
+    let out = written(out);
+    let mut lhs = ys.clone();
+    assert!(f32::zip_same_lhs(Func::Atan2, &mut lhs, Side::Slice(&xs)));
+    let mut rhs = xs.clone();
+    assert!(f32::zip_same_rhs(Func::Atan2, Side::Slice(&ys), &mut rhs));
+    for (i, &(y, x)) in pairs.iter().enumerate() {
+        let got = out[i];
+        assert_eq!(
+            got.to_bits(),
+            lhs[i].to_bits(),
+            "atan2({y:e}, {x:e}) into y"
+        );
+        assert_eq!(
+            got.to_bits(),
+            rhs[i].to_bits(),
+            "atan2({y:e}, {x:e}) into x"
+        );
+        let want = f64::from(y).atan2(f64::from(x)) as f32;
+        if want.is_nan() {
+            assert!(got.is_nan(), "atan2({y:e}, {x:e}) = {got:e}, want NaN");
+        } else if want == 0.0 || want.abs() == std::f32::consts::PI {
+            // Zeros keep their sign; atan2(±0, -0) and atan2(±0, -x) are ±pi.
+            assert_eq!(
+                got.to_bits(),
+                want.to_bits(),
+                "atan2({y:e}, {x:e}) = {got:e}"
+            );
+        } else {
+            assert!(
+                ulps(got, want) <= 1,
+                "atan2({y:e}, {x:e}) = {got:e}, want {want:e}"
+            );
+        }
+    }
+    // A scalar on either side takes the same path.
+    let mut scalar_y = vec![MaybeUninit::uninit(); xs.len()];
+    assert!(f32::zip_same(
+        Func::Atan2,
+        Side::Scalar(0.5),
+        Side::Slice(&xs),
+        &mut scalar_y
+    ));
+    for (got, &x) in written(scalar_y).iter().zip(&xs) {
+        let want = 0.5_f64.atan2(f64::from(x)) as f32;
+        assert!(got.is_nan() == want.is_nan(), "atan2(0.5, {x:e})");
+        if !want.is_nan() {
+            assert!(
+                ulps(*got, want) <= 1,
+                "atan2(0.5, {x:e}) = {got:e}, want {want:e}"
+            );
+        }
+    }
+}
+
+#[test]
+fn f32_atan2_of_an_infinity_or_nan_is_the_c_library_s_for_its_chunk() {
+    let ys: Vec<f32> = (0..200).map(|i| i as f32 * 0.37 - 30.0).collect();
+    let mut xs: Vec<f32> = (0..200).map(|i| 7.0 - i as f32 * 0.11).collect();
+    xs[70] = f32::INFINITY;
+    xs[150] = f32::NAN;
+    let mut out = vec![MaybeUninit::uninit(); ys.len()];
+    assert!(f32::zip_same(
+        Func::Atan2,
+        Side::Slice(&ys),
+        Side::Slice(&xs),
+        &mut out
+    ));
+    for (i, got) in written(out).into_iter().enumerate() {
+        let (y, x) = (ys[i], xs[i]);
+        if x.is_nan() {
+            assert!(got.is_nan());
+        } else if (64..192).contains(&i) {
+            assert_eq!(
+                got.to_bits(),
+                y.atan2(x).to_bits(),
+                "atan2({y:e}, {x:e}) at {i}"
+            );
+        } else {
+            assert_eq!(
+                got.to_bits(),
+                math::atan2(y, x).to_bits(),
+                "atan2({y:e}, {x:e}) at {i}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_instruction_set_gives_the_portable_atan2() {
+    use crate::kernels::isa::{dispatch, Isa};
+    let pairs = atan2_arguments();
+    let ys: Vec<f32> = pairs.iter().map(|p| p.0).collect();
+    let xs: Vec<f32> = pairs.iter().map(|p| p.1).collect();
+    let run = |isa: Isa| {
+        let mut out = vec![MaybeUninit::uninit(); xs.len()];
+        let exact = |y: f32, x: f32| y.atan2(x);
+        dispatch!(
+            isa,
+            func_zip_guarded::<f32, f32, _, _, _>(
+                Side::Slice(&ys),
+                Side::Slice(&xs),
+                &mut out,
+                math::atan2,
+                math::atan2_inside,
+                exact
+            )
+        );
+        written(out).iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    };
+    for isa in Isa::supported() {
+        assert_eq!(run(isa), run(Isa::scalar()), "atan2 on {isa:?}");
+    }
+}
