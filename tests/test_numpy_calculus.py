@@ -8,6 +8,7 @@ errors."""
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import Any, Callable
 
@@ -72,18 +73,26 @@ def test_against_numpy(name: str, f: Callable[..., Any], args: tuple[Any, ...],
 
 @pytest.mark.parametrize("b", [np.array([4.0, 5]), np.array([4.0, 5, 6])])
 def test_cross_of_two_component_vectors_as_the_installed_numpy(b: np.ndarray) -> None:
-    # (deprecated in NumPy 2.0, refused by later releases: donate does what
-    # the installed NumPy does)
+    # Deprecated in NumPy 2.0 (a DeprecationWarning), refused by later
+    # releases: donate does what the installed NumPy does, warning included.
     a = np.array([1.0, 2])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
+    with warnings.catch_warnings(record=True) as numpy_warned:
+        warnings.simplefilter("always")
         try:
             want = np.cross(a, b)
-        except ValueError:
-            with pytest.raises(ValueError):
+        except ValueError as refusal:
+            with pytest.raises(ValueError, match=re.escape(str(refusal))):
                 np.cross(donate.asarray(a), donate.asarray(b))
             return
-        check(np.cross(donate.asarray(a), donate.asarray(b)), want)
+    with warnings.catch_warnings(record=True) as donate_warned:
+        warnings.simplefilter("always")
+        got = np.cross(donate.asarray(a), donate.asarray(b))
+    check(got, want)
+    assert [(w.category, str(w.message)) for w in donate_warned] == \
+        [(w.category, str(w.message)) for w in numpy_warned]
+    # Every call warns, as NumPy's does (the answer is not cached away).
+    with pytest.warns(DeprecationWarning) if numpy_warned else warnings.catch_warnings():
+        np.cross(donate.asarray(a), donate.asarray(b))
 
 
 @pytest.mark.parametrize("f", [np.convolve, np.correlate])

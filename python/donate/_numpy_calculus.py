@@ -18,8 +18,10 @@ Decisions:
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import operator
+import warnings
 from typing import Any
 
 import numpy as np
@@ -198,6 +200,22 @@ def correlate(a: Any, v: Any, mode: str = "valid") -> Any:
     return _sequence_product("correlate", a, v, mode, True)
 
 
+@functools.cache
+def _two_component_cross(na: int, nb: int) -> tuple[str | None, str | None]:
+    """What the installed NumPy does with vectors of `na` and `nb`
+    components, one of them 2 (NumPy 2.0 deprecated these, later releases
+    refuse them): its refusal's message or its warning's, asked once per
+    process."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            np.cross(np.zeros(na), np.zeros(nb))
+        except ValueError as refusal:
+            return str(refusal), None
+    deprecations = [str(w.message) for w in caught if issubclass(w.category, DeprecationWarning)]
+    return None, deprecations[0] if deprecations else None
+
+
 def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
           axis: Any = None) -> Any:
     """NumPy's `cross` of vectors of 2 or 3 components (broadcast), the
@@ -214,12 +232,11 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
     if x.shape[-1] not in (2, 3) or y.shape[-1] not in (2, 3):
         raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
     if 2 in (x.shape[-1], y.shape[-1]):
-        # NumPy 2.0 deprecated vectors of 2 components and later releases
-        # refuse them: as the installed NumPy does.
-        import warnings
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            np.cross(np.zeros(x.shape[-1]), np.zeros(y.shape[-1]))
+        refusal, deprecation = _two_component_cross(x.shape[-1], y.shape[-1])
+        if refusal is not None:
+            raise ValueError(refusal)
+        if deprecation is not None:
+            warnings.warn(deprecation, DeprecationWarning, stacklevel=2)
     dt = np.result_type(_dtype_of(x), _dtype_of(y))
     x, y = _dn.astype(x, dt, copy=False), _dn.astype(y, dt, copy=False)
     a0, a1, b0, b1 = x[..., 0], x[..., 1], y[..., 0], y[..., 1]
