@@ -47,18 +47,31 @@ create_exception!(
 /// caught by code that catches NumPy's. Made once, at import.
 pub(crate) fn axis_error(py: Python<'_>) -> PyResult<&Bound<'_, pyo3::types::PyType>> {
     static TYPE: pyo3::sync::PyOnceLock<Py<pyo3::types::PyType>> = pyo3::sync::PyOnceLock::new();
-    TYPE.get_or_try_init(py, || {
+    numpy_subclass(
+        py,
+        &TYPE,
+        ("numpy.exceptions", "AxisError"),
+        c"donate.AxisError",
+        c"An axis is out of range for the tensor's dimension.",
+    )
+}
+
+/// A class of donate's own (`name`, with `doc`) derived from NumPy's
+/// exception `base` (module, class name), made the first time it is asked
+/// for and kept in `cell`.
+fn numpy_subclass<'py>(
+    py: Python<'py>,
+    cell: &'static pyo3::sync::PyOnceLock<Py<pyo3::types::PyType>>,
+    base: (&str, &str),
+    name: &'static std::ffi::CStr,
+    doc: &'static std::ffi::CStr,
+) -> PyResult<&'py Bound<'py, pyo3::types::PyType>> {
+    cell.get_or_try_init(py, || {
         let base = py
-            .import("numpy.exceptions")?
-            .getattr("AxisError")?
+            .import(base.0)?
+            .getattr(base.1)?
             .cast_into::<pyo3::types::PyType>()?;
-        PyErr::new_type(
-            py,
-            c"donate.AxisError",
-            Some(c"An axis is out of range for the tensor's dimension."),
-            Some(&base),
-            None,
-        )
+        PyErr::new_type(py, name, Some(doc), Some(&base), None)
     })
     .map(|t| t.bind(py))
 }
@@ -94,20 +107,25 @@ pub(crate) fn shape_error(py: Python<'_>) -> PyResult<&Bound<'_, pyo3::types::Py
 /// `except np.linalg.LinAlgError`). Made once, at import.
 pub(crate) fn linalg_error(py: Python<'_>) -> PyResult<&Bound<'_, pyo3::types::PyType>> {
     static TYPE: pyo3::sync::PyOnceLock<Py<pyo3::types::PyType>> = pyo3::sync::PyOnceLock::new();
-    TYPE.get_or_try_init(py, || {
-        let base = py
-            .import("numpy.linalg")?
-            .getattr("LinAlgError")?
-            .cast_into::<pyo3::types::PyType>()?;
-        PyErr::new_type(
-            py,
-            c"donate.LinAlgError",
-            Some(c"A linear algebra function cannot give a result for these values: a singular matrix (inv, solve), one that is not positive definite (cholesky), an iteration that did not converge."),
-            Some(&base),
-            None,
-        )
+    numpy_subclass(
+        py,
+        &TYPE,
+        ("numpy.linalg", "LinAlgError"),
+        c"donate.LinAlgError",
+        c"A linear algebra function cannot give a result for these values: a singular matrix (inv, solve), one that is not positive definite (cholesky), an iteration that did not converge.",
+    )
+}
+
+/// An exception of one of donate's own classes (the class made first if
+/// this is its first use; an error making it is raised instead).
+fn own_class(
+    class: for<'py> fn(Python<'py>) -> PyResult<&'py Bound<'py, pyo3::types::PyType>>,
+    msg: String,
+) -> PyErr {
+    Python::attach(|py| match class(py) {
+        Ok(t) => PyErr::from_type(t.clone(), msg),
+        Err(e) => e,
     })
-    .map(|t| t.bind(py))
 }
 
 /// The Python exception for a core error.
@@ -116,24 +134,15 @@ pub(crate) fn to_py(e: &Error) -> PyErr {
     match e {
         Error::AlreadyDonated { .. } => DonatedError::new_err(msg),
         Error::Tracer { .. } => TracerError::new_err(msg),
-        Error::InvalidAxis { .. } => Python::attach(|py| match axis_error(py) {
-            Ok(t) => PyErr::from_type(t.clone(), msg),
-            Err(e) => e,
-        }),
-        Error::LinAlg { .. } => Python::attach(|py| match linalg_error(py) {
-            Ok(t) => PyErr::from_type(t.clone(), msg),
-            Err(e) => e,
-        }),
+        Error::InvalidAxis { .. } => own_class(axis_error, msg),
+        Error::LinAlg { .. } => own_class(linalg_error, msg),
         Error::DTypeMismatch { .. }
         | Error::UnsupportedDType { .. }
         | Error::InvalidOperand { .. } => PyTypeError::new_err(msg),
         Error::ArenaExhausted { .. } | Error::AllocationFailed { .. } => {
             PyMemoryError::new_err(msg)
         }
-        Error::ShapeOverflow { .. } => Python::attach(|py| match shape_error(py) {
-            Ok(t) => PyErr::from_type(t.clone(), msg),
-            Err(e) => e,
-        }),
+        Error::ShapeOverflow { .. } => own_class(shape_error, msg),
         Error::ScalarOutOfRange { .. } => PyOverflowError::new_err(msg),
         Error::Busy => PyRuntimeError::new_err(msg),
         Error::IndexOutOfRange { .. } | Error::InvalidIndex { .. } => {
