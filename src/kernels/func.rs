@@ -523,25 +523,29 @@ fn atanh<T: InvHyp>(x: T) -> T {
     x.atanh_()
 }
 
+/// The float types' tables: the functions every float type computes the
+/// same way, then each type's own (`own_unary`, `own_binary`: the C
+/// library's per element) and its `guarded` ones (vector code over the
+/// arguments its guard takes, the C library for a chunk holding any other).
 macro_rules! float_funcs {
-    ($t:ty, $div:ident, $rem:ident, $logaddexp:ident, trig: { $($trig:tt)* },
-     trig_binary: { $($trig2:tt)* }) => {
+    ($t:ty, $div:ident, $rem:ident, $logaddexp:ident,
+     own_unary: [$($ou:ident => $ouf:expr),* $(,)?],
+     guarded: [$($g:ident => ($gf:expr, $gi:expr, $ge:expr)),* $(,)?],
+     own_binary: [$($ob:ident => $obf:expr),* $(,)?],
+     guarded_binary: [$($h:ident => ($hf:expr, $hi:expr, $he:expr)),* $(,)?] $(,)?) => {
         func_element!($t, loops: multi,
             unary: [
-                Acos => |x: $t| x.acos(), Acosh => acosh::<$t>, Asin => |x: $t| x.asin(),
-                Asinh => asinh::<$t>, Atan => |x: $t| x.atan(), Atanh => atanh::<$t>,
-                Cosh => |x: $t| x.cosh(),
-                Sinh => |x: $t| x.sinh(), Expm1 => |x: $t| x.exp_m1(),
-                Log1p => |x: $t| x.ln_1p(), Log2 => |x: $t| x.log2(), Log10 => |x: $t| x.log10(),
-                Reciprocal => |x: $t| 1.0 / x, Cbrt => |x: $t| x.cbrt(),
+                $($ou => $ouf,)*
+                Reciprocal => |x: $t| 1.0 / x,
                 Ceil => |x: $t| x.ceil(), Floor => |x: $t| x.floor(),
                 Round => |x: $t| x.round_ties_even(), Trunc => |x: $t| x.trunc(),
                 Sign => |x: $t| if x > 0.0 { 1.0 } else if x < 0.0 { -1.0 } else if x.is_nan() { x } else { 0.0 },
                 Square => |x: $t| x * x, Positive => |x: $t| x,
                 Conj => |x: $t| x, Real => |x: $t| x, Imag => |_: $t| 0.0,
             ],
-            $($trig)*
+            guarded: [$($g => ($gf, $gi, $ge),)*],
             binary: [
+                $($ob => $obf,)*
                 Copysign => |a: $t, b: $t| a.copysign(b),
                 Hypot => |a: $t, b: $t| a.hypot(b), Logaddexp => $logaddexp,
                 Nextafter => |a: $t, b: $t| {
@@ -565,7 +569,7 @@ macro_rules! float_funcs {
                 // divisor or an infinite dividend.
                 Fmod => |a: $t, b: $t| a % b,
             ],
-            $($trig2)*
+            guarded_binary: [$($h => ($hf, $hi, $he),)*],
             test: [
                 IsNan => |x: $t| x.is_nan(), IsInf => |x: $t| x.is_infinite(),
                 IsFinite => |x: $t| x.is_finite(), Signbit => |x: $t| x.is_sign_negative(),
@@ -573,27 +577,46 @@ macro_rules! float_funcs {
         );
     };
 }
-// `f32` trigonometry in vector code (`super::math`, computed in `f64`),
-// with the C library for arguments beyond its range; `f64` calls the C
-// library per element (as NumPy's `float64` loops do).
-float_funcs!(f32, floor_div_f32, rem_f32, logaddexp_f32, trig: {
+// `f32`'s transcendental functions in vector code (`super::math`,
+// computed in `f64` and rounded once), with the C library for the
+// arguments outside each one's guard; `f64`'s call the C library per
+// element (as NumPy's `float64` loops do, but for `exp` and `log`).
+float_funcs!(f32, floor_div_f32, rem_f32, logaddexp_f32,
+    own_unary: [],
     guarded: [
         Sin => (math::sin, math::trig_inside, |x: f32| x.sin()),
         Cos => (math::cos, math::trig_inside, |x: f32| x.cos()),
         Tan => (math::tan, math::trig_inside, |x: f32| x.tan()),
+        Asin => (math::asin, math::unit, |x: f32| x.asin()),
+        Acos => (math::acos, math::unit, |x: f32| x.acos()),
+        Atan => (math::atan, math::finite, |x: f32| x.atan()),
+        Sinh => (math::sinh, math::finite, |x: f32| x.sinh()),
+        Cosh => (math::cosh, math::finite, |x: f32| x.cosh()),
+        Asinh => (math::asinh, math::finite, asinh::<f32>),
+        Acosh => (math::acosh, math::acosh_inside, acosh::<f32>),
+        Atanh => (math::atanh, math::atanh_inside, atanh::<f32>),
+        Expm1 => (math::expm1, math::finite, |x: f32| x.exp_m1()),
+        Log1p => (math::log1p, math::log1p_inside, |x: f32| x.ln_1p()),
+        Log2 => (math::log2, math::positive, |x: f32| x.log2()),
+        Log10 => (math::log10, math::positive, |x: f32| x.log10()),
+        Cbrt => (math::cbrt, math::finite, |x: f32| x.cbrt()),
     ],
-}, trig_binary: {
+    own_binary: [],
     guarded_binary: [Atan2 => (math::atan2, math::atan2_inside, |a: f32, b: f32| a.atan2(b))],
-});
-float_funcs!(f64, floor_div_f64, rem_f64, logaddexp_f64, trig: {
-    guarded: [
-        Sin => (|x: f64| x.sin(), |_: f64| true, |x: f64| x.sin()),
-        Cos => (|x: f64| x.cos(), |_: f64| true, |x: f64| x.cos()),
-        Tan => (|x: f64| x.tan(), |_: f64| true, |x: f64| x.tan()),
+);
+float_funcs!(f64, floor_div_f64, rem_f64, logaddexp_f64,
+    own_unary: [
+        Sin => |x: f64| x.sin(), Cos => |x: f64| x.cos(), Tan => |x: f64| x.tan(),
+        Asin => |x: f64| x.asin(), Acos => |x: f64| x.acos(), Atan => |x: f64| x.atan(),
+        Sinh => |x: f64| x.sinh(), Cosh => |x: f64| x.cosh(),
+        Asinh => asinh::<f64>, Acosh => acosh::<f64>, Atanh => atanh::<f64>,
+        Expm1 => |x: f64| x.exp_m1(), Log1p => |x: f64| x.ln_1p(),
+        Log2 => |x: f64| x.log2(), Log10 => |x: f64| x.log10(), Cbrt => |x: f64| x.cbrt(),
     ],
-}, trig_binary: {
-    guarded_binary: [Atan2 => (|a: f64, b: f64| a.atan2(b), |_: f64, _: f64| true, |a: f64, b: f64| a.atan2(b))],
-});
+    guarded: [],
+    own_binary: [Atan2 => |a: f64, b: f64| a.atan2(b)],
+    guarded_binary: [],
+);
 
 // --- integers ---------------------------------------------------------------
 

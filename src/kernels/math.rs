@@ -9,9 +9,15 @@
 //! the AVX2+FMA, AVX-512 and NEON paths; the scalar path must not call the
 //! libm `fmaf`).
 //!
-//! `sin`, `cos` and `tan` of `f32` compute in `f64` (musl's `sinf` kernels,
-//! branch-free) and round once. Other `f64` functions use the standard
-//! library's (scalar libm calls).
+//! The other transcendental functions of `f32` (`sin`, `cos`, `tan` with
+//! musl's `sinf` kernels; `atan2`, `asin`, `acos`, `atan`; `sinh`, `cosh`,
+//! `asinh`, `acosh`, `atanh`; `expm1`, `log1p`, `log2`, `log10`, `cbrt`)
+//! compute in `f64`, branch-free, from three building blocks (`exp64`,
+//! `ln_parts`, `atan2_64`), and round once: within one rounding of the
+//! exact value. Each has a guard naming the arguments it takes; outside
+//! it (infinities, NaN, huge trigonometric arguments, points outside the
+//! domain) the caller uses the C library for the whole chunk. `f64`
+//! functions use the standard library's (scalar libm calls).
 
 #[inline(always)]
 pub(super) fn madd<const FMA: bool>(a: f32, b: f32, c: f32) -> f32 {
@@ -250,47 +256,78 @@ pub(super) fn tan(x: f32) -> f32 {
     select(x.abs() < 2.441_406_3e-4, x, v)
 }
 
-/// Are `y` and `x` in [`atan2`]'s domain? (Both finite: the infinities'
-/// and NaN's results come from the C library.)
+/// The magnitude below which the guards of the functions defined on all
+/// finite floats pass arguments to vector code (above it, and for
+/// infinities and NaN, the C library answers).
+///
+/// A comparison with a finite bound, not `is_finite()`: LLVM compiles that
+/// to a vector compare that valgrind's AVX emulation gets wrong for NaN
+/// (it let a chunk holding NaN into the vector code, under memcheck only).
+/// Ordinary less-than against a finite constant, as [`trig_inside`], is
+/// emulated right and costs the same.
+const GUARD_LIMIT: f32 = 1.0e38;
+
+/// Are `y` and `x` in [`atan2`]'s domain? (Both below [`GUARD_LIMIT`]:
+/// the infinities' and NaN's results come from the C library.)
 #[inline(always)]
 pub(super) fn atan2_inside(y: f32, x: f32) -> bool {
-    y.is_finite() & x.is_finite()
+    (y.abs() < GUARD_LIMIT) & (x.abs() < GUARD_LIMIT)
+}
+
+/// `sum(c[k] * z^k)` by Horner's rule (unrolled: `N` is a constant).
+#[inline(always)]
+fn horner<const N: usize>(z: f64, c: &[f64; N]) -> f64 {
+    let mut p = c[N - 1];
+    for &ck in c[..N - 1].iter().rev() {
+        p = p * z + ck;
+    }
+    p
+}
+
+/// `[1/0!, 1/1!, ..., 1/(N-1)!]`, at compile time.
+const fn inverse_factorials<const N: usize>() -> [f64; N] {
+    let mut c = [1.0; N];
+    let mut k = 1;
+    while k < N {
+        c[k] = c[k - 1] / k as f64;
+        k += 1;
+    }
+    c
+}
+
+/// `[1/1, -1/3, 1/5, ...]` (`sign = -1.0`, atan's series) or `[1/1, 1/3,
+/// 1/5, ...]` (`sign = 1.0`, `2 atanh`'s), at compile time.
+const fn odd_reciprocals<const N: usize>(sign: f64) -> [f64; N] {
+    let mut c = [0.0; N];
+    let mut k = 0;
+    let mut s = 1.0;
+    while k < N {
+        c[k] = s / (2 * k + 1) as f64;
+        s *= sign;
+        k += 1;
+    }
+    c
 }
 
 /// `atan(u)` for `|u| <= tan(pi/8)`, by its Taylor series to `u^23`
 /// (the first term left out, `u^25/25`, is below `2^-35` of the result).
 #[inline(always)]
 fn atan_kernel(u: f64) -> f64 {
-    // (-1)^k / (2k + 1), k = 0..=11, folded at compile time.
-    const C: [f64; 12] = {
-        let mut c = [0.0; 12];
-        let mut k = 0;
-        while k < 12 {
-            let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
-            c[k] = sign / (2 * k + 1) as f64;
-            k += 1;
-        }
-        c
-    };
-    let z = u * u;
-    let mut p = C[11];
-    for &c in C[..11].iter().rev() {
-        p = p * z + c;
-    }
-    p * u
+    const C: [f64; 12] = odd_reciprocals(-1.0);
+    horner(u * u, &C) * u
 }
 
-/// `atan2(y, x)` of finite `y`, `x`, computed in `f64` and rounded once.
+/// `atan2(y, x)` in `f64` for finite `y`, `x`, to about `2^-35` relative.
 ///
 /// `atan(min/max)` of the magnitudes lies in `[0, pi/4]`; above
 /// `tan(pi/8)` it is `pi/4 + atan((a - 1)/(a + 1))`. The quadrant follows
 /// from which magnitude is larger, `x`'s sign bit (so `atan2(±0, -0)` is
 /// `±pi`) and `y`'s sign, as C's `atan2` defines it for zeros.
 #[inline(always)]
-pub(super) fn atan2(y: f32, x: f32) -> f32 {
+fn atan2_64(y: f64, x: f64) -> f64 {
     use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
     const TAN_PI_8: f64 = 0.414_213_562_373_095_1;
-    let (ay, ax) = (f64::from(y.abs()), f64::from(x.abs()));
+    let (ay, ax) = (y.abs(), x.abs());
     let (lo, hi) = (ay.min(ax), ay.max(ax));
     let a = select64(hi == 0.0, 0.0, lo / hi);
     let big = a > TAN_PI_8;
@@ -298,5 +335,237 @@ pub(super) fn atan2(y: f32, x: f32) -> f32 {
     let t = atan_kernel(u) + select64(big, FRAC_PI_4, 0.0);
     let t = select64(ay > ax, FRAC_PI_2 - t, t);
     let t = select64(x.is_sign_negative(), PI - t, t);
-    (t as f32).copysign(y)
+    t.copysign(y)
+}
+
+/// `atan2(y, x)` of finite `y`, `x`, computed in `f64` and rounded once.
+#[inline(always)]
+pub(super) fn atan2(y: f32, x: f32) -> f32 {
+    atan2_64(f64::from(y), f64::from(x)) as f32
+}
+
+// --- f32 functions computed in f64 -------------------------------------------
+//
+// Each of these rounds an `f64` result, accurate to about `2^-40`, once to
+// `f32`: within one rounding of the exact value (the tests check against
+// the standard library's `f64` functions). Their `*_inside` guard names
+// the arguments they take; the caller sends a chunk holding any other (an
+// infinity, NaN, a point outside the domain) to the C library's `f32`
+// function, so the edge cases are the C library's.
+
+/// `1.5 * 2^52`: added to an integral `f64` of magnitude below `2^51`, it
+/// leaves that integer in the low bits of the sum (rounding, if the value
+/// was not integral, to nearest).
+const MAGIC: f64 = 6_755_399_441_055_744.0;
+
+/// `2^n` for an integral `n` in `[-1022, 1023]`, built from its bits.
+#[inline(always)]
+fn pow2(n: f64) -> f64 {
+    let k = (n + MAGIC).to_bits().wrapping_sub(MAGIC.to_bits());
+    f64::from_bits(k.wrapping_add(1023) << 52)
+}
+
+/// `e^x` in `f64` for `x` of any sign (clamped to `[-700, 700]`, beyond
+/// which every `f32` result has long overflowed or vanished): `2^n e^r`
+/// with `|r| <= ln2/2` (`ln2` in two parts, fdlibm's, so that `n ln2_hi`
+/// is exact) and `e^r` by its Taylor series to `r^12`.
+#[inline(always)]
+fn exp64(x: f64) -> f64 {
+    const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
+    const LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76);
+    const C: [f64; 13] = inverse_factorials();
+    let x = x.clamp(-700.0, 700.0);
+    let n = (x * std::f64::consts::LOG2_E + MAGIC) - MAGIC;
+    let r = (x - n * LN2_HI) - n * LN2_LO;
+    horner(r, &C) * pow2(n)
+}
+
+/// `e^x - 1` in `f64` without cancellation near 0: the Taylor series to
+/// `x^13` below `|x| = 0.35`, [`exp64`] above.
+#[inline(always)]
+fn expm1_64(x: f64) -> f64 {
+    // 1/1!, 1/2!, ..., 1/13!
+    const C: [f64; 13] = {
+        let all: [f64; 14] = inverse_factorials();
+        let mut c = [0.0; 13];
+        let mut k = 0;
+        while k < 13 {
+            c[k] = all[k + 1];
+            k += 1;
+        }
+        c
+    };
+    let small = horner(x, &C) * x;
+    select64(x.abs() < 0.35, small, exp64(x) - 1.0)
+}
+
+/// `(e, ln m)` with `x = 2^e m`, `m` in `[sqrt(1/2), sqrt(2))`, for a
+/// positive normal `x`: `ln m = 2 atanh(s)`, `s = (m - 1)/(m + 1)`, by
+/// its series to `s^21` (`|s| <= 0.172`).
+#[inline(always)]
+fn ln_parts(x: f64) -> (f64, f64) {
+    const C: [f64; 11] = odd_reciprocals(1.0);
+    const MANTISSA: u64 = (1 << 52) - 1;
+    let bits = x.to_bits();
+    let m = f64::from_bits((bits & MANTISSA) | 1.0_f64.to_bits());
+    // The biased exponent as an f64, through the same magic (no int to
+    // float conversion, which AVX2 lacks for 64-bit lanes).
+    let e = f64::from_bits(MAGIC.to_bits() + (bits >> 52)) - MAGIC - 1023.0;
+    let high = m > std::f64::consts::SQRT_2;
+    let (m, e) = (select64(high, m * 0.5, m), select64(high, e + 1.0, e));
+    let s = (m - 1.0) / (m + 1.0);
+    (e, 2.0 * s * horner(s * s, &C))
+}
+
+/// `ln(x)` in `f64` for a positive normal `x`.
+#[inline(always)]
+fn ln64(x: f64) -> f64 {
+    let (e, l) = ln_parts(x);
+    e * std::f64::consts::LN_2 + l
+}
+
+/// `ln(1 + y)` in `f64` for `y > -1`, by Kahan's correction: `1 + y`
+/// rounds, but `ln(u) y / (u - 1)` undoes that rounding to first order.
+#[inline(always)]
+#[allow(clippy::float_cmp)] // `u == 1` exactly: then `y` is below the rounding of `1 + y`
+fn log1p64(y: f64) -> f64 {
+    let u = 1.0 + y;
+    select64(u == 1.0, y, ln64(u) * (y / (u - 1.0)))
+}
+
+/// Is `x` below [`GUARD_LIMIT`] in magnitude? (The guard of the functions
+/// defined on every finite `f32`.)
+#[inline(always)]
+pub(super) fn finite(x: f32) -> bool {
+    x.abs() < GUARD_LIMIT
+}
+
+/// `e^x - 1`.
+#[inline(always)]
+pub(super) fn expm1(x: f32) -> f32 {
+    expm1_64(f64::from(x)) as f32
+}
+
+/// [`log1p`]'s domain: `x > -1`, below [`GUARD_LIMIT`].
+#[inline(always)]
+pub(super) fn log1p_inside(x: f32) -> bool {
+    x > -1.0 && x < GUARD_LIMIT
+}
+
+/// `ln(1 + x)`.
+#[inline(always)]
+pub(super) fn log1p(x: f32) -> f32 {
+    log1p64(f64::from(x)) as f32
+}
+
+/// The domain of [`log2`] and [`log10`]: positive, below [`GUARD_LIMIT`]
+/// (zero's `-inf` is the C library's).
+#[inline(always)]
+pub(super) fn positive(x: f32) -> bool {
+    x > 0.0 && x < GUARD_LIMIT
+}
+
+/// `log2(x)`: the exponent plus `ln(m)/ln 2` (exact at powers of 2).
+#[inline(always)]
+pub(super) fn log2(x: f32) -> f32 {
+    let (e, l) = ln_parts(f64::from(x));
+    (e + l * std::f64::consts::LOG2_E) as f32
+}
+
+/// `log10(x)`.
+#[inline(always)]
+pub(super) fn log10(x: f32) -> f32 {
+    let (e, l) = ln_parts(f64::from(x));
+    (e * std::f64::consts::LOG10_2 + l * std::f64::consts::LOG10_E) as f32
+}
+
+/// The cube root, `e^(ln|x| / 3)` with `x`'s sign (zeros return
+/// themselves).
+#[inline(always)]
+pub(super) fn cbrt(x: f32) -> f32 {
+    let a = f64::from(x.abs());
+    let r = (exp64(ln64(a) / 3.0) as f32).copysign(x);
+    select(x == 0.0, x, r)
+}
+
+/// `sinh(x) = (u + u/(u + 1))/2` with `u = e^|x| - 1`, with `x`'s sign.
+#[inline(always)]
+pub(super) fn sinh(x: f32) -> f32 {
+    let u = expm1_64(f64::from(x.abs()));
+    ((0.5 * (u + u / (u + 1.0))) as f32).copysign(x)
+}
+
+/// `cosh(x) = (e^|x| + e^-|x|)/2`.
+#[inline(always)]
+pub(super) fn cosh(x: f32) -> f32 {
+    let e = exp64(f64::from(x.abs()));
+    (0.5 * (e + 1.0 / e)) as f32
+}
+
+/// `atan(x)`, as [`atan2`]`(x, 1)`.
+#[inline(always)]
+pub(super) fn atan(x: f32) -> f32 {
+    atan2_64(f64::from(x), 1.0) as f32
+}
+
+/// The domain of [`asin`] and [`acos`]: `|x| <= 1`.
+#[inline(always)]
+pub(super) fn unit(x: f32) -> bool {
+    x.abs() <= 1.0
+}
+
+/// `sqrt(1 - x^2)`, exactly enough near `|x| = 1` (`(1 - x)(1 + x)` is
+/// exact in `f64` for an `f32` `x`).
+#[inline(always)]
+fn cofactor(x: f64) -> f64 {
+    ((1.0 - x) * (1.0 + x)).sqrt()
+}
+
+/// `asin(x) = atan2(x, sqrt(1 - x^2))`.
+#[inline(always)]
+pub(super) fn asin(x: f32) -> f32 {
+    let x = f64::from(x);
+    atan2_64(x, cofactor(x)) as f32
+}
+
+/// `acos(x) = atan2(sqrt(1 - x^2), x)`.
+#[inline(always)]
+pub(super) fn acos(x: f32) -> f32 {
+    let x = f64::from(x);
+    atan2_64(cofactor(x), x) as f32
+}
+
+/// `asinh(x) = log1p(a + a^2/(1 + sqrt(1 + a^2)))`, `a = |x|`, with `x`'s
+/// sign.
+#[inline(always)]
+pub(super) fn asinh(x: f32) -> f32 {
+    let a = f64::from(x.abs());
+    (log1p64(a + a * a / (1.0 + (1.0 + a * a).sqrt())) as f32).copysign(x)
+}
+
+/// [`acosh`]'s domain: `x >= 1`, below [`GUARD_LIMIT`].
+#[inline(always)]
+pub(super) fn acosh_inside(x: f32) -> bool {
+    (1.0..GUARD_LIMIT).contains(&x)
+}
+
+/// `acosh(x) = log1p(t + sqrt(t (x + 1)))`, `t = x - 1` (exact in `f64`).
+#[inline(always)]
+pub(super) fn acosh(x: f32) -> f32 {
+    let x = f64::from(x);
+    let t = x - 1.0;
+    log1p64(t + (t * (x + 1.0)).sqrt()) as f32
+}
+
+/// [`atanh`]'s domain: `|x| < 1`.
+#[inline(always)]
+pub(super) fn atanh_inside(x: f32) -> bool {
+    x.abs() < 1.0
+}
+
+/// `atanh(x) = log1p(2a/(1 - a))/2`, `a = |x|`, with `x`'s sign.
+#[inline(always)]
+pub(super) fn atanh(x: f32) -> f32 {
+    let a = f64::from(x.abs());
+    ((0.5 * log1p64(2.0 * a / (1.0 - a))) as f32).copysign(x)
 }

@@ -465,3 +465,252 @@ fn every_instruction_set_gives_the_portable_atan2() {
         assert_eq!(run(isa), run(Isa::scalar()), "atan2 on {isa:?}");
     }
 }
+
+/// The `f32` functions computed in `f64` (`super::math`), each with its
+/// guard, the exact function (the standard library's `f64` one, within an
+/// ulp of `f64`, far below half an `f32` ulp) and arguments inside its
+/// domain, at its edges and outside it.
+type Vectorised = (
+    Func,
+    fn(f32) -> f32,
+    fn(f32) -> bool,
+    fn(f64) -> f64,
+    Vec<f32>,
+);
+
+#[allow(clippy::too_many_lines)] // a table: one line per function
+fn vectorised() -> Vec<Vectorised> {
+    // Every scale from the smallest subnormal to the largest float, both
+    // signs, with the specials.
+    let mut wide = vec![
+        0.0_f32,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::MAX,
+    ];
+    let mut s = f32::from_bits(1);
+    while s.is_finite() {
+        wide.extend([s, -s, s * 1.37, -s * 1.37, s * 0.71]);
+        s *= 3.0;
+    }
+    let sweep = |lo: f32, hi: f32, n: i32| -> Vec<f32> {
+        (0..=n)
+            .map(|i| lo + (hi - lo) * i as f32 / n as f32)
+            .collect()
+    };
+    let with = |mut v: Vec<f32>, extra: &[f32]| {
+        v.extend_from_slice(extra);
+        v.extend_from_slice(&wide);
+        v
+    };
+    let below_one = |x: f32| {
+        [
+            x,
+            x.next_down(),
+            x.next_up(),
+            -x,
+            -x.next_down(),
+            -x.next_up(),
+        ]
+    };
+    let mut unit_edges: Vec<f32> = below_one(1.0).to_vec();
+    unit_edges.extend(below_one(0.5));
+    unit_edges.extend((1..30).map(|k| 1.0 - (2.0_f32).powi(-k)));
+    vec![
+        (
+            Func::Expm1,
+            math::expm1,
+            math::finite,
+            f64::exp_m1,
+            with(
+                sweep(-110.0, 95.0, 60_000),
+                &[
+                    0.35,
+                    -0.35,
+                    0.35_f32.next_down(),
+                    88.72,
+                    88.73,
+                    1e-8,
+                    -1e-30,
+                ],
+            ),
+        ),
+        (
+            Func::Log1p,
+            math::log1p,
+            math::log1p_inside,
+            f64::ln_1p,
+            with(
+                sweep(-1.0, 20.0, 60_000),
+                &[-1.0_f32.next_up(), 1e-8, -1e-8, 1e-30],
+            ),
+        ),
+        (
+            Func::Log2,
+            math::log2,
+            math::positive,
+            f64::log2,
+            with(
+                sweep(0.0, 40.0, 60_000),
+                &[
+                    0.5,
+                    1.0,
+                    2.0,
+                    1024.0,
+                    1.0_f32.next_up(),
+                    1.0_f32.next_down(),
+                ],
+            ),
+        ),
+        (
+            Func::Log10,
+            math::log10,
+            math::positive,
+            f64::log10,
+            with(
+                sweep(0.0, 40.0, 60_000),
+                &[0.1, 1.0, 10.0, 1000.0, 1e-30, 1e30, 1.0_f32.next_down()],
+            ),
+        ),
+        (
+            Func::Cbrt,
+            math::cbrt,
+            math::finite,
+            f64::cbrt,
+            with(sweep(-30.0, 30.0, 60_000), &[8.0, -27.0, 64.0, 1e-30]),
+        ),
+        (
+            Func::Sinh,
+            math::sinh,
+            math::finite,
+            f64::sinh,
+            with(sweep(-95.0, 95.0, 60_000), &[1e-8, -1e-8, 89.4, 89.5, 0.35]),
+        ),
+        (
+            Func::Cosh,
+            math::cosh,
+            math::finite,
+            f64::cosh,
+            with(sweep(-95.0, 95.0, 60_000), &[1e-8, 89.4, 89.5]),
+        ),
+        (
+            Func::Atan,
+            math::atan,
+            math::finite,
+            f64::atan,
+            with(
+                sweep(-30.0, 30.0, 60_000),
+                &[0.414_213_57, 1.0, -1.0, 2.414_213_6, 1e-30],
+            ),
+        ),
+        (
+            Func::Asin,
+            math::asin,
+            math::unit,
+            f64::asin,
+            with(sweep(-1.0, 1.0, 60_000), &unit_edges),
+        ),
+        (
+            Func::Acos,
+            math::acos,
+            math::unit,
+            f64::acos,
+            with(sweep(-1.0, 1.0, 60_000), &unit_edges),
+        ),
+        (
+            Func::Asinh,
+            math::asinh,
+            math::finite,
+            f64::asinh,
+            with(sweep(-30.0, 30.0, 60_000), &[1e-8, -1e-30, 1e30, -1e38]),
+        ),
+        (
+            Func::Acosh,
+            math::acosh,
+            math::acosh_inside,
+            f64::acosh,
+            with(
+                sweep(0.5, 30.0, 60_000),
+                &[1.0, 1.0_f32.next_up(), 1.0_f32.next_down(), 1e30],
+            ),
+        ),
+        (
+            Func::Atanh,
+            math::atanh,
+            math::atanh_inside,
+            f64::atanh,
+            with(sweep(-1.0, 1.0, 60_000), &unit_edges),
+        ),
+    ]
+}
+
+#[test]
+fn f32_functions_in_vector_code_are_within_one_rounding_of_the_exact_value() {
+    for (f, fast, inside, exact, xs) in vectorised() {
+        let mut out = vec![MaybeUninit::uninit(); xs.len()];
+        assert!(f32::map_same(f, &xs, &mut out));
+        let out = written(out);
+        let mut inplace = xs.clone();
+        assert!(f32::map_same_inplace(f, &mut inplace));
+        // The vector code itself, on the arguments inside its guard (the
+        // kernel sends a chunk with any other to the C library).
+        let fast_only: Vec<f32> = xs
+            .iter()
+            .map(|&x| if inside(x) { fast(x) } else { f32::NAN })
+            .collect();
+        for (i, &x) in xs.iter().enumerate() {
+            let got = out[i];
+            assert_eq!(got.to_bits(), inplace[i].to_bits(), "{f:?}({x:e}) in place");
+            let want = exact(f64::from(x)) as f32;
+            let fast_x = fast_only[i];
+            if inside(x) && !want.is_nan() && want != 0.0 && !want.is_infinite() {
+                assert!(
+                    ulps(fast_x, want) <= 1,
+                    "vector {f:?}({x:e}) = {fast_x:e}, want {want:e}"
+                );
+            } else if inside(x) {
+                assert_eq!(
+                    fast_x.to_bits(),
+                    want.to_bits(),
+                    "vector {f:?}({x:e}) = {fast_x:e}, want {want:e}"
+                );
+            }
+            if want.is_nan() {
+                assert!(got.is_nan(), "{f:?}({x:e}) = {got:e}, want NaN");
+            } else if want == 0.0 || want.is_infinite() {
+                assert_eq!(
+                    got.to_bits(),
+                    want.to_bits(),
+                    "{f:?}({x:e}) = {got:e}, want {want:e}"
+                );
+            } else {
+                assert!(
+                    ulps(got, want) <= 1,
+                    "{f:?}({x:e}) = {got:e}, want {want:e}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_instruction_set_gives_the_portable_vector_functions() {
+    use crate::kernels::isa::{dispatch, Isa};
+    let libm = |x: f32| x; // never reached inside the guards
+    for (f, fast, inside, _, xs) in vectorised() {
+        let xs: Vec<f32> = xs.into_iter().filter(|&x| inside(x)).collect();
+        let run = |isa: Isa| {
+            let mut out = vec![MaybeUninit::uninit(); xs.len()];
+            dispatch!(
+                isa,
+                func_map_guarded::<f32, f32, _, _, _>(&xs, &mut out, fast, inside, libm)
+            );
+            written(out).iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        };
+        for isa in Isa::supported() {
+            assert_eq!(run(isa), run(Isa::scalar()), "{f:?} on {isa:?}");
+        }
+    }
+}
