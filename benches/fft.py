@@ -1,5 +1,5 @@
 """The Fourier transforms against NumPy's (pocketfft), side by side in one
-process: medians of 7 repeats of 3 calls each, every call making a new
+process: medians of 9 calls, every call making a new
 result (page faults of new memory included, as a user's `y = fft(x)`).
 
     python benches/fft.py
@@ -11,19 +11,13 @@ donate's ratio to NumPy.
 
 from __future__ import annotations
 
-import timeit
-
 import numpy as np
+from timing import median_ms
 
 import donate
 import donate.fft as dfft
 
 CASES = [((1 << 20,), -1), ((1024, 1024), -1), ((1024, 1024), 0), ((4096, 1000), -1)]
-
-
-def median_ms(f) -> float:
-    times = sorted(timeit.repeat(f, number=3, repeat=7))
-    return times[len(times) // 2] / 3 * 1e3
 
 
 def main() -> None:

@@ -5,25 +5,13 @@ One process per instruction set, side by side:
 ``for isa in scalar avx512; do DONATE_ISA=$isa python benches/func_f32.py; done``
 (``scalar`` is the portable copy; a level above the CPU's is capped).
 """
-import statistics
-import time
-
 import numpy as np
+from timing import median_ms
 
 import donate
 
 NAMES = ["expm1", "log1p", "log2", "log10", "cbrt", "arcsin", "arccos", "arctan", "sinh", "cosh",
          "arcsinh", "arccosh", "arctanh"]
-
-
-def median_ms(f, n=9):
-    f()
-    times = []
-    for _ in range(n):
-        start = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
 
 
 def main():

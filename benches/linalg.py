@@ -1,5 +1,5 @@
 """The determinant functions against NumPy's (LAPACK's LU), side by side in
-one process: medians of 7 repeats of 3 calls each.
+one process: medians of 9 calls.
 
     python benches/linalg.py
 
@@ -9,9 +9,8 @@ donate's `det` and `slogdet`, with donate's ratio to NumPy.
 
 from __future__ import annotations
 
-import timeit
-
 import numpy as np
+from timing import median_ms
 
 import donate
 
@@ -24,11 +23,6 @@ CASES = [
     ((512, 512), np.float32),
     ((256, 256), np.complex128),
 ]
-
-
-def median_ms(f) -> float:
-    times = sorted(timeit.repeat(f, number=3, repeat=7))
-    return times[len(times) // 2] / 3 * 1e3
 
 
 def main() -> None:
