@@ -117,7 +117,7 @@ unsafe impl FrontEnd for Front {
 const ADD: Op = Op::Binary(BinaryOp::Add);
 
 fn add(fe: &Front, a: Operand<H>, b: Operand<H>) -> Result<DynTensor, String> {
-    call(fe, &ADD, smallvec::smallvec![a, b], execute)
+    call(fe, &ADD, &mut smallvec::smallvec![a, b], execute)
 }
 
 /// `a + b` with `a` offered as a temporary: `a`, its buffer before the
@@ -246,7 +246,7 @@ fn a_made_operand_is_a_temporary() {
     let r = call(
         &fe,
         &Op::Unary(UnaryOp::Relu),
-        smallvec::smallvec![Operand::<H>::Made(made)],
+        &mut smallvec::smallvec![Operand::<H>::Made(made)],
         execute,
     )
     .unwrap();

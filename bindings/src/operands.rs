@@ -48,11 +48,26 @@ pub(crate) fn value_of(py: Python<'_>, input: &Input<'_>) -> PyResult<DynTensor>
 }
 
 /// Run `op` over `inputs` (see the [module docs](self) for the steps).
-pub(crate) fn call<'py>(py: Python<'py>, op: &Op, inputs: Inputs<'py>) -> PyResult<PyTensor> {
+pub(crate) fn call<'py>(py: Python<'py>, op: &Op, mut inputs: Inputs<'py>) -> PyResult<PyTensor> {
     if inputs.iter().any(is_tracer) {
         return super::jit::record(py, op, inputs);
     }
-    run_planned(py, op, inputs, execute).map(PyTensor::new)
+    run_planned(py, op, &mut inputs, execute).map(PyTensor::new)
+}
+
+/// [`call`], its result as a Python object: the tensor is made where the
+/// object is (returning a `PyTensor` from `call` and moving it into
+/// `Py::new` was two `memcpy` calls of the object per operator).
+pub(crate) fn call_object<'py>(
+    py: Python<'py>,
+    op: &Op,
+    mut inputs: Inputs<'py>,
+) -> PyResult<Py<PyAny>> {
+    if inputs.iter().any(is_tracer) {
+        return Ok(Py::new(py, super::jit::record(py, op, inputs)?)?.into_any());
+    }
+    let t = run_planned(py, op, &mut inputs, execute)?;
+    Ok(Py::new(py, PyTensor::new(t))?.into_any())
 }
 
 /// Run a function whose result is always a new buffer.
@@ -80,11 +95,11 @@ pub(crate) fn call_parts<'py>(
     py: Python<'py>,
     parts: usize,
     part: impl Fn(usize) -> FreshOp,
-    inputs: Inputs<'py>,
+    mut inputs: Inputs<'py>,
 ) -> PyResult<Vec<PyTensor>> {
     let last = Op::Fresh(Box::new(part(parts.saturating_sub(1))));
     if !inputs.iter().any(is_tracer) {
-        let all = run_planned(py, &last, inputs, execute_parts)?;
+        let all = run_planned(py, &last, &mut inputs, execute_parts)?;
         return Ok(all.into_iter().map(PyTensor::new).collect());
     }
     let mut out = Vec::with_capacity(parts);
@@ -158,7 +173,7 @@ unsafe impl<'py> FrontEnd for Front<'py> {
 fn run_planned<'py, R: Send>(
     py: Python<'py>,
     op: &Op,
-    inputs: Inputs<'py>,
+    inputs: &mut Inputs<'py>,
     exec: Executor<R>,
 ) -> PyResult<R> {
     donate::driver::call::call(&Front(Interp(py)), op, inputs, exec)

@@ -8,7 +8,7 @@ use smallvec::smallvec;
 
 use super::errors::IntoPyResult;
 use super::inputs::TensorRef;
-use super::operands::{call, call_in_place, is_tracer, kept, Input};
+use super::operands::{call, call_in_place, call_object, is_tracer, kept, Input};
 use super::ownership::{input_from, require_input};
 use super::tensor::PyTensor;
 use donate::driver::call::Operand;
@@ -57,7 +57,7 @@ pub(crate) fn dunder(
         return Ok(py.NotImplemented());
     };
     let (a, b) = if reflected { (o, me) } else { (me, o) };
-    Ok(Py::new(py, call(py, op, smallvec![a, b])?)?.into_any())
+    call_object(py, op, smallvec![a, b])
 }
 
 /// `t == None`, `t != "x"`: NumPy compares every element with the object,

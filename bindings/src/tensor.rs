@@ -46,7 +46,7 @@ pub(crate) struct PyTensor {
 impl PyTensor {
     pub(crate) fn new(t: DynTensor) -> Self {
         PyTensor {
-            shape: donate::array::shape::Dims::from_slice(t.shape()),
+            shape: donate::array::shape::dims(t.shape()),
             dtype: t.dtype(),
             coverage: t.coverage(),
             slot: Slot::new(t),
@@ -70,7 +70,7 @@ impl PyTensor {
     /// first.
     pub(crate) fn traced(tracer: super::tracing::Tracer, dtype: DType, shape: &[usize]) -> Self {
         PyTensor {
-            shape: donate::array::shape::Dims::from_slice(shape),
+            shape: donate::array::shape::dims(shape),
             dtype,
             coverage: Coverage::Whole,
             slot: Slot::new(

@@ -7,6 +7,22 @@ use crate::error::{Error, Result};
 /// pays no malloc/free for them).
 pub type Dims = smallvec::SmallVec<[usize; 4]>;
 
+/// `shape` as [`Dims`]. Every shape is copied through this (not
+/// `Dims::from_slice`, which calls `memcpy` for any length: a library
+/// call that costs more than copying four words, and an eager `a + b`
+/// copies a shape for each operand it reads and for its result).
+#[inline]
+pub fn dims(shape: &[usize]) -> Dims {
+    match *shape {
+        [] => Dims::new(),
+        [a] => Dims::from_buf_and_len([a, 0, 0, 0], 1),
+        [a, b] => Dims::from_buf_and_len([a, b, 0, 0], 2),
+        [a, b, c] => Dims::from_buf_and_len([a, b, c, 0], 3),
+        [a, b, c, d] => Dims::from_buf([a, b, c, d]),
+        _ => Dims::from_vec(shape.to_vec()),
+    }
+}
+
 /// Number of elements of `shape`: the one test of whether a shape can
 /// exist, NumPy's. The product of its non-zero dimensions, times
 /// `elem_size`, must fit in `isize` (less a block's alignment), so that
@@ -15,21 +31,32 @@ pub type Dims = smallvec::SmallVec<[usize; 4]>;
 /// (`(0, 2**62, 2**62)` cannot exist either). Else
 /// [`Error::ShapeOverflow`] (a `ValueError`, as NumPy's "array is too
 /// big").
+#[inline]
 pub fn checked_numel(shape: &[usize], elem_size: usize) -> Result<usize> {
-    let overflow = || Error::ShapeOverflow {
-        shape: shape.to_vec(),
-        elem_size,
-    };
     let nonzero = shape
         .iter()
         .filter(|&&d| d != 0)
-        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
-        .ok_or_else(overflow)?;
-    let bytes = nonzero.checked_mul(elem_size.max(1)).ok_or_else(overflow)?;
-    if bytes > isize::MAX as usize - crate::memory::block::ALIGN {
-        return Err(overflow());
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    let fits = |n: usize| {
+        n.checked_mul(elem_size.max(1))
+            .is_some_and(|bytes| bytes <= isize::MAX as usize - crate::memory::block::ALIGN)
+    };
+    match nonzero {
+        Some(n) if fits(n) => Ok(if shape.contains(&0) { 0 } else { n }),
+        _ => Err(too_big(shape, elem_size)),
     }
-    Ok(if shape.contains(&0) { 0 } else { nonzero })
+}
+
+/// The error of a shape whose size does not fit ([`checked_numel`]); out
+/// of line, so that the check every operation makes stays a few
+/// instructions.
+#[cold]
+#[inline(never)]
+fn too_big(shape: &[usize], elem_size: usize) -> Error {
+    Error::ShapeOverflow {
+        shape: shape.to_vec(),
+        elem_size,
+    }
 }
 
 /// `a * b` for a dimension computed from others (`tile`'s `reps * d`),
@@ -68,7 +95,7 @@ pub fn c_strides(shape: &[usize]) -> Vec<usize> {
 /// The shape two operands broadcast to, as NumPy defines it.
 pub fn broadcast_shapes(op: &'static str, a: &[usize], b: &[usize]) -> Result<Dims> {
     if a == b {
-        return Ok(Dims::from_slice(a));
+        return Ok(dims(a));
     }
     let n = a.len().max(b.len());
     let mut out = Dims::from_elem(0, n);
@@ -385,6 +412,23 @@ mod tests {
         assert!(checked_numel(&[0, 1 << 61], 4).is_err());
         assert_eq!(checked_numel(&[0, 1 << 40], 4).unwrap(), 0);
         assert_eq!(checked_numel(&[1 << 40, 0, 1 << 20], 4).unwrap(), 0);
+        assert_eq!(checked_numel(&[3, 5, 7], 8).unwrap(), 105);
+        // The error names the shape and the element size.
+        let e = checked_numel(&[1 << 40, 1 << 30], 4).unwrap_err();
+        assert!(
+            matches!(e, Error::ShapeOverflow { ref shape, elem_size: 4 } if shape[..] == [1 << 40, 1 << 30])
+        );
+    }
+
+    #[test]
+    fn dims_copies_every_length() {
+        for n in 0..7 {
+            let shape: Vec<usize> = (1..=n).map(|d| d * 10 + 1).collect();
+            let d = dims(&shape);
+            assert_eq!(d[..], shape[..], "{n} dimensions");
+            // Inline up to four, as `Dims` promises.
+            assert_eq!(d.spilled(), n > 4, "{n} dimensions");
+        }
     }
 
     #[test]

@@ -55,8 +55,8 @@ impl<T: Element> Clone for Tensor<T> {
     /// Another handle on the same buffer (no copy). Cloning a moved-from
     /// tensor gives another moved-from tensor.
     fn clone(&self) -> Self {
-        // (`on` copies the inline dims at once with `from_slice`; `clone`
-        // would extend element by element.)
+        // (`on` copies the dims with `shape::dims`; `clone` would extend
+        // element by element.)
         self.on(self.handle.share())
     }
 }
@@ -99,7 +99,7 @@ impl<T: Element> Tensor<T> {
         }
         Ok(Tensor {
             handle: Handle::new(buf),
-            shape: Dims::from_slice(shape),
+            shape: crate::array::shape::dims(shape),
             view: None,
             _t: PhantomData,
         })
@@ -181,6 +181,9 @@ impl<T: Element> Tensor<T> {
         T::DTYPE
     }
 
+    // Out of line: every read checks for it, and it is rare.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn donated_error(&self) -> Error {
         Error::AlreadyDonated {
             shape: self.shape().to_vec(),
@@ -344,7 +347,7 @@ impl<T: Element> Tensor<T> {
         self.check_reshape(shape)?;
         if self.view.is_none() {
             let mut t = self.clone();
-            t.shape = Dims::from_slice(shape);
+            t.shape = crate::array::shape::dims(shape);
             return Ok(t);
         }
         match self.layout().reshaped(shape) {
@@ -358,7 +361,7 @@ impl<T: Element> Tensor<T> {
     pub fn into_reshape(mut self, shape: &[usize]) -> Result<Self> {
         self.check_reshape(shape)?;
         if self.view.is_none() {
-            self.shape = Dims::from_slice(shape);
+            self.shape = crate::array::shape::dims(shape);
             return Ok(self);
         }
         match self.layout().reshaped(shape) {
@@ -387,7 +390,7 @@ impl<T: Element> Tensor<T> {
             .storage()
             .buffer()
             .map_or(0, |b| b.len() / std::mem::size_of::<T>());
-        self.shape = Dims::from_slice(layout.shape());
+        self.shape = crate::array::shape::dims(layout.shape());
         self.view = if layout.covers(len) {
             None
         } else {
@@ -500,7 +503,7 @@ impl<T: Element> Tensor<T> {
     fn on(&self, handle: Handle) -> Self {
         Tensor {
             handle,
-            shape: Dims::from_slice(&self.shape),
+            shape: crate::array::shape::dims(&self.shape),
             view: self.view.clone(),
             _t: PhantomData,
         }

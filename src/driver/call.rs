@@ -300,11 +300,13 @@ fn signatures<H: HeldTensor>(plan: &Plan, operands: &[Operand<H>]) -> Vec<String
 }
 
 /// Run `op` over `operands` through every step (see the [module
-/// docs](self)), `exec` running the plan.
+/// docs](self)), `exec` running the plan. The operands are taken out of
+/// the list (it is left empty): by reference, because a list passed by
+/// value is copied into place at every call.
 pub fn call<F: FrontEnd, R: Send>(
     fe: &F,
     op: &Op,
-    mut operands: SmallVec<[Operand<F::Tensor>; 3]>,
+    operands: &mut SmallVec<[Operand<F::Tensor>; 3]>,
     exec: Executor<R>,
 ) -> std::result::Result<R, F::Error> {
     // 1. Released when `gates` drops: once the target is locked (or at an
@@ -326,10 +328,12 @@ pub fn call<F: FrontEnd, R: Send>(
     // 2., 3. The plan is read where the planner returned it (moving a
     // `Plan` out of its `Result` was a `memcpy` per call).
     let planned = {
-        let descs: SmallVec<[OperandDesc<'_>; 3]> = operands
-            .iter()
-            .map(|o| o.describe(fe.waiter(), Some(&gates)))
-            .collect();
+        // Pushed, not collected: `collect` returns the list by value, a
+        // `memcpy` per call.
+        let mut descs: SmallVec<[OperandDesc<'_>; 3]> = SmallVec::new();
+        for o in operands.iter() {
+            descs.push(o.describe(fe.waiter(), Some(&gates)));
+        }
         plan(op, &descs)
     };
     let plan: &Plan = match &planned {
@@ -337,7 +341,7 @@ pub fn call<F: FrontEnd, R: Send>(
         Err(e) => return Err(F::error(e.clone())),
     };
     let work = work(plan, operands.iter().map(Operand::shape));
-    let signatures = signatures(plan, &operands);
+    let signatures = signatures(plan, operands);
 
     // 4. Read all but a held target (which is claimed, never cloned).
     // Declared in this order so that the arguments, which borrow the

@@ -546,7 +546,7 @@ fn view_op(
         .tensor_mut()
         .ok_or_else(|| internal(plan, "a tensor"))?;
     if plan.target == Some(0) {
-        let (dtype, shape) = (t.dtype(), crate::array::shape::Dims::from_slice(t.shape()));
+        let (dtype, shape) = (t.dtype(), crate::array::shape::dims(t.shape()));
         match t.take_buffer_for(plan.op.name()) {
             Ok(buf) => {
                 reused(&mut outcome, plan, 0, buf.len());

@@ -222,7 +222,7 @@ fn func_signature(op: &Op, f: Func, o: &[OperandDesc<'_>]) -> Result<Signature> 
     }
     let shape = match o {
         [a, b] => broadcast_shapes(f.name(), a.shape, b.shape)?,
-        _ => Dims::from_slice(o[0].shape),
+        _ => crate::array::shape::dims(o[0].shape),
     };
     // A test or comparison of bools has a bool result, but its kernels
     // write a new buffer: no operand receives it. (Of other dtypes the
@@ -315,7 +315,7 @@ fn batch_norm_signature(op: &Op, o: &[OperandDesc<'_>], eps: f64) -> Result<Sign
     params(op, o, 1, x.shape[1])?;
     Ok(Signature::new(
         d,
-        Dims::from_slice(x.shape),
+        crate::array::shape::dims(x.shape),
         Receives::Input,
     ))
 }
@@ -354,7 +354,7 @@ fn conv2d_signature(
     Ok(Signature {
         dtype,
         compute: None,
-        shape: Dims::from_slice(&[g.batch, g.out_channels, oh, ow]),
+        shape: crate::array::shape::dims(&[g.batch, g.out_channels, oh, ow]),
         receives: Receives::Input,
         // One image's column matrix and one image's result.
         scratch_over_input: (g.scratch_len() + g.in_channels * g.height * g.width)
@@ -414,7 +414,7 @@ fn where_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
 fn clip_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
     let dtype = tensor_dtype(op, &o[0], "the input")?;
     check_scalars(op, &o[1..], dtype)?;
-    let mut shape = Dims::from_slice(o[0].shape);
+    let mut shape = crate::array::shape::dims(o[0].shape);
     for b in &o[1..] {
         shape = broadcast_shapes("clip", &shape, b.shape)?;
     }
@@ -437,7 +437,7 @@ fn setitem_signature(
     check_broadcasts_to(op.name(), v.shape, view.shape())?;
     Ok(Signature::new(
         d,
-        Dims::from_slice(x.shape),
+        crate::array::shape::dims(x.shape),
         Receives::Input,
     ))
 }
@@ -460,7 +460,7 @@ fn scatter_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
         check_scalar(op.name(), s, d)?;
     }
     check_broadcasts_to(op.name(), v.shape, p.shape)?;
-    let mut sig = Signature::new(d, Dims::from_slice(x.shape), Receives::Input);
+    let mut sig = Signature::new(d, crate::array::shape::dims(x.shape), Receives::Input);
     sig.scratch = broadcast_scratch(&o[2..], p.shape, &[d.size()]);
     Ok(sig)
 }
@@ -540,7 +540,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
         return Err(invalid_arg(op, "needs at least one tensor".into()));
     };
     let same = |dtype: DType, receives: Receives| {
-        Signature::new(dtype, Dims::from_slice(x.shape), receives)
+        Signature::new(dtype, crate::array::shape::dims(x.shape), receives)
     };
     Ok(match op {
         Op::Unary(u) => {
@@ -610,7 +610,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
         Op::Index { index } => {
             let d = tensor_dtype(op, x, "the input")?;
             let view = crate::array::layout::Layout::contiguous(x.shape).indexed(index)?;
-            Signature::new(d, Dims::from_slice(view.shape()), Receives::Input)
+            Signature::new(d, crate::array::shape::dims(view.shape()), Receives::Input)
         }
         Op::SetItem { index } => setitem_signature(op, o, index)?,
         Op::Scatter => scatter_signature(op, o)?,

@@ -30,7 +30,7 @@ pub(super) fn signature(b: BinaryOp, o: &[OperandDesc<'_>]) -> Option<(DType, Di
     if b == BinaryOp::Div && !d.is_float() && !d.is_complex() {
         return None; // NumPy's true division of integers is float64
     }
-    Some((d, Dims::from_slice(x.shape)))
+    Some((d, crate::array::shape::dims(x.shape)))
 }
 
 #[cfg(test)]
@@ -156,7 +156,7 @@ mod tests {
         let x = OperandDesc::tensor(DType::F32, &[16]);
         assert_eq!(
             signature(BinaryOp::Add, &[x.clone(), x.clone()]),
-            Some((DType::F32, Dims::from_slice(&[16])))
+            Some((DType::F32, crate::array::shape::dims(&[16])))
         );
         let i = OperandDesc::tensor(DType::I32, &[16]);
         assert_eq!(signature(BinaryOp::Div, &[i.clone(), i]), None);

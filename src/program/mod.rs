@@ -180,7 +180,7 @@ impl Builder {
         self.buffer_of.push((v, 0));
         self.program.vars.push(VarInfo {
             dtype,
-            shape: Dims::from_slice(shape),
+            shape: crate::array::shape::dims(shape),
             view,
         });
         v
