@@ -44,6 +44,19 @@
 //!
 //! Every shape, dtype and donation rule is the core's ([`donate::plan`]);
 //! this crate uses only the core's public API.
+//!
+//! # Python objects and detached code
+//!
+//! pyo3's deferred reference counts are compiled out (`.cargo/config.toml`:
+//! `pyo3_disable_reference_pool`, `pyo3_leak_on_drop_without_reference_pool`),
+//! which saves an atomic check at every call from Python. The price is a
+//! rule: a `Py<T>` must never be dropped by a thread that is not attached
+//! to the interpreter (it would be leaked). So Python objects are held only
+//! by `#[pyclass]` fields (dropped with their object, attached) and by
+//! process-wide `PyOnceLock` statics; code run by [`arena::detach`], and
+//! anything the core keeps (buffers, handles, deleters), holds core values
+//! only, never a `Py<T>` or a `PyErr`. Errors cross back as core errors and
+//! become exceptions after the thread is attached again.
 
 mod arena;
 mod array_api;

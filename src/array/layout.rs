@@ -29,7 +29,7 @@
 
 use smallvec::SmallVec;
 
-use crate::array::shape::Dims;
+use crate::array::shape::{dims, Dims};
 use crate::error::{Error, Result};
 
 /// Strides in elements (negative for reversed axes).
@@ -114,7 +114,7 @@ impl Layout {
     /// The C-order layout of `shape` at offset 0.
     pub fn contiguous(shape: &[usize]) -> Self {
         Layout {
-            shape: crate::array::shape::dims(shape),
+            shape: dims(shape),
             strides: c_strides(shape),
             offset: 0,
         }
@@ -249,7 +249,7 @@ impl Layout {
             }
         }
         Layout {
-            shape: crate::array::shape::dims(out),
+            shape: dims(out),
             strides,
             offset: 0,
         }
@@ -271,7 +271,7 @@ impl Layout {
     /// contiguous (`None` otherwise: the caller copies).
     pub fn reshaped(&self, shape: &[usize]) -> Option<Layout> {
         self.is_contiguous().then(|| Layout {
-            shape: crate::array::shape::dims(shape),
+            shape: dims(shape),
             strides: c_strides(shape),
             offset: self.offset,
         })

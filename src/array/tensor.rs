@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use crate::array::element::{DType, Element};
 use crate::array::layout::{Index, Layout};
-use crate::array::shape::checked_numel;
+use crate::array::shape::{checked_numel, dims};
 use crate::error::{Error, Result};
 use crate::kernels;
 use crate::memory::buffer::{ExportGuard, Handle, OwnedBuffer, WriteGuard};
@@ -99,7 +99,7 @@ impl<T: Element> Tensor<T> {
         }
         Ok(Tensor {
             handle: Handle::new(buf),
-            shape: crate::array::shape::dims(shape),
+            shape: dims(shape),
             view: None,
             _t: PhantomData,
         })
@@ -347,7 +347,7 @@ impl<T: Element> Tensor<T> {
         self.check_reshape(shape)?;
         if self.view.is_none() {
             let mut t = self.clone();
-            t.shape = crate::array::shape::dims(shape);
+            t.shape = dims(shape);
             return Ok(t);
         }
         match self.layout().reshaped(shape) {
@@ -361,7 +361,7 @@ impl<T: Element> Tensor<T> {
     pub fn into_reshape(mut self, shape: &[usize]) -> Result<Self> {
         self.check_reshape(shape)?;
         if self.view.is_none() {
-            self.shape = crate::array::shape::dims(shape);
+            self.shape = dims(shape);
             return Ok(self);
         }
         match self.layout().reshaped(shape) {
@@ -390,7 +390,7 @@ impl<T: Element> Tensor<T> {
             .storage()
             .buffer()
             .map_or(0, |b| b.len() / std::mem::size_of::<T>());
-        self.shape = crate::array::shape::dims(layout.shape());
+        self.shape = dims(layout.shape());
         self.view = if layout.covers(len) {
             None
         } else {
@@ -503,7 +503,7 @@ impl<T: Element> Tensor<T> {
     fn on(&self, handle: Handle) -> Self {
         Tensor {
             handle,
-            shape: crate::array::shape::dims(&self.shape),
+            shape: dims(&self.shape),
             view: self.view.clone(),
             _t: PhantomData,
         }

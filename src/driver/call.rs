@@ -301,7 +301,7 @@ fn signatures<H: HeldTensor>(plan: &Plan, operands: &[Operand<H>]) -> Vec<String
 
 /// Run `op` over `operands` through every step (see the [module
 /// docs](self)), `exec` running the plan. The operands are taken out of
-/// the list (it is left empty): by reference, because a list passed by
+/// the list (drained once planned): by reference, because a list passed by
 /// value is copied into place at every call.
 pub fn call<F: FrontEnd, R: Send>(
     fe: &F,

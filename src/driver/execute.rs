@@ -6,6 +6,7 @@ use crate::array::dyn_tensor::{
     each_real, for_dtype, for_float, number, AnyElement, DynElement, DynTensor, Scalar,
 };
 use crate::array::element::DType;
+use crate::array::shape::dims;
 use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
 use crate::kernels::complex::Member;
@@ -546,7 +547,7 @@ fn view_op(
         .tensor_mut()
         .ok_or_else(|| internal(plan, "a tensor"))?;
     if plan.target == Some(0) {
-        let (dtype, shape) = (t.dtype(), crate::array::shape::dims(t.shape()));
+        let (dtype, shape) = (t.dtype(), dims(t.shape()));
         match t.take_buffer_for(plan.op.name()) {
             Ok(buf) => {
                 reused(&mut outcome, plan, 0, buf.len());

@@ -15,7 +15,7 @@ use super::{Allocation, Kind, Op, OperandDesc, Plan, Purpose, Reduction};
 use crate::array::dyn_tensor::check_scalar;
 use crate::array::element::DType;
 use crate::array::shape::{
-    broadcast_shapes, check_broadcasts_to, checked_numel, normalize_axis, Dims,
+    broadcast_shapes, check_broadcasts_to, checked_numel, dims, normalize_axis, Dims,
 };
 use crate::error::{Error, Result};
 use crate::kernels::{BinaryOp, Func, FuncKind};
@@ -222,7 +222,7 @@ fn func_signature(op: &Op, f: Func, o: &[OperandDesc<'_>]) -> Result<Signature> 
     }
     let shape = match o {
         [a, b] => broadcast_shapes(f.name(), a.shape, b.shape)?,
-        _ => crate::array::shape::dims(o[0].shape),
+        _ => dims(o[0].shape),
     };
     // A test or comparison of bools has a bool result, but its kernels
     // write a new buffer: no operand receives it. (Of other dtypes the
@@ -313,11 +313,7 @@ fn batch_norm_signature(op: &Op, o: &[OperandDesc<'_>], eps: f64) -> Result<Sign
     }
     check_eps(op, eps)?;
     params(op, o, 1, x.shape[1])?;
-    Ok(Signature::new(
-        d,
-        crate::array::shape::dims(x.shape),
-        Receives::Input,
-    ))
+    Ok(Signature::new(d, dims(x.shape), Receives::Input))
 }
 
 /// A function of [`Op::Fresh`]: its own signature step over the operands'
@@ -354,7 +350,7 @@ fn conv2d_signature(
     Ok(Signature {
         dtype,
         compute: None,
-        shape: crate::array::shape::dims(&[g.batch, g.out_channels, oh, ow]),
+        shape: dims(&[g.batch, g.out_channels, oh, ow]),
         receives: Receives::Input,
         // One image's column matrix and one image's result.
         scratch_over_input: (g.scratch_len() + g.in_channels * g.height * g.width)
@@ -414,7 +410,7 @@ fn where_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
 fn clip_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
     let dtype = tensor_dtype(op, &o[0], "the input")?;
     check_scalars(op, &o[1..], dtype)?;
-    let mut shape = crate::array::shape::dims(o[0].shape);
+    let mut shape = dims(o[0].shape);
     for b in &o[1..] {
         shape = broadcast_shapes("clip", &shape, b.shape)?;
     }
@@ -435,11 +431,7 @@ fn setitem_signature(
         check_scalar(op.name(), s, d)?;
     }
     check_broadcasts_to(op.name(), v.shape, view.shape())?;
-    Ok(Signature::new(
-        d,
-        crate::array::shape::dims(x.shape),
-        Receives::Input,
-    ))
+    Ok(Signature::new(d, dims(x.shape), Receives::Input))
 }
 
 /// `scatter(x, positions, value)`: `x`'s dtype and shape; the positions
@@ -460,7 +452,7 @@ fn scatter_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
         check_scalar(op.name(), s, d)?;
     }
     check_broadcasts_to(op.name(), v.shape, p.shape)?;
-    let mut sig = Signature::new(d, crate::array::shape::dims(x.shape), Receives::Input);
+    let mut sig = Signature::new(d, dims(x.shape), Receives::Input);
     sig.scratch = broadcast_scratch(&o[2..], p.shape, &[d.size()]);
     Ok(sig)
 }
@@ -539,9 +531,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
     let Some(x) = o.first() else {
         return Err(invalid_arg(op, "needs at least one tensor".into()));
     };
-    let same = |dtype: DType, receives: Receives| {
-        Signature::new(dtype, crate::array::shape::dims(x.shape), receives)
-    };
+    let same = |dtype: DType, receives: Receives| Signature::new(dtype, dims(x.shape), receives);
     Ok(match op {
         Op::Unary(u) => {
             let d = tensor_dtype(op, x, "the input")?;
@@ -610,7 +600,7 @@ fn signature(op: &Op, o: &[OperandDesc<'_>], in_place: bool) -> Result<Signature
         Op::Index { index } => {
             let d = tensor_dtype(op, x, "the input")?;
             let view = crate::array::layout::Layout::contiguous(x.shape).indexed(index)?;
-            Signature::new(d, crate::array::shape::dims(view.shape()), Receives::Input)
+            Signature::new(d, dims(view.shape()), Receives::Input)
         }
         Op::SetItem { index } => setitem_signature(op, o, index)?,
         Op::Scatter => scatter_signature(op, o)?,

@@ -6,6 +6,7 @@
 
 use super::{BinaryOp, Dims, Kind, OperandDesc};
 use crate::array::element::DType;
+use crate::array::shape::dims;
 
 /// The dtype and shape of a binary op over two tensors of one dtype and
 /// one shape (`a + b`, the commonest eager op), decided without the
@@ -30,7 +31,7 @@ pub(super) fn signature(b: BinaryOp, o: &[OperandDesc<'_>]) -> Option<(DType, Di
     if b == BinaryOp::Div && !d.is_float() && !d.is_complex() {
         return None; // NumPy's true division of integers is float64
     }
-    Some((d, crate::array::shape::dims(x.shape)))
+    Some((d, dims(x.shape)))
 }
 
 #[cfg(test)]
@@ -156,7 +157,7 @@ mod tests {
         let x = OperandDesc::tensor(DType::F32, &[16]);
         assert_eq!(
             signature(BinaryOp::Add, &[x.clone(), x.clone()]),
-            Some((DType::F32, crate::array::shape::dims(&[16])))
+            Some((DType::F32, dims(&[16])))
         );
         let i = OperandDesc::tensor(DType::I32, &[16]);
         assert_eq!(signature(BinaryOp::Div, &[i.clone(), i]), None);

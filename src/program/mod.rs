@@ -61,7 +61,7 @@ use smallvec::SmallVec;
 use crate::array::dyn_tensor::{DynTensor, Scalar};
 use crate::array::element::DType;
 use crate::array::layout::{Coverage, Layout};
-use crate::array::shape::Dims;
+use crate::array::shape::{dims, Dims};
 use crate::error::{Error, Result};
 use crate::plan::{permute_axes, plan, plan_in_place, Op, OperandDesc};
 
@@ -180,7 +180,7 @@ impl Builder {
         self.buffer_of.push((v, 0));
         self.program.vars.push(VarInfo {
             dtype,
-            shape: crate::array::shape::dims(shape),
+            shape: dims(shape),
             view,
         });
         v
