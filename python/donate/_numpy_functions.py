@@ -738,9 +738,10 @@ def _functions() -> dict[Any, Callable[..., Any]]:
     from . import _numpy_calculus as _calc
     from . import _numpy_products as _prod
     from . import _numpy_sets as _sets
+    from . import _numpy_writing as _wr
 
     here = {**vars(_red), **vars(_nan), **vars(_arr), **vars(_sets), **vars(_cmp), **vars(_prod),
-            **vars(_cnt), **vars(_sel), **vars(_calc),
+            **vars(_cnt), **vars(_sel), **vars(_calc), **vars(_wr),
             **globals()}
     names = [
         "sum", "prod", "mean", "max", "min", "std", "var", "any", "all", "argmax",
@@ -761,7 +762,7 @@ def _functions() -> dict[Any, Callable[..., Any]]:
         "nanmax", "nanmin", "nanvar", "nanstd", "nancumsum", "nancumprod",
         "nanargmax", "nanargmin", "nanquantile", "nanpercentile", "nanmedian", *_arr.NAMES, *_sets.NAMES, *_cmp.NAMES,
         *_prod.NAMES, *_cnt.NAMES, *_sel.NAMES,
-        *_calc.NAMES, "angle",
+        *_calc.NAMES, *_wr.NAMES, "angle",
     ]
     table: dict[Any, Callable[..., Any]] = {}
     for n in names:
