@@ -1,6 +1,6 @@
 """NumPy's differences, integrals, polynomials and products of sequences
 on tensors: `gradient`, `trapezoid`, `convolve`, `correlate`, `cross`,
-`sinc`, `polyval`, `vander`. Translation only: slices, arithmetic,
+`sinc`, `polyval`, `vander`, `unwrap`. Translation only: slices, arithmetic,
 `concat`, `cumulative_prod` and `stack` of donate, with NumPy's
 arguments, result dtypes and errors.
 
@@ -30,7 +30,8 @@ import donate as _dn
 
 from ._numpy_operands import _as_tensor, _dtype_of
 
-NAMES = ["gradient", "trapezoid", "convolve", "correlate", "cross", "sinc", "polyval", "vander"]
+NAMES = ["gradient", "trapezoid", "convolve", "correlate", "cross", "sinc", "polyval", "vander",
+         "unwrap"]
 
 
 def _slab(x: Any, axis: int, sl: slice | int) -> Any:
@@ -288,3 +289,33 @@ def vander(x: Any, N: Any = None, increasing: bool = False) -> Any:
         cols.append(_dn.cumulative_prod(_dn.broadcast_to(t[:, None], (t.shape[0], n - 1)), axis=1))
     v = _dn.concat(cols, axis=1)
     return v if increasing else _dn.flip(v, axis=1)
+
+
+def unwrap(p: Any, discont: Any = None, axis: int = -1, *, period: Any = 2 * math.pi) -> Any:
+    """NumPy's `unwrap`: `p` with every jump between neighbours along
+    `axis` larger than `max(discont, period / 2)` replaced by its
+    complement modulo `period`, by NumPy's own steps (the corrections'
+    running sum added to `p`), in NumPy's dtype (`p`'s and `period`'s)."""
+    t = _as_tensor(p)
+    axis = operator.index(axis)
+    if not -t.ndim <= axis < t.ndim:
+        raise _dn.AxisError(f"axis {axis} is out of bounds for array of dimension {t.ndim}")
+    axis %= t.ndim
+    dd = _dn.diff(t, axis=axis)
+    if discont is None:
+        discont = period / 2
+    dt = np.result_type(_dtype_of(dd), period)
+    if np.issubdtype(dt, np.integer):
+        high, rem = divmod(period, 2)
+        ambiguous = rem == 0
+    else:
+        high, ambiguous = period / 2, True
+    low = -high
+    t, dd = _dn.astype(t, dt, copy=False), _dn.astype(dd, dt, copy=False)
+    ddmod = _dn.remainder(dd - low, period) + low
+    if ambiguous:
+        ddmod = _dn.where((ddmod == low) & (dd > 0), _dn.asarray(high, dtype=dt), ddmod)
+    correct = _dn.where(_dn.abs(dd) < discont, _dn.zeros((), dtype=dt), ddmod - dd)
+    return _dn.concat([_slab(t, axis, slice(0, 1)),
+                       _slab(t, axis, slice(1, None)) + _dn.cumulative_sum(correct, axis=axis)],
+                      axis=axis)

@@ -778,6 +778,10 @@ def _functions() -> dict[Any, Callable[..., Any]]:
     table[np.linalg.norm] = norm
     table[np.linalg.multi_dot] = _prod.multi_dot
     table[np.linalg.svd] = svd
+    from . import _numpy_lstsq as _lsq
+    table[np.linalg.lstsq] = _lsq.lstsq
+    table[np.linalg.cond] = _lsq.cond
+    table[np.polyfit] = _lsq.polyfit
     for n in ("inv", "solve", "det", "cholesky", "qr", "svd", "eigh", "eigvalsh",
               "slogdet", "pinv", "matrix_rank", "matrix_power", "svdvals",
               "vector_norm", "matrix_norm", "outer", "cross", "trace", "diagonal",
