@@ -206,6 +206,8 @@ CALLS: dict[str, Call] = {
     "linalg.cross": ((3,), F, (donate.ones(3),), {}),
     "linalg.det": (M, F, (), {}),
     "linalg.diagonal": (M, F, (), {}),
+    "linalg.eig": (M, F, (), {}),
+    "linalg.eigvals": (M, F, (), {}),
     "linalg.eigh": (M, F, (), {}),
     "linalg.eigvalsh": (M, F, (), {}),
     "linalg.inv": (M, F, (), {}),

@@ -33,7 +33,7 @@ fn binary(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>, f: LinalgOp) -> PyResult
     call_fresh(x1.py(), FreshOp::Linalg(f), inputs)
 }
 
-/// Every result of a function of several (`eigh`, `qr`, `slogdet`,
+/// Every result of a function of several (`eig`, `eigh`, `qr`, `slogdet`,
 /// `svd`): `part(i)` is result `i`'s op.
 fn parts(
     x: &Bound<'_, PyAny>,
@@ -163,6 +163,14 @@ fn diagonal(x: &Bound<'_, PyAny>, offset: isize) -> PyResult<PyTensor> {
 #[pyo3(signature = (x, /))]
 fn eigvalsh(x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     unary(x, LinalgOp::Eigvalsh)
+}
+
+/// `eigvals(x, /)`: the eigenvalues of each square matrix, complex (an
+/// extension of the standard, as `jax.numpy.linalg.eigvals`).
+#[pyfunction]
+#[pyo3(signature = (x, /))]
+fn eigvals(x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+    unary(x, LinalgOp::Eigvals)
 }
 
 /// `inv(x, /)`: the inverse of each matrix.
@@ -312,6 +320,14 @@ fn eigh(x: &Bound<'_, PyAny>) -> PyResult<(PyTensor, PyTensor)> {
     two(parts(x, 2, |part| LinalgOp::Eigh { part })?)
 }
 
+/// `eig(x, /)`: `(eigenvalues, eigenvectors)` of each square matrix,
+/// complex (a plain tuple; `donate.linalg.eig` names it).
+#[pyfunction]
+#[pyo3(signature = (x, /))]
+fn eig(x: &Bound<'_, PyAny>) -> PyResult<(PyTensor, PyTensor)> {
+    two(parts(x, 2, |part| LinalgOp::Eig { part })?)
+}
+
 /// `qr(x, /, *, mode="reduced")`: `(Q, R)` of each matrix.
 #[pyfunction]
 #[pyo3(signature = (x, /, *, mode = "reduced"))]
@@ -359,6 +375,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(det, m)?)?;
     m.add_function(wrap_pyfunction!(diagonal, m)?)?;
     m.add_function(wrap_pyfunction!(eigh, m)?)?;
+    m.add_function(wrap_pyfunction!(eig, m)?)?;
+    m.add_function(wrap_pyfunction!(eigvals, m)?)?;
     m.add_function(wrap_pyfunction!(eigvalsh, m)?)?;
     m.add_function(wrap_pyfunction!(inv, m)?)?;
     m.add_function(wrap_pyfunction!(matrix_norm, m)?)?;

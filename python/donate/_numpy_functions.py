@@ -738,10 +738,11 @@ def _functions() -> dict[Any, Callable[..., Any]]:
     from . import _numpy_calculus as _calc
     from . import _numpy_products as _prod
     from . import _numpy_sets as _sets
+    from . import _numpy_reading as _rd
     from . import _numpy_writing as _wr
 
     here = {**vars(_red), **vars(_nan), **vars(_arr), **vars(_sets), **vars(_cmp), **vars(_prod),
-            **vars(_cnt), **vars(_sel), **vars(_calc), **vars(_wr),
+            **vars(_cnt), **vars(_sel), **vars(_calc), **vars(_wr), **vars(_rd),
             **globals()}
     names = [
         "sum", "prod", "mean", "max", "min", "std", "var", "any", "all", "argmax",
@@ -762,7 +763,7 @@ def _functions() -> dict[Any, Callable[..., Any]]:
         "nanmax", "nanmin", "nanvar", "nanstd", "nancumsum", "nancumprod",
         "nanargmax", "nanargmin", "nanquantile", "nanpercentile", "nanmedian", *_arr.NAMES, *_sets.NAMES, *_cmp.NAMES,
         *_prod.NAMES, *_cnt.NAMES, *_sel.NAMES,
-        *_calc.NAMES, *_wr.NAMES, "angle",
+        *_calc.NAMES, *_wr.NAMES, *_rd.NAMES, "angle",
     ]
     table: dict[Any, Callable[..., Any]] = {}
     for n in names:
@@ -778,10 +779,11 @@ def _functions() -> dict[Any, Callable[..., Any]]:
     table[np.linalg.norm] = norm
     table[np.linalg.multi_dot] = _prod.multi_dot
     table[np.linalg.svd] = svd
-    from . import _numpy_lstsq as _lsq
-    table[np.linalg.lstsq] = _lsq.lstsq
-    table[np.linalg.cond] = _lsq.cond
-    table[np.polyfit] = _lsq.polyfit
+    from . import _numpy_solvers as _sol
+    for n in ("lstsq", "cond", "eig", "eigvals"):
+        table[getattr(np.linalg, n)] = getattr(_sol, n)
+    for n in _sol.NAMES:
+        table[getattr(np, n)] = getattr(_sol, n)
     for n in ("inv", "solve", "det", "cholesky", "qr", "svd", "eigh", "eigvalsh",
               "slogdet", "pinv", "matrix_rank", "matrix_power", "svdvals",
               "vector_norm", "matrix_norm", "outer", "cross", "trace", "diagonal",

@@ -3,8 +3,11 @@
 
 Every function is the core's (``donate._core``, ``src/functions/linalg/``), which
 decides shapes and dtypes; this module names the fields of the
-multi-result functions (``eigh``, ``qr``, ``slogdet``, ``svd``) and
-re-exports the rest. Inputs are only read and results are new tensors:
+multi-result functions (``eig``, ``eigh``, ``qr``, ``slogdet``, ``svd``)
+and re-exports the rest. Beyond the standard: ``eig`` and ``eigvals``, the
+eigendecomposition of general square matrices, complex whatever the
+input's dtype (a result's dtype cannot depend on its values; JAX's
+choice too; ``np.linalg.eig(t)`` returns real tensors where NumPy does). Inputs are only read and results are new tensors:
 ``f(t.donate())`` leaves ``t`` intact and warns with
 :class:`donate.DonationWarning`. A singular matrix (``inv``, ``solve``)
 or one that is not positive definite (``cholesky``) raises
@@ -24,6 +27,7 @@ from ._core import (
     cross,
     det,
     diagonal,
+    eigvals,
     eigvalsh,
     inv,
     matmul,
@@ -39,6 +43,13 @@ from ._core import (
     vecdot,
     vector_norm,
 )
+
+
+class EigResult(NamedTuple):
+    """``eig``'s result: eigenvalues and eigenvectors (columns), complex."""
+
+    eigenvalues: _core.Tensor
+    eigenvectors: _core.Tensor
 
 
 class EighResult(NamedTuple):
@@ -70,6 +81,13 @@ class SVDResult(NamedTuple):
     Vh: _core.Tensor
 
 
+def eig(x: Any, /) -> EigResult:
+    """The eigenvalues and eigenvectors (columns, unit norm) of each square
+    matrix of ``x``, complex whatever ``x``'s dtype (not in the standard;
+    as ``jax.numpy.linalg.eig``)."""
+    return EigResult(*_core.eig(x))
+
+
 def eigh(x: Any, /) -> EighResult:
     """The eigenvalues and eigenvectors of each symmetric matrix of ``x``."""
     return EighResult(*_core.eigh(x))
@@ -91,6 +109,7 @@ def svd(x: Any, /, *, full_matrices: bool = True) -> SVDResult:
 
 
 __all__ = [
+    "EigResult",
     "EighResult",
     "LinAlgError",
     "QRResult",
@@ -100,7 +119,9 @@ __all__ = [
     "cross",
     "det",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "inv",
     "matmul",

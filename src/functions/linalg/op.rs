@@ -8,6 +8,7 @@ use super::decompose::{
     cholesky_signature, det_signature, eigh_signature, eigvalsh_signature, inv_signature,
     qr_signature, slogdet_signature, solve_signature,
 };
+use super::eigen::{eig_signature, eigvals_signature};
 use super::norms::{matrix_norm_signature, vector_norm_signature};
 use super::products::{
     cross_signature, diagonal_signature, matrix_power_signature, outer_signature,
@@ -43,6 +44,8 @@ pub enum LinalgOp {
     /// `[x]`.
     Eigvalsh,
     /// `[x]`.
+    Eigvals,
+    /// `[x]`.
     Inv,
     /// `[x]`.
     MatrixPower { n: i64 },
@@ -64,6 +67,8 @@ pub enum LinalgOp {
     Pinv { rtol: bool },
     /// `[x]`: result `part` of `(eigenvalues, eigenvectors)`.
     Eigh { part: usize },
+    /// `[x]`: result `part` of `(eigenvalues, eigenvectors)`, complex.
+    Eig { part: usize },
     /// `[x]`: result `part` of `(Q, R)`.
     Qr { complete: bool, part: usize },
     /// `[x]`: result `part` of `(sign, logabsdet)`.
@@ -85,6 +90,7 @@ impl LinalgOp {
             LinalgOp::Det => "linalg.det",
             LinalgOp::Diagonal { .. } => "linalg.diagonal",
             LinalgOp::Eigvalsh => "linalg.eigvalsh",
+            LinalgOp::Eigvals => "linalg.eigvals",
             LinalgOp::Inv => "linalg.inv",
             LinalgOp::MatrixPower { .. } => "linalg.matrix_power",
             LinalgOp::Svdvals => "linalg.svdvals",
@@ -94,6 +100,7 @@ impl LinalgOp {
             LinalgOp::MatrixRank { .. } => "linalg.matrix_rank",
             LinalgOp::Pinv { .. } => "linalg.pinv",
             LinalgOp::Eigh { .. } => "linalg.eigh",
+            LinalgOp::Eig { .. } => "linalg.eig",
             LinalgOp::Qr { .. } => "linalg.qr",
             LinalgOp::Slogdet { .. } => "linalg.slogdet",
             LinalgOp::Svd { .. } => "linalg.svd",
@@ -151,7 +158,10 @@ impl LinalgOp {
     /// [`FreshOp::parts`](crate::plan::FreshOp::parts)).
     pub fn parts(&self) -> usize {
         match self {
-            LinalgOp::Eigh { .. } | LinalgOp::Qr { .. } | LinalgOp::Slogdet { .. } => 2,
+            LinalgOp::Eigh { .. }
+            | LinalgOp::Eig { .. }
+            | LinalgOp::Qr { .. }
+            | LinalgOp::Slogdet { .. } => 2,
             LinalgOp::Svd { .. } => 3,
             _ => 1,
         }
@@ -174,6 +184,9 @@ impl LinalgOp {
             // The symmetric eigenvalue iteration not converging (NaN
             // entries).
             LinalgOp::Eigh { .. } | LinalgOp::Eigvalsh => true,
+            // The general eigenvalue iteration not converging (NaN or
+            // infinite entries).
+            LinalgOp::Eig { .. } | LinalgOp::Eigvals => true,
             // The SVD iteration not converging (NaN or infinite entries).
             LinalgOp::Svd { .. }
             | LinalgOp::Svdvals
@@ -213,6 +226,7 @@ impl LinalgOp {
             LinalgOp::Det => det_signature(o[0]),
             LinalgOp::Diagonal { offset } => diagonal_signature(o[0], *offset),
             LinalgOp::Eigvalsh => eigvalsh_signature(o[0]),
+            LinalgOp::Eigvals => eigvals_signature(o[0]),
             LinalgOp::Inv => inv_signature(o[0]),
             LinalgOp::MatrixPower { n } => matrix_power_signature(o[0], *n),
             LinalgOp::Svdvals => svdvals_signature(o[0]),
@@ -226,6 +240,7 @@ impl LinalgOp {
             LinalgOp::MatrixRank { .. } => matrix_rank_signature(o[0], o.get(1).copied()),
             LinalgOp::Pinv { .. } => pinv_signature(o[0], o.get(1).copied()),
             LinalgOp::Eigh { part } => eigh_signature(o[0], *part),
+            LinalgOp::Eig { part } => eig_signature(o[0], *part),
             LinalgOp::Qr { complete, part } => qr_signature(o[0], *complete, *part),
             LinalgOp::Slogdet { part } => slogdet_signature(o[0], *part),
             LinalgOp::Svd {
@@ -252,6 +267,7 @@ impl LinalgOp {
     fn part(&self) -> usize {
         match self {
             LinalgOp::Eigh { part }
+            | LinalgOp::Eig { part }
             | LinalgOp::Qr { part, .. }
             | LinalgOp::Slogdet { part }
             | LinalgOp::Svd { part, .. } => *part,
@@ -271,6 +287,7 @@ impl LinalgOp {
             LinalgOp::Det => vec![super::det(x[0])?],
             LinalgOp::Diagonal { offset } => vec![super::diagonal(x[0], *offset)?],
             LinalgOp::Eigvalsh => vec![super::eigvalsh(x[0])?],
+            LinalgOp::Eigvals => vec![super::eigvals(x[0])?],
             LinalgOp::Inv => vec![super::inv(x[0])?],
             LinalgOp::MatrixPower { n } => vec![super::matrix_power(x[0], *n)?],
             LinalgOp::Svdvals => vec![super::svdvals(x[0])?],
@@ -287,6 +304,10 @@ impl LinalgOp {
             LinalgOp::Pinv { .. } => vec![super::pinv(x[0], x.get(1).copied())?],
             LinalgOp::Eigh { .. } => {
                 let (w, v) = super::eigh(x[0])?;
+                vec![w, v]
+            }
+            LinalgOp::Eig { .. } => {
+                let (w, v) = super::eig(x[0])?;
                 vec![w, v]
             }
             LinalgOp::Qr { complete, .. } => {
@@ -337,7 +358,9 @@ impl LinalgOp {
                 format!("keepdims={}", py_bool(*keepdims)),
                 format!("ord={}", matrix_ord(*ord)),
             ],
-            LinalgOp::Eigh { part } | LinalgOp::Slogdet { part } => vec![format!("part={part}")],
+            LinalgOp::Eigh { part } | LinalgOp::Eig { part } | LinalgOp::Slogdet { part } => {
+                vec![format!("part={part}")]
+            }
             LinalgOp::Qr { complete, part } => vec![
                 format!("complete={}", py_bool(*complete)),
                 format!("part={part}"),
@@ -353,6 +376,7 @@ impl LinalgOp {
             | LinalgOp::Solve
             | LinalgOp::Det
             | LinalgOp::Eigvalsh
+            | LinalgOp::Eigvals
             | LinalgOp::Inv
             | LinalgOp::Svdvals
             | LinalgOp::MatrixRank { .. }

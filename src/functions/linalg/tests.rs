@@ -405,6 +405,9 @@ impl Agree {
             L::MatrixPower { n: 0 },
             L::MatrixPower { n: -2 },
             L::Eigh { part: 0 },
+            L::Eig { part: 0 },
+            L::Eig { part: 1 },
+            L::Eigvals,
             L::Slogdet { part: 0 },
         ] {
             self.check(&op, &[x]);
@@ -550,7 +553,7 @@ fn signature_matches_run_for_every_op() {
     ] {
         agree.check(&tdot(axes), &[&small, x2]);
     }
-    assert_eq!(agree.0.len(), 21, "{:?}", agree.0);
+    assert_eq!(agree.0.len(), 23, "{:?}", agree.0);
 }
 
 #[test]
@@ -579,6 +582,9 @@ fn signature_raises_the_errors_run_raises() {
         (L::Cholesky { upper: false }, vec![&vec3]),
         (L::Eigh { part: 1 }, vec![&rect]),
         (L::Eigh { part: 2 }, vec![&sq]),
+        (L::Eig { part: 0 }, vec![&rect]),
+        (L::Eig { part: 2 }, vec![&sq]),
+        (L::Eigvals, vec![&int]),
         (svd(3), vec![&int]),
         (svd(3), vec![&sq]),
         (L::MatrixPower { n: -1 }, vec![&int]),
@@ -620,6 +626,8 @@ fn only_ops_that_fail_on_values_fail_on_values() {
         (L::Cholesky { upper: true }, &indefinite),
         (L::Svdvals, &nan),
         (L::Eigh { part: 0 }, &nan),
+        (L::Eig { part: 1 }, &nan),
+        (L::Eigvals, &nan),
         (L::MatrixRank { rtol: false }, &nan),
         (mnorm(false, MatrixOrd::Two), &nan),
     ] {

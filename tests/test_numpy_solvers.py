@@ -1,8 +1,10 @@
-"""NumPy's least squares and phase unwrapping on tensors, which donate used
-to refuse ("no implementation found"): `np.linalg.lstsq`,
-`np.linalg.cond`, `np.polyfit` and `np.unwrap`; against NumPy as the
-oracle for values (within rounding: the SVD is not LAPACK's `gelsd`),
-dtypes, shapes, the rank and the class of error."""
+"""NumPy's least squares, eigenproblems, polynomial roots and phase
+unwrapping on tensors, which donate used to refuse ("no implementation
+found"): `np.linalg.lstsq`, `np.linalg.cond`, `np.polyfit`,
+`np.linalg.eig`, `np.linalg.eigvals`, `np.roots`, `np.poly` and
+`np.unwrap`; against NumPy as the oracle for values (within rounding:
+the factorisations are not LAPACK's), dtypes, shapes, the rank and the
+class of error."""
 
 from __future__ import annotations
 
@@ -149,3 +151,103 @@ def test_unwrap_axis_out_of_range_raises_as_numpy() -> None:
         np.unwrap(np.zeros(3), axis=2)
     with pytest.raises(np.exceptions.AxisError):
         np.unwrap(donate.asarray(np.zeros(3)), axis=2)
+
+
+def _pairs_hold(a: np.ndarray, w: np.ndarray, v: np.ndarray, tol: float) -> None:
+    """`a @ v = v * w` for every stacked matrix, each column of unit norm."""
+    np.testing.assert_allclose(a.astype(v.dtype) @ v, v * w[..., None, :], atol=tol)
+    np.testing.assert_allclose(np.linalg.norm(v, axis=-2), 1.0, atol=tol)
+
+
+def _sorted(w: np.ndarray) -> np.ndarray:
+    return np.sort_complex(w.reshape(-1, w.shape[-1])).reshape(w.shape) if w.dtype.kind == "c" else np.sort(w, axis=-1)
+
+
+EIG = [
+    np.array([[2.0, 1.0], [1.0, 3.0]]),  # real eigenvalues: real results
+    np.array([[0.0, -1.0], [1.0, 0.0]]),  # a rotation: +-i
+    RNG.random((4, 4)),
+    RNG.random((3, 5, 5)).astype(np.float32),  # a stack, float32
+    RNG.random((3, 3)) + 1j * RNG.random((3, 3)),  # complex stays complex
+    np.array([[1.0, 0.0], [0.0, 1.0]]) + 0j,  # complex with real eigenvalues: complex
+    np.arange(9).reshape(3, 3),  # integers: float64
+    np.triu(RNG.random((4, 4))),  # triangular: the diagonal
+]
+
+
+@pytest.mark.parametrize("a", EIG)
+def test_eig_and_eigvals_as_numpy(a: np.ndarray) -> None:
+    w, v = np.linalg.eig(a)
+    res = np.linalg.eig(donate.asarray(a))
+    assert type(res).__name__ == "EigResult"
+    gw, gv = np.asarray(res.eigenvalues), np.asarray(res.eigenvectors)
+    assert (gw.dtype, gw.shape, gv.dtype, gv.shape) == (w.dtype, w.shape, v.dtype, v.shape)
+    tol = 1e-4 if w.dtype in (np.float32, np.complex64) else 1e-10
+    np.testing.assert_allclose(_sorted(gw), _sorted(w), atol=tol)
+    _pairs_hold(a, gw, gv, tol)
+    ev = np.asarray(np.linalg.eigvals(donate.asarray(a)))
+    assert ev.dtype == np.linalg.eigvals(a).dtype
+    np.testing.assert_allclose(_sorted(ev), _sorted(w), atol=tol)
+
+
+def test_eig_refuses_as_numpy() -> None:
+    for a in (np.ones((2, 3)), np.ones(3), np.array([[np.nan, 1.0], [1.0, 1.0]])):
+        with pytest.raises(np.linalg.LinAlgError):
+            np.linalg.eig(a)
+        with pytest.raises(np.linalg.LinAlgError):
+            np.linalg.eig(donate.asarray(a))
+
+
+def test_donate_linalg_eig_is_complex_and_traced_by_jit() -> None:
+    """The namespace's `eig` has a dtype known before the values: complex
+    even when every eigenvalue is real (NumPy's translation above makes
+    those real)."""
+    a = np.array([[2.0, 1.0], [1.0, 3.0]])
+    w, v = donate.linalg.eig(donate.asarray(a))
+    assert (w.dtype, v.dtype) == (donate.complex128, donate.complex128)
+    jw, jv = donate.jit(lambda x: tuple(donate.linalg.eig(x)))(donate.asarray(a))
+    np.testing.assert_array_equal(np.asarray(jw), np.asarray(w))
+    np.testing.assert_array_equal(np.asarray(jv), np.asarray(v))
+    assert donate.linalg.eigvals(donate.asarray(a.astype(np.float32))).dtype == donate.complex64
+
+
+ROOTS = [
+    np.array([1.0, -3.0, 2.0]),  # (x - 1)(x - 2)
+    np.array([1.0, 0.0, 1.0]),  # +-i
+    np.array([0.0, 0.0, 1.0, -6.0, 11.0, -6.0, 0.0, 0.0]),  # zeros around 1, 2, 3
+    np.array([2, -4]),  # integers
+    np.array([5.0]), np.array([0.0, 0.0]),
+    np.array([1.0, -1.0], np.float32),
+    np.array([1.0, 2 + 1j, 3j]),  # complex coefficients
+]
+
+
+@pytest.mark.parametrize("p", ROOTS)
+def test_roots_as_numpy(p: np.ndarray) -> None:
+    want = np.roots(p)
+    got = np.asarray(np.roots(donate.asarray(p)))
+    assert (got.dtype, got.shape) == (want.dtype, want.shape)
+    tol = 1e-5 if want.dtype in (np.float32, np.complex64) else 1e-9
+    np.testing.assert_allclose(_sorted(got), _sorted(want), atol=tol)
+
+
+@pytest.mark.parametrize("z", [np.array([1.0, 2.0, 3.0]), np.array([1j, -1j, 2.0]), np.array([1j, 2.0]),
+                               np.array([1, 2]), np.array([[2.0, 1.0], [1.0, 3.0]]), np.array([], float),
+                               np.array([0.5], np.float32)])
+def test_poly_as_numpy(z: np.ndarray) -> None:
+    want = np.poly(z)
+    got = np.poly(donate.asarray(z))
+    if isinstance(want, float):
+        assert got == want
+        return
+    g = np.asarray(got)
+    assert (g.dtype, g.shape) == (want.dtype, want.shape)
+    np.testing.assert_allclose(g, want, atol=1e-6 if want.dtype == np.float32 else 1e-12)
+
+
+def test_roots_and_poly_refuse_as_numpy() -> None:
+    for f, x in ((np.roots, np.ones((2, 2))), (np.poly, np.ones((2, 3)))):
+        with pytest.raises(ValueError):
+            f(x)
+        with pytest.raises(ValueError):
+            f(donate.asarray(x))

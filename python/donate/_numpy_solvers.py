@@ -1,5 +1,7 @@
-"""NumPy's least squares on tensors: `np.linalg.lstsq`, `np.linalg.cond`
-and `np.polyfit`. Translation only: donate's `svd`, `svdvals`, `inv`,
+"""NumPy's least squares, general eigenproblems and polynomial roots on
+tensors: `np.linalg.lstsq`, `np.linalg.cond`, `np.polyfit`,
+`np.linalg.eig`, `np.linalg.eigvals`, `np.roots` and `np.poly`.
+Translation only: donate's `svd`, `svdvals`, `inv`, `eig`, `eigvals`,
 `matrix_norm`, `matmul` and arithmetic, with NumPy's arguments, result
 dtypes and errors.
 
@@ -18,6 +20,15 @@ Decisions (where the method differs from NumPy's LAPACK call):
   matrix).
 - `polyfit` is NumPy's own method: the scaled Vandermonde matrix solved
   by `lstsq`, `RankWarning` when the fit is rank-deficient.
+- `eig` and `eigvals` of a real input are real when every eigenvalue is
+  (NumPy's rule, which reads the values; `donate.linalg.eig` itself is
+  always complex). The eigenvalues' order is the Schur form's, which
+  need not be LAPACK's (NumPy does not specify one); each eigenvector has
+  unit norm and its largest component real, as LAPACK's, with that
+  component positive.
+- `roots` is NumPy's: the eigenvalues of the companion matrix; `poly`
+  multiplies out `(x - z)` for each zero `z` (the eigenvalues of a square
+  matrix), real when the zeros are closed under conjugation.
 """
 
 from __future__ import annotations
@@ -32,7 +43,7 @@ from donate import linalg as _linalg
 
 from ._numpy_operands import _as_tensor, _dtype_of
 
-NAMES = ["polyfit"]
+NAMES = ["polyfit", "roots", "poly"]
 
 
 def _types(*arrays: Any) -> tuple[np.dtype[Any], np.dtype[Any]]:
@@ -195,3 +206,94 @@ def polyfit(x: Any, y: Any, deg: Any, rcond: Any = None, full: bool = False, w: 
     if ty.ndim == 1:
         return c, base * fac
     return c, _dn.expand_dims(base, axis=-1) * fac
+
+
+def _real_if_real(x: Any, w: Any, v: Any = None) -> tuple[Any, Any]:
+    """NumPy's `eig` rule: a real input's results are real when every
+    eigenvalue is."""
+    if _dn.isdtype(_as_tensor(x).dtype, "complex floating") or bool(_dn.any(_dn.imag(w) != 0)):
+        return w, v
+    return _dn.real(w), None if v is None else _dn.real(v)
+
+
+def _square(a: Any) -> Any:
+    """`a` in NumPy's dtype for `eig`, refused as NumPy refuses it unless
+    it is a stack of square matrices."""
+    _, result = _types(a)
+    t = _in(a, result)
+    if t.ndim < 2:
+        raise _linalg.LinAlgError(f"{t.ndim}-dimensional array given. Array must be at least "
+                                  "two-dimensional")
+    if t.shape[-1] != t.shape[-2]:
+        raise _linalg.LinAlgError("Last 2 dimensions of the array must be square")
+    return t
+
+
+def eig(a: Any) -> Any:
+    """NumPy's `linalg.eig`: the eigenvalues and eigenvectors (columns) of
+    each square matrix."""
+    t = _square(a)
+    w, v = _linalg.eig(t)
+    return _linalg.EigResult(*_real_if_real(t, w, v))
+
+
+def eigvals(a: Any) -> Any:
+    """NumPy's `linalg.eigvals`: the eigenvalues of each square matrix."""
+    t = _square(a)
+    return _real_if_real(t, _linalg.eigvals(t))[0]
+
+
+def roots(p: Any) -> Any:
+    """NumPy's `roots`: the roots of the polynomial with coefficients `p`
+    (highest power first), the eigenvalues of its companion matrix."""
+    c = _as_tensor(p)
+    if c.ndim == 0:
+        c = _dn.reshape(c, (1,))
+    if c.ndim != 1:
+        raise ValueError("Input must be a rank-1 array.")
+    nz = np.flatnonzero(np.asarray(c != 0))
+    if nz.size == 0:
+        return _dn.zeros((0,), dtype=_dn.float64)
+    trailing = c.shape[0] - int(nz[-1]) - 1
+    c = c[int(nz[0]):int(nz[-1]) + 1]
+    if not _dn.isdtype(c.dtype, ("real floating", "complex floating")):
+        c = _dn.astype(c, _dn.float64)
+    n = c.shape[0]
+    if n > 1:
+        top = _dn.reshape(-c[1:] / c[0], (1, n - 1))
+        companion = _dn.concat([top, _dn.eye(n - 2, n - 1, dtype=c.dtype)], axis=0)
+        found = eigvals(companion)
+    else:
+        found = _dn.zeros((0,), dtype=_dn.float64)
+    if not trailing:
+        return found
+    return _dn.concat([found, _dn.zeros((trailing,), dtype=found.dtype)])
+
+
+def poly(seq_of_zeros: Any) -> Any:
+    """NumPy's `poly`: the coefficients (highest power first) of the monic
+    polynomial with the given zeros, or with a square matrix's
+    eigenvalues as its zeros."""
+    z = _as_tensor(seq_of_zeros)
+    if z.ndim == 0:
+        z = _dn.reshape(z, (1,))
+    if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0] != 0:
+        z = eigvals(z)
+    elif z.ndim == 1:
+        if not _dn.isdtype(z.dtype, ("real floating", "complex floating")):
+            z = _dn.astype(z, _dn.float64)  # NumPy's `mintypecode`: 'd'
+        elif z.dtype == _dn.float16:
+            z = _dn.astype(z, _dn.float32)
+    else:
+        raise ValueError("input must be 1d or non-empty square 2d array.")
+    if z.shape[0] == 0:
+        return 1.0
+    a = _dn.ones((1,), dtype=z.dtype)
+    for k in range(z.shape[0]):  # a * (x - z_k): shifted copies
+        zero = _dn.zeros((1,), dtype=z.dtype)
+        a = _dn.concat([a, zero]) - _dn.concat([zero, a * z[k]])
+    if _dn.isdtype(a.dtype, "complex floating"):
+        r = np.asarray(z).astype(complex)
+        if np.all(np.sort(r) == np.sort(r.conjugate())):
+            a = _dn.real(a)
+    return a
