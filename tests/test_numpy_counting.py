@@ -204,3 +204,43 @@ def test_a_donated_operand_is_left_intact() -> None:
         got = np.bincount(x.donate())
     check(got, np.bincount(np.array([1, 1, 2, 5])))
     np.testing.assert_array_equal(np.asarray(x), [1, 1, 2, 5])
+
+
+HIST_POINTS = np.random.default_rng(3).normal(size=(200, 3))
+
+
+@pytest.mark.parametrize("kwargs", [
+    {}, {"bins": 4}, {"bins": (2, 3, 4)}, {"bins": [np.array([-1.0, 0.0, 2.0]), 3, np.linspace(-3, 3, 7)]},
+    {"range": [(-1, 1), (-2, 2), (0, 1)]}, {"density": True, "bins": 5},
+    {"weights": np.arange(200.0)}, {"bins": (2, 2)}, {"range": [(0, 1)]},
+    {"bins": [np.array([1.0, 0.0]), 2, 2]},
+], ids=["default", "int", "per axis", "edges", "range", "density", "weights", "bins mismatch",
+        "range mismatch", "decreasing edges"])
+def test_histogramdd_as_numpy(kwargs: dict[str, Any]) -> None:
+    try:
+        want, wedges = np.histogramdd(HIST_POINTS, **kwargs)
+    except Exception as e:
+        with pytest.raises(type(e)):
+            np.histogramdd(donate.asarray(HIST_POINTS), **kwargs)
+        return
+    got, gedges = np.histogramdd(donate.asarray(HIST_POINTS),
+                                 **{k: donate.asarray(v) if k == "weights" else v for k, v in kwargs.items()})
+    check(got, want)
+    assert len(gedges) == len(wedges)
+    for g, w in zip(gedges, wedges):
+        check(g, w)
+
+
+def test_histogram2d_as_numpy() -> None:
+    x, y = HIST_POINTS[:, 0], HIST_POINTS[:, 1].astype(np.float32)
+    for kwargs in ({}, {"bins": 3}, {"bins": [2, 5]}, {"bins": np.linspace(-2, 2, 4)},
+                   {"bins": 4, "range": [[-1, 1], [0, 2]], "density": True}):
+        want = np.histogram2d(x, y, **kwargs)
+        got = np.histogram2d(donate.asarray(x), donate.asarray(y), **kwargs)
+        for g, w in zip(got, want):
+            check(g, w)
+    # A point on the last edge is in the last bin; integer points too.
+    xi = np.array([0, 1, 2, 3, 3])
+    for g, w in zip(np.histogram2d(donate.asarray(xi), donate.asarray(xi), bins=3),
+                    np.histogram2d(xi, xi, bins=3)):
+        check(g, w)

@@ -1,5 +1,5 @@
 """NumPy's counting, binning and ordering functions on tensors: `bincount`,
-`histogram`, `digitize`, `interp`, `partition`/`argpartition`, `lexsort`,
+`histogram`, `histogramdd`, `histogram2d`, `digitize`, `interp`, `partition`/`argpartition`, `lexsort`,
 `ediff1d` and `pad`. Translation only: each is donate's `sort`, `argsort`,
 `searchsorted`, `take`, `cumulative_sum` or `concat`, with NumPy's
 arguments, result dtypes and errors.
@@ -35,7 +35,7 @@ import donate as _dn
 from ._numpy_operands import _as_tensor, _refuse
 
 NAMES = ["bincount", "histogram", "digitize", "interp", "partition", "argpartition",
-         "lexsort", "ediff1d", "pad", "histogram_bin_edges"]
+         "lexsort", "ediff1d", "pad", "histogram_bin_edges", "histogramdd", "histogram2d"]
 
 
 def _ints_1d(x: Any) -> Any:
@@ -153,6 +153,79 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
         widths = _dn.asarray(np.diff(e).astype(np.float64))
         counts = _dn.astype(counts, _dn.float64) / widths / _dn.sum(_dn.astype(counts, _dn.float64))
     return counts, edges
+
+
+def _sample(sample: Any) -> Any:
+    """`histogramdd`'s sample as an `(N, D)` tensor: a 2-d tensor as it
+    is, anything else (a vector, a sequence of coordinate vectors) as
+    NumPy's `atleast_2d(sample).T`."""
+    if isinstance(sample, (_dn.Tensor, _dn.Donated, np.ndarray)):
+        t = _as_tensor(sample)
+        if t.ndim == 2:
+            return t
+        return _dn.reshape(t, (-1, 1)) if t.ndim <= 1 else _dn.matrix_transpose(t)
+    cols = [_as_tensor(c) for c in sample]
+    dt = np.result_type(*(c.dtype for c in cols))
+    return _dn.stack([c if c.dtype == dt else _dn.astype(c, dt) for c in cols], axis=1)
+
+
+def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = None,
+                weights: Any = None) -> tuple[Any, list[Any]]:
+    """NumPy's `histogramdd`: the float64 counts (or summed weights) of
+    the `(N, D)` points in each cell of a D-dimensional grid of bins, each
+    bin half-open but the last along each axis; and each axis's edges."""
+    x = _sample(sample)
+    n, d = x.shape
+    try:
+        if len(bins) != d:
+            raise ValueError("The dimension of bins must be equal to the dimension of the "
+                             "sample x.")
+    except TypeError:
+        bins = d * [bins]
+    if range is None:
+        range = (None,) * d
+    elif len(range) != d:
+        raise ValueError("range argument must have one entry per dimension")
+    edges = [_edges(x[:, i], bins[i], range[i]) for i in builtins.range(d)]
+    nbin = [len(e) + 1 for e in edges]  # an outlier bin at each end
+    flat = _dn.zeros((n,), dtype=_dn.int64)
+    stride = 1
+    for i in builtins.reversed(builtins.range(d)):
+        col = x[:, i]
+        dt = np.result_type(col.dtype, edges[i].dtype)
+        col = col if col.dtype == dt else _dn.astype(col, dt)
+        e = _dn.asarray(edges[i].astype(dt))
+        at = _dn.searchsorted(e, col, side="right")
+        # Values on the last edge belong to the last bin, not past it.
+        at = _dn.where(col == e[-1], at - 1, at)
+        flat = flat + _dn.astype(at, _dn.int64) * stride
+        stride *= nbin[i]
+    hist = bincount(flat, weights=None if weights is None else
+                    _dn.reshape(_as_tensor(weights), (-1,)), minlength=stride)
+    hist = _dn.reshape(_dn.astype(hist, _dn.float64), tuple(nbin))
+    hist = hist[(slice(1, -1),) * d]
+    if density:
+        total = _dn.sum(hist)
+        for i in builtins.range(d):
+            shape = [1] * d
+            shape[i] = nbin[i] - 2
+            hist = hist / _dn.asarray(np.diff(edges[i]).astype(np.float64).reshape(shape))
+        hist = hist / total
+    return hist, [_dn.asarray(e) for e in edges]
+
+
+def histogram2d(x: Any, y: Any, bins: Any = 10, range: Any = None, density: Any = None,
+                weights: Any = None) -> tuple[Any, Any, Any]:
+    """NumPy's `histogram2d`: `histogramdd` of the points (`x`, `y`); the
+    counts and the edges along each."""
+    try:
+        count = len(bins)
+    except TypeError:
+        count = 1
+    if count not in (1, 2):
+        bins = [bins, bins]
+    hist, (ex, ey) = histogramdd([x, y], bins, range, density, weights)
+    return hist, ex, ey
 
 
 def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None, weights: Any = None) -> Any:
