@@ -200,3 +200,45 @@ def test_covariance_without_degrees_of_freedom_warns_as_numpy() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         check(got, np.cov(np.ones((2, 1))))
+
+
+PW = np.linspace(-2.5, 2.5, 6)
+
+
+@pytest.mark.parametrize(
+    "f,args",
+    [(lambda a, b, c: np.block([[a, b], [c]]), (np.eye(2), np.zeros((2, 3)), np.ones((1, 5)))),
+     (lambda a, b: np.block([a, b]), (np.arange(3), np.ones(2))),
+     (lambda a, b: np.block([[a], [b]]), (np.arange(3), np.ones(3, np.float32))),
+     (lambda a: np.block([[[a, a]], [[a, a]]]), (np.ones((2, 2)),)),
+     (lambda a: np.block(a), (np.ones(2),)),
+     (lambda x: np.piecewise(x, [x < 0, x >= 0], [-1, 1]), (PW,)),
+     (lambda x: np.piecewise(x, [x < 0, x >= 0], [lambda v: -v, lambda v: v * 2]), (PW,)),
+     (lambda x: np.piecewise(x, [x < -1, x > 1], [0, 1, lambda v: v + 10]), (PW,)),
+     (lambda x: np.piecewise(x, x > 0, [lambda v: v ** 2, 5]), (PW,)),
+     (lambda x: np.piecewise(x, [x > 1], [lambda v: v * 2.5]), (np.arange(4),)),
+     (lambda x: np.piecewise(x, [True], [7]), (np.array(3.0),)),
+     (np.fix, (np.array([-2.5, -0.5, 0.5, 2.7]),)), (np.fix, (np.array([1, -2]),)),
+     (np.fix, (np.array([-1.5], np.float32),))],
+    ids=["block 2-d", "block 1-d", "block promotes", "block 3-d", "block of one", "piecewise values",
+         "piecewise functions", "piecewise otherwise", "piecewise one condition", "piecewise int",
+         "piecewise 0-d", "fix", "fix int", "fix float32"],
+)
+def test_block_piecewise_and_fix_match_numpy(f: Callable[..., Any], args: tuple[np.ndarray, ...]) -> None:
+    want = f(*args)
+    got = f(*(donate.asarray(a) for a in args))
+    check(got, want)
+    np.testing.assert_array_equal(np.signbit(np.asarray(got)), np.signbit(want))  # fix(-0.5) is -0.0
+
+
+@pytest.mark.parametrize(
+    "call",
+    [lambda a: np.block([[a], a]), lambda a: np.block((a, a)), lambda a: np.block([[], [a]]),
+     lambda a: np.piecewise(a, [a > 1], [1, 2, 3])],
+    ids=["block depths", "block tuple", "block empty list", "piecewise too many functions"],
+)
+def test_block_and_piecewise_refuse_as_numpy(call: Callable[..., Any]) -> None:
+    with pytest.raises(Exception) as e:
+        call(np.ones(2))
+    with pytest.raises(e.type):
+        call(donate.asarray(np.ones(2)))

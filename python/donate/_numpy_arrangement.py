@@ -12,6 +12,8 @@ import builtins
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 import donate as _dn
 
 from ._numpy_operands import _as_tensor, _donatable
@@ -122,4 +124,48 @@ def dstack(tup: Sequence[Any]) -> Any:
 
 
 NAMES = ["fliplr", "flipud", "rot90", "array_split", "split", "hsplit", "vsplit",
-         "dsplit", "dstack"]
+         "dsplit", "dstack", "block"]
+
+
+def _block_depth(x: Any, path: str) -> int:
+    """How deep `block`'s nested lists go at `path` (all leaves at one
+    depth, as NumPy requires)."""
+    if isinstance(x, tuple):
+        raise TypeError(f"{path} is a tuple. Only lists can be used to arrange blocks, and "
+                        "np.block does not allow implicit conversion from tuple to ndarray.")
+    if not isinstance(x, list):
+        return 0
+    if not x:
+        raise ValueError(f"List at {path} cannot be empty")
+    depths = [_block_depth(v, f"{path}[{i}]") for i, v in enumerate(x)]
+    if len(set(depths)) != 1:
+        raise ValueError(f"List depths are mismatched. First element was at depth "
+                         f"{depths[0] + 1}, but there is an element at depth "
+                         f"{builtins.min(depths) + 1} ({path})")
+    return depths[0] + 1
+
+
+def _leaves(x: Any) -> list[Any]:
+    return [t for v in x for t in _leaves(v)] if isinstance(x, list) else [_as_tensor(x)]
+
+
+def block(arrays: Any) -> Any:
+    """NumPy's `block`: nested lists of tensors joined, the innermost
+    lists along the last axis, each outer level along the axis before;
+    every block first given leading axes of length 1 up to the deepest
+    rank."""
+    depth = _block_depth(arrays, "arrays")
+    leaves = _leaves(arrays)
+    ndim = builtins.max(depth, *(t.ndim for t in leaves))
+    dt = np.result_type(*(t.dtype for t in leaves))
+
+    def build(x: Any, level: int) -> Any:
+        if isinstance(x, list):
+            return _dn.concat([build(v, level + 1) for v in x], axis=level - depth)
+        t = _as_tensor(x)
+        t = t if t.dtype == dt else _dn.astype(t, dt)
+        return _dn.reshape(t, (1,) * (ndim - t.ndim) + t.shape)
+
+    if depth == 0:
+        return _dn.asarray(build(arrays, 0), copy=True)
+    return build(arrays, 0)

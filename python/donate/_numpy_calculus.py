@@ -1,6 +1,6 @@
 """NumPy's differences, integrals, polynomials and products of sequences
 on tensors: `gradient`, `trapezoid`, `convolve`, `correlate`, `cross`,
-`sinc`, `polyval`, `vander`, `unwrap`. Translation only: slices, arithmetic,
+`sinc`, `fix`, `polyval`, `vander`, `unwrap`. Translation only: slices, arithmetic,
 `concat`, `cumulative_prod` and `stack` of donate, with NumPy's
 arguments, result dtypes and errors.
 
@@ -31,7 +31,7 @@ import donate as _dn
 from ._numpy_operands import _as_tensor, _dtype_of
 
 NAMES = ["gradient", "trapezoid", "convolve", "correlate", "cross", "sinc", "polyval", "vander",
-         "unwrap"]
+         "unwrap", "fix"]
 
 
 def _slab(x: Any, axis: int, sl: slice | int) -> Any:
@@ -261,6 +261,18 @@ def sinc(x: Any) -> Any:
         t = _dn.astype(t, _dn.float64)
     y = math.pi * _dn.where(t == 0, _dn.full((), 1.0e-20, dtype=t.dtype), t)
     return _dn.sin(y) / y
+
+
+def fix(x: Any, out: Any = None) -> Any:
+    """NumPy's `fix`: rounded towards zero (`-0.5` to `-0.0`), integers and
+    bools as they are."""
+    from ._numpy_operands import _write_out
+
+    t = _as_tensor(x)
+    if _dn.isdtype(t.dtype, "complex floating"):
+        raise TypeError("ufunc 'ceil' not supported for the input types")
+    r = _dn.trunc(t) if _dn.isdtype(t.dtype, "real floating") else _dn.asarray(t, copy=True)
+    return _write_out("fix", out, r)
 
 
 def polyval(p: Any, x: Any) -> Any:

@@ -1,5 +1,5 @@
 """NumPy's selecting and index-building functions on tensors: `select`,
-`choose`, `compress`, `extract`, `delete`, `append`, `resize`,
+`piecewise`, `choose`, `compress`, `extract`, `delete`, `append`, `resize`,
 `trim_zeros`, `rollaxis` (a view), `ix_`, `unravel_index`,
 `ravel_multi_index`, `diag_indices_from`, `tril_indices_from`,
 `triu_indices_from`, `diagflat`, `isreal`, `iscomplex`, `real_if_close`,
@@ -26,7 +26,7 @@ import donate as _dn
 
 from ._numpy_operands import _as_tensor, _donatable, _dtype_of, _refuse, _write_out
 
-NAMES = ["select", "choose", "compress", "extract", "delete", "append", "resize",
+NAMES = ["select", "piecewise", "choose", "compress", "extract", "delete", "append", "resize",
          "trim_zeros", "rollaxis", "ix_", "unravel_index", "ravel_multi_index",
          "diag_indices_from", "tril_indices_from", "triu_indices_from", "diagflat",
          "isreal", "iscomplex", "real_if_close", "cumulative_sum", "cumulative_prod",
@@ -61,6 +61,36 @@ def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0)
     shape = _dn.broadcast_shapes(*(c.shape for c in conds), *(_as_tensor(x).shape for x in
                                                                choicelist), result.shape)
     return result if result.shape == shape else _dn.broadcast_to(result, shape)
+
+
+def piecewise(x: Any, condlist: Any, funclist: Sequence[Any], *args: Any, **kw: Any) -> Any:
+    """NumPy's `piecewise`: where each condition holds, the value (or the
+    function of the elements of `x` there, a tensor); with one function
+    more than conditions, the last applies where none holds; 0 elsewhere.
+    Later conditions win where several hold, as NumPy's."""
+    t = _as_tensor(x)
+    if np.isscalar(condlist) or isinstance(condlist, (_dn.Tensor, _dn.Donated)) or (
+            not isinstance(condlist[0], (list, np.ndarray, _dn.Tensor, _dn.Donated))
+            and t.ndim != 0):
+        condlist = [condlist]
+    conds = [_dn.broadcast_to(_in(c, _dn.bool), t.shape) for c in condlist]
+    n, n2 = len(conds), len(funclist)
+    if n == n2 - 1:  # the "otherwise" condition
+        none = _dn.ones(t.shape, dtype=_dn.bool)
+        for c in conds:
+            none = none & ~c
+        conds.append(none)
+    elif n != n2:
+        raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are expected")
+    y = _dn.zeros_like(t)
+    for cond, func in builtins.zip(conds, funclist):
+        if not callable(func):
+            y[cond] = _in(func, y.dtype)
+        else:
+            vals = t[cond]
+            if vals.size > 0:
+                y[cond] = _in(func(vals, *args, **kw), y.dtype)
+    return y
 
 
 def choose(a: Any, choices: Sequence[Any], out: Any = None, mode: str = "raise") -> Any:
