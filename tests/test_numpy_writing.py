@@ -173,3 +173,43 @@ def test_insert_and_put_along_axis_any_shape(x: np.ndarray, data: Any) -> None:
         np.put_along_axis(want, idx, -5, axis=axis)
         np.put_along_axis(t, idx, -5, axis=axis)
         same(t, want)
+
+
+SCATTER_V = np.random.default_rng(5).normal(size=500)
+SCATTER_I = np.random.default_rng(6).integers(0, 10, 500)
+
+UFUNC_AT: list[tuple[str, np.ndarray, Callable[[Any], Any]]] = [
+    ("add repeated", np.arange(4.0), lambda x: np.add.at(x, [0, 0, 2], [1.0, 2.0, 3.0])),
+    ("add rows", A, lambda x: np.add.at(x, [0, 0], np.ones(4))),
+    ("add tuple index", A, lambda x: np.add.at(x, (0, [0, 0]), 1.0)),
+    ("add slice", np.arange(4.0), lambda x: np.add.at(x, slice(1, 3), 1.0)),
+    ("multiply mask", np.arange(4.0), lambda x: np.multiply.at(x, np.array([True, False, True, False]), 3.0)),
+    ("subtract 2-d index", np.arange(4.0), lambda x: np.subtract.at(x, [[0, 1], [1, 1]], 2.0)),
+    ("maximum", np.arange(4.0), lambda x: np.maximum.at(x, [0, 0], [5.0, 3.0])),
+    ("negative (unary)", np.arange(4.0), lambda x: np.negative.at(x, [1, 1, 2])),
+    ("float into int", np.array([1]), lambda x: np.add.at(x, [0], -0.6)),
+    ("wraps uint8", np.array([1], np.uint8), lambda x: np.add.at(x, [0], 300)),
+    ("scatter sum float64", np.zeros(10), lambda x: np.add.at(x, SCATTER_I, SCATTER_V)),
+    ("scatter sum float32", np.zeros(10, np.float32), lambda x: np.add.at(x, SCATTER_I, SCATTER_V)),
+    ("out of range", np.arange(4.0), lambda x: np.add.at(x, [9], 1.0)),
+    ("missing operand", np.arange(4.0), lambda x: np.add.at(x, [0])),
+    ("extra operand", np.arange(4.0), lambda x: np.negative.at(x, [0], 1.0)),
+]
+
+
+@pytest.mark.parametrize("start,write", [(a, f) for _, a, f in UFUNC_AT], ids=[n for n, _, _ in UFUNC_AT])
+def test_ufunc_at_is_numpy_s_to_the_bit(start: np.ndarray, write: Callable[[Any], Any]) -> None:
+    """Applied once per occurrence, in order: a scatter-sum of 500 values
+    into 10 places equals NumPy's exactly, not within rounding."""
+    test_writes_as_numpy_in_place(start, write)
+
+
+def test_ufunc_at_writes_through_a_view_and_into_numpy() -> None:
+    base = donate.asarray(np.zeros((3, 4)))
+    np.add.at(base[1], [0, 0, 3], 1.0)
+    want = np.zeros((3, 4))
+    np.add.at(want[1], [0, 0, 3], 1.0)
+    same(base, want)
+    a = np.zeros(3)
+    np.add.at(a, [0, 0], donate.asarray(np.array([1.0, 2.0])))
+    np.testing.assert_array_equal(a, [3.0, 0.0, 0.0])

@@ -24,7 +24,7 @@ module adds is NumPy's calling conventions:
   unspecified).
 - **Anything else is refused, never converted.** A NumPy function or ufunc
   without a donate counterpart here, or one called with a keyword donate
-  cannot honour (``order="F"``, ``where=`` of ``np.std``, ufunc ``.at``), returns
+  cannot honour (``order="F"``, ``where=`` of ``np.std``, ``ufunc.reduceat``), returns
   ``NotImplemented`` or raises ``TypeError`` naming it, so NumPy code learns
   at once instead of getting a NumPy array back. The exceptions are queries
   that return no array (``np.shape``, ``np.ndim``, ``np.size``), answered
@@ -149,6 +149,10 @@ def _our_input(x: Any) -> bool:
 
 def array_ufunc(self: Any, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
     """NEP 13: NumPy's ufunc `ufunc` (its `method`) on tensors."""
+    if method == "at":  # (a, indices[, b]): the indices may be slices
+        from ._numpy_writing import ufunc_at
+
+        return ufunc_at(ufunc, *inputs) if not kwargs else NotImplemented
     out = kwargs.pop("out", None)
     if not (builtins.all(_our_input(x) for x in inputs)
             and builtins.all(x is None or _ours(x) for x in out or ())):

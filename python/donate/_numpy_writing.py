@@ -1,6 +1,7 @@
 """NumPy's functions that write into an array or insert into a copy of one,
 on tensors: `put`, `put_along_axis`, `putmask`, `place`, `copyto`,
-`fill_diagonal` (all in place) and `insert` (a new tensor).
+`fill_diagonal`, a ufunc's `at` (all in place) and `insert` (a new
+tensor).
 
 Translation only: each in-place function is one indexed assignment
 (`t[index] = values`) or `t[...] = where(mask, values, t)`, so it writes
@@ -30,6 +31,14 @@ Decisions:
 - Repeated positions in one call (`put` with an index twice) are
   written once each, in order, so the last value stays, as NumPy's
   assignments do in practice.
+- `ufunc.at(a, indices, b)` applies the ufunc once per occurrence of a
+  position, in the order of the occurrences, as NumPy's unbuffered loop
+  does, so the result is NumPy's to the bit: pass `k` gathers the
+  positions occurring a `k`-th time (each once in the pass), computes
+  the ufunc of their current values and their operands (NumPy's loop
+  dtype: the ufunc called on tensors), and scatters the results back,
+  cast to `a`'s dtype as NumPy casts them (unsafely). An index repeated
+  `r` times costs `r` passes.
 """
 
 from __future__ import annotations
@@ -291,3 +300,48 @@ def insert(arr: Any, obj: Any, values: Any, axis: Any = None) -> Any:
     block = tuple(count if d == axis else s for d, s in enumerate(x.shape))
     both = _dn.concat([x, _dn.broadcast_to(v, block)], axis=axis)
     return _dn.take(both, _dn.asarray(gather), axis=axis)
+
+
+def ufunc_at(ufunc: np.ufunc, a: Any, indices: Any, b: Any = None) -> None:
+    """NumPy's `ufunc.at(a, indices, b)`: `a[i] = ufunc(a[i], b)` for each
+    position `i` that `indices` selects, repeated positions once per
+    occurrence, in order (`a[i] = ufunc(a[i])` for a unary ufunc)."""
+    name = ufunc.__name__
+    if ufunc.nout != 1 or ufunc.nin not in (1, 2):
+        raise TypeError(f"numpy.{name}.at on donate tensors: only ufuncs of one or two "
+                        "operands and one result are supported")
+    if ufunc.nin == 2 and b is None:
+        raise ValueError("second operand needed for ufunc")
+    if ufunc.nin == 1 and b is not None:
+        raise ValueError("second operand provided when ufunc is unary")
+    if isinstance(a, np.ndarray):
+        ufunc.at(a, _numpy(indices) if not isinstance(indices, tuple) else
+                 tuple(_numpy(i) for i in indices), _numpy(b) if b is not None else None)
+        return None
+    t = _target(f"{name}.at", a)
+    index = tuple(_numpy(i) for i in indices) if isinstance(indices, tuple) else _numpy(indices)
+    # The flat positions `indices` selects, by NumPy's own indexing (its
+    # errors too), in the order NumPy's loop visits them.
+    where = np.arange(t.size, dtype=np.int64).reshape(t.shape)[index]
+    flat = np.asarray(where).reshape(-1)
+    if flat.size == 0:
+        return None
+    operand = None
+    if b is not None:
+        operand = _dn.reshape(_dn.broadcast_to(_as_tensor(b), np.shape(where)), (-1,))
+    # The rank of each occurrence among those of its position.
+    order = np.argsort(flat, kind="stable")
+    ranked = flat[order]
+    starts = np.r_[0, np.flatnonzero(ranked[1:] != ranked[:-1]) + 1]
+    rank = np.empty(flat.size, dtype=np.int64)
+    rank[order] = np.arange(flat.size) - np.repeat(starts, np.diff(np.r_[starts, flat.size]))
+    for k in range(int(rank.max()) + 1):
+        sel = np.flatnonzero(rank == k)
+        at = _positions(t.shape, flat[sel])
+        current = t[at]
+        if operand is None:
+            r = ufunc(current)
+        else:
+            r = ufunc(current, _dn.take(operand, _dn.asarray(sel)))
+        t[at] = _dn.astype(_as_tensor(r), t.dtype)
+    return None
