@@ -432,3 +432,25 @@ def test_a_0d_tensor_along_an_axis_as_numpy(f: Callable[[Any, Any], Any], x: np.
     with quiet():
         got = f(tensor(x), axis)
     check(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"])
+def test_bitwise_count_is_numpy_s_for_every_integer_dtype(dtype: str) -> None:
+    """The 1-bits of the absolute value (the most negative value too),
+    uint8, for random values and the ends of the range."""
+    info = np.iinfo(dtype)
+    x = np.random.default_rng(1).integers(info.min, info.max, 500, dtype=dtype, endpoint=True)
+    x = np.concatenate([x, np.array([info.min, info.max, 0, 1, -1 if info.min else 2], dtype=dtype)])
+    got = np.asarray(np.bitwise_count(donate.asarray(x)))
+    want = np.bitwise_count(x)
+    assert got.dtype == want.dtype == np.uint8
+    np.testing.assert_array_equal(got, want)
+
+
+def test_bitwise_count_of_bools_and_refusal_of_floats_as_numpy() -> None:
+    np.testing.assert_array_equal(np.asarray(np.bitwise_count(donate.asarray(np.array([True, False])))),
+                                  np.bitwise_count(np.array([True, False])))
+    with pytest.raises(TypeError):
+        np.bitwise_count(np.ones(2))
+    with pytest.raises(TypeError):
+        np.bitwise_count(donate.asarray(np.ones(2)))

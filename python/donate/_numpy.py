@@ -317,7 +317,28 @@ def _vecmat(v: Any, a: Any) -> Any:
     return _dn.matmul(_dn.expand_dims(v, axis=-2), _as_tensor(a))[..., 0, :]
 
 
+def _bitwise_count(x: Any) -> Any:
+    # NumPy's: the 1-bits of the absolute value (of -128 as int8: 128),
+    # uint8 whatever the integer dtype; counted 64 bits at a time by the
+    # classic shift-and-mask sum (exact, wrapping uint64 arithmetic).
+    t = _as_tensor(x)
+    if t.dtype == _dn.bool:
+        t = _dn.astype(t, _dn.uint8)
+    if not _dn.isdtype(t.dtype, "integral"):
+        raise TypeError("ufunc 'bitwise_count' not supported for the input types, and the "
+                        "inputs could not be safely coerced to any supported types according "
+                        "to the casting rule ''safe''")
+    if _dn.isdtype(t.dtype, "signed integer"):
+        t = _dn.astype(_dn.abs(t), getattr(_dn, "u" + str(t.dtype)))
+    u = _dn.astype(t, _dn.uint64)
+    u = u - ((u >> 1) & 0x5555555555555555)
+    u = (u & 0x3333333333333333) + ((u >> 2) & 0x3333333333333333)
+    u = (u + (u >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return _dn.astype((u * 0x0101010101010101) >> 56, _dn.uint8)
+
+
 _COMPOSED: dict[str, Callable[..., Any]] = {
+    "bitwise_count": _bitwise_count,
     "divmod": _divmod,
     "modf": _modf,
     "frexp": _frexp,
