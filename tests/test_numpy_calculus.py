@@ -137,3 +137,30 @@ ERRORS: list[tuple[str, Callable[..., Any], tuple[Any, ...]]] = [
 @pytest.mark.parametrize("name, f, args", ERRORS, ids=[c[0] for c in ERRORS])
 def test_errors_as_numpy_s(name: str, f: Callable[..., Any], args: tuple[Any, ...]) -> None:
     raises_as_numpy(f, args)
+
+
+POLY_A, POLY_B, POLY_I = np.array([1.0, 2, 3]), np.array([4.0, 5]), np.array([1, 2, 3])
+
+
+@pytest.mark.parametrize("call,args", [
+    (np.polyadd, (POLY_A, POLY_B)), (np.polyadd, (POLY_B, POLY_A)), (np.polyadd, (POLY_I, POLY_B)),
+    (np.polysub, (POLY_A, POLY_B)), (np.polymul, (POLY_A, POLY_B)), (np.polymul, (POLY_I, POLY_I)),
+    (np.polyder, (POLY_A,)), (lambda p: np.polyder(p, 2), (POLY_A,)), (lambda p: np.polyder(p, 0), (POLY_A,)),
+    (np.polyder, (POLY_I,)), (np.polyint, (POLY_A,)), (lambda p: np.polyint(p, 2, k=[1, 2]), (POLY_A,)),
+    (np.polyint, (POLY_I,)), (np.polyint, (POLY_A.astype(np.float32),)), (lambda p: np.polyint(p, 3, k=5), (POLY_A,)),
+    (np.polyint, (POLY_A + 1j,)), (np.polydiv, (np.array([1.0, -3, 2]), np.array([1.0, -1]))),
+    (np.polydiv, (np.array([3.0, 5, 2, 1]), np.array([2.0, 1]))), (np.polydiv, (np.array([1, 2, 1]), np.array([1, 1]))),
+    (np.polydiv, (np.array([1.0, 2]), np.array([1.0, 2, 3]))),
+], ids=["add", "add longer second", "add int", "sub", "mul", "mul int", "der", "der 2", "der 0", "der int", "int",
+        "int 2 k", "int of int", "int float32", "int k scalar", "int complex", "div exact", "div remainder",
+        "div int", "div by longer"])
+def test_polynomial_arithmetic_as_numpy(call: Callable[..., Any], args: tuple[np.ndarray, ...]) -> None:
+    check(call(*(donate.asarray(a) for a in args)), call(*args))
+
+
+def test_polynomial_orders_must_be_positive_as_numpy() -> None:
+    for f in (np.polyder, np.polyint):
+        with pytest.raises(ValueError):
+            f(POLY_A, -1)
+        with pytest.raises(ValueError):
+            f(donate.asarray(POLY_A), -1)

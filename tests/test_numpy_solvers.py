@@ -251,3 +251,39 @@ def test_roots_and_poly_refuse_as_numpy() -> None:
             f(x)
         with pytest.raises(ValueError):
             f(donate.asarray(x))
+
+
+@pytest.mark.parametrize("name,extra", [
+    ("inv", ()), ("det", ()), ("cholesky", ()), ("eigh", ()), ("eigvalsh", ()), ("slogdet", ()),
+    ("eig", ()), ("eigvals", ()), ("svd", ()), ("qr", ()), ("pinv", ()), ("svdvals", ()),
+    ("matrix_power", (2,)), ("solve", (np.ones(2),)), ("tensorinv", ()),
+])
+@pytest.mark.parametrize("shape", [(2, 3), (3,)], ids=["not square", "1-d"])
+def test_shape_errors_are_numpy_s_linalgerror(name: str, extra: tuple[Any, ...], shape: tuple[int, ...]) -> None:
+    """`except np.linalg.LinAlgError` catches what it catches with NumPy
+    (donate's own shape errors are ValueErrors)."""
+    f = getattr(np.linalg, name)
+    x = np.ones(shape)
+    try:
+        f(x, *extra)
+    except Exception as e:
+        with pytest.raises(type(e)):
+            f(donate.asarray(x), *extra)
+    else:
+        f(donate.asarray(x), *extra)
+
+
+def test_tensorsolve_tensorinv_and_linalg_matmul_as_numpy() -> None:
+    a, b = RNG.random((2, 3, 6)), RNG.random((2, 3))
+    close(np.linalg.tensorsolve(donate.asarray(a), donate.asarray(b)), np.linalg.tensorsolve(a, b), 1e-9)
+    a2 = RNG.random((6, 2, 3))
+    close(np.linalg.tensorsolve(donate.asarray(a2), donate.asarray(b), axes=(0,)),
+          np.linalg.tensorsolve(a2, b, axes=(0,)), 1e-9)
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.tensorsolve(donate.asarray(RNG.random((2, 3, 5))), donate.asarray(b))
+    t = RNG.random((4, 6, 8, 3))
+    close(np.linalg.tensorinv(donate.asarray(t)), np.linalg.tensorinv(t), 1e-8)
+    t1 = RNG.random((6, 2, 3))
+    close(np.linalg.tensorinv(donate.asarray(t1), 1), np.linalg.tensorinv(t1, 1), 1e-8)
+    x, y = RNG.random((3, 4)), RNG.random((4, 2))
+    close(np.linalg.matmul(donate.asarray(x), donate.asarray(y)), np.linalg.matmul(x, y), 1e-12)

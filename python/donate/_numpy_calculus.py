@@ -1,6 +1,8 @@
 """NumPy's differences, integrals, polynomials and products of sequences
 on tensors: `gradient`, `trapezoid`, `convolve`, `correlate`, `cross`,
-`sinc`, `fix`, `polyval`, `vander`, `unwrap`. Translation only: slices, arithmetic,
+`sinc`, `fix`, `polyval`, `vander`, `unwrap`, and the polynomial
+arithmetic (`polyadd`, `polysub`, `polymul`, `polyder`, `polyint`,
+`polydiv`, on coefficient vectors, highest power first). Translation only: slices, arithmetic,
 `concat`, `cumulative_prod` and `stack` of donate, with NumPy's
 arguments, result dtypes and errors.
 
@@ -31,7 +33,7 @@ import donate as _dn
 from ._numpy_operands import _as_tensor, _dtype_of
 
 NAMES = ["gradient", "trapezoid", "convolve", "correlate", "cross", "sinc", "polyval", "vander",
-         "unwrap", "fix"]
+         "unwrap", "fix", "polyadd", "polysub", "polymul", "polyder", "polyint", "polydiv"]
 
 
 def _slab(x: Any, axis: int, sl: slice | int) -> Any:
@@ -331,3 +333,94 @@ def unwrap(p: Any, discont: Any = None, axis: int = -1, *, period: Any = 2 * mat
     return _dn.concat([_slab(t, axis, slice(0, 1)),
                        _slab(t, axis, slice(1, None)) + _dn.cumulative_sum(correct, axis=axis)],
                       axis=axis)
+
+
+def _coefficients(p: Any) -> Any:
+    """NumPy's `atleast_1d` of a polynomial's coefficients."""
+    t = _as_tensor(p)
+    return _dn.reshape(t, (1,)) if t.ndim == 0 else t
+
+
+def _aligned(a1: Any, a2: Any) -> tuple[Any, Any]:
+    """Two coefficient vectors padded with leading zeros to one length."""
+    x, y = _coefficients(a1), _coefficients(a2)
+    diff = y.shape[0] - x.shape[0]
+    if diff > 0:
+        x = _dn.concat([_dn.zeros((diff,), dtype=x.dtype), x])
+    elif diff < 0:
+        y = _dn.concat([_dn.zeros((-diff,), dtype=y.dtype), y])
+    return x, y
+
+
+def polyadd(a1: Any, a2: Any) -> Any:
+    """NumPy's `polyadd`: the sum of two polynomials."""
+    x, y = _aligned(a1, a2)
+    return x + y
+
+
+def polysub(a1: Any, a2: Any) -> Any:
+    """NumPy's `polysub`: the difference of two polynomials."""
+    x, y = _aligned(a1, a2)
+    return x - y
+
+
+def polymul(a1: Any, a2: Any) -> Any:
+    """NumPy's `polymul`: the product of two polynomials (`convolve`)."""
+    return convolve(_coefficients(a1), _coefficients(a2))
+
+
+def polyder(p: Any, m: Any = 1) -> Any:
+    """NumPy's `polyder`: the `m`-th derivative of a polynomial."""
+    m = int(m)
+    if m < 0:
+        raise ValueError("Order of derivative must be positive (see polyint)")
+    val = _as_tensor(p)
+    for _ in range(m):
+        n = val.shape[0] - 1
+        val = val[:-1] * _dn.arange(n, 0, -1, dtype=_dn.int64)
+    return val
+
+
+def polyint(p: Any, m: Any = 1, k: Any = None) -> Any:
+    """NumPy's `polyint`: the `m`-th antiderivative of a polynomial, the
+    integration constants `k` (zeros by default; one for all orders, or
+    one per order)."""
+    m = int(m)
+    if m < 0:
+        raise ValueError("Order of integral must be positive (see polyder)")
+    ks = np.zeros(m, float) if k is None else np.atleast_1d(
+        np.asarray(_as_tensor(k)) if isinstance(k, (_dn.Tensor, _dn.Donated)) else k)
+    if len(ks) == 1 and m > 1:
+        ks = ks[0] * np.ones(m, float)
+    if len(ks) < m:
+        raise ValueError("k must be a scalar or a rank-1 array of length 1 or >m.")
+    val = _as_tensor(p)
+    for i in range(m):
+        y = val / _dn.arange(val.shape[0], 0, -1, dtype=_dn.int64)
+        c = np.asarray([ks[i]])
+        dt = np.result_type(np.dtype(str(y.dtype)), c.dtype)
+        val = _dn.concat([_dn.astype(y, dt, copy=False), _dn.asarray(c.astype(dt))])
+    return val
+
+
+def polydiv(u: Any, v: Any) -> tuple[Any, Any]:
+    """NumPy's `polydiv`: the quotient and remainder of `u / v`, by long
+    division in NumPy's steps, the remainder's leading zeros (within
+    `rtol=1e-14` of 0) dropped."""
+    uu, vv = _coefficients(u), _coefficients(v)
+    uu = uu if uu.dtype.kind in "fc" else _dn.astype(uu, _dn.float64)
+    vv = vv if vv.dtype.kind in "fc" else _dn.astype(vv, _dn.float64)
+    dt = np.result_type(np.dtype(str(uu.dtype)), np.dtype(str(vv.dtype)))
+    uu, vv = _dn.astype(uu, dt, copy=False), _dn.astype(vv, dt, copy=False)
+    m, n = uu.shape[0] - 1, vv.shape[0] - 1
+    scale = 1.0 / vv[0]
+    q = _dn.zeros((builtins.max(m - n + 1, 1),), dtype=dt)
+    r = _dn.asarray(uu, copy=True)
+    for k in range(m - n + 1):
+        d = scale * r[k]
+        q[k] = d
+        r[k:k + n + 1] = r[k:k + n + 1] - d * vv
+    # NumPy's `allclose(r[0], 0, rtol=1e-14)`: within its atol, 1e-8.
+    while r.shape[0] > 1 and bool(_dn.abs(r[0]) <= 1e-8):
+        r = r[1:]
+    return q, r

@@ -1,5 +1,5 @@
 """NumPy's counting, binning and ordering functions on tensors: `bincount`,
-`histogram`, `histogramdd`, `histogram2d`, `digitize`, `interp`, `partition`/`argpartition`, `lexsort`,
+`histogram`, `histogramdd`, `histogram2d`, `digitize`, `sort_complex`, `interp`, `partition`/`argpartition`, `lexsort`,
 `ediff1d` and `pad`. Translation only: each is donate's `sort`, `argsort`,
 `searchsorted`, `take`, `cumulative_sum` or `concat`, with NumPy's
 arguments, result dtypes and errors.
@@ -35,7 +35,7 @@ import donate as _dn
 from ._numpy_operands import _as_tensor, _refuse
 
 NAMES = ["bincount", "histogram", "digitize", "interp", "partition", "argpartition",
-         "lexsort", "ediff1d", "pad", "histogram_bin_edges", "histogramdd", "histogram2d"]
+         "lexsort", "sort_complex", "ediff1d", "pad", "histogram_bin_edges", "histogramdd", "histogram2d"]
 
 
 def _ints_1d(x: Any) -> Any:
@@ -348,6 +348,21 @@ def lexsort(keys: Any, axis: int = -1) -> Any:
         step = _dn.argsort(kk, axis=axis, stable=True)
         idx = step if idx is None else _dn.take_along_axis(idx, step, axis=axis)
     return idx
+
+
+def sort_complex(a: Any) -> Any:
+    """NumPy's `sort_complex`: sorted along the last axis by real part,
+    then imaginary part, as complex (complex64 for integers of 8 and 16
+    bits, complex128 otherwise, as NumPy's)."""
+    t = _as_tensor(a)
+    if t.dtype.kind != "c":
+        t = _dn.astype(t, _dn.complex64 if str(t.dtype) in ("int8", "int16", "uint8", "uint16")
+                       else _dn.complex128)
+    if t.ndim == 0:
+        return t
+    re, im = _dn.real(t), _dn.imag(t)
+    order = lexsort([im, re], axis=-1)
+    return _dn.take_along_axis(t, order, axis=-1)
 
 
 def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> Any:

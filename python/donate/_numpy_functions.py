@@ -693,11 +693,34 @@ _LIN_INEXACT = {"inv", "solve", "det", "cholesky", "qr", "svd", "eigh", "eigvals
                 "pinv", "matrix_rank", "svdvals", "vector_norm", "matrix_norm"}
 
 
+# NumPy's shape checks, raised as its `LinAlgError` (donate's own are
+# `ValueError`s, which `except np.linalg.LinAlgError` would not catch):
+# stacks of square matrices, and stacks of matrices.
+_LIN_SQUARE = {"inv", "solve", "det", "cholesky", "eigh", "eigvalsh", "slogdet", "matrix_power",
+               "eig", "eigvals", "tensorinv"}
+_LIN_MATRICES = _LIN_SQUARE | {"qr", "svd", "svdvals", "pinv"}
+
+
+def check_matrices(name: str, x: Any) -> None:
+    """Raise NumPy's `LinAlgError` where NumPy's `linalg.name` raises it
+    for the shape of its (first) operand `x`."""
+    if name not in _LIN_MATRICES:
+        return
+    shape = np.shape(x)
+    if len(shape) < 2:
+        raise _linalg.LinAlgError(f"{len(shape)}-dimensional array given. Array must be at "
+                                  "least two-dimensional")
+    if name in _LIN_SQUARE and shape[-1] != shape[-2]:
+        raise _linalg.LinAlgError("Last 2 dimensions of the array must be square")
+
+
 def _lin(name: str) -> Callable[..., Any]:
     f = getattr(_linalg, name)
     arrays = (Tensor, _dn.Donated, np.ndarray)
 
     def lin(*args: Any, **kwargs: Any) -> Any:
+        if args:
+            check_matrices(name, args[0])
         if name in _LIN_INEXACT and builtins.any(
             isinstance(a, arrays) and not np.issubdtype(_dtype_of(a), np.inexact) for a in args
         ):
@@ -716,6 +739,7 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True,
     (`svdvals`)."""
     if hermitian:
         raise _refuse("linalg.svd", "hermitian=True")
+    check_matrices("svd", a)
     x = a if isinstance(a, (Tensor, _dn.Donated)) and np.issubdtype(a.dtype, np.inexact) \
         else _inexact(a)[0]
     if not compute_uv:
@@ -738,11 +762,12 @@ def _functions() -> dict[Any, Callable[..., Any]]:
     from . import _numpy_calculus as _calc
     from . import _numpy_products as _prod
     from . import _numpy_sets as _sets
+    from . import _numpy_bits as _bits
     from . import _numpy_reading as _rd
     from . import _numpy_writing as _wr
 
     here = {**vars(_red), **vars(_nan), **vars(_arr), **vars(_sets), **vars(_cmp), **vars(_prod),
-            **vars(_cnt), **vars(_sel), **vars(_calc), **vars(_wr), **vars(_rd),
+            **vars(_cnt), **vars(_sel), **vars(_calc), **vars(_wr), **vars(_rd), **vars(_bits),
             **globals()}
     names = [
         "sum", "prod", "mean", "max", "min", "std", "var", "any", "all", "argmax",
@@ -763,7 +788,7 @@ def _functions() -> dict[Any, Callable[..., Any]]:
         "nanmax", "nanmin", "nanvar", "nanstd", "nancumsum", "nancumprod",
         "nanargmax", "nanargmin", "nanquantile", "nanpercentile", "nanmedian", *_arr.NAMES, *_sets.NAMES, *_cmp.NAMES,
         *_prod.NAMES, *_cnt.NAMES, *_sel.NAMES,
-        *_calc.NAMES, *_wr.NAMES, *_rd.NAMES, "angle",
+        *_calc.NAMES, *_wr.NAMES, *_rd.NAMES, *_bits.NAMES, "angle",
     ]
     table: dict[Any, Callable[..., Any]] = {}
     for n in names:
@@ -778,9 +803,12 @@ def _functions() -> dict[Any, Callable[..., Any]]:
             table[f] = here[n]
     table[np.linalg.norm] = norm
     table[np.linalg.multi_dot] = _prod.multi_dot
+    # `np.linalg.matmul(x1, x2)` is the ufunc `np.matmul` (its dtypes and
+    # errors), which dispatches to donate's through `__array_ufunc__`.
+    table[np.linalg.matmul] = lambda x1, x2, /: np.matmul(x1, x2)
     table[np.linalg.svd] = svd
     from . import _numpy_solvers as _sol
-    for n in ("lstsq", "cond", "eig", "eigvals"):
+    for n in ("lstsq", "cond", "eig", "eigvals", "tensorsolve", "tensorinv"):
         table[getattr(np.linalg, n)] = getattr(_sol, n)
     for n in _sol.NAMES:
         table[getattr(np, n)] = getattr(_sol, n)

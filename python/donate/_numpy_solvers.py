@@ -1,6 +1,8 @@
 """NumPy's least squares, general eigenproblems and polynomial roots on
 tensors: `np.linalg.lstsq`, `np.linalg.cond`, `np.polyfit`,
-`np.linalg.eig`, `np.linalg.eigvals`, `np.roots` and `np.poly`.
+`np.linalg.eig`, `np.linalg.eigvals`, `np.roots` and `np.poly`; and
+`np.linalg.tensorsolve`, `np.linalg.tensorinv` (`solve` and `inv` of
+the tensor reshaped to a matrix, as NumPy's).
 Translation only: donate's `svd`, `svdvals`, `inv`, `eig`, `eigvals`,
 `matrix_norm`, `matmul` and arithmetic, with NumPy's arguments, result
 dtypes and errors.
@@ -219,13 +221,11 @@ def _real_if_real(x: Any, w: Any, v: Any = None) -> tuple[Any, Any]:
 def _square(a: Any) -> Any:
     """`a` in NumPy's dtype for `eig`, refused as NumPy refuses it unless
     it is a stack of square matrices."""
+    from ._numpy_functions import check_matrices
+
     _, result = _types(a)
     t = _in(a, result)
-    if t.ndim < 2:
-        raise _linalg.LinAlgError(f"{t.ndim}-dimensional array given. Array must be at least "
-                                  "two-dimensional")
-    if t.shape[-1] != t.shape[-2]:
-        raise _linalg.LinAlgError("Last 2 dimensions of the array must be square")
+    check_matrices("eig", t)
     return t
 
 
@@ -297,3 +297,42 @@ def poly(seq_of_zeros: Any) -> Any:
         if np.all(np.sort(r) == np.sort(r.conjugate())):
             a = _dn.real(a)
     return a
+
+
+def tensorsolve(a: Any, b: Any, axes: Any = None) -> Any:
+    """NumPy's `linalg.tensorsolve`: `x` with `tensordot(a, x, x.ndim) ==
+    b`, solved as one square system."""
+    from ._numpy_functions import _lin
+
+    t, rhs = _as_tensor(a), _as_tensor(b)
+    an = t.ndim
+    if axes is not None:
+        order = list(range(an))
+        for k in axes:
+            order.remove(k)
+            order.insert(an, k)
+        t = _dn.permute_dims(t, tuple(order))
+    old = t.shape[-(an - rhs.ndim):]
+    n = int(np.prod(old))
+    if t.size != n ** 2:
+        raise _linalg.LinAlgError("Input arrays must satisfy the requirement "
+                                  "prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])")
+    x = _lin("solve")(_dn.reshape(t, (n, n)), _dn.reshape(rhs, (-1,)))
+    return _dn.reshape(x, tuple(old))
+
+
+def tensorinv(a: Any, ind: int = 2) -> Any:
+    """NumPy's `linalg.tensorinv`: the inverse of `a` read as a matrix of
+    its first `ind` axes by the rest, in the shape `a.shape[ind:] +
+    a.shape[:ind]`."""
+    from ._numpy_functions import _lin
+
+    t = _as_tensor(a)
+    if ind <= 0:
+        raise ValueError("Invalid ind argument.")
+    inv_shape = t.shape[ind:] + t.shape[:ind]
+    n = int(np.prod(t.shape[ind:]))
+    m = t.size // n if n else 0
+    if n != m:
+        raise _linalg.LinAlgError("Last 2 dimensions of the array must be square")
+    return _dn.reshape(_lin("inv")(_dn.reshape(t, (n, m))), inv_shape)
