@@ -164,3 +164,20 @@ def test_polynomial_orders_must_be_positive_as_numpy() -> None:
             f(POLY_A, -1)
         with pytest.raises(ValueError):
             f(donate.asarray(POLY_A), -1)
+
+
+@pytest.mark.parametrize("x", [np.linspace(-30, 30, 1001), np.linspace(-30, 30, 1001).astype(np.float32),
+                               np.arange(-5, 20), np.array([0.0, 8.0, 8.000001, 700.0])],
+                         ids=["float64", "float32", "int", "edges"])
+def test_i0_is_numpy_s_series(x: np.ndarray) -> None:
+    """NumPy's Chebyshev series, term for term: equal to NumPy's within the
+    last bit of `exp` (donate's and NumPy's `exp` may round apart)."""
+    want = np.i0(x)
+    check(np.i0(donate.asarray(x)), want, rtol=1e-6 if want.dtype == np.float32 else 1e-15)
+
+
+def test_i0_of_complex_values_raises_as_numpy() -> None:
+    with pytest.raises(TypeError):
+        np.i0(np.array([1j]))
+    with pytest.raises(TypeError):
+        np.i0(donate.asarray(np.array([1j])))

@@ -1,6 +1,6 @@
 """NumPy's differences, integrals, polynomials and products of sequences
 on tensors: `gradient`, `trapezoid`, `convolve`, `correlate`, `cross`,
-`sinc`, `fix`, `polyval`, `vander`, `unwrap`, and the polynomial
+`sinc`, `fix`, `i0`, `polyval`, `vander`, `unwrap`, and the polynomial
 arithmetic (`polyadd`, `polysub`, `polymul`, `polyder`, `polyint`,
 `polydiv`, on coefficient vectors, highest power first). Translation only: slices, arithmetic,
 `concat`, `cumulative_prod` and `stack` of donate, with NumPy's
@@ -33,7 +33,7 @@ import donate as _dn
 from ._numpy_operands import _as_tensor, _dtype_of
 
 NAMES = ["gradient", "trapezoid", "convolve", "correlate", "cross", "sinc", "polyval", "vander",
-         "unwrap", "fix", "polyadd", "polysub", "polymul", "polyder", "polyint", "polydiv"]
+         "unwrap", "fix", "i0", "polyadd", "polysub", "polymul", "polyder", "polyint", "polydiv"]
 
 
 def _slab(x: Any, axis: int, sl: slice | int) -> Any:
@@ -263,6 +263,60 @@ def sinc(x: Any) -> Any:
         t = _dn.astype(t, _dn.float64)
     y = math.pi * _dn.where(t == 0, _dn.full((), 1.0e-20, dtype=t.dtype), t)
     return _dn.sin(y) / y
+
+
+# Clenshaw's Chebyshev coefficients of `I0` on [0, 8] and (8, inf), as in
+# Cephes and NumPy's `i0` (the same series, so the same values).
+_I0A = (
+    -4.4153416464793395e-18, 3.3307945188222384e-17, -2.431279846547955e-16,
+    1.715391285555133e-15, -1.1685332877993451e-14, 7.676185498604936e-14,
+    -4.856446783111929e-13, 2.95505266312964e-12, -1.726826291441556e-11,
+    9.675809035373237e-11, -5.189795601635263e-10, 2.6598237246823866e-09,
+    -1.300025009986248e-08, 6.046995022541919e-08, -2.670793853940612e-07,
+    1.1173875391201037e-06, -4.4167383584587505e-06, 1.6448448070728896e-05,
+    -5.754195010082104e-05, 0.00018850288509584165, -0.0005763755745385824,
+    0.0016394756169413357, -0.004324309995050576, 0.010546460394594998,
+    -0.02373741480589947, 0.04930528423967071, -0.09490109704804764,
+    0.17162090152220877, -0.3046826723431984, 0.6767952744094761,
+)
+_I0B = (
+    -7.233180487874754e-18, -4.830504485944182e-18, 4.46562142029676e-17,
+    3.461222867697461e-17, -2.8276239805165836e-16, -3.425485619677219e-16,
+    1.7725601330565263e-15, 3.8116806693526224e-15, -9.554846698828307e-15,
+    -4.150569347287222e-14, 1.54008621752141e-14, 3.8527783827421426e-13,
+    7.180124451383666e-13, -1.7941785315068062e-12, -1.3215811840447713e-11,
+    -3.1499165279632416e-11, 1.1889147107846439e-11, 4.94060238822497e-10,
+    3.3962320257083865e-09, 2.266668990498178e-08, 2.0489185894690638e-07,
+    2.8913705208347567e-06, 6.889758346916825e-05, 0.0033691164782556943,
+    0.8044904110141088,
+)
+
+
+def _chebyshev(x: Any, coefficients: tuple[float, ...]) -> Any:
+    """Clenshaw's recurrence for a Chebyshev series at `x` (NumPy's
+    `_chbevl`)."""
+    b0, b1, b2 = coefficients[0], 0.0, 0.0
+    for c in coefficients[1:]:
+        b2, b1 = b1, b0
+        b0 = x * b1 - b2 + c
+    return 0.5 * (b0 - b2)
+
+
+def i0(x: Any) -> Any:
+    """NumPy's `i0`: the modified Bessel function of the first kind, order
+    0, by NumPy's Chebyshev series on [0, 8] and (8, inf)."""
+    t = _as_tensor(x)
+    if _dn.isdtype(t.dtype, "complex floating"):
+        raise TypeError("i0 not supported for complex values")
+    if not _dn.isdtype(t.dtype, "real floating"):
+        t = _dn.astype(t, _dn.float64)
+    t = _dn.abs(t)
+    small = t <= 8.0
+    near = _dn.exp(t) * _chebyshev(t / 2.0 - 2, _I0A)
+    # The far series at 32/x, with x kept away from 0 where it is unused.
+    far_x = _dn.where(small, _dn.full((), 16.0, dtype=t.dtype), t)
+    far = _dn.exp(far_x) * _chebyshev(32.0 / far_x - 2.0, _I0B) / _dn.sqrt(far_x)
+    return _dn.where(small, near, far)
 
 
 def fix(x: Any, out: Any = None) -> Any:

@@ -423,7 +423,6 @@ ones = _like_creation("ones")
 empty = _like_creation("empty")
 full = _like_creation("full")
 eye = _like_creation("eye")
-linspace = _like_creation("linspace")
 
 
 def asarray(a: Any, dtype: Any = None, order: Any = None, *, like: Any = None,
@@ -763,11 +762,12 @@ def _functions() -> dict[Any, Callable[..., Any]]:
     from . import _numpy_products as _prod
     from . import _numpy_sets as _sets
     from . import _numpy_bits as _bits
+    from . import _numpy_ranges as _rng
     from . import _numpy_reading as _rd
     from . import _numpy_writing as _wr
 
     here = {**vars(_red), **vars(_nan), **vars(_arr), **vars(_sets), **vars(_cmp), **vars(_prod),
-            **vars(_cnt), **vars(_sel), **vars(_calc), **vars(_wr), **vars(_rd), **vars(_bits),
+            **vars(_cnt), **vars(_sel), **vars(_calc), **vars(_wr), **vars(_rd), **vars(_bits), **vars(_rng),
             **globals()}
     names = [
         "sum", "prod", "mean", "max", "min", "std", "var", "any", "all", "argmax",
@@ -788,7 +788,7 @@ def _functions() -> dict[Any, Callable[..., Any]]:
         "nanmax", "nanmin", "nanvar", "nanstd", "nancumsum", "nancumprod",
         "nanargmax", "nanargmin", "nanquantile", "nanpercentile", "nanmedian", *_arr.NAMES, *_sets.NAMES, *_cmp.NAMES,
         *_prod.NAMES, *_cnt.NAMES, *_sel.NAMES,
-        *_calc.NAMES, *_wr.NAMES, *_rd.NAMES, *_bits.NAMES, "angle",
+        *_calc.NAMES, *_wr.NAMES, *_rd.NAMES, *_bits.NAMES, *_rng.NAMES, "angle",
     ]
     table: dict[Any, Callable[..., Any]] = {}
     for n in names:
