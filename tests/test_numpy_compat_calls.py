@@ -521,3 +521,41 @@ def test_python_ints_out_of_range_as_numpy(f: Callable[[Any, Any], Any]) -> None
 def test_what_cannot_be_exact_still_raises_naming_it(call: Callable[[Any], Any], name: str) -> None:
     with pytest.raises(TypeError, match=name):
         call(tensor(X))
+
+
+# ------------------------------------- Python floats are NumPy's float64 ---
+
+Z3 = np.zeros(3)
+MASK3 = np.array([True, False, True])
+
+
+def _in_place(f: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def run(x: Any) -> Any:
+        f(x)
+        return x
+    return run
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: np.select([MASK3], [x], default=0.1),
+    lambda x: np.append(x, 0.1),
+    lambda x: np.interp(np.array([5.0, -5.0]), np.array([0.0, 1.0]), x[:2], left=0.3, right=0.1),
+    lambda x: np.choose(np.array([1, 0, 1]), [x, 0.1]),
+    lambda x: np.heaviside(x, 0.1),
+    lambda x: np.insert(x, 1, 0.1),
+    _in_place(lambda x: np.put(x, [0], 0.1)),
+    _in_place(lambda x: np.putmask(x, MASK3, 0.1)),
+    _in_place(lambda x: np.place(x, MASK3, [0.1, 0.7])),
+    _in_place(lambda x: np.copyto(x, 0.1)),
+    _in_place(lambda x: np.add.at(x, [0, 0, 2], 0.1)),
+    _in_place(lambda x: np.fill_diagonal(x.reshape(1, 3), 0.1)),
+], ids=["select", "append", "interp", "choose", "heaviside", "insert", "put", "putmask", "place",
+        "copyto", "add.at", "fill_diagonal"])
+def test_a_python_float_is_float64_as_numpy_s_asarray(call: Callable[[Any], Any]) -> None:
+    """A Python float operand is NumPy's float64 (`np.asarray(0.1)`), never
+    first rounded to float32 (donate's default float): 0.1 stays 0.1 in
+    a float64 result, to the bit."""
+    want = call(Z3.copy())
+    got = call(tensor(Z3.copy()))
+    assert np.asarray(got).dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)

@@ -32,7 +32,7 @@ import numpy as np
 
 import donate as _dn
 
-from ._numpy_operands import _as_tensor, _refuse
+from ._numpy_operands import _as_tensor, _number, _refuse
 
 NAMES = ["bincount", "histogram", "digitize", "interp", "partition", "argpartition",
          "lexsort", "sort_complex", "ediff1d", "pad", "histogram_bin_edges", "histogramdd", "histogram2d"]
@@ -270,8 +270,8 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
         raise ValueError("array of sample points is empty")
     px, py = _dn.astype(px, _dn.float64), _dn.astype(py, _dn.float64)
     n = px.shape[0]
-    lo = py[0] if left is None else _dn.asarray(float(left))
-    hi = py[-1] if right is None else _dn.asarray(float(right))
+    lo = py[0] if left is None else _number(float(left))
+    hi = py[-1] if right is None else _number(float(right))
     if n == 1:
         y = _dn.broadcast_to(py, xs.shape)
     else:

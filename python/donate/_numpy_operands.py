@@ -37,6 +37,17 @@ _NoValue: Any = getattr(np, "_NoValue", object())
 #   any donate call does.
 
 
+def _number(x: Any) -> Any:
+    """`x` (not a tensor) as a tensor, a Python number as NumPy's
+    `asarray` makes it: a float is float64 and a complex number complex128
+    (donate's own `asarray` makes float32 of a float, the namespace's
+    default float, which would round 0.1 before a float64 computation
+    used it); ints and bools are donate's, as NumPy's (int64, bool)."""
+    if isinstance(x, (float, complex)):
+        return _dn.asarray(np.asarray(x))
+    return _dn.asarray(x)
+
+
 def _read(x: Any) -> Any:
     """A `Donated` wrapper read without taking its buffer (see above)."""
     return _dn.astype(x, x.dtype) if isinstance(x, _dn.Donated) else x
@@ -64,9 +75,10 @@ def _tensor(x: Any) -> Any:
 
 
 def _as_tensor(x: Any) -> Any:
-    """`x` as a tensor (numbers too), only read."""
+    """`x` as a tensor (numbers too, as NumPy's `asarray` makes them:
+    `_number`), only read."""
     x = _tensor(x)
-    return x if isinstance(x, Tensor) else _dn.asarray(x)
+    return x if isinstance(x, Tensor) else _number(x)
 
 
 def _donatable(x: Any, out: Any) -> Any:
@@ -76,7 +88,7 @@ def _donatable(x: Any, out: Any) -> Any:
     donated buffer useless anyway), then read (`_as_tensor`)."""
     if out is None or (isinstance(out, tuple) and builtins.all(o is None for o in out)):
         x = _operand(x)
-        return x if isinstance(x, (Tensor, _dn.Donated)) else _dn.asarray(x)
+        return x if isinstance(x, (Tensor, _dn.Donated)) else _number(x)
     return _as_tensor(x)
 
 
@@ -137,7 +149,7 @@ def _cast(x: Any, dtype: Any) -> Any:
     if dtype is None:
         return _tensor(x)
     x = _operand(x)
-    return _dn.astype(x if isinstance(x, (Tensor, _dn.Donated)) else _dn.asarray(x), np.dtype(dtype))
+    return _dn.astype(x if isinstance(x, (Tensor, _dn.Donated)) else _number(x), np.dtype(dtype))
 
 
 def _refuse(name: str, what: str) -> TypeError:
