@@ -25,17 +25,14 @@ import subprocess
 import sys
 
 ROUND = r"""
-import json, os, statistics, sys, time
+import json, os, sys
 import numpy as np
 
+sys.path.insert(0, sys.argv[3])  # benches/: the shared timer
+from timing import median_ms
+
 def timed(f, n):
-    f()
-    ts = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts) * 1e3
+    return median_ms(f, calls=n)
 
 rng = np.random.default_rng(0)
 arrays = {
@@ -81,7 +78,8 @@ def one_round(name: str, pythonpath: str | None, which: str, n: int) -> dict[str
     if pythonpath is not None:
         env["PYTHONPATH"] = pythonpath
     out = subprocess.run(
-        [sys.executable, "-c", ROUND, which, str(n)], env=env, capture_output=True, text=True
+        [sys.executable, "-c", ROUND, which, str(n), os.path.dirname(os.path.abspath(__file__))],
+        env=env, capture_output=True, text=True,
     )
     if out.returncode != 0:
         raise SystemExit(f"{name}: {out.stderr.strip().splitlines()[-1]}")
