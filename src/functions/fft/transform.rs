@@ -16,13 +16,20 @@
 //! cut or padded with zeros to the step's length `n`), transforms them
 //! (the complex lines in one call, the real ones one by one), and yields
 //! them, scaled, in C order; then the next group.
+//!
+//! Plans are kept between calls ([`plan`]): planning a long transform
+//! computes its twiddle factors (a sine and a cosine per point), which
+//! cost about as much as the transform itself. The last [`PLANS_KEPT`]
+//! plans of each precision stay, most recently used first, as NumPy's
+//! pocketfft keeps its last 16; their memory (the twiddles, about the
+//! transform's own size) is not counted by the memory statistics.
 //! The working buffer is reused from group to group and holds about
 //! [`GROUP_ELEMENTS`] elements (whole slabs of the axis: one slab when a
 //! slab is larger), so the last step writes the result's buffer directly
 //! and no step allocates an array of the whole input's size but the
 //! intermediate results of a transform over several axes.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use num_complex::Complex;
 use num_traits::{Float, Zero};
@@ -68,7 +75,7 @@ pub(super) fn run<R>(
     shape: &[usize],
 ) -> Result<DynTensor>
 where
-    R: FftNum + Float + AnyElement,
+    R: Planned + Float + AnyElement,
     Complex<R>: AnyElement,
 {
     let input = if x.dtype().is_complex() {
@@ -80,10 +87,6 @@ where
         }
     } else {
         Src::Real(x.typed::<R>("fft")?.as_slice()?)
-    };
-    let mut planner = Planners {
-        complex: FftPlanner::<R>::new(),
-        real: RealFftPlanner::<R>::new(),
     };
     let mut dims = x.shape().to_vec();
     let mut between: Vec<Complex<R>> = Vec::new();
@@ -99,7 +102,7 @@ where
         } else {
             Src::Complex(&between[..])
         };
-        let next: Vec<Complex<R>> = StepOut::new(&mut planner, src, &dims, step).collect();
+        let next: Vec<Complex<R>> = StepOut::new(src, &dims, step).collect();
         between = next;
         dims[step.axis] = step.out_len();
     }
@@ -108,7 +111,7 @@ where
     } else {
         Src::Complex(&between[..])
     };
-    let out = StepOut::new(&mut planner, src, &dims, last);
+    let out = StepOut::new(src, &dims, last);
     if last.kind == StepKind::ComplexToReal {
         collect::<R>(shape, out.map(|c| c.re))
     } else if conj_out {
@@ -119,7 +122,8 @@ where
 }
 
 /// The planned transform of a step.
-enum Transform<R: FftNum> {
+#[derive(Clone)]
+pub(super) enum Transform<R: FftNum> {
     Complex(Arc<dyn Fft<R>>),
     Forward(Arc<dyn RealToComplex<R>>),
     Inverse(Arc<dyn ComplexToReal<R>>),
@@ -158,20 +162,11 @@ struct StepOut<'a, R: FftNum> {
     i: usize,
 }
 
-impl<'a, R: FftNum + Float> StepOut<'a, R> {
-    fn new(planners: &mut Planners<R>, src: Src<'a, R>, dims: &[usize], step: &Step) -> Self {
+impl<'a, R: Planned + Float> StepOut<'a, R> {
+    fn new(src: Src<'a, R>, dims: &[usize], step: &Step) -> Self {
         let (outer, len, inner) = split_at_axis(dims, step.axis);
         let n = step.n;
-        let fft = (outer * inner > 0).then(|| match step.kind {
-            StepKind::Complex { forward: true } => {
-                Transform::Complex(planners.complex.plan_fft_forward(n))
-            }
-            StepKind::Complex { forward: false } => {
-                Transform::Complex(planners.complex.plan_fft_inverse(n))
-            }
-            StepKind::RealToComplex => Transform::Forward(planners.real.plan_fft_forward(n)),
-            StepKind::ComplexToReal => Transform::Inverse(planners.real.plan_fft_inverse(n)),
-        });
+        let fft = (outer * inner > 0).then(|| plan(step.kind, n));
         let scratch = match &fft {
             Some(Transform::Complex(f)) => f.get_inplace_scratch_len(),
             Some(Transform::Forward(f)) => f.get_scratch_len(),
@@ -257,7 +252,7 @@ impl<'a, R: FftNum + Float> StepOut<'a, R> {
     }
 }
 
-impl<R: FftNum + Float> Iterator for StepOut<'_, R> {
+impl<R: Planned + Float> Iterator for StepOut<'_, R> {
     type Item = Complex<R>;
 
     fn next(&mut self) -> Option<Complex<R>> {
@@ -288,10 +283,70 @@ impl<R: FftNum + Float> Iterator for StepOut<'_, R> {
     }
 }
 
-/// The planners of one transform: complex lines, and real ones.
-struct Planners<R: FftNum> {
-    complex: FftPlanner<R>,
-    real: RealFftPlanner<R>,
+/// How many plans of each precision are kept between calls.
+const PLANS_KEPT: usize = 16;
+
+/// The plans kept: the most recently used first, each with its step kind
+/// and length.
+type Plans<R> = Mutex<Vec<(StepKind, usize, Transform<R>)>>;
+
+/// A float type whose plans are kept (one cache per precision).
+pub(super) trait Planned: FftNum {
+    fn plans() -> &'static Plans<Self>;
+}
+
+impl Planned for f32 {
+    fn plans() -> &'static Plans<f32> {
+        static PLANS: OnceLock<Plans<f32>> = OnceLock::new();
+        PLANS.get_or_init(|| Mutex::new(Vec::new()))
+    }
+}
+
+impl Planned for f64 {
+    fn plans() -> &'static Plans<f64> {
+        static PLANS: OnceLock<Plans<f64>> = OnceLock::new();
+        PLANS.get_or_init(|| Mutex::new(Vec::new()))
+    }
+}
+
+/// The plan of a step of `kind` and length `n`: a kept one, or a new one
+/// (planned outside the lock, so transforms of other lengths do not wait
+/// for it), then kept in front of the others.
+fn plan<R: Planned>(kind: StepKind, n: usize) -> Transform<R> {
+    let lock = || {
+        R::plans()
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    {
+        let mut kept = lock();
+        if let Some(i) = kept.iter().position(|(k, m, _)| *k == kind && *m == n) {
+            let hit = kept.remove(i);
+            let t = hit.2.clone();
+            kept.insert(0, hit);
+            return t;
+        }
+    }
+    let t = match kind {
+        StepKind::Complex { forward: true } => {
+            Transform::Complex(FftPlanner::<R>::new().plan_fft_forward(n))
+        }
+        StepKind::Complex { forward: false } => {
+            Transform::Complex(FftPlanner::<R>::new().plan_fft_inverse(n))
+        }
+        StepKind::RealToComplex => {
+            Transform::Forward(RealFftPlanner::<R>::new().plan_fft_forward(n))
+        }
+        StepKind::ComplexToReal => {
+            Transform::Inverse(RealFftPlanner::<R>::new().plan_fft_inverse(n))
+        }
+    };
+    let mut kept = lock();
+    // Another thread may have planned the same meanwhile: keep one.
+    kept.retain(|(k, m, _)| !(*k == kind && *m == n));
+    kept.insert(0, (kind, n, t.clone()));
+    kept.truncate(PLANS_KEPT);
+    t
 }
 
 /// Drop the imaginary parts of the zero frequency and (for even `n`) the
@@ -301,5 +356,37 @@ fn hermitian_ends<R: FftNum>(half: &mut [Complex<R>], n: usize) {
     half[0].im = R::zero();
     if n.is_multiple_of(2) {
         half[n / 2].im = R::zero();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn same(a: &Transform<f64>, b: &Transform<f64>) -> bool {
+        match (a, b) {
+            (Transform::Complex(x), Transform::Complex(y)) => Arc::ptr_eq(x, y),
+            (Transform::Forward(x), Transform::Forward(y)) => Arc::ptr_eq(x, y),
+            (Transform::Inverse(x), Transform::Inverse(y)) => Arc::ptr_eq(x, y),
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn plans_are_kept_by_kind_and_length_up_to_the_limit() {
+        // Lengths no other test uses (the cache is the process's).
+        let forward = StepKind::Complex { forward: true };
+        let first = plan::<f64>(forward, 100_003);
+        assert!(same(&first, &plan::<f64>(forward, 100_003)), "kept");
+        let inverse = plan::<f64>(StepKind::Complex { forward: false }, 100_003);
+        assert!(!same(&first, &inverse), "another direction is another plan");
+        for n in 0..PLANS_KEPT {
+            plan::<f64>(StepKind::RealToComplex, 2 * (1000 + n));
+        }
+        assert!(
+            !same(&first, &plan::<f64>(forward, 100_003)),
+            "gone after 16 others"
+        );
+        assert!(f64::plans().lock().unwrap().len() <= PLANS_KEPT);
     }
 }
