@@ -288,7 +288,8 @@ const PLANS_KEPT: usize = 16;
 
 /// The plans kept: the most recently used first, each with its step kind
 /// and length.
-type Plans<R> = Mutex<Vec<(StepKind, usize, Transform<R>)>>;
+type Kept<R> = Vec<(StepKind, usize, Transform<R>)>;
+type Plans<R> = Mutex<Kept<R>>;
 
 /// A float type whose plans are kept (one cache per precision).
 pub(super) trait Planned: FftNum {
@@ -309,17 +310,24 @@ impl Planned for f64 {
     }
 }
 
+/// The kept plans, unless another thread holds them this instant: then
+/// `None`, and the caller plans without them. Never waiting makes the
+/// cache safe in a child of `fork()` whose parent had a thread inside
+/// the lock (that thread is gone in the child, so the lock would never
+/// be released; see `memory::fork` for the locks that are taken over).
+fn kept<R: Planned>() -> Option<std::sync::MutexGuard<'static, Kept<R>>> {
+    match R::plans().try_lock() {
+        Ok(g) => Some(g),
+        Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => None,
+    }
+}
+
 /// The plan of a step of `kind` and length `n`: a kept one, or a new one
 /// (planned outside the lock, so transforms of other lengths do not wait
 /// for it), then kept in front of the others.
 fn plan<R: Planned>(kind: StepKind, n: usize) -> Transform<R> {
-    let lock = || {
-        R::plans()
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    };
-    {
-        let mut kept = lock();
+    if let Some(mut kept) = kept::<R>() {
         if let Some(i) = kept.iter().position(|(k, m, _)| *k == kind && *m == n) {
             let hit = kept.remove(i);
             let t = hit.2.clone();
@@ -341,11 +349,12 @@ fn plan<R: Planned>(kind: StepKind, n: usize) -> Transform<R> {
             Transform::Inverse(RealFftPlanner::<R>::new().plan_fft_inverse(n))
         }
     };
-    let mut kept = lock();
-    // Another thread may have planned the same meanwhile: keep one.
-    kept.retain(|(k, m, _)| !(*k == kind && *m == n));
-    kept.insert(0, (kind, n, t.clone()));
-    kept.truncate(PLANS_KEPT);
+    if let Some(mut kept) = kept::<R>() {
+        // Another thread may have planned the same meanwhile: keep one.
+        kept.retain(|(k, m, _)| !(*k == kind && *m == n));
+        kept.insert(0, (kind, n, t.clone()));
+        kept.truncate(PLANS_KEPT);
+    }
     t
 }
 
@@ -388,5 +397,18 @@ mod tests {
             "gone after 16 others"
         );
         assert!(f64::plans().lock().unwrap().len() <= PLANS_KEPT);
+    }
+
+    #[test]
+    fn a_held_cache_is_passed_by_not_waited_for() {
+        // As in a child of fork() whose parent had a thread inside the
+        // lock: planning goes on without the kept plans.
+        let held = f64::plans().lock().unwrap();
+        let t = plan::<f64>(StepKind::Complex { forward: true }, 100_019);
+        drop(held);
+        let Transform::Complex(f) = t else {
+            panic!("a complex plan")
+        };
+        assert_eq!(f.len(), 100_019);
     }
 }
