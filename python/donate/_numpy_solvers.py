@@ -43,6 +43,7 @@ import numpy as np
 import donate as _dn
 from donate import linalg as _linalg
 
+from ._numpy_linalg import _lin, check_matrices
 from ._numpy_operands import _as_tensor, _dtype_of
 
 NAMES = ["polyfit", "roots", "poly"]
@@ -221,8 +222,6 @@ def _real_if_real(x: Any, w: Any, v: Any = None) -> tuple[Any, Any]:
 def _square(a: Any) -> Any:
     """`a` in NumPy's dtype for `eig`, refused as NumPy refuses it unless
     it is a stack of square matrices."""
-    from ._numpy_functions import check_matrices
-
     _, result = _types(a)
     t = _in(a, result)
     check_matrices("eig", t)
@@ -302,8 +301,6 @@ def poly(seq_of_zeros: Any) -> Any:
 def tensorsolve(a: Any, b: Any, axes: Any = None) -> Any:
     """NumPy's `linalg.tensorsolve`: `x` with `tensordot(a, x, x.ndim) ==
     b`, solved as one square system."""
-    from ._numpy_functions import _lin
-
     t, rhs = _as_tensor(a), _as_tensor(b)
     an = t.ndim
     if axes is not None:
@@ -325,8 +322,6 @@ def tensorinv(a: Any, ind: int = 2) -> Any:
     """NumPy's `linalg.tensorinv`: the inverse of `a` read as a matrix of
     its first `ind` axes by the rest, in the shape `a.shape[ind:] +
     a.shape[:ind]`."""
-    from ._numpy_functions import _lin
-
     t = _as_tensor(a)
     if ind <= 0:
         raise ValueError("Invalid ind argument.")
