@@ -164,7 +164,7 @@ def _sorted(w: np.ndarray) -> np.ndarray:
 
 
 EIG = [
-    np.array([[2.0, 1.0], [1.0, 3.0]]),  # real eigenvalues: real results
+    np.array([[2.0, 1.0], [1.0, 3.0]]),  # real eigenvalues: real results before NumPy 2.5
     np.array([[0.0, -1.0], [1.0, 0.0]]),  # a rotation: +-i
     RNG.random((4, 4)),
     RNG.random((3, 5, 5)).astype(np.float32),  # a stack, float32
@@ -190,6 +190,24 @@ def test_eig_and_eigvals_as_numpy(a: np.ndarray) -> None:
     np.testing.assert_allclose(_sorted(ev), _sorted(w), atol=tol)
 
 
+@pytest.mark.parametrize("always_complex", [True, False], ids=["NumPy 2.5 on", "before NumPy 2.5"])
+def test_eig_follows_either_numpy_rule(monkeypatch: pytest.MonkeyPatch, always_complex: bool) -> None:
+    """Both of NumPy's rules, whichever NumPy is installed: complex always
+    (2.5 on), or real when every eigenvalue of a real input is (before);
+    `roots` real when every root is, under both."""
+    from donate import _numpy_solvers
+
+    monkeypatch.setattr(_numpy_solvers, "_eig_always_complex", lambda: always_complex)
+    a = donate.asarray(np.array([[2.0, 1.0], [1.0, 3.0]]))
+    w, v = np.linalg.eig(a)
+    want = donate.complex128 if always_complex else donate.float64
+    assert (w.dtype, v.dtype, np.linalg.eigvals(a).dtype) == (want, want, want)
+    rotation = donate.asarray(np.array([[0.0, -1.0], [1.0, 0.0]]))
+    assert np.linalg.eigvals(rotation).dtype == donate.complex128
+    assert np.roots(donate.asarray(np.array([1.0, -3.0, 2.0]))).dtype == donate.float64
+    assert np.poly(a).dtype == donate.float64
+
+
 def test_eig_refuses_as_numpy() -> None:
     for a in (np.ones((2, 3)), np.ones(3), np.array([[np.nan, 1.0], [1.0, 1.0]])):
         with pytest.raises(np.linalg.LinAlgError):
@@ -200,8 +218,8 @@ def test_eig_refuses_as_numpy() -> None:
 
 def test_donate_linalg_eig_is_complex_and_traced_by_jit() -> None:
     """The namespace's `eig` has a dtype known before the values: complex
-    even when every eigenvalue is real (NumPy's translation above makes
-    those real)."""
+    even when every eigenvalue is real (whatever the installed NumPy's
+    `eig` does, which the test above follows)."""
     a = np.array([[2.0, 1.0], [1.0, 3.0]])
     w, v = donate.linalg.eig(donate.asarray(a))
     assert (w.dtype, v.dtype) == (donate.complex128, donate.complex128)

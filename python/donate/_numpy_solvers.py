@@ -22,9 +22,11 @@ Decisions (where the method differs from NumPy's LAPACK call):
   matrix).
 - `polyfit` is NumPy's own method: the scaled Vandermonde matrix solved
   by `lstsq`, `RankWarning` when the fit is rank-deficient.
-- `eig` and `eigvals` of a real input are real when every eigenvalue is
-  (NumPy's rule, which reads the values; `donate.linalg.eig` itself is
-  always complex). The eigenvalues' order is the Schur form's, which
+- `eig` and `eigvals` follow the installed NumPy: from NumPy 2.5 on they
+  are complex whatever the values (as `donate.linalg.eig` always is);
+  before, a real input's results are real when every eigenvalue is (a
+  rule that reads the values). `roots` is real when every root is, in
+  every version. The eigenvalues' order is the Schur form's, which
   need not be LAPACK's (NumPy does not specify one); each eigenvector has
   unit norm and its largest component real, as LAPACK's, with that
   component positive.
@@ -35,6 +37,7 @@ Decisions (where the method differs from NumPy's LAPACK call):
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any
 
@@ -211,9 +214,17 @@ def polyfit(x: Any, y: Any, deg: Any, rcond: Any = None, full: bool = False, w: 
     return c, _dn.expand_dims(base, axis=-1) * fac
 
 
+@functools.cache
+def _eig_always_complex() -> bool:
+    """Whether this NumPy's `eig` and `eigvals` are complex whatever the
+    values (NumPy 2.5 on; before, a real input's results were real when
+    every eigenvalue was), asked of NumPy itself once."""
+    return np.linalg.eigvals(np.eye(1)).dtype.kind == "c"
+
+
 def _real_if_real(x: Any, w: Any, v: Any = None) -> tuple[Any, Any]:
-    """NumPy's `eig` rule: a real input's results are real when every
-    eigenvalue is."""
+    """The older NumPy rule (and `roots`' in every version): a real
+    input's results are real when every eigenvalue is."""
     if _dn.isdtype(_as_tensor(x).dtype, "complex floating") or bool(_dn.any(_dn.imag(w) != 0)):
         return w, v
     return _dn.real(w), None if v is None else _dn.real(v)
@@ -233,13 +244,16 @@ def eig(a: Any) -> Any:
     each square matrix."""
     t = _square(a)
     w, v = _linalg.eig(t)
+    if _eig_always_complex():
+        return _linalg.EigResult(w, v)
     return _linalg.EigResult(*_real_if_real(t, w, v))
 
 
 def eigvals(a: Any) -> Any:
     """NumPy's `linalg.eigvals`: the eigenvalues of each square matrix."""
     t = _square(a)
-    return _real_if_real(t, _linalg.eigvals(t))[0]
+    w = _linalg.eigvals(t)
+    return w if _eig_always_complex() else _real_if_real(t, w)[0]
 
 
 def roots(p: Any) -> Any:
@@ -261,7 +275,9 @@ def roots(p: Any) -> Any:
     if n > 1:
         top = _dn.reshape(-c[1:] / c[0], (1, n - 1))
         companion = _dn.concat([top, _dn.eye(n - 2, n - 1, dtype=c.dtype)], axis=0)
-        found = eigvals(companion)
+        # NumPy's `roots` is real when every root is, in every version
+        # (its `eigvals` is not from NumPy 2.5 on).
+        found = _real_if_real(companion, _linalg.eigvals(companion))[0]
     else:
         found = _dn.zeros((0,), dtype=_dn.float64)
     if not trailing:

@@ -6,8 +6,8 @@ decides shapes and dtypes; this module names the fields of the
 multi-result functions (``eig``, ``eigh``, ``qr``, ``slogdet``, ``svd``)
 and re-exports the rest. Beyond the standard: ``eig`` and ``eigvals``, the
 eigendecomposition of general square matrices, complex whatever the
-input's dtype (a result's dtype cannot depend on its values; JAX's
-choice too; ``np.linalg.eig(t)`` returns real tensors where NumPy does). Inputs are only read and results are new tensors:
+input's dtype (a result's dtype cannot depend on its values; JAX's and
+NumPy 2.5's choice too; ``np.linalg.eig(t)`` follows the installed NumPy). Inputs are only read and results are new tensors:
 ``f(t.donate())`` leaves ``t`` intact and warns with
 :class:`donate.DonationWarning`. A singular matrix (``inv``, ``solve``)
 or one that is not positive definite (``cholesky``) raises
