@@ -315,8 +315,8 @@ impl Planned for f64 {
 /// cache safe in a child of `fork()` whose parent had a thread inside
 /// the lock (that thread is gone in the child, so the lock would never
 /// be released; see `memory::fork` for the locks that are taken over).
-fn kept<R: Planned>() -> Option<std::sync::MutexGuard<'static, Kept<R>>> {
-    match R::plans().try_lock() {
+fn kept<R: FftNum>(plans: &Plans<R>) -> Option<std::sync::MutexGuard<'_, Kept<R>>> {
+    match plans.try_lock() {
         Ok(g) => Some(g),
         Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
         Err(std::sync::TryLockError::WouldBlock) => None,
@@ -327,7 +327,12 @@ fn kept<R: Planned>() -> Option<std::sync::MutexGuard<'static, Kept<R>>> {
 /// (planned outside the lock, so transforms of other lengths do not wait
 /// for it), then kept in front of the others.
 fn plan<R: Planned>(kind: StepKind, n: usize) -> Transform<R> {
-    if let Some(mut kept) = kept::<R>() {
+    plan_in(R::plans(), kind, n)
+}
+
+/// [`plan`] with the plans kept in `plans`.
+fn plan_in<R: FftNum>(plans: &Plans<R>, kind: StepKind, n: usize) -> Transform<R> {
+    if let Some(mut kept) = kept(plans) {
         if let Some(i) = kept.iter().position(|(k, m, _)| *k == kind && *m == n) {
             let hit = kept.remove(i);
             let t = hit.2.clone();
@@ -349,7 +354,7 @@ fn plan<R: Planned>(kind: StepKind, n: usize) -> Transform<R> {
             Transform::Inverse(RealFftPlanner::<R>::new().plan_fft_inverse(n))
         }
     };
-    if let Some(mut kept) = kept::<R>() {
+    if let Some(mut kept) = kept(plans) {
         // Another thread may have planned the same meanwhile: keep one.
         kept.retain(|(k, m, _)| !(*k == kind && *m == n));
         kept.insert(0, (kind, n, t.clone()));
@@ -383,32 +388,39 @@ mod tests {
 
     #[test]
     fn plans_are_kept_by_kind_and_length_up_to_the_limit() {
-        // Lengths no other test uses (the cache is the process's).
+        // A cache of the test's own: the process's is shared with every
+        // other test running meanwhile.
+        let plans: Plans<f64> = Mutex::new(Vec::new());
         let forward = StepKind::Complex { forward: true };
-        let first = plan::<f64>(forward, 100_003);
-        assert!(same(&first, &plan::<f64>(forward, 100_003)), "kept");
-        let inverse = plan::<f64>(StepKind::Complex { forward: false }, 100_003);
+        let first = plan_in(&plans, forward, 1009);
+        assert!(same(&first, &plan_in(&plans, forward, 1009)), "kept");
+        let inverse = plan_in(&plans, StepKind::Complex { forward: false }, 1009);
         assert!(!same(&first, &inverse), "another direction is another plan");
         for n in 0..PLANS_KEPT {
-            plan::<f64>(StepKind::RealToComplex, 2 * (1000 + n));
+            plan_in(&plans, StepKind::RealToComplex, 2 * (100 + n));
         }
         assert!(
-            !same(&first, &plan::<f64>(forward, 100_003)),
+            !same(&first, &plan_in(&plans, forward, 1009)),
             "gone after 16 others"
         );
-        assert!(f64::plans().lock().unwrap().len() <= PLANS_KEPT);
+        assert_eq!(plans.lock().unwrap().len(), PLANS_KEPT);
     }
 
     #[test]
     fn a_held_cache_is_passed_by_not_waited_for() {
         // As in a child of fork() whose parent had a thread inside the
         // lock: planning goes on without the kept plans.
-        let held = f64::plans().lock().unwrap();
-        let t = plan::<f64>(StepKind::Complex { forward: true }, 100_019);
+        let plans: Plans<f64> = Mutex::new(Vec::new());
+        let held = plans.lock().unwrap();
+        let t = plan_in(&plans, StepKind::Complex { forward: true }, 1013);
         drop(held);
         let Transform::Complex(f) = t else {
             panic!("a complex plan")
         };
-        assert_eq!(f.len(), 100_019);
+        assert_eq!(f.len(), 1013);
+        assert!(
+            plans.lock().unwrap().is_empty(),
+            "not kept: the lock was held"
+        );
     }
 }
