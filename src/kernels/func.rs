@@ -526,7 +526,9 @@ fn atanh<T: InvHyp>(x: T) -> T {
 /// The float types' tables: the functions every float type computes the
 /// same way, then each type's own (`own_unary`, `own_binary`: the C
 /// library's per element) and its `guarded` ones (vector code over the
-/// arguments its guard takes, the C library for a chunk holding any other).
+/// arguments its guard takes, the C library for a chunk holding any other;
+/// the vector code as a pair, with fused multiply-add and without, of
+/// which [`loops::multi`] runs the one the CPU computes).
 macro_rules! float_funcs {
     ($t:ty, $div:ident, $rem:ident, $logaddexp:ident,
      own_unary: [$($ou:ident => $ouf:expr),* $(,)?],
@@ -584,25 +586,29 @@ macro_rules! float_funcs {
 float_funcs!(f32, floor_div_f32, rem_f32, logaddexp_f32,
     own_unary: [],
     guarded: [
-        Sin => (math::sin, math::trig_inside, |x: f32| x.sin()),
-        Cos => (math::cos, math::trig_inside, |x: f32| x.cos()),
-        Tan => (math::tan, math::trig_inside, |x: f32| x.tan()),
-        Asin => (math::asin, math::unit, |x: f32| x.asin()),
-        Acos => (math::acos, math::unit, |x: f32| x.acos()),
-        Atan => (math::atan, math::finite, |x: f32| x.atan()),
-        Sinh => (math::sinh, math::finite, |x: f32| x.sinh()),
-        Cosh => (math::cosh, math::finite, |x: f32| x.cosh()),
-        Asinh => (math::asinh, math::finite, asinh::<f32>),
-        Acosh => (math::acosh, math::acosh_inside, acosh::<f32>),
-        Atanh => (math::atanh, math::atanh_inside, atanh::<f32>),
-        Expm1 => (math::expm1, math::finite, |x: f32| x.exp_m1()),
-        Log1p => (math::log1p, math::log1p_inside, |x: f32| x.ln_1p()),
-        Log2 => (math::log2, math::positive, |x: f32| x.log2()),
-        Log10 => (math::log10, math::positive, |x: f32| x.log10()),
-        Cbrt => (math::cbrt, math::finite, |x: f32| x.cbrt()),
+        Sin => ((math::sin, math::sin), math::trig_inside, |x: f32| x.sin()),
+        Cos => ((math::cos, math::cos), math::trig_inside, |x: f32| x.cos()),
+        Tan => ((math::tan, math::tan), math::trig_inside, |x: f32| x.tan()),
+        Asin => ((math::asin::<true>, math::asin::<false>), math::unit, |x: f32| x.asin()),
+        Acos => ((math::acos::<true>, math::acos::<false>), math::unit, |x: f32| x.acos()),
+        Atan => ((math::atan::<true>, math::atan::<false>), math::finite, |x: f32| x.atan()),
+        Sinh => ((math::sinh::<true>, math::sinh::<false>), math::finite, |x: f32| x.sinh()),
+        Cosh => ((math::cosh::<true>, math::cosh::<false>), math::finite, |x: f32| x.cosh()),
+        Asinh => ((math::asinh::<true>, math::asinh::<false>), math::finite, asinh::<f32>),
+        Acosh => ((math::acosh::<true>, math::acosh::<false>), math::acosh_inside, acosh::<f32>),
+        Atanh => ((math::atanh::<true>, math::atanh::<false>), math::atanh_inside, atanh::<f32>),
+        Expm1 => ((math::expm1::<true>, math::expm1::<false>), math::finite, |x: f32| x.exp_m1()),
+        Log1p => ((math::log1p::<true>, math::log1p::<false>), math::log1p_inside, |x: f32| x.ln_1p()),
+        Log2 => ((math::log2::<true>, math::log2::<false>), math::positive, |x: f32| x.log2()),
+        Log10 => ((math::log10::<true>, math::log10::<false>), math::positive, |x: f32| x.log10()),
+        Cbrt => ((math::cbrt::<true>, math::cbrt::<false>), math::finite, |x: f32| x.cbrt()),
     ],
     own_binary: [],
-    guarded_binary: [Atan2 => (math::atan2, math::atan2_inside, |a: f32, b: f32| a.atan2(b))],
+    guarded_binary: [Atan2 => (
+        (math::atan2::<true>, math::atan2::<false>),
+        math::atan2_inside,
+        |a: f32, b: f32| a.atan2(b)
+    )],
 );
 float_funcs!(f64, floor_div_f64, rem_f64, logaddexp_f64,
     own_unary: [

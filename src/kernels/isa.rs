@@ -163,6 +163,23 @@ mod tests {
     }
 }
 
+/// Does this CPU compute a fused multiply-add (`a * b + c` rounded once)
+/// in hardware? Always on aarch64; on x86-64 when it has FMA (detected
+/// once), whichever level runs: `DONATE_ISA=scalar` on such a CPU still
+/// fuses, so that its levels give the same bits. Every x86-64 level above
+/// the portable one requires it.
+pub fn fused_multiply_add() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static FMA: OnceLock<bool> = OnceLock::new();
+        *FMA.get_or_init(|| is_x86_feature_detected!("fma"))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        cfg!(target_arch = "aarch64")
+    }
+}
+
 /// One copy of every generic loop, compiled with the given target features.
 ///
 /// Each function is safe to call only on a CPU that has those features

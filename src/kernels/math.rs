@@ -14,10 +14,13 @@
 //! `asinh`, `acosh`, `atanh`; `expm1`, `log1p`, `log2`, `log10`, `cbrt`)
 //! compute in `f64`, branch-free, from three building blocks (`exp64`,
 //! `ln_parts`, `atan2_64`), and round once: within one rounding of the
-//! exact value. Each has a guard naming the arguments it takes; outside
-//! it (infinities, NaN, huge trigonometric arguments, points outside the
-//! domain) the caller uses the C library for the whole chunk. `f64`
-//! functions use the standard library's (scalar libm calls).
+//! exact value. Their polynomials are near-minimax fits to about `2^-45`
+//! (`scripts/fit-polynomials.py`), evaluated with fused multiply-adds
+//! where the CPU has them (their `FMA` parameter; see [`fma`]). Each has
+//! a guard naming the arguments it takes; outside it (infinities, NaN,
+//! huge trigonometric arguments, points outside the domain) the caller
+//! uses the C library for the whole chunk. `f64` functions use the
+//! standard library's (scalar libm calls).
 
 #[inline(always)]
 pub(super) fn madd<const FMA: bool>(a: f32, b: f32, c: f32) -> f32 {
@@ -274,65 +277,118 @@ pub(super) fn atan2_inside(y: f32, x: f32) -> bool {
     (y.abs() < GUARD_LIMIT) & (x.abs() < GUARD_LIMIT)
 }
 
-/// `sum(c[k] * z^k)` by Horner's rule (unrolled: `N` is a constant).
+/// `a * b + c`: rounded once (`f64::mul_add`) when `FMA`, else rounded
+/// after the multiplication and again after the addition.
+///
+/// The loops pass `FMA` as [`super::isa::fused_multiply_add`] says: true
+/// whenever the CPU has the instruction, at every level, so that every
+/// level of one CPU gives the same bits (in x86-64's portable copy
+/// `mul_add` is a call of the C library's `fma`, which then uses the
+/// instruction); false only on a CPU without it, whose only level is the
+/// portable one, where the C library's `fma` would be software, tens of
+/// times slower than the two roundings. Fused, a polynomial step is one
+/// operation instead of two.
 #[inline(always)]
-fn horner<const N: usize>(z: f64, c: &[f64; N]) -> f64 {
+fn fma<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
+    if FMA {
+        a.mul_add(b, c)
+    } else {
+        a * b + c
+    }
+}
+
+/// `sum(c[k] * z^k)` by Horner's rule (unrolled: `N` is a constant), one
+/// [`fma`] per coefficient.
+#[inline(always)]
+fn horner<const FMA: bool, const N: usize>(z: f64, c: &[f64; N]) -> f64 {
     let mut p = c[N - 1];
     for &ck in c[..N - 1].iter().rev() {
-        p = p * z + ck;
+        p = fma::<FMA>(p, z, ck);
     }
     p
 }
 
-/// `[1/0!, 1/1!, ..., 1/(N-1)!]`, at compile time.
-const fn inverse_factorials<const N: usize>() -> [f64; N] {
-    let mut c = [1.0; N];
-    let mut k = 1;
-    while k < N {
-        c[k] = c[k - 1] / k as f64;
-        k += 1;
-    }
-    c
-}
+// The polynomials of the `f64` building blocks: near-minimax fits
+// (Chebyshev, 40 digits) made and printed by `scripts/fit-polynomials.py`,
+// each with the fewest coefficients whose fitting error is below `2^-42`
+// relative on its interval (the bound of each is in the comment above
+// it). They replace Taylor series two to five terms longer.
 
-/// `[1/1, -1/3, 1/5, ...]` (`sign = -1.0`, atan's series) or `[1/1, 1/3,
-/// 1/5, ...]` (`sign = 1.0`, `2 atanh`'s), at compile time.
-const fn odd_reciprocals<const N: usize>(sign: f64) -> [f64; N] {
-    let mut c = [0.0; N];
-    let mut k = 0;
-    let mut s = 1.0;
-    while k < N {
-        c[k] = s / (2 * k + 1) as f64;
-        s *= sign;
-        k += 1;
-    }
-    c
-}
+// `e^r` on `[-ln2/2, ln2/2]`; fitting error 2^-45.5.
+#[allow(clippy::unreadable_literal)] // as the script prints them
+const EXP: [f64; 10] = [
+    1.0000000000000135,
+    1.0000000000000013,
+    0.4999999999943859,
+    0.16666666666615648,
+    0.04166666704055191,
+    0.008333333367311603,
+    0.0013888801749656543,
+    0.0001984119064754424,
+    2.4884459751751116e-05,
+    2.7632640675430236e-06,
+];
+// `(e^r - 1)/r` on `[-ln2/2, ln2/2]`; fitting error 2^-43.3.
+#[allow(clippy::unreadable_literal)] // as the script prints them
+const EXPM1_OVER_R: [f64; 9] = [
+    1.0,
+    0.49999999999797934,
+    0.16666666666648303,
+    0.041666666890957,
+    0.008333333353717156,
+    0.0013888821677630362,
+    0.0001984120875699232,
+    2.4876164022625967e-05,
+    2.7625102005388108e-06,
+];
+// `2 atanh(s)/s` in `z = s^2` on `[0, (3 - 2 sqrt 2)^2]`; fitting error 2^-45.1.
+#[allow(clippy::unreadable_literal)] // as the script prints them
+const LN_OVER_S: [f64; 6] = [
+    1.9999999999999472,
+    0.6666666667957926,
+    0.3999999489183238,
+    0.28572166145875727,
+    0.2217424991007749,
+    0.19608095639753054,
+];
+// `atan(u)/u` in `z = u^2` on `[0, tan(pi/8)^2]`; fitting error 2^-45.0.
+#[allow(clippy::unreadable_literal)] // as the script prints them
+const ATAN_OVER_U: [f64; 9] = [
+    0.9999999999999732,
+    -0.33333333330803444,
+    0.19999999604891977,
+    -0.14285690423839287,
+    0.11110385046148014,
+    -0.09078392072943424,
+    0.07563703551915192,
+    -0.05874505621307831,
+    0.030662440370424447,
+];
 
-/// `atan(u)` for `|u| <= tan(pi/8)`, by its Taylor series to `u^23`
-/// (the first term left out, `u^25/25`, is below `2^-35` of the result).
+/// `atan(u)` for `|u| <= tan(pi/8)`, to about `2^-45` relative.
 #[inline(always)]
-fn atan_kernel(u: f64) -> f64 {
-    const C: [f64; 12] = odd_reciprocals(-1.0);
-    horner(u * u, &C) * u
+fn atan_kernel<const FMA: bool>(u: f64) -> f64 {
+    horner::<FMA, _>(u * u, &ATAN_OVER_U) * u
 }
 
-/// `atan2(y, x)` in `f64` for finite `y`, `x`, to about `2^-35` relative.
+/// `atan2(y, x)` in `f64` for finite `y`, `x`, to about `2^-44` relative.
 ///
 /// `atan(min/max)` of the magnitudes lies in `[0, pi/4]`; above
 /// `tan(pi/8)` it is `pi/4 + atan((a - 1)/(a + 1))`. The quadrant follows
 /// from which magnitude is larger, `x`'s sign bit (so `atan2(±0, -0)` is
 /// `±pi`) and `y`'s sign, as C's `atan2` defines it for zeros.
 #[inline(always)]
-fn atan2_64(y: f64, x: f64) -> f64 {
+fn atan2_64<const FMA: bool>(y: f64, x: f64) -> f64 {
     use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
     const TAN_PI_8: f64 = 0.414_213_562_373_095_1;
     let (ay, ax) = (y.abs(), x.abs());
     let (lo, hi) = (ay.min(ax), ay.max(ax));
-    let a = select64(hi == 0.0, 0.0, lo / hi);
-    let big = a > TAN_PI_8;
-    let u = select64(big, (a - 1.0) / (a + 1.0), a);
-    let t = atan_kernel(u) + select64(big, FRAC_PI_4, 0.0);
+    // One division: `(a - 1)/(a + 1)` of `a = lo/hi` is `(lo - hi)/(lo +
+    // hi)`, whose two operands are exact for `f32` arguments.
+    let big = lo > TAN_PI_8 * hi;
+    let u = select64(big, lo - hi, lo) / select64(big, lo + hi, hi);
+    let u = select64(hi == 0.0, 0.0, u);
+    let t = atan_kernel::<FMA>(u) + select64(big, FRAC_PI_4, 0.0);
     let t = select64(ay > ax, FRAC_PI_2 - t, t);
     let t = select64(x.is_sign_negative(), PI - t, t);
     t.copysign(y)
@@ -340,8 +396,8 @@ fn atan2_64(y: f64, x: f64) -> f64 {
 
 /// `atan2(y, x)` of finite `y`, `x`, computed in `f64` and rounded once.
 #[inline(always)]
-pub(super) fn atan2(y: f32, x: f32) -> f32 {
-    atan2_64(f64::from(y), f64::from(x)) as f32
+pub(super) fn atan2<const FMA: bool>(y: f32, x: f32) -> f32 {
+    atan2_64::<FMA>(f64::from(y), f64::from(x)) as f32
 }
 
 // --- f32 functions computed in f64 -------------------------------------------
@@ -365,46 +421,44 @@ fn pow2(n: f64) -> f64 {
     f64::from_bits(k.wrapping_add(1023) << 52)
 }
 
-/// `e^x` in `f64` for `x` of any sign (clamped to `[-700, 700]`, beyond
-/// which every `f32` result has long overflowed or vanished): `2^n e^r`
-/// with `|r| <= ln2/2` (`ln2` in two parts, fdlibm's, so that `n ln2_hi`
-/// is exact) and `e^r` by its Taylor series to `r^12`.
+/// `x` as `n ln2 + r` with `|r| <= ln2/2`, `n` integral: `(n, r)`. `x` is
+/// clamped to `[-700, 700]`, beyond which every `f32` result has long
+/// overflowed or vanished; `ln2` is in two parts, fdlibm's, so that
+/// `n ln2_hi` is exact.
 #[inline(always)]
-fn exp64(x: f64) -> f64 {
+fn reduce_ln2(x: f64) -> (f64, f64) {
     const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
     const LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76);
-    const C: [f64; 13] = inverse_factorials();
     let x = x.clamp(-700.0, 700.0);
     let n = (x * std::f64::consts::LOG2_E + MAGIC) - MAGIC;
-    let r = (x - n * LN2_HI) - n * LN2_LO;
-    horner(r, &C) * pow2(n)
+    (n, (x - n * LN2_HI) - n * LN2_LO)
 }
 
-/// `e^x - 1` in `f64` without cancellation near 0: the Taylor series to
-/// `x^13` below `|x| = 0.35`, [`exp64`] above.
+/// `e^x` in `f64` for `x` of any sign: `2^n e^r` ([`reduce_ln2`]).
 #[inline(always)]
-fn expm1_64(x: f64) -> f64 {
-    // 1/1!, 1/2!, ..., 1/13!
-    const C: [f64; 13] = {
-        let all: [f64; 14] = inverse_factorials();
-        let mut c = [0.0; 13];
-        let mut k = 0;
-        while k < 13 {
-            c[k] = all[k + 1];
-            k += 1;
-        }
-        c
-    };
-    let small = horner(x, &C) * x;
-    select64(x.abs() < 0.35, small, exp64(x) - 1.0)
+fn exp64<const FMA: bool>(x: f64) -> f64 {
+    let (n, r) = reduce_ln2(x);
+    horner::<FMA, _>(r, &EXP) * pow2(n)
+}
+
+/// `e^x - 1` in `f64` without cancellation near 0: with `x = n ln2 + r`
+/// ([`reduce_ln2`]), `2^n (e^r - 1) + (2^n - 1)`, and `e^r - 1` as `r`
+/// times a polynomial. For `n = 0` that is `e^r - 1` itself, which keeps
+/// a zero's sign.
+#[inline(always)]
+#[allow(clippy::float_cmp)] // `n` is integral
+fn expm1_64<const FMA: bool>(x: f64) -> f64 {
+    let (n, r) = reduce_ln2(x);
+    let u = horner::<FMA, _>(r, &EXPM1_OVER_R) * r;
+    let p = pow2(n);
+    select64(n == 0.0, u, fma::<FMA>(p, u, p - 1.0))
 }
 
 /// `(e, ln m)` with `x = 2^e m`, `m` in `[sqrt(1/2), sqrt(2))`, for a
-/// positive normal `x`: `ln m = 2 atanh(s)`, `s = (m - 1)/(m + 1)`, by
-/// its series to `s^21` (`|s| <= 0.172`).
+/// positive normal `x`: `ln m = 2 atanh(s)`, `s = (m - 1)/(m + 1)`
+/// (`|s| <= 0.172`), as `s` times a polynomial in `s^2`.
 #[inline(always)]
-fn ln_parts(x: f64) -> (f64, f64) {
-    const C: [f64; 11] = odd_reciprocals(1.0);
+fn ln_parts<const FMA: bool>(x: f64) -> (f64, f64) {
     const MANTISSA: u64 = (1 << 52) - 1;
     let bits = x.to_bits();
     let m = f64::from_bits((bits & MANTISSA) | 1.0_f64.to_bits());
@@ -414,13 +468,13 @@ fn ln_parts(x: f64) -> (f64, f64) {
     let high = m > std::f64::consts::SQRT_2;
     let (m, e) = (select64(high, m * 0.5, m), select64(high, e + 1.0, e));
     let s = (m - 1.0) / (m + 1.0);
-    (e, 2.0 * s * horner(s * s, &C))
+    (e, s * horner::<FMA, _>(s * s, &LN_OVER_S))
 }
 
 /// `ln(x)` in `f64` for a positive normal `x`.
 #[inline(always)]
-fn ln64(x: f64) -> f64 {
-    let (e, l) = ln_parts(x);
+fn ln64<const FMA: bool>(x: f64) -> f64 {
+    let (e, l) = ln_parts::<FMA>(x);
     e * std::f64::consts::LN_2 + l
 }
 
@@ -428,9 +482,9 @@ fn ln64(x: f64) -> f64 {
 /// rounds, but `ln(u) y / (u - 1)` undoes that rounding to first order.
 #[inline(always)]
 #[allow(clippy::float_cmp)] // `u == 1` exactly: then `y` is below the rounding of `1 + y`
-fn log1p64(y: f64) -> f64 {
+fn log1p64<const FMA: bool>(y: f64) -> f64 {
     let u = 1.0 + y;
-    select64(u == 1.0, y, ln64(u) * (y / (u - 1.0)))
+    select64(u == 1.0, y, ln64::<FMA>(u) * (y / (u - 1.0)))
 }
 
 /// Is `x` below [`GUARD_LIMIT`] in magnitude? (The guard of the functions
@@ -442,8 +496,8 @@ pub(super) fn finite(x: f32) -> bool {
 
 /// `e^x - 1`.
 #[inline(always)]
-pub(super) fn expm1(x: f32) -> f32 {
-    expm1_64(f64::from(x)) as f32
+pub(super) fn expm1<const FMA: bool>(x: f32) -> f32 {
+    expm1_64::<FMA>(f64::from(x)) as f32
 }
 
 /// [`log1p`]'s domain: `x > -1`, below [`GUARD_LIMIT`].
@@ -454,8 +508,8 @@ pub(super) fn log1p_inside(x: f32) -> bool {
 
 /// `ln(1 + x)`.
 #[inline(always)]
-pub(super) fn log1p(x: f32) -> f32 {
-    log1p64(f64::from(x)) as f32
+pub(super) fn log1p<const FMA: bool>(x: f32) -> f32 {
+    log1p64::<FMA>(f64::from(x)) as f32
 }
 
 /// The domain of [`log2`] and [`log10`]: positive, below [`GUARD_LIMIT`]
@@ -467,45 +521,45 @@ pub(super) fn positive(x: f32) -> bool {
 
 /// `log2(x)`: the exponent plus `ln(m)/ln 2` (exact at powers of 2).
 #[inline(always)]
-pub(super) fn log2(x: f32) -> f32 {
-    let (e, l) = ln_parts(f64::from(x));
+pub(super) fn log2<const FMA: bool>(x: f32) -> f32 {
+    let (e, l) = ln_parts::<FMA>(f64::from(x));
     (e + l * std::f64::consts::LOG2_E) as f32
 }
 
 /// `log10(x)`.
 #[inline(always)]
-pub(super) fn log10(x: f32) -> f32 {
-    let (e, l) = ln_parts(f64::from(x));
+pub(super) fn log10<const FMA: bool>(x: f32) -> f32 {
+    let (e, l) = ln_parts::<FMA>(f64::from(x));
     (e * std::f64::consts::LOG10_2 + l * std::f64::consts::LOG10_E) as f32
 }
 
 /// The cube root, `e^(ln|x| / 3)` with `x`'s sign (zeros return
 /// themselves).
 #[inline(always)]
-pub(super) fn cbrt(x: f32) -> f32 {
+pub(super) fn cbrt<const FMA: bool>(x: f32) -> f32 {
     let a = f64::from(x.abs());
-    let r = (exp64(ln64(a) / 3.0) as f32).copysign(x);
+    let r = (exp64::<FMA>(ln64::<FMA>(a) * (1.0 / 3.0)) as f32).copysign(x);
     select(x == 0.0, x, r)
 }
 
 /// `sinh(x) = (u + u/(u + 1))/2` with `u = e^|x| - 1`, with `x`'s sign.
 #[inline(always)]
-pub(super) fn sinh(x: f32) -> f32 {
-    let u = expm1_64(f64::from(x.abs()));
+pub(super) fn sinh<const FMA: bool>(x: f32) -> f32 {
+    let u = expm1_64::<FMA>(f64::from(x.abs()));
     ((0.5 * (u + u / (u + 1.0))) as f32).copysign(x)
 }
 
 /// `cosh(x) = (e^|x| + e^-|x|)/2`.
 #[inline(always)]
-pub(super) fn cosh(x: f32) -> f32 {
-    let e = exp64(f64::from(x.abs()));
+pub(super) fn cosh<const FMA: bool>(x: f32) -> f32 {
+    let e = exp64::<FMA>(f64::from(x.abs()));
     (0.5 * (e + 1.0 / e)) as f32
 }
 
 /// `atan(x)`, as [`atan2`]`(x, 1)`.
 #[inline(always)]
-pub(super) fn atan(x: f32) -> f32 {
-    atan2_64(f64::from(x), 1.0) as f32
+pub(super) fn atan<const FMA: bool>(x: f32) -> f32 {
+    atan2_64::<FMA>(f64::from(x), 1.0) as f32
 }
 
 /// The domain of [`asin`] and [`acos`]: `|x| <= 1`.
@@ -523,24 +577,24 @@ fn cofactor(x: f64) -> f64 {
 
 /// `asin(x) = atan2(x, sqrt(1 - x^2))`.
 #[inline(always)]
-pub(super) fn asin(x: f32) -> f32 {
+pub(super) fn asin<const FMA: bool>(x: f32) -> f32 {
     let x = f64::from(x);
-    atan2_64(x, cofactor(x)) as f32
+    atan2_64::<FMA>(x, cofactor(x)) as f32
 }
 
 /// `acos(x) = atan2(sqrt(1 - x^2), x)`.
 #[inline(always)]
-pub(super) fn acos(x: f32) -> f32 {
+pub(super) fn acos<const FMA: bool>(x: f32) -> f32 {
     let x = f64::from(x);
-    atan2_64(cofactor(x), x) as f32
+    atan2_64::<FMA>(cofactor(x), x) as f32
 }
 
 /// `asinh(x) = log1p(a + a^2/(1 + sqrt(1 + a^2)))`, `a = |x|`, with `x`'s
 /// sign.
 #[inline(always)]
-pub(super) fn asinh(x: f32) -> f32 {
+pub(super) fn asinh<const FMA: bool>(x: f32) -> f32 {
     let a = f64::from(x.abs());
-    (log1p64(a + a * a / (1.0 + (1.0 + a * a).sqrt())) as f32).copysign(x)
+    (log1p64::<FMA>(a + a * a / (1.0 + (1.0 + a * a).sqrt())) as f32).copysign(x)
 }
 
 /// [`acosh`]'s domain: `x >= 1`, below [`GUARD_LIMIT`].
@@ -551,10 +605,10 @@ pub(super) fn acosh_inside(x: f32) -> bool {
 
 /// `acosh(x) = log1p(t + sqrt(t (x + 1)))`, `t = x - 1` (exact in `f64`).
 #[inline(always)]
-pub(super) fn acosh(x: f32) -> f32 {
+pub(super) fn acosh<const FMA: bool>(x: f32) -> f32 {
     let x = f64::from(x);
     let t = x - 1.0;
-    log1p64(t + (t * (x + 1.0)).sqrt()) as f32
+    log1p64::<FMA>(t + (t * (x + 1.0)).sqrt()) as f32
 }
 
 /// [`atanh`]'s domain: `|x| < 1`.
@@ -565,7 +619,7 @@ pub(super) fn atanh_inside(x: f32) -> bool {
 
 /// `atanh(x) = log1p(2a/(1 - a))/2`, `a = |x|`, with `x`'s sign.
 #[inline(always)]
-pub(super) fn atanh(x: f32) -> f32 {
+pub(super) fn atanh<const FMA: bool>(x: f32) -> f32 {
     let a = f64::from(x.abs());
-    ((0.5 * log1p64(2.0 * a / (1.0 - a))) as f32).copysign(x)
+    ((0.5 * log1p64::<FMA>(2.0 * a / (1.0 - a))) as f32).copysign(x)
 }

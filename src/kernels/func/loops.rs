@@ -11,12 +11,17 @@
 //!   on the x86-64 baseline (SSE2) `floor`, `ceil`, `trunc` and
 //!   `round_ties_even` have no instruction and become a C library call per
 //!   element, while SSE4.1 and later round a whole vector in one.
-//!   Functions that call the C library per element (`sin`, `atan2`, ...)
-//!   gain nothing and lose nothing.
+//!   Functions that call the C library per element (`float64`'s `sin`,
+//!   ...) gain nothing and lose nothing.
 //!
 //! Both flavours compute the same closure per element, so their results are
 //! identical bit for bit (IEEE rounding instructions are exact; the tests
-//! compare every level with the portable one).
+//! compare every level with the portable one). The guarded loops of the
+//! `float32` functions computed in `f64` take their closure twice, with
+//! fused multiply-add and without: every level runs the fused one when the
+//! CPU has the instruction (the portable copy through the C library's
+//! `fma`, which then uses it), so the levels still agree bit for bit; a
+//! CPU without it has only the portable level, which runs the unfused one.
 
 use std::mem::MaybeUninit;
 
@@ -210,7 +215,7 @@ pub(crate) mod plain {
 /// instruction set.
 pub(crate) mod multi {
     use super::{MaybeUninit, Side};
-    use crate::kernels::isa::{dispatch, Isa};
+    use crate::kernels::isa::{dispatch, fused_multiply_add, Isa};
 
     #[inline(always)]
     pub(crate) fn map<T: Copy, U, F: Fn(T) -> U>(src: &[T], dst: &mut [MaybeUninit<U>], f: F) {
@@ -241,50 +246,79 @@ pub(crate) mod multi {
     pub(crate) fn zip_rhs<T: Copy, F: Fn(T, T) -> T>(a: Side<'_, T>, b: &mut [T], f: F) {
         dispatch!(Isa::active(), func_zip_rhs::<T, F>(a, b, f));
     }
+    // The guarded loops take the fast closure twice: `fused`, with
+    // `FMA` true (`super::super::math::fma`), in the copy of the active
+    // level when the CPU has fused multiply-add; `unfused` in the
+    // portable copy otherwise (then the portable level is the only one).
+
     #[inline(always)]
-    pub(crate) fn map_guarded<T: Copy, U, F: Fn(T) -> U, I: Fn(T) -> bool, E: Fn(T) -> U>(
+    pub(crate) fn map_guarded<
+        T: Copy,
+        U,
+        F: Fn(T) -> U,
+        G: Fn(T) -> U,
+        I: Fn(T) -> bool,
+        E: Fn(T) -> U,
+    >(
         src: &[T],
         dst: &mut [MaybeUninit<U>],
-        fast: F,
+        (fused, unfused): (F, G),
         inside: I,
         exact: E,
     ) {
+        if !fused_multiply_add() {
+            return super::plain::map_guarded(src, dst, unfused, inside, exact);
+        }
         dispatch!(
             Isa::active(),
-            func_map_guarded::<T, U, F, I, E>(src, dst, fast, inside, exact)
+            func_map_guarded::<T, U, F, I, E>(src, dst, fused, inside, exact)
         );
     }
 
     #[inline(always)]
-    pub(crate) fn map_inplace_guarded<T: Copy, F: Fn(T) -> T, I: Fn(T) -> bool, E: Fn(T) -> T>(
+    pub(crate) fn map_inplace_guarded<
+        T: Copy,
+        F: Fn(T) -> T,
+        G: Fn(T) -> T,
+        I: Fn(T) -> bool,
+        E: Fn(T) -> T,
+    >(
         buf: &mut [T],
-        fast: F,
+        (fused, unfused): (F, G),
         inside: I,
         exact: E,
     ) {
+        if !fused_multiply_add() {
+            return super::plain::map_inplace_guarded(buf, unfused, inside, exact);
+        }
         dispatch!(
             Isa::active(),
-            func_map_inplace_guarded::<T, F, I, E>(buf, fast, inside, exact)
+            func_map_inplace_guarded::<T, F, I, E>(buf, fused, inside, exact)
         );
     }
+
     #[inline(always)]
     pub(crate) fn zip_guarded<
         T: Copy,
         U,
         F: Fn(T, T) -> U,
+        G: Fn(T, T) -> U,
         I: Fn(T, T) -> bool,
         E: Fn(T, T) -> U,
     >(
         a: Side<'_, T>,
         b: Side<'_, T>,
         dst: &mut [MaybeUninit<U>],
-        fast: F,
+        (fused, unfused): (F, G),
         inside: I,
         exact: E,
     ) {
+        if !fused_multiply_add() {
+            return super::plain::zip_guarded(a, b, dst, unfused, inside, exact);
+        }
         dispatch!(
             Isa::active(),
-            func_zip_guarded::<T, U, F, I, E>(a, b, dst, fast, inside, exact)
+            func_zip_guarded::<T, U, F, I, E>(a, b, dst, fused, inside, exact)
         );
     }
 
@@ -292,18 +326,22 @@ pub(crate) mod multi {
     pub(crate) fn zip_lhs_guarded<
         T: Copy,
         F: Fn(T, T) -> T,
+        G: Fn(T, T) -> T,
         I: Fn(T, T) -> bool,
         E: Fn(T, T) -> T,
     >(
         a: &mut [T],
         b: Side<'_, T>,
-        fast: F,
+        (fused, unfused): (F, G),
         inside: I,
         exact: E,
     ) {
+        if !fused_multiply_add() {
+            return super::plain::zip_lhs_guarded(a, b, unfused, inside, exact);
+        }
         dispatch!(
             Isa::active(),
-            func_zip_lhs_guarded::<T, F, I, E>(a, b, fast, inside, exact)
+            func_zip_lhs_guarded::<T, F, I, E>(a, b, fused, inside, exact)
         );
     }
 
@@ -311,18 +349,22 @@ pub(crate) mod multi {
     pub(crate) fn zip_rhs_guarded<
         T: Copy,
         F: Fn(T, T) -> T,
+        G: Fn(T, T) -> T,
         I: Fn(T, T) -> bool,
         E: Fn(T, T) -> T,
     >(
         a: Side<'_, T>,
         b: &mut [T],
-        fast: F,
+        (fused, unfused): (F, G),
         inside: I,
         exact: E,
     ) {
+        if !fused_multiply_add() {
+            return super::plain::zip_rhs_guarded(a, b, unfused, inside, exact);
+        }
         dispatch!(
             Isa::active(),
-            func_zip_rhs_guarded::<T, F, I, E>(a, b, fast, inside, exact)
+            func_zip_rhs_guarded::<T, F, I, E>(a, b, fused, inside, exact)
         );
     }
 }

@@ -1,6 +1,17 @@
 //! The element-wise functions' kernels against scalar references.
 
 use super::*;
+use crate::kernels::isa::fused_multiply_add;
+
+/// `atan2`'s vector code as the kernel runs it on this CPU (fused
+/// multiply-add where the CPU has it).
+fn fast_atan2(y: f32, x: f32) -> f32 {
+    if fused_multiply_add() {
+        math::atan2::<true>(y, x)
+    } else {
+        math::atan2::<false>(y, x)
+    }
+}
 
 fn un<T: FuncElement>(f: Func, x: T) -> T {
     let mut d = [MaybeUninit::uninit()];
@@ -384,6 +395,14 @@ fn f32_atan2_is_within_one_rounding_of_the_exact_value() {
                 ulps(got, want) <= 1,
                 "atan2({y:e}, {x:e}) = {got:e}, want {want:e}"
             );
+            if math::atan2_inside(y, x) {
+                // The variant a CPU without fused multiply-add runs.
+                let unfused = math::atan2::<false>(y, x);
+                assert!(
+                    ulps(unfused, want) <= 1,
+                    "unfused atan2({y:e}, {x:e}) = {unfused:e}, want {want:e}"
+                );
+            }
         }
     }
     // A scalar on either side takes the same path.
@@ -432,7 +451,7 @@ fn f32_atan2_of_an_infinity_or_nan_is_the_c_library_s_for_its_chunk() {
         } else {
             assert_eq!(
                 got.to_bits(),
-                math::atan2(y, x).to_bits(),
+                fast_atan2(y, x).to_bits(),
                 "atan2({y:e}, {x:e}) at {i}"
             );
         }
@@ -454,7 +473,7 @@ fn every_instruction_set_gives_the_portable_atan2() {
                 Side::Slice(&ys),
                 Side::Slice(&xs),
                 &mut out,
-                math::atan2,
+                math::atan2::<true>,
                 math::atan2_inside,
                 exact
             )
@@ -466,13 +485,13 @@ fn every_instruction_set_gives_the_portable_atan2() {
     }
 }
 
-/// The `f32` functions computed in `f64` (`super::math`), each with its
-/// guard, the exact function (the standard library's `f64` one, within an
+/// The `f32` functions computed in `f64` (`super::math`), each fused and
+/// unfused (`FMA` true and false), with its guard, the exact function (the standard library's `f64` one, within an
 /// ulp of `f64`, far below half an `f32` ulp) and arguments inside its
 /// domain, at its edges and outside it.
 type Vectorised = (
     Func,
-    fn(f32) -> f32,
+    [fn(f32) -> f32; 2],
     fn(f32) -> bool,
     fn(f64) -> f64,
     Vec<f32>,
@@ -521,7 +540,7 @@ fn vectorised() -> Vec<Vectorised> {
     vec![
         (
             Func::Expm1,
-            math::expm1,
+            [math::expm1::<true>, math::expm1::<false>],
             math::finite,
             f64::exp_m1,
             with(
@@ -539,7 +558,7 @@ fn vectorised() -> Vec<Vectorised> {
         ),
         (
             Func::Log1p,
-            math::log1p,
+            [math::log1p::<true>, math::log1p::<false>],
             math::log1p_inside,
             f64::ln_1p,
             with(
@@ -549,7 +568,7 @@ fn vectorised() -> Vec<Vectorised> {
         ),
         (
             Func::Log2,
-            math::log2,
+            [math::log2::<true>, math::log2::<false>],
             math::positive,
             f64::log2,
             with(
@@ -566,7 +585,7 @@ fn vectorised() -> Vec<Vectorised> {
         ),
         (
             Func::Log10,
-            math::log10,
+            [math::log10::<true>, math::log10::<false>],
             math::positive,
             f64::log10,
             with(
@@ -576,28 +595,28 @@ fn vectorised() -> Vec<Vectorised> {
         ),
         (
             Func::Cbrt,
-            math::cbrt,
+            [math::cbrt::<true>, math::cbrt::<false>],
             math::finite,
             f64::cbrt,
             with(sweep(-30.0, 30.0, 60_000), &[8.0, -27.0, 64.0, 1e-30]),
         ),
         (
             Func::Sinh,
-            math::sinh,
+            [math::sinh::<true>, math::sinh::<false>],
             math::finite,
             f64::sinh,
             with(sweep(-95.0, 95.0, 60_000), &[1e-8, -1e-8, 89.4, 89.5, 0.35]),
         ),
         (
             Func::Cosh,
-            math::cosh,
+            [math::cosh::<true>, math::cosh::<false>],
             math::finite,
             f64::cosh,
             with(sweep(-95.0, 95.0, 60_000), &[1e-8, 89.4, 89.5]),
         ),
         (
             Func::Atan,
-            math::atan,
+            [math::atan::<true>, math::atan::<false>],
             math::finite,
             f64::atan,
             with(
@@ -607,28 +626,28 @@ fn vectorised() -> Vec<Vectorised> {
         ),
         (
             Func::Asin,
-            math::asin,
+            [math::asin::<true>, math::asin::<false>],
             math::unit,
             f64::asin,
             with(sweep(-1.0, 1.0, 60_000), &unit_edges),
         ),
         (
             Func::Acos,
-            math::acos,
+            [math::acos::<true>, math::acos::<false>],
             math::unit,
             f64::acos,
             with(sweep(-1.0, 1.0, 60_000), &unit_edges),
         ),
         (
             Func::Asinh,
-            math::asinh,
+            [math::asinh::<true>, math::asinh::<false>],
             math::finite,
             f64::asinh,
             with(sweep(-30.0, 30.0, 60_000), &[1e-8, -1e-30, 1e30, -1e38]),
         ),
         (
             Func::Acosh,
-            math::acosh,
+            [math::acosh::<true>, math::acosh::<false>],
             math::acosh_inside,
             f64::acosh,
             with(
@@ -638,7 +657,7 @@ fn vectorised() -> Vec<Vectorised> {
         ),
         (
             Func::Atanh,
-            math::atanh,
+            [math::atanh::<true>, math::atanh::<false>],
             math::atanh_inside,
             f64::atanh,
             with(sweep(-1.0, 1.0, 60_000), &unit_edges),
@@ -648,7 +667,24 @@ fn vectorised() -> Vec<Vectorised> {
 
 #[test]
 fn f32_functions_in_vector_code_are_within_one_rounding_of_the_exact_value() {
-    for (f, fast, inside, exact, xs) in vectorised() {
+    for (f, [fused, unfused], inside, exact, xs) in vectorised() {
+        // The variant the kernel runs on this CPU.
+        let fast = if fused_multiply_add() { fused } else { unfused };
+        // The other is as accurate (a CPU without fused multiply-add runs
+        // the unfused one).
+        for x in xs.iter().copied().filter(|&x| inside(x)) {
+            let want = exact(f64::from(x)) as f32;
+            for (variant, v) in [("fused", fused(x)), ("unfused", unfused(x))] {
+                if want.is_finite() && want != 0.0 {
+                    assert!(
+                        ulps(v, want) <= 1,
+                        "{variant} {f:?}({x:e}) = {v:e}, want {want:e}"
+                    );
+                } else {
+                    assert_eq!(v.to_bits(), want.to_bits(), "{variant} {f:?}({x:e})");
+                }
+            }
+        }
         let mut out = vec![MaybeUninit::uninit(); xs.len()];
         assert!(f32::map_same(f, &xs, &mut out));
         let out = written(out);
@@ -699,7 +735,7 @@ fn f32_functions_in_vector_code_are_within_one_rounding_of_the_exact_value() {
 fn every_instruction_set_gives_the_portable_vector_functions() {
     use crate::kernels::isa::{dispatch, Isa};
     let libm = |x: f32| x; // never reached inside the guards
-    for (f, fast, inside, _, xs) in vectorised() {
+    for (f, [fast, _], inside, _, xs) in vectorised() {
         let xs: Vec<f32> = xs.into_iter().filter(|&x| inside(x)).collect();
         let run = |isa: Isa| {
             let mut out = vec![MaybeUninit::uninit(); xs.len()];
