@@ -94,6 +94,46 @@ pub(crate) fn rows_then<T: Element>(
     Ok(unsafe { out.assume_init() })
 }
 
+/// A new buffer of `n` elements made chunk by chunk: each chunk of
+/// `chunk` elements (the last may be shorter) is first set to zeros, then
+/// `f(state, c, dst)` writes chunk `c` over them, with a `state` from
+/// `init` reused across the chunks one thread does (a kernel's working
+/// buffers). In parallel when `parallel` (the caller knows its cost per
+/// element). Zeroing a chunk just before `f` writes it costs a pass over
+/// cache, not over memory, and leaves no element unwritten whatever `f`
+/// does; the new pages are first touched by the thread that computes them.
+pub(crate) fn chunked<T: Element, S>(
+    n: usize,
+    chunk: usize,
+    parallel: bool,
+    init: impl Fn() -> S + Sync + Send,
+    f: impl Fn(&mut S, usize, &mut [T]) + Sync + Send,
+) -> Result<OwnedBuffer> {
+    let one = |state: &mut S, c: usize, d: &mut [std::mem::MaybeUninit<T>]| {
+        for d in d.iter_mut() {
+            d.write(T::ZERO);
+        }
+        // SAFETY: every element of `d` was just written.
+        let d = unsafe { &mut *(std::ptr::from_mut(d) as *mut [T]) };
+        f(state, c, d);
+    };
+    let parallel = parallel && n > chunk;
+    // A sequential state (a kernel's working buffers) is made before the
+    // result's buffer. Made after it, the C library's heap returned two
+    // 16 MiB working buffers of a 2^20-point `fft` to the system at every
+    // call and faulted their pages in again (8,160 faults, twice the
+    // time; docs/measurements.md); made first, they stay in the heap.
+    let mut state = (!parallel).then(&init);
+    let mut out = UninitBuffer::<T>::new(n)?;
+    match state.as_mut() {
+        Some(state) => super::parallel::chunks_with(out.as_uninit_mut(), chunk, state, one),
+        None => super::parallel::chunks_init(out.as_uninit_mut(), chunk, true, init, one),
+    }
+    // SAFETY: the chunks cover the buffer, and each element of each was
+    // written before `f` saw it.
+    Ok(unsafe { out.assume_init() })
+}
+
 /// The view `layout` of `src` copied into C order.
 pub(crate) fn gathered<T: Element>(
     src: &[T],

@@ -81,6 +81,43 @@ pub(crate) fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     }
 }
 
+/// `f(state, c, chunk)` for each chunk `c` of `dst` of `chunk` elements
+/// (the last may be shorter), on the kernels' pool when `parallel`, with
+/// a `state` from `init` reused across the chunks one thread does (a
+/// kernel's working buffers).
+pub(crate) fn chunks_init<D: Send, S>(
+    dst: &mut [D],
+    chunk: usize,
+    parallel: bool,
+    init: impl Fn() -> S + Sync + Send,
+    f: impl Fn(&mut S, usize, &mut [D]) + Sync + Send,
+) {
+    use rayon::prelude::*;
+
+    let chunk = chunk.max(1);
+    if parallel && dst.len() > chunk {
+        install(|| {
+            dst.par_chunks_mut(chunk)
+                .enumerate()
+                .for_each_init(&init, |s, (c, d)| f(s, c, d));
+        });
+    } else {
+        chunks_with(dst, chunk, &mut init(), f);
+    }
+}
+
+/// The sequential [`chunks_init`], with a `state` the caller made.
+pub(crate) fn chunks_with<D, S>(
+    dst: &mut [D],
+    chunk: usize,
+    state: &mut S,
+    f: impl Fn(&mut S, usize, &mut [D]),
+) {
+    for (c, d) in dst.chunks_mut(chunk.max(1)).enumerate() {
+        f(state, c, d);
+    }
+}
+
 /// The number of threads a parallel kernel called here splits across: that
 /// of the pool [`install`] would run it on.
 pub(crate) fn threads() -> usize {

@@ -11,11 +11,15 @@
 //! the same authors over the same `rustfft`: a real line of `n` values as
 //! a complex transform of `n / 2`, half the work of a complex one.
 //!
-//! A step is an iterator over its result in C order ([`StepOut`]): it
-//! gathers a group of lines along its axis into one working buffer (each
-//! cut or padded with zeros to the step's length `n`), transforms them
-//! (the complex lines in one call, the real ones one by one), and yields
-//! them, scaled, in C order; then the next group.
+//! A step ([`StepRun`]) writes its result into a new buffer, group by
+//! group of lines along its axis: it gathers the group into a working
+//! buffer (each line cut or padded with zeros to the step's length `n`),
+//! transforms it (the complex lines in one call, the real ones one by
+//! one), and writes it, scaled, into the group's slabs of the result (a
+//! contiguous run per line when the axis is the last). The groups run on
+//! both threads when there are several and the result has at least
+//! [`PARALLEL_ELEMENTS`] values, each thread with working buffers of its
+//! own.
 //!
 //! Plans are kept between calls ([`plan`]): planning a long transform
 //! computes its twiddle factors (a sine and a cosine per point), which
@@ -23,7 +27,7 @@
 //! plans of each precision stay, most recently used first, as NumPy's
 //! pocketfft keeps its last 16; their memory (the twiddles, about the
 //! transform's own size) is not counted by the memory statistics.
-//! The working buffer is reused from group to group and holds about
+//! A working buffer is reused from group to group and holds about
 //! [`GROUP_ELEMENTS`] elements (whole slabs of the axis: one slab when a
 //! slab is larger), so the last step writes the result's buffer directly
 //! and no step allocates an array of the whole input's size but the
@@ -38,12 +42,20 @@ use rustfft::{Fft, FftNum, FftPlanner};
 
 use super::{Step, StepKind};
 use crate::array::dyn_tensor::{AnyElement, DynTensor};
+use crate::array::element::Element;
 use crate::array::shape::split_at_axis;
 use crate::error::Result;
 use crate::functions::creation::collect;
+use crate::kernels::{fresh, parallel};
+use crate::memory::buffer::OwnedBuffer;
 
 /// About how many elements one group of lines holds (1 MiB of complex128).
 const GROUP_ELEMENTS: usize = 1 << 16;
+
+/// The result size from which a step's groups run on several threads: a
+/// transform costs `log n` operations per element, far more than the
+/// element-wise kernels' [`crate::kernels::GRAIN`] assumes.
+const PARALLEL_ELEMENTS: usize = 1 << 15;
 
 /// The data a step reads: the input (real, complex, or complex read as
 /// its conjugates: `hfft`'s) or the previous step's result.
@@ -60,6 +72,37 @@ impl<R: FftNum> Src<'_, R> {
             Src::Real(v) => Complex::new(v[i], R::zero()),
             Src::Complex(v) => v[i],
             Src::Conjugate(v) => v[i].conj(),
+        }
+    }
+
+    /// `dst[k] = self[base + k * stride]`.
+    fn gather(&self, base: usize, stride: usize, dst: &mut [Complex<R>]) {
+        let at = |k: usize| base + k * stride;
+        match self {
+            Src::Complex(v) if stride == 1 => dst.copy_from_slice(&v[base..base + dst.len()]),
+            Src::Real(v) => dst
+                .iter_mut()
+                .enumerate()
+                .for_each(|(k, d)| *d = Complex::new(v[at(k)], R::zero())),
+            Src::Complex(v) => dst.iter_mut().enumerate().for_each(|(k, d)| *d = v[at(k)]),
+            Src::Conjugate(v) => dst
+                .iter_mut()
+                .enumerate()
+                .for_each(|(k, d)| *d = v[at(k)].conj()),
+        }
+    }
+
+    /// The real parts of [`gather`](Self::gather).
+    fn gather_re(&self, base: usize, stride: usize, dst: &mut [R]) {
+        let at = |k: usize| base + k * stride;
+        match self {
+            Src::Real(v) if stride == 1 => dst.copy_from_slice(&v[base..base + dst.len()]),
+            Src::Real(v) => dst.iter_mut().enumerate().for_each(|(k, d)| *d = v[at(k)]),
+            Src::Complex(v) | Src::Conjugate(v) => {
+                dst.iter_mut()
+                    .enumerate()
+                    .for_each(|(k, d)| *d = v[at(k)].re);
+            }
         }
     }
 }
@@ -89,35 +132,31 @@ where
         Src::Real(x.typed::<R>("fft")?.as_slice()?)
     };
     let mut dims = x.shape().to_vec();
-    let mut between: Vec<Complex<R>> = Vec::new();
     let Some((last, first)) = steps.split_last() else {
         // No axis to transform (`fftn` of a 0-d tensor): the input as
         // the result's dtype.
         let all = shape.iter().product::<usize>();
         return collect::<Complex<R>>(shape, (0..all).map(|i| input.get(i)));
     };
+    let mut between: Option<Vec<Complex<R>>> = None;
     for step in first {
-        let src = if between.is_empty() {
-            input
-        } else {
-            Src::Complex(&between[..])
-        };
-        let next: Vec<Complex<R>> = StepOut::new(src, &dims, step).collect();
-        between = next;
+        let src = between.as_deref().map_or(input, Src::Complex);
+        let next = StepRun::new(&dims, step).run_between(src);
+        between = Some(next);
         dims[step.axis] = step.out_len();
     }
-    let src = if first.is_empty() {
-        input
-    } else {
-        Src::Complex(&between[..])
-    };
-    let out = StepOut::new(src, &dims, last);
+    let src = between.as_deref().map_or(input, Src::Complex);
+    let step = StepRun::new(&dims, last);
     if last.kind == StepKind::ComplexToReal {
-        collect::<R>(shape, out.map(|c| c.re))
-    } else if conj_out {
-        collect::<Complex<R>>(shape, out.map(|c| c.conj()))
+        let buf = step.run::<R>(src, |c| c.re)?;
+        DynTensor::from_buffer(R::DTYPE, buf, shape)
     } else {
-        collect::<Complex<R>>(shape, out)
+        let buf = if conj_out {
+            step.run::<Complex<R>>(src, |c| c.conj())?
+        } else {
+            step.run::<Complex<R>>(src, |c| c)?
+        };
+        DynTensor::from_buffer(Complex::<R>::DTYPE, buf, shape)
     }
 }
 
@@ -129,19 +168,10 @@ pub(super) enum Transform<R: FftNum> {
     Inverse(Arc<dyn ComplexToReal<R>>),
 }
 
-/// A step's result, in C order (see the module docs).
-struct StepOut<'a, R: FftNum> {
-    src: Src<'a, R>,
+/// One step over data of some shape: its plan and where its axis lies
+/// (see the module docs).
+struct StepRun<R: FftNum> {
     fft: Option<Transform<R>>,
-    /// The complex lines of the current group: a complex step's (`n`
-    /// each, in place), a real-to-complex step's results (`n / 2 + 1`
-    /// each), or a complex-to-real step's one input line (`n / 2 + 1`).
-    work: Vec<Complex<R>>,
-    /// The real lines: a real-to-complex step's one input line (`n`), or
-    /// a complex-to-real step's results (`n` each).
-    real: Vec<R>,
-    scratch: Vec<Complex<R>>,
-    kind: StepKind,
     n: usize,
     scale: R,
     /// The step's axis: `outer` slabs of `len` (input) or `out`
@@ -152,134 +182,193 @@ struct StepOut<'a, R: FftNum> {
     inner: usize,
     /// Slabs per group.
     group: usize,
-    /// The first slab of the current group, and how many it holds.
-    slab0: usize,
-    slabs: usize,
-    /// The next element to yield: slab `s` of the group, position `k`
-    /// along the axis, `i` within the slab.
-    s: usize,
-    k: usize,
-    i: usize,
 }
 
-impl<'a, R: Planned + Float> StepOut<'a, R> {
-    fn new(src: Src<'a, R>, dims: &[usize], step: &Step) -> Self {
+/// A thread's working buffers for the groups of a step.
+struct Work<R> {
+    /// The complex lines of a group: a complex step's (`n` each, in
+    /// place), a real-to-complex step's results (`n / 2 + 1` each), or a
+    /// complex-to-real step's one input line (`n / 2 + 1`).
+    lines: Vec<Complex<R>>,
+    /// The real lines: a real-to-complex step's one input line (`n`), or
+    /// a complex-to-real step's results (`n` each).
+    real: Vec<R>,
+    scratch: Vec<Complex<R>>,
+}
+
+impl<R: Planned + Float> StepRun<R> {
+    fn new(dims: &[usize], step: &Step) -> Self {
         let (outer, len, inner) = split_at_axis(dims, step.axis);
         let n = step.n;
-        let fft = (outer * inner > 0).then(|| plan(step.kind, n));
-        let scratch = match &fft {
-            Some(Transform::Complex(f)) => f.get_inplace_scratch_len(),
-            Some(Transform::Forward(f)) => f.get_scratch_len(),
-            Some(Transform::Inverse(f)) => f.get_scratch_len(),
-            None => 0,
-        };
         let slab = (inner * n).max(1);
-        let group = (GROUP_ELEMENTS / slab).clamp(1, outer.max(1));
-        StepOut {
-            src,
-            fft,
-            work: Vec::new(),
-            real: Vec::new(),
-            scratch: vec![Complex::zero(); scratch],
-            kind: step.kind,
+        StepRun {
+            fft: (outer * inner > 0).then(|| plan(step.kind, n)),
             n,
             scale: R::from(step.scale).unwrap_or_else(R::one),
             outer,
             len,
             out: step.out_len(),
             inner,
-            group,
-            slab0: 0,
-            slabs: 0,
-            s: 0,
-            k: 0,
-            i: 0,
+            group: (GROUP_ELEMENTS / slab).clamp(1, outer.max(1)),
         }
     }
 
-    /// Gather, complete and transform the group of slabs from `slab0`.
-    fn fill(&mut self) {
-        let (n, len, inner) = (self.n, self.len, self.inner);
+    fn scratch_len(&self) -> usize {
+        match &self.fft {
+            Some(Transform::Complex(f)) => f.get_inplace_scratch_len(),
+            Some(Transform::Forward(f)) => f.get_scratch_len(),
+            Some(Transform::Inverse(f)) => f.get_scratch_len(),
+            None => 0,
+        }
+    }
+
+    /// The step's result as a new buffer, each value mapped by `map`.
+    fn run<T: Element>(
+        &self,
+        src: Src<'_, R>,
+        map: impl Fn(Complex<R>) -> T + Sync + Send,
+    ) -> Result<OwnedBuffer>
+    where
+        R: Send + Sync,
+    {
+        let (total, chunk, parallel) = self.split();
+        fresh::chunked(
+            total,
+            chunk,
+            parallel,
+            || self.work(),
+            |work, c, dst| self.group_into(src, c * self.group, work, dst, &map),
+        )
+    }
+
+    /// The step's result as the complex values of an intermediate result
+    /// (a transform over several axes). Not a tensor's buffer: the memory
+    /// statistics and a planned program's buffers see only the last
+    /// step's result, the transform's.
+    fn run_between(&self, src: Src<'_, R>) -> Vec<Complex<R>>
+    where
+        R: Send + Sync,
+    {
+        let (total, chunk, parallel) = self.split();
+        let mut next = vec![Complex::zero(); total];
+        parallel::chunks_init(
+            &mut next,
+            chunk,
+            parallel,
+            || self.work(),
+            |work, c, dst| self.group_into(src, c * self.group, work, dst, &|v| v),
+        );
+        next
+    }
+
+    /// The result's size, a group's share of it, and whether the groups
+    /// run in parallel: when there are several and enough work for two
+    /// threads.
+    fn split(&self) -> (usize, usize, bool) {
+        let total = self.outer * self.out * self.inner;
+        let chunk = self.group * self.out * self.inner;
+        (total, chunk, total > chunk && total >= PARALLEL_ELEMENTS)
+    }
+
+    /// A thread's working buffers.
+    fn work(&self) -> Work<R> {
+        Work {
+            lines: Vec::new(),
+            real: Vec::new(),
+            scratch: vec![Complex::zero(); self.scratch_len()],
+        }
+    }
+
+    /// Gather, complete and transform the group of slabs from `slab0`,
+    /// and write its result, scaled and mapped, into `dst` (those slabs
+    /// of the step's result).
+    fn group_into<T>(
+        &self,
+        src: Src<'_, R>,
+        slab0: usize,
+        w: &mut Work<R>,
+        dst: &mut [T],
+        map: &impl Fn(Complex<R>) -> T,
+    ) {
+        let (n, len, inner, out) = (self.n, self.len, self.inner, self.out);
         let h = n / 2 + 1;
-        self.slabs = self.group.min(self.outer - self.slab0);
-        let lines = self.slabs * inner;
+        let lines = (dst.len() / (out * inner).max(1)) * inner;
         // Line `l` of the group: slab `l / inner`, position `l % inner`;
-        // its element `k` of the input.
-        let at =
-            |l: usize, k: usize| (self.slab0 + l / inner) * len * inner + k * inner + l % inner;
+        // its element `k` of the input is at `base(l) + k * inner`.
+        let base = |l: usize| (slab0 + l / inner) * len * inner + l % inner;
+        let scale = self.scale;
         match &self.fft {
             Some(Transform::Complex(fft)) => {
-                self.work.clear();
-                self.work.resize(lines * n, Complex::zero());
-                for (l, line) in self.work.chunks_exact_mut(n).enumerate() {
-                    for (k, d) in line[..len.min(n)].iter_mut().enumerate() {
-                        *d = self.src.get(at(l, k));
-                    }
+                w.lines.clear();
+                w.lines.resize(lines * n, Complex::zero());
+                for (l, line) in w.lines.chunks_exact_mut(n).enumerate() {
+                    src.gather(base(l), inner, &mut line[..len.min(n)]);
                 }
-                // Each chunk of `n` (`work.len()` is a multiple).
-                fft.process_with_scratch(&mut self.work, &mut self.scratch);
+                // Each chunk of `n` (`lines.len()` is a multiple).
+                fft.process_with_scratch(&mut w.lines, &mut w.scratch);
+                write_lines(dst, out, inner, &w.lines, n, |c| map(c * scale));
             }
             Some(Transform::Forward(fft)) => {
-                self.work.clear();
-                self.work.resize(lines * h, Complex::zero());
-                self.real.resize(n, R::zero());
-                for (l, out) in self.work.chunks_exact_mut(h).enumerate() {
-                    self.real.fill(R::zero());
-                    for (k, d) in self.real[..len.min(n)].iter_mut().enumerate() {
-                        *d = self.src.get(at(l, k)).re;
-                    }
+                w.lines.clear();
+                w.lines.resize(lines * h, Complex::zero());
+                w.real.resize(n, R::zero());
+                for (l, result) in w.lines.chunks_exact_mut(h).enumerate() {
+                    w.real.fill(R::zero());
+                    src.gather_re(base(l), inner, &mut w.real[..len.min(n)]);
                     // The lengths are the plan's: no error.
-                    let _ = fft.process_with_scratch(&mut self.real, out, &mut self.scratch);
+                    let _ = fft.process_with_scratch(&mut w.real, result, &mut w.scratch);
                 }
+                write_lines(dst, out, inner, &w.lines, h, |c| map(c * scale));
             }
             Some(Transform::Inverse(fft)) => {
-                self.work.resize(h, Complex::zero());
-                self.real.clear();
-                self.real.resize(lines * n, R::zero());
-                for (l, out) in self.real.chunks_exact_mut(n).enumerate() {
-                    self.work.fill(Complex::zero());
-                    for (k, d) in self.work[..len.min(h)].iter_mut().enumerate() {
-                        *d = self.src.get(at(l, k));
-                    }
-                    hermitian_ends(&mut self.work, n);
+                w.lines.resize(h, Complex::zero());
+                w.real.clear();
+                w.real.resize(lines * n, R::zero());
+                for (l, result) in w.real.chunks_exact_mut(n).enumerate() {
+                    w.lines.fill(Complex::zero());
+                    src.gather(base(l), inner, &mut w.lines[..len.min(h)]);
+                    hermitian_ends(&mut w.lines, n);
                     // The lengths are the plan's, and the imaginary parts
                     // the transform needs zero are: no error.
-                    let _ = fft.process_with_scratch(&mut self.work, out, &mut self.scratch);
+                    let _ = fft.process_with_scratch(&mut w.lines, result, &mut w.scratch);
                 }
+                write_lines(dst, out, inner, &w.real, n, |x| {
+                    map(Complex::new(x * scale, R::zero()))
+                });
             }
             None => {}
         }
     }
 }
 
-impl<R: Planned + Float> Iterator for StepOut<'_, R> {
-    type Item = Complex<R>;
-
-    fn next(&mut self) -> Option<Complex<R>> {
-        if self.s == self.slabs {
-            self.slab0 += self.slabs;
-            if self.slab0 >= self.outer || self.inner == 0 || self.out == 0 {
-                return None;
+/// Write the group's result lines into `dst` (slabs of `out` by `inner`,
+/// C order): line `l = s * inner + i`, the `out` values from `l * stride`
+/// in `values`, goes to position `i` of slab `s`, along the axis. With
+/// `inner` 1 (the last axis) each line is one contiguous run of `dst`.
+fn write_lines<V: Copy, T>(
+    dst: &mut [T],
+    out: usize,
+    inner: usize,
+    values: &[V],
+    stride: usize,
+    f: impl Fn(V) -> T,
+) {
+    if out == 0 || inner == 0 {
+        return;
+    }
+    let line = |l: usize| &values[l * stride..l * stride + out];
+    for (s, slab) in dst.chunks_exact_mut(out * inner).enumerate() {
+        if inner == 1 {
+            for (d, v) in slab.iter_mut().zip(line(s)) {
+                *d = f(*v);
             }
-            self.fill();
-            self.s = 0;
+            continue;
         }
-        let line = self.s * self.inner + self.i;
-        let c = match self.kind {
-            StepKind::Complex { .. } => self.work[line * self.n + self.k],
-            StepKind::RealToComplex => self.work[line * self.out + self.k],
-            StepKind::ComplexToReal => Complex::new(self.real[line * self.n + self.k], R::zero()),
-        } * self.scale;
-        self.i += 1;
-        if self.i == self.inner {
-            self.i = 0;
-            self.k += 1;
-            if self.k == self.out {
-                self.k = 0;
-                self.s += 1;
+        for i in 0..inner {
+            for (d, v) in slab[i..].iter_mut().step_by(inner).zip(line(s * inner + i)) {
+                *d = f(*v);
             }
         }
-        Some(c)
     }
 }
 
