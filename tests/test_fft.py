@@ -201,3 +201,25 @@ def test_numpy_fft_writes_out() -> None:
     r = np.fft.fft(donate.asarray(x), out=out, norm="ortho")
     assert r is out
     np.testing.assert_allclose(np.asarray(out), np.fft.fft(x, norm="ortho"), rtol=1e-10, atol=1e-12)
+
+
+# Large enough that a step splits into several groups of lines and runs
+# them on both threads (a result of 2^15 values or more): every kind of
+# step, along the last axis (contiguous lines) and an inner one (lines
+# strided through the slabs), cut and padded, and over several axes (the
+# intermediate results of fftn).
+@pytest.mark.parametrize("n", [None, 250, 300])
+@pytest.mark.parametrize("axis", [-1, 1])
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"])
+def test_transforms_in_several_groups_match_numpy(name: str, axis: int, n: int | None) -> None:
+    complex_in = name in ("fft", "ifft", "irfft", "hfft")
+    x = _data((3, 270, 257), "complex128" if complex_in else "float64")
+    got = getattr(dfft, name)(donate.asarray(x), n=n, axis=axis)
+    _check(got, getattr(np.fft, name)(x, n=n, axis=axis), "double")
+
+
+@pytest.mark.parametrize("name", ["fftn", "ifftn", "rfftn", "irfftn"])
+def test_many_axes_in_several_groups_match_numpy(name: str) -> None:
+    x = _data((3, 130, 257), "float64" if name == "rfftn" else "complex128")
+    got = getattr(dfft, name)(donate.asarray(x), axes=(0, 1, 2))
+    _check(got, getattr(np.fft, name)(x, axes=(0, 1, 2)), "double")
