@@ -148,21 +148,6 @@ impl Isa {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_supported_levels_can_be_made() {
-        let best = Isa::detected().level();
-        for level in [Level::Scalar, Level::Avx2, Level::Avx512] {
-            assert_eq!(Isa::try_new(level).is_some(), level <= best, "{level:?}");
-        }
-        assert!(Isa::active() <= Isa::detected());
-        assert_eq!(Isa::supported().first(), Some(&Isa::scalar()));
-    }
-}
-
 /// Does this CPU compute a fused multiply-add (`a * b + c` rounded once)
 /// in hardware? Always on aarch64; on x86-64 when it has FMA (detected
 /// once), whichever level runs: `DONATE_ISA=scalar` on such a CPU still
@@ -177,6 +162,21 @@ pub fn fused_multiply_add() -> bool {
     #[cfg(not(target_arch = "x86_64"))]
     {
         cfg!(target_arch = "aarch64")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_supported_levels_can_be_made() {
+        let best = Isa::detected().level();
+        for level in [Level::Scalar, Level::Avx2, Level::Avx512] {
+            assert_eq!(Isa::try_new(level).is_some(), level <= best, "{level:?}");
+        }
+        assert!(Isa::active() <= Isa::detected());
+        assert_eq!(Isa::supported().first(), Some(&Isa::scalar()));
     }
 }
 

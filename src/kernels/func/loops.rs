@@ -246,8 +246,9 @@ pub(crate) mod multi {
     pub(crate) fn zip_rhs<T: Copy, F: Fn(T, T) -> T>(a: Side<'_, T>, b: &mut [T], f: F) {
         dispatch!(Isa::active(), func_zip_rhs::<T, F>(a, b, f));
     }
+
     // The guarded loops take the fast closure twice: `fused`, with
-    // `FMA` true (`super::super::math::fma`), in the copy of the active
+    // `FMA` true (`crate::kernels::math::fma`), in the copy of the active
     // level when the CPU has fused multiply-add; `unfused` in the
     // portable copy otherwise (then the portable level is the only one).
 
