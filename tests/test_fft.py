@@ -223,3 +223,33 @@ def test_many_axes_in_several_groups_match_numpy(name: str) -> None:
     x = _data((3, 130, 257), "float64" if name == "rfftn" else "complex128")
     got = getattr(dfft, name)(donate.asarray(x), axes=(0, 1, 2))
     _check(got, getattr(np.fft, name)(x, axes=(0, 1, 2)), "double")
+
+
+# The two ways a step groups lines along an inner axis: whole slabs
+# (several small slabs a group: (4000, 16, 9) along axis 1) and blocks of
+# neighbouring columns of one slab larger than a group (axis 0 of an
+# image; (70000, 3) has one column a block, a line longer than a group),
+# each read and written a row at a time; cut, padded, both precisions.
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize(
+    ("shape", "axis", "n"),
+    [((4000, 16, 9), 1, None), ((4000, 16, 9), 1, 11), ((512, 700), 0, None), ((512, 700), 0, 300),
+     ((512, 700), 0, 520), ((2, 300, 301), 1, None), ((70000, 3), 0, None), ((70000, 3), 0, 65537)],
+)
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"])
+def test_inner_axes_in_blocks_of_columns_match_numpy(
+    name: str, shape: tuple[int, ...], axis: int, n: int | None, dtype: str
+) -> None:
+    complex_in = name in ("fft", "ifft", "irfft", "hfft")
+    x = _data(shape, ("complex128" if dtype == "float64" else "complex64") if complex_in else dtype)
+    got = getattr(dfft, name)(donate.asarray(x), n=n, axis=axis)
+    _check(got, getattr(np.fft, name)(x, n=n, axis=axis), _precision(dtype))
+
+
+@pytest.mark.parametrize("name", ["fft2", "ifft2", "rfft2", "irfft2"])
+def test_images_in_blocks_of_columns_match_numpy(name: str) -> None:
+    # NumPy's own functions on a tensor (NEP 18): a tensor back.
+    x = _data((600, 520), "float64" if name == "rfft2" else "complex128")
+    got = getattr(np.fft, name)(donate.asarray(x))
+    assert isinstance(got, donate.Tensor)
+    _check(got, getattr(np.fft, name)(x), "double")

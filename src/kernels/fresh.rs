@@ -3,12 +3,14 @@
 //! [`OwnedBuffer`]. Keeping `assume_init` here means no other module needs
 //! `unsafe` to create tensors.
 
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::array::element::Element;
 use crate::error::Result;
 use crate::memory::buffer::{OwnedBuffer, UninitBuffer};
 
+use super::columns::ColumnBlock;
 use super::conv::{ConvElement, ConvGeometry};
 use super::matmul::{self, BatchOffsets, MatmulElement};
 use super::reduce::{self, Reduce};
@@ -117,7 +119,7 @@ pub(crate) fn chunked<T: Element, S>(
         let d = unsafe { &mut *(std::ptr::from_mut(d) as *mut [T]) };
         f(state, c, d);
     };
-    let parallel = parallel && n > chunk;
+    let parallel = super::parallel::splits(n, chunk, parallel);
     // A sequential state (a kernel's working buffers) is made before the
     // result's buffer. Made after it, the C library's heap returned two
     // 16 MiB working buffers of a 2^20-point `fft` to the system at every
@@ -127,10 +129,44 @@ pub(crate) fn chunked<T: Element, S>(
     let mut out = UninitBuffer::<T>::new(n)?;
     match state.as_mut() {
         Some(state) => super::parallel::chunks_with(out.as_uninit_mut(), chunk, state, one),
-        None => super::parallel::chunks_init(out.as_uninit_mut(), chunk, true, init, one),
+        None => super::parallel::chunks_split(out.as_uninit_mut(), chunk, init, one),
     }
     // SAFETY: the chunks cover the buffer, and each element of each was
     // written before `f` saw it.
+    Ok(unsafe { out.assume_init() })
+}
+
+/// A new buffer of `slabs` slabs of `rows` by `cols` (C order) made a
+/// block of `width` neighbouring columns at a time: each block is first
+/// set to zeros, then `f(state, s, block)` writes the block of slab `s`
+/// over them, with a `state` from `init` reused across the blocks one
+/// thread does. In parallel when `parallel` and there are several blocks.
+/// The column form of [`chunked`], for a kernel whose units are lines
+/// along an inner axis (see [`super::columns`]).
+pub(crate) fn column_blocked<T: Element, S>(
+    slabs: usize,
+    rows: usize,
+    cols: usize,
+    width: usize,
+    parallel: bool,
+    init: impl Fn() -> S + Sync + Send,
+    f: impl Fn(&mut S, usize, &mut ColumnBlock<'_, T>) + Sync + Send,
+) -> Result<OwnedBuffer> {
+    let width = width.max(1);
+    let parallel = super::parallel::splits(slabs * cols.div_ceil(width), 1, parallel);
+    // Made before the result's buffer, as in [`chunked`].
+    let mut state = (!parallel).then(&init);
+    let mut out = UninitBuffer::<T>::new(slabs * rows * cols)?;
+    let units = super::columns::slab_blocks(out.as_uninit_mut(), rows * cols, cols, width);
+    let one = |state: &mut S, (s, block): (usize, ColumnBlock<'_, MaybeUninit<T>>)| {
+        f(state, s, &mut block.zeroed());
+    };
+    match state.as_mut() {
+        Some(state) => units.into_iter().for_each(|u| one(state, u)),
+        None => super::parallel::items_split(units, init, one),
+    }
+    // SAFETY: the blocks cover every column of every slab (`slab_blocks`),
+    // and each was zeroed before `f` saw it.
     Ok(unsafe { out.assume_init() })
 }
 

@@ -19,6 +19,8 @@
 
 #[allow(unsafe_code)] // `gemm`'s raw-pointer interface
 pub(crate) mod attention;
+#[allow(unsafe_code)] // disjoint blocks of columns lent to threads
+pub(crate) mod columns;
 pub(crate) mod complex;
 #[allow(unsafe_code)] // writes im2col and over-input results through raw slices
 pub(crate) mod conv;

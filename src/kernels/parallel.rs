@@ -81,10 +81,17 @@ pub(crate) fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     }
 }
 
+/// Does a loop over `len` elements in chunks of `chunk` run on the
+/// kernels' pool, given whether the caller allows it? Only when there is
+/// more than one chunk: the one place this is decided.
+pub(crate) fn splits(len: usize, chunk: usize, parallel: bool) -> bool {
+    parallel && len > chunk.max(1)
+}
+
 /// `f(state, c, chunk)` for each chunk `c` of `dst` of `chunk` elements
-/// (the last may be shorter), on the kernels' pool when `parallel`, with
-/// a `state` from `init` reused across the chunks one thread does (a
-/// kernel's working buffers).
+/// (the last may be shorter), on the kernels' pool when [`splits`] says
+/// so, with a `state` from `init` reused across the chunks one thread does
+/// (a kernel's working buffers).
 pub(crate) fn chunks_init<D: Send, S>(
     dst: &mut [D],
     chunk: usize,
@@ -92,18 +99,59 @@ pub(crate) fn chunks_init<D: Send, S>(
     init: impl Fn() -> S + Sync + Send,
     f: impl Fn(&mut S, usize, &mut [D]) + Sync + Send,
 ) {
-    use rayon::prelude::*;
-
-    let chunk = chunk.max(1);
-    if parallel && dst.len() > chunk {
-        install(|| {
-            dst.par_chunks_mut(chunk)
-                .enumerate()
-                .for_each_init(&init, |s, (c, d)| f(s, c, d));
-        });
+    if splits(dst.len(), chunk, parallel) {
+        chunks_split(dst, chunk, init, f);
     } else {
         chunks_with(dst, chunk, &mut init(), f);
     }
+}
+
+/// [`chunks_init`] on the kernels' pool, for a caller that asked
+/// [`splits`] itself.
+pub(crate) fn chunks_split<D: Send, S>(
+    dst: &mut [D],
+    chunk: usize,
+    init: impl Fn() -> S + Sync + Send,
+    f: impl Fn(&mut S, usize, &mut [D]) + Sync + Send,
+) {
+    use rayon::prelude::*;
+
+    install(|| {
+        dst.par_chunks_mut(chunk.max(1))
+            .enumerate()
+            .for_each_init(&init, |s, (c, d)| f(s, c, d));
+    });
+}
+
+/// `f(state, item)` for each of `items`, on the kernels' pool when
+/// [`splits`] says so (several items, `parallel`), with a `state` from
+/// `init` reused across the items one thread does.
+pub(crate) fn items_init<I: Send, S>(
+    items: Vec<I>,
+    parallel: bool,
+    init: impl Fn() -> S + Sync + Send,
+    f: impl Fn(&mut S, I) + Sync + Send,
+) {
+    if splits(items.len(), 1, parallel) {
+        items_split(items, init, f);
+    } else {
+        let mut state = init();
+        for i in items {
+            f(&mut state, i);
+        }
+    }
+}
+
+/// [`items_init`] on the kernels' pool, for a caller that asked [`splits`]
+/// itself.
+pub(crate) fn items_split<I: Send, S>(
+    items: Vec<I>,
+    init: impl Fn() -> S + Sync + Send,
+    f: impl Fn(&mut S, I) + Sync + Send,
+) {
+    use rayon::prelude::*;
+
+    install(|| items.into_par_iter().for_each_init(&init, |s, i| f(s, i)));
 }
 
 /// The sequential [`chunks_init`], with a `state` the caller made.

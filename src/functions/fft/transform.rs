@@ -15,8 +15,15 @@
 //! group of lines along its axis: it gathers the group into a working
 //! buffer (each line cut or padded with zeros to the step's length `n`),
 //! transforms it (the complex lines in one call, the real ones one by
-//! one), and writes it, scaled, into the group's slabs of the result (a
-//! contiguous run per line when the axis is the last). The groups run on
+//! one), and writes it, scaled, into the group's part of the result. A
+//! group is whole slabs of the axis ([`Group::Whole`]: along the last
+//! axis each line is a contiguous run) or, when one slab is larger than a
+//! group, a block of neighbouring columns of one slab
+//! ([`Group::Columns`]: along an inner axis, as axis 0 of an image, a
+//! line's elements lie a row apart). Either way the input is read and
+//! the result written a row of the group at a time, one contiguous run
+//! per row, so that the strided walk along the axis happens inside the
+//! cache-resident working buffer, not across memory. The groups run on
 //! both threads when there are several and the result has at least
 //! [`PARALLEL_ELEMENTS`] values, each thread with working buffers of its
 //! own.
@@ -28,8 +35,7 @@
 //! pocketfft keeps its last 16; their memory (the twiddles, about the
 //! transform's own size) is not counted by the memory statistics.
 //! A working buffer is reused from group to group and holds about
-//! [`GROUP_ELEMENTS`] elements (whole slabs of the axis: one slab when a
-//! slab is larger), so the last step writes the result's buffer directly
+//! [`GROUP_ELEMENTS`] elements, so the last step writes the result's buffer directly
 //! and no step allocates an array of the whole input's size but the
 //! intermediate results of a transform over several axes.
 
@@ -46,6 +52,7 @@ use crate::array::element::Element;
 use crate::array::shape::split_at_axis;
 use crate::error::Result;
 use crate::functions::creation::collect;
+use crate::kernels::columns::{self, ColumnBlock};
 use crate::kernels::{fresh, parallel};
 use crate::memory::buffer::OwnedBuffer;
 
@@ -75,33 +82,118 @@ impl<R: FftNum> Src<'_, R> {
         }
     }
 
-    /// `dst[k] = self[base + k * stride]`.
-    fn gather(&self, base: usize, stride: usize, dst: &mut [Complex<R>]) {
-        let at = |k: usize| base + k * stride;
+    /// The first `m` values of the group's lines `lines` into `dst`, line
+    /// `l` from `dst[l * stride]` ([`gather`]).
+    fn gather(&self, lines: &Lines, m: usize, dst: &mut [Complex<R>], stride: usize) {
         match self {
-            Src::Complex(v) if stride == 1 => dst.copy_from_slice(&v[base..base + dst.len()]),
-            Src::Real(v) => dst
-                .iter_mut()
-                .enumerate()
-                .for_each(|(k, d)| *d = Complex::new(v[at(k)], R::zero())),
-            Src::Complex(v) => dst.iter_mut().enumerate().for_each(|(k, d)| *d = v[at(k)]),
-            Src::Conjugate(v) => dst
-                .iter_mut()
-                .enumerate()
-                .for_each(|(k, d)| *d = v[at(k)].conj()),
+            Src::Real(v) => gather(v, lines, m, dst, stride, |x| Complex::new(x, R::zero())),
+            Src::Complex(v) => gather(v, lines, m, dst, stride, |c| c),
+            Src::Conjugate(v) => gather(v, lines, m, dst, stride, |c| c.conj()),
         }
     }
 
     /// The real parts of [`gather`](Self::gather).
-    fn gather_re(&self, base: usize, stride: usize, dst: &mut [R]) {
-        let at = |k: usize| base + k * stride;
+    fn gather_re(&self, lines: &Lines, m: usize, dst: &mut [R], stride: usize) {
         match self {
-            Src::Real(v) if stride == 1 => dst.copy_from_slice(&v[base..base + dst.len()]),
-            Src::Real(v) => dst.iter_mut().enumerate().for_each(|(k, d)| *d = v[at(k)]),
-            Src::Complex(v) | Src::Conjugate(v) => {
-                dst.iter_mut()
-                    .enumerate()
-                    .for_each(|(k, d)| *d = v[at(k)].re);
+            Src::Real(v) => gather(v, lines, m, dst, stride, |x| x),
+            Src::Complex(v) | Src::Conjugate(v) => gather(v, lines, m, dst, stride, |c| c.re),
+        }
+    }
+}
+
+/// Which lines along a step's axis a group holds: columns `start ..
+/// start + width` of `slabs` neighbouring slabs from `first`, each slab
+/// `len` (input) by `inner`. Line `s * width + j` of the group is column
+/// `start + j` of slab `first + s`.
+struct Lines {
+    first: usize,
+    slabs: usize,
+    start: usize,
+    width: usize,
+    len: usize,
+    inner: usize,
+}
+
+impl Lines {
+    fn count(&self) -> usize {
+        self.slabs * self.width
+    }
+}
+
+/// `dst[l * stride + k] = f(v[...])`, element `k < m` of each line `l` of
+/// `lines`. A block of columns is read a row at a time (one contiguous
+/// run of `width` per row), so that a transform along an inner axis reads
+/// its input in order instead of a cache line per element.
+fn gather<S: Copy, D>(
+    v: &[S],
+    lines: &Lines,
+    m: usize,
+    dst: &mut [D],
+    stride: usize,
+    f: impl Fn(S) -> D,
+) {
+    let Lines { width, inner, .. } = *lines;
+    for s in 0..lines.slabs {
+        let base = (lines.first + s) * lines.len * inner + lines.start;
+        let dst = &mut dst[s * width * stride..];
+        if width == 1 {
+            let from = v[base..].iter().step_by(inner);
+            for (d, x) in dst[..m].iter_mut().zip(from) {
+                *d = f(*x);
+            }
+            continue;
+        }
+        for k in 0..m {
+            let row = &v[base + k * inner..][..width];
+            for (j, x) in row.iter().enumerate() {
+                dst[j * stride + k] = f(*x);
+            }
+        }
+    }
+}
+
+/// Where a group's result goes: whole slabs of the result ([`Slabs`]) or
+/// a block of its columns ([`ColumnBlock`]).
+trait Sink<T> {
+    /// Write the group's `out` values per line, line `l` from `values[l *
+    /// stride]`, each mapped by `f`.
+    fn put<V: Copy>(&mut self, out: usize, values: &[V], stride: usize, f: impl Fn(V) -> T);
+}
+
+/// Whole slabs of the result, `out` by `inner` each (C order).
+struct Slabs<'a, T> {
+    dst: &'a mut [T],
+    inner: usize,
+}
+
+impl<T> Sink<T> for Slabs<'_, T> {
+    fn put<V: Copy>(&mut self, out: usize, values: &[V], stride: usize, f: impl Fn(V) -> T) {
+        let inner = self.inner;
+        if out == 0 || inner == 0 {
+            return;
+        }
+        for (s, slab) in self.dst.chunks_exact_mut(out * inner).enumerate() {
+            let values = &values[s * inner * stride..];
+            if inner == 1 {
+                for (d, v) in slab.iter_mut().zip(&values[..out]) {
+                    *d = f(*v);
+                }
+                continue;
+            }
+            for (k, row) in slab.chunks_exact_mut(inner).enumerate() {
+                for (i, d) in row.iter_mut().enumerate() {
+                    *d = f(values[i * stride + k]);
+                }
+            }
+        }
+    }
+}
+
+impl<T> Sink<T> for ColumnBlock<'_, T> {
+    fn put<V: Copy>(&mut self, out: usize, values: &[V], stride: usize, f: impl Fn(V) -> T) {
+        for k in 0..out {
+            for (j, d) in self.row(k).iter_mut().enumerate() {
+                *d = f(values[j * stride + k]);
             }
         }
     }
@@ -168,8 +260,8 @@ pub(super) enum Transform<R: FftNum> {
     Inverse(Arc<dyn ComplexToReal<R>>),
 }
 
-/// One step over data of some shape: its plan and where its axis lies
-/// (see the module docs).
+/// One step over data of some shape: its plan, where its axis lies, and
+/// how its lines are grouped (see the module docs).
 struct StepRun<R: FftNum> {
     fft: Option<Transform<R>>,
     n: usize,
@@ -180,18 +272,25 @@ struct StepRun<R: FftNum> {
     len: usize,
     out: usize,
     inner: usize,
-    /// Slabs per group.
-    group: usize,
+    /// How a group is made: `Whole(k)`, `k` whole slabs; `Columns(w)`, `w`
+    /// neighbouring columns of one slab (a slab above the group's size).
+    group: Group,
+}
+
+#[derive(Clone, Copy)]
+enum Group {
+    Whole(usize),
+    Columns(usize),
 }
 
 /// A thread's working buffers for the groups of a step.
 struct Work<R> {
     /// The complex lines of a group: a complex step's (`n` each, in
-    /// place), a real-to-complex step's results (`n / 2 + 1` each), or a
-    /// complex-to-real step's one input line (`n / 2 + 1`).
+    /// place), a real-to-complex step's results or a complex-to-real
+    /// step's inputs (`n / 2 + 1` each).
     lines: Vec<Complex<R>>,
-    /// The real lines: a real-to-complex step's one input line (`n`), or
-    /// a complex-to-real step's results (`n` each).
+    /// The real lines: a real-to-complex step's inputs or a
+    /// complex-to-real step's results (`n` each).
     real: Vec<R>,
     scratch: Vec<Complex<R>>,
 }
@@ -200,7 +299,12 @@ impl<R: Planned + Float> StepRun<R> {
     fn new(dims: &[usize], step: &Step) -> Self {
         let (outer, len, inner) = split_at_axis(dims, step.axis);
         let n = step.n;
-        let slab = (inner * n).max(1);
+        let slab = inner * n.max(1);
+        let group = if inner > 1 && slab > GROUP_ELEMENTS {
+            Group::Columns((GROUP_ELEMENTS / n.max(1)).clamp(1, inner))
+        } else {
+            Group::Whole((GROUP_ELEMENTS / slab.max(1)).clamp(1, outer.max(1)))
+        };
         StepRun {
             fft: (outer * inner > 0).then(|| plan(step.kind, n)),
             n,
@@ -209,7 +313,7 @@ impl<R: Planned + Float> StepRun<R> {
             len,
             out: step.out_len(),
             inner,
-            group: (GROUP_ELEMENTS / slab).clamp(1, outer.max(1)),
+            group,
         }
     }
 
@@ -222,6 +326,32 @@ impl<R: Planned + Float> StepRun<R> {
         }
     }
 
+    /// The lines of the group of whole slabs from `first`, `slabs` of them.
+    fn whole(&self, first: usize, slabs: usize) -> Lines {
+        let (len, inner) = (self.len, self.inner);
+        Lines {
+            first,
+            slabs,
+            start: 0,
+            width: inner,
+            len,
+            inner,
+        }
+    }
+
+    /// The lines of a block of columns of one slab.
+    fn columns(&self, slab: usize, start: usize, width: usize) -> Lines {
+        let (len, inner) = (self.len, self.inner);
+        Lines {
+            first: slab,
+            slabs: 1,
+            start,
+            width,
+            len,
+            inner,
+        }
+    }
+
     /// The step's result as a new buffer, each value mapped by `map`.
     fn run<T: Element>(
         &self,
@@ -231,14 +361,35 @@ impl<R: Planned + Float> StepRun<R> {
     where
         R: Send + Sync,
     {
-        let (total, chunk, parallel) = self.split();
-        fresh::chunked(
-            total,
-            chunk,
-            parallel,
-            || self.work(),
-            |work, c, dst| self.group_into(src, c * self.group, work, dst, &map),
-        )
+        let (outer, out, inner) = (self.outer, self.out, self.inner);
+        let parallel = outer * out * inner >= PARALLEL_ELEMENTS;
+        match self.group {
+            Group::Whole(k) => {
+                let chunk = k * out * inner;
+                fresh::chunked(
+                    outer * out * inner,
+                    chunk,
+                    parallel,
+                    || self.work(),
+                    |work, c, dst| {
+                        let lines = self.whole(c * k, dst.len() / (out * inner).max(1));
+                        self.group_into(src, &lines, work, &mut Slabs { dst, inner }, &map);
+                    },
+                )
+            }
+            Group::Columns(w) => fresh::column_blocked(
+                outer,
+                out,
+                inner,
+                w,
+                parallel,
+                || self.work(),
+                |work, s, block| {
+                    let lines = self.columns(s, block.start(), w.min(inner - block.start()));
+                    self.group_into(src, &lines, work, block, &map);
+                },
+            ),
+        }
     }
 
     /// The step's result as the complex values of an intermediate result
@@ -249,25 +400,33 @@ impl<R: Planned + Float> StepRun<R> {
     where
         R: Send + Sync,
     {
-        let (total, chunk, parallel) = self.split();
+        let (outer, out, inner) = (self.outer, self.out, self.inner);
+        let total = outer * out * inner;
+        let parallel = total >= PARALLEL_ELEMENTS;
         let mut next = vec![Complex::zero(); total];
-        parallel::chunks_init(
-            &mut next,
-            chunk,
-            parallel,
-            || self.work(),
-            |work, c, dst| self.group_into(src, c * self.group, work, dst, &|v| v),
-        );
+        let id = |v: Complex<R>| v;
+        match self.group {
+            Group::Whole(k) => parallel::chunks_init(
+                &mut next,
+                k * out * inner,
+                parallel,
+                || self.work(),
+                |work, c, dst| {
+                    let lines = self.whole(c * k, dst.len() / (out * inner).max(1));
+                    self.group_into(src, &lines, work, &mut Slabs { dst, inner }, &id);
+                },
+            ),
+            Group::Columns(w) => parallel::items_init(
+                columns::slab_blocks(&mut next, out * inner, inner, w),
+                parallel,
+                || self.work(),
+                |work, (s, mut block)| {
+                    let lines = self.columns(s, block.start(), w.min(inner - block.start()));
+                    self.group_into(src, &lines, work, &mut block, &id);
+                },
+            ),
+        }
         next
-    }
-
-    /// The result's size, a group's share of it, and whether the groups
-    /// run in parallel: when there are several and enough work for two
-    /// threads.
-    fn split(&self) -> (usize, usize, bool) {
-        let total = self.outer * self.out * self.inner;
-        let chunk = self.group * self.out * self.inner;
-        (total, chunk, total > chunk && total >= PARALLEL_ELEMENTS)
     }
 
     /// A thread's working buffers.
@@ -279,95 +438,57 @@ impl<R: Planned + Float> StepRun<R> {
         }
     }
 
-    /// Gather, complete and transform the group of slabs from `slab0`,
-    /// and write its result, scaled and mapped, into `dst` (those slabs
-    /// of the step's result).
+    /// Gather, complete and transform the group's `lines`, and write its
+    /// result, scaled and mapped, into `sink` (the group's part of the
+    /// step's result).
     fn group_into<T>(
         &self,
         src: Src<'_, R>,
-        slab0: usize,
+        lines: &Lines,
         w: &mut Work<R>,
-        dst: &mut [T],
+        sink: &mut impl Sink<T>,
         map: &impl Fn(Complex<R>) -> T,
     ) {
-        let (n, len, inner, out) = (self.n, self.len, self.inner, self.out);
+        let (n, len, out) = (self.n, self.len, self.out);
         let h = n / 2 + 1;
-        let lines = (dst.len() / (out * inner).max(1)) * inner;
-        // Line `l` of the group: slab `l / inner`, position `l % inner`;
-        // its element `k` of the input is at `base(l) + k * inner`.
-        let base = |l: usize| (slab0 + l / inner) * len * inner + l % inner;
+        let count = lines.count();
         let scale = self.scale;
         match &self.fft {
             Some(Transform::Complex(fft)) => {
                 w.lines.clear();
-                w.lines.resize(lines * n, Complex::zero());
-                for (l, line) in w.lines.chunks_exact_mut(n).enumerate() {
-                    src.gather(base(l), inner, &mut line[..len.min(n)]);
-                }
+                w.lines.resize(count * n, Complex::zero());
+                src.gather(lines, len.min(n), &mut w.lines, n);
                 // Each chunk of `n` (`lines.len()` is a multiple).
                 fft.process_with_scratch(&mut w.lines, &mut w.scratch);
-                write_lines(dst, out, inner, &w.lines, n, |c| map(c * scale));
+                sink.put(out, &w.lines, n, |c| map(c * scale));
             }
             Some(Transform::Forward(fft)) => {
-                w.lines.clear();
-                w.lines.resize(lines * h, Complex::zero());
-                w.real.resize(n, R::zero());
-                for (l, result) in w.lines.chunks_exact_mut(h).enumerate() {
-                    w.real.fill(R::zero());
-                    src.gather_re(base(l), inner, &mut w.real[..len.min(n)]);
+                w.real.clear();
+                w.real.resize(count * n, R::zero());
+                src.gather_re(lines, len.min(n), &mut w.real, n);
+                w.lines.resize(count * h, Complex::zero());
+                let pairs = w.real.chunks_exact_mut(n).zip(w.lines.chunks_exact_mut(h));
+                for (line, result) in pairs {
                     // The lengths are the plan's: no error.
-                    let _ = fft.process_with_scratch(&mut w.real, result, &mut w.scratch);
+                    let _ = fft.process_with_scratch(line, result, &mut w.scratch);
                 }
-                write_lines(dst, out, inner, &w.lines, h, |c| map(c * scale));
+                sink.put(out, &w.lines, h, |c| map(c * scale));
             }
             Some(Transform::Inverse(fft)) => {
-                w.lines.resize(h, Complex::zero());
-                w.real.clear();
-                w.real.resize(lines * n, R::zero());
-                for (l, result) in w.real.chunks_exact_mut(n).enumerate() {
-                    w.lines.fill(Complex::zero());
-                    src.gather(base(l), inner, &mut w.lines[..len.min(h)]);
-                    hermitian_ends(&mut w.lines, n);
+                w.lines.clear();
+                w.lines.resize(count * h, Complex::zero());
+                src.gather(lines, len.min(h), &mut w.lines, h);
+                w.real.resize(count * n, R::zero());
+                let pairs = w.lines.chunks_exact_mut(h).zip(w.real.chunks_exact_mut(n));
+                for (line, result) in pairs {
+                    hermitian_ends(line, n);
                     // The lengths are the plan's, and the imaginary parts
                     // the transform needs zero are: no error.
-                    let _ = fft.process_with_scratch(&mut w.lines, result, &mut w.scratch);
+                    let _ = fft.process_with_scratch(line, result, &mut w.scratch);
                 }
-                write_lines(dst, out, inner, &w.real, n, |x| {
-                    map(Complex::new(x * scale, R::zero()))
-                });
+                sink.put(out, &w.real, n, |x| map(Complex::new(x * scale, R::zero())));
             }
             None => {}
-        }
-    }
-}
-
-/// Write the group's result lines into `dst` (slabs of `out` by `inner`,
-/// C order): line `l = s * inner + i`, the `out` values from `l * stride`
-/// in `values`, goes to position `i` of slab `s`, along the axis. With
-/// `inner` 1 (the last axis) each line is one contiguous run of `dst`.
-fn write_lines<V: Copy, T>(
-    dst: &mut [T],
-    out: usize,
-    inner: usize,
-    values: &[V],
-    stride: usize,
-    f: impl Fn(V) -> T,
-) {
-    if out == 0 || inner == 0 {
-        return;
-    }
-    let line = |l: usize| &values[l * stride..l * stride + out];
-    for (s, slab) in dst.chunks_exact_mut(out * inner).enumerate() {
-        if inner == 1 {
-            for (d, v) in slab.iter_mut().zip(line(s)) {
-                *d = f(*v);
-            }
-            continue;
-        }
-        for i in 0..inner {
-            for (d, v) in slab[i..].iter_mut().step_by(inner).zip(line(s * inner + i)) {
-                *d = f(*v);
-            }
         }
     }
 }
