@@ -3,7 +3,8 @@ blocks, printed as the Rust constants written there.
 
 Each is mpmath's Chebyshev fit (`mpmath.chebyfit`, 40 digits) of the
 function on the interval its building block reduces to, with the fewest
-coefficients whose fitting error is below 2^-42 relative: near-minimax,
+coefficients whose fitting error is below 2^-42 relative (2^-24 for the
+starting value of a Newton step, which squares its error): near-minimax,
 and shorter than the Taylor series the blocks used before (the error
 bound of the fit is printed beside each, as a log2).
 
@@ -30,22 +31,33 @@ def two_atanh_over_s(z):
     return 2 * mp.atanh(mp.sqrt(z)) / mp.sqrt(z) if z > 0 else mp.mpf(2)
 
 
+def asin_over_s(z):
+    """asin(s)/s as a function of z = s^2."""
+    return mp.asin(mp.sqrt(z)) / mp.sqrt(z) if z > 0 else mp.mpf(1)
+
+
+def reciprocal_cbrt(m):
+    return 1 / mp.cbrt(m)
+
+
 FUNCTIONS = {
-    # name in math.rs: (function, interval)
-    "EXP": (mp.exp, [-HALF_LN2, HALF_LN2]),
-    "EXPM1_OVER_R": (expm1_over_r, [-HALF_LN2, HALF_LN2]),
-    "LN_OVER_S": (two_atanh_over_s, [0, ((mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)) ** 2]),
-    "ATAN_OVER_U": (atan_over_u, [0, mp.tan(mp.pi / 8) ** 2]),
+    # name in math.rs: (function, interval, log2 of the error to reach)
+    "EXP": (mp.exp, [-HALF_LN2, HALF_LN2], -42),
+    "EXPM1_OVER_R": (expm1_over_r, [-HALF_LN2, HALF_LN2], -42),
+    "LN_OVER_S": (two_atanh_over_s, [0, ((mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)) ** 2], -42),
+    "ATAN_OVER_U": (atan_over_u, [0, mp.tan(mp.pi / 8) ** 2], -42),
+    "ASIN_OVER_S": (asin_over_s, [0, mp.mpf(1) / 4], -42),
+    "RECIPROCAL_CBRT": (reciprocal_cbrt, [1, 2], -24),
 }
 
 
 def main() -> None:
-    for name, (f, interval) in FUNCTIONS.items():
+    for name, (f, interval, target) in FUNCTIONS.items():
         for n in range(4, 16):
             poly, err = mp.chebyfit(f, interval, n, error=True)
             smallest = min(abs(f(x)) for x in interval)
             bits = float(mp.log(err / smallest, 2))
-            if bits < -42:
+            if bits < target:
                 break
         coeffs = ", ".join(repr(float(c)) for c in poly[::-1])
         print(f"// fitting error 2^{bits:.1f}")

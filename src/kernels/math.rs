@@ -365,6 +365,35 @@ const ATAN_OVER_U: [f64; 9] = [
     0.030662440370424447,
 ];
 
+// `asin(s)/s` in `z = s^2` on `[0, 1/4]`; fitting error 2^-43.8.
+#[allow(clippy::unreadable_literal)] // as the script prints them
+const ASIN_OVER_S: [f64; 10] = [
+    0.9999999999999493,
+    0.16666666670723188,
+    0.07499999467531561,
+    0.044643126897073435,
+    0.030375046838709736,
+    0.022472629272259407,
+    0.016472738109361944,
+    0.018638508213446328,
+    -0.0028563505336838967,
+    0.03194399638410843,
+];
+
+// `m^(-1/3)` on `[1, 2]`, the start of a Newton step; fitting error 2^-24.8.
+#[allow(clippy::unreadable_literal)] // as the script prints them
+const RECIPROCAL_CBRT: [f64; 9] = [
+    2.0482525693836244,
+    -2.876203043030507,
+    4.0083005345274305,
+    -3.880833343178963,
+    2.561449734585442,
+    -1.1344673132457688,
+    0.3231241868949957,
+    -0.053552401002057264,
+    0.003929048053201658,
+];
+
 /// `atan(u)` for `|u| <= tan(pi/8)`, to about `2^-45` relative.
 #[inline(always)]
 fn atan_kernel<const FMA: bool>(u: f64) -> f64 {
@@ -533,12 +562,36 @@ pub(super) fn log10<const FMA: bool>(x: f32) -> f32 {
     (e * std::f64::consts::LOG10_2 + l * std::f64::consts::LOG10_E) as f32
 }
 
-/// The cube root, `e^(ln|x| / 3)` with `x`'s sign (zeros return
-/// themselves).
+/// The cube root of a positive normal `a`, to about `2^-45` relative,
+/// without a division: `a = 2^(3k + j) m` (`j` in `0..3`, `m` in `[1,
+/// 2)`), `cbrt(a) = 2^k cbrt(2^j) m r^2` where `r = m^(-1/3)` is a
+/// polynomial to `2^-24` improved by one Newton step, `r + r (1 - m r^3)
+/// / 3`, which squares its error.
+#[inline(always)]
+#[allow(clippy::float_cmp)] // `j` is integral
+fn cbrt64<const FMA: bool>(a: f64) -> f64 {
+    const MANTISSA: u64 = (1 << 52) - 1;
+    const CBRT_2: f64 = 1.259_921_049_894_873_2;
+    const CBRT_4: f64 = 1.587_401_051_968_199_5;
+    let bits = a.to_bits();
+    let m = f64::from_bits((bits & MANTISSA) | 1.0_f64.to_bits());
+    // The exponent as an f64 (as in [`ln_parts`]), then `k = floor(e /
+    // 3)` as the nearest integer to `(e - 1) / 3`, whose fraction is 0 or
+    // a third: far from a half, so the product's rounding cannot move it.
+    let e = f64::from_bits(MAGIC.to_bits() + (bits >> 52)) - MAGIC - 1023.0;
+    let k = ((e - 1.0) * (1.0 / 3.0) + MAGIC) - MAGIC;
+    let j = e - 3.0 * k;
+    let r = horner::<FMA, _>(m, &RECIPROCAL_CBRT);
+    let t = fma::<FMA>(-m, r * r * r, 1.0);
+    let r = fma::<FMA>(r * t, 1.0 / 3.0, r);
+    let scale = select64(j == 0.0, 1.0, select64(j == 1.0, CBRT_2, CBRT_4));
+    m * r * r * (scale * pow2(k))
+}
+
+/// The cube root, with `x`'s sign (zeros return themselves).
 #[inline(always)]
 pub(super) fn cbrt<const FMA: bool>(x: f32) -> f32 {
-    let a = f64::from(x.abs());
-    let r = (exp64::<FMA>(ln64::<FMA>(a) * (1.0 / 3.0)) as f32).copysign(x);
+    let r = (cbrt64::<FMA>(f64::from(x.abs())) as f32).copysign(x);
     select(x == 0.0, x, r)
 }
 
@@ -568,25 +621,35 @@ pub(super) fn unit(x: f32) -> bool {
     x.abs() <= 1.0
 }
 
-/// `sqrt(1 - x^2)`, exactly enough near `|x| = 1` (`(1 - x)(1 + x)` is
-/// exact in `f64` for an `f32` `x`).
+/// `(asin(s), big)` for `a = |x|` in `[0, 1]`: `s = a` when `a <= 1/2`;
+/// else `s = sqrt((1 - a)/2)`, with `asin(a) = pi/2 - 2 asin(s)` (`big`
+/// true). Either way `s <= 1/2`, where `asin(s)` is `s` times a
+/// polynomial in `s^2`; `1 - a` is exact for an `f32` `a`. No division:
+/// one square root, whose result the other branch ignores.
 #[inline(always)]
-fn cofactor(x: f64) -> f64 {
-    ((1.0 - x) * (1.0 + x)).sqrt()
+fn asin_parts<const FMA: bool>(a: f64) -> (f64, bool) {
+    let big = a > 0.5;
+    let z = select64(big, (1.0 - a) * 0.5, a * a);
+    let s = select64(big, z.sqrt(), a);
+    (s * horner::<FMA, _>(z, &ASIN_OVER_S), big)
 }
 
-/// `asin(x) = atan2(x, sqrt(1 - x^2))`.
+/// `asin(x)`, with `x`'s sign.
 #[inline(always)]
 pub(super) fn asin<const FMA: bool>(x: f32) -> f32 {
-    let x = f64::from(x);
-    atan2_64::<FMA>(x, cofactor(x)) as f32
+    use std::f64::consts::FRAC_PI_2;
+    let (p, big) = asin_parts::<FMA>(f64::from(x.abs()));
+    (select64(big, fma::<FMA>(-2.0, p, FRAC_PI_2), p) as f32).copysign(x)
 }
 
-/// `acos(x) = atan2(sqrt(1 - x^2), x)`.
+/// `acos(x)`: `pi/2 - asin(x)` when `|x| <= 1/2`; else `2 asin(s)` for a
+/// positive `x` and `pi - 2 asin(s)` for a negative one ([`asin_parts`]).
 #[inline(always)]
 pub(super) fn acos<const FMA: bool>(x: f32) -> f32 {
-    let x = f64::from(x);
-    atan2_64::<FMA>(cofactor(x), x) as f32
+    use std::f64::consts::{FRAC_PI_2, PI};
+    let (p, big) = asin_parts::<FMA>(f64::from(x.abs()));
+    let far = select64(x < 0.0, fma::<FMA>(-2.0, p, PI), 2.0 * p);
+    select64(big, far, FRAC_PI_2 - p.copysign(f64::from(x))) as f32
 }
 
 /// `asinh(x) = log1p(a + a^2/(1 + sqrt(1 + a^2)))`, `a = |x|`, with `x`'s

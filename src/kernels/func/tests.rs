@@ -598,7 +598,28 @@ fn vectorised() -> Vec<Vectorised> {
             [math::cbrt::<true>, math::cbrt::<false>],
             math::finite,
             f64::cbrt,
-            with(sweep(-30.0, 30.0, 60_000), &[8.0, -27.0, 64.0, 1e-30]),
+            with(
+                sweep(-30.0, 30.0, 60_000),
+                // Every remainder of the exponent by 3, the ends of the
+                // mantissa, subnormal and the largest inputs.
+                &[
+                    8.0,
+                    -27.0,
+                    64.0,
+                    1e-30,
+                    2.0,
+                    4.0,
+                    0.5,
+                    0.25,
+                    1.0_f32.next_down(),
+                    2.0_f32.next_down(),
+                    -1e-40,
+                    1e-45,
+                    3e-39,
+                    9.9e37,
+                    -1e37,
+                ],
+            ),
         ),
         (
             Func::Sinh,
