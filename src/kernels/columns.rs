@@ -43,6 +43,11 @@ impl<T> ColumnBlock<'_, T> {
         self.start
     }
 
+    /// How many columns the block has.
+    pub(crate) fn width(&self) -> usize {
+        self.width
+    }
+
     /// Row `r` of the block: its `width` elements.
     ///
     /// # Panics

@@ -326,32 +326,6 @@ impl<R: Planned + Float> StepRun<R> {
         }
     }
 
-    /// The lines of the group of whole slabs from `first`, `slabs` of them.
-    fn whole(&self, first: usize, slabs: usize) -> Lines {
-        let (len, inner) = (self.len, self.inner);
-        Lines {
-            first,
-            slabs,
-            start: 0,
-            width: inner,
-            len,
-            inner,
-        }
-    }
-
-    /// The lines of a block of columns of one slab.
-    fn columns(&self, slab: usize, start: usize, width: usize) -> Lines {
-        let (len, inner) = (self.len, self.inner);
-        Lines {
-            first: slab,
-            slabs: 1,
-            start,
-            width,
-            len,
-            inner,
-        }
-    }
-
     /// The step's result as a new buffer, each value mapped by `map`.
     fn run<T: Element>(
         &self,
@@ -371,10 +345,7 @@ impl<R: Planned + Float> StepRun<R> {
                     chunk,
                     parallel,
                     || self.work(),
-                    |work, c, dst| {
-                        let lines = self.whole(c * k, dst.len() / (out * inner).max(1));
-                        self.group_into(src, &lines, work, &mut Slabs { dst, inner }, &map);
-                    },
+                    |work, c, dst| self.slabs_into(src, c * k, work, dst, &map),
                 )
             }
             Group::Columns(w) => fresh::column_blocked(
@@ -384,10 +355,7 @@ impl<R: Planned + Float> StepRun<R> {
                 w,
                 parallel,
                 || self.work(),
-                |work, s, block| {
-                    let lines = self.columns(s, block.start(), w.min(inner - block.start()));
-                    self.group_into(src, &lines, work, block, &map);
-                },
+                |work, s, block| self.block_into(src, s, work, block, &map),
             ),
         }
     }
@@ -411,19 +379,13 @@ impl<R: Planned + Float> StepRun<R> {
                 k * out * inner,
                 parallel,
                 || self.work(),
-                |work, c, dst| {
-                    let lines = self.whole(c * k, dst.len() / (out * inner).max(1));
-                    self.group_into(src, &lines, work, &mut Slabs { dst, inner }, &id);
-                },
+                |work, c, dst| self.slabs_into(src, c * k, work, dst, &id),
             ),
             Group::Columns(w) => parallel::items_init(
                 columns::slab_blocks(&mut next, out * inner, inner, w),
                 parallel,
                 || self.work(),
-                |work, (s, mut block)| {
-                    let lines = self.columns(s, block.start(), w.min(inner - block.start()));
-                    self.group_into(src, &lines, work, &mut block, &id);
-                },
+                |work, (s, mut block)| self.block_into(src, s, work, &mut block, &id),
             ),
         }
         next
@@ -436,6 +398,49 @@ impl<R: Planned + Float> StepRun<R> {
             real: Vec::new(),
             scratch: vec![Complex::zero(); self.scratch_len()],
         }
+    }
+
+    /// The group of whole slabs from `first` whose part of the result is
+    /// `dst` (as many slabs as it holds).
+    fn slabs_into<T>(
+        &self,
+        src: Src<'_, R>,
+        first: usize,
+        w: &mut Work<R>,
+        dst: &mut [T],
+        map: &impl Fn(Complex<R>) -> T,
+    ) {
+        let inner = self.inner;
+        let lines = Lines {
+            first,
+            slabs: dst.len() / (self.out * inner).max(1),
+            start: 0,
+            width: inner,
+            len: self.len,
+            inner,
+        };
+        self.group_into(src, &lines, w, &mut Slabs { dst, inner }, map);
+    }
+
+    /// The group of the columns of slab `s` whose part of the result is
+    /// `block`.
+    fn block_into<T>(
+        &self,
+        src: Src<'_, R>,
+        s: usize,
+        w: &mut Work<R>,
+        block: &mut ColumnBlock<'_, T>,
+        map: &impl Fn(Complex<R>) -> T,
+    ) {
+        let lines = Lines {
+            first: s,
+            slabs: 1,
+            start: block.start(),
+            width: block.width(),
+            len: self.len,
+            inner: self.inner,
+        };
+        self.group_into(src, &lines, w, block, map);
     }
 
     /// Gather, complete and transform the group's `lines`, and write its
