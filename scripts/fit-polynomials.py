@@ -36,16 +36,27 @@ def asin_over_s(z):
     return mp.asin(mp.sqrt(z)) / mp.sqrt(z) if z > 0 else mp.mpf(1)
 
 
+def cosh_of_z(z):
+    """cosh(r) as a function of z = r^2."""
+    return mp.cosh(mp.sqrt(z))
+
+
+def sinh_over_r(z):
+    """sinh(r)/r as a function of z = r^2."""
+    return mp.sinh(mp.sqrt(z)) / mp.sqrt(z) if z > 0 else mp.mpf(1)
+
+
 def reciprocal_cbrt(m):
     return 1 / mp.cbrt(m)
 
 
 FUNCTIONS = {
     # name in math.rs: (function, interval, log2 of the error to reach)
-    "EXP": (mp.exp, [-HALF_LN2, HALF_LN2], -42),
     "EXPM1_OVER_R": (expm1_over_r, [-HALF_LN2, HALF_LN2], -42),
     "LN_OVER_S": (two_atanh_over_s, [0, ((mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)) ** 2], -42),
     "ATAN_OVER_U": (atan_over_u, [0, mp.tan(mp.pi / 8) ** 2], -42),
+    "COSH_Z": (cosh_of_z, [0, HALF_LN2**2], -42),
+    "SINH_OVER_R": (sinh_over_r, [0, HALF_LN2**2], -42),
     "ASIN_OVER_S": (asin_over_s, [0, mp.mpf(1) / 4], -42),
     "RECIPROCAL_CBRT": (reciprocal_cbrt, [1, 2], -24),
 }

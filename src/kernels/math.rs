@@ -12,10 +12,12 @@
 //! The other transcendental functions of `f32` (`sin`, `cos`, `tan` with
 //! musl's `sinf` kernels; `atan2`, `asin`, `acos`, `atan`; `sinh`, `cosh`,
 //! `asinh`, `acosh`, `atanh`; `expm1`, `log1p`, `log2`, `log10`, `cbrt`)
-//! compute in `f64`, branch-free, from three building blocks (`exp64`,
-//! `ln_parts`, `atan2_64`), and round once: within one rounding of the
+//! compute in `f64`, branch-free, from a few building blocks (`expm1_64`
+//! and `hyperbolic_parts` over `reduce_ln2`, `ln_parts`, `atan2_64`,
+//! `asin_parts`, `cbrt64`), and round once: within one rounding of the
 //! exact value. Their polynomials are near-minimax fits to about `2^-45`
-//! (`scripts/fit-polynomials.py`), evaluated with fused multiply-adds
+//! (`scripts/fit-polynomials.py`; `cbrt64`'s to `2^-24`, then a Newton
+//! step), evaluated with fused multiply-adds
 //! where the CPU has them (their `FMA` parameter; see [`fma`]). Each has
 //! a guard naming the arguments it takes; outside it (infinities, NaN,
 //! huge trigonometric arguments, points outside the domain) the caller
@@ -314,20 +316,6 @@ fn horner<const FMA: bool, const N: usize>(z: f64, c: &[f64; N]) -> f64 {
 // relative on its interval (the bound of each is in the comment above
 // it). They replace Taylor series two to five terms longer.
 
-// `e^r` on `[-ln2/2, ln2/2]`; fitting error 2^-45.5.
-#[allow(clippy::unreadable_literal)] // as the script prints them
-const EXP: [f64; 10] = [
-    1.0000000000000135,
-    1.0000000000000013,
-    0.4999999999943859,
-    0.16666666666615648,
-    0.04166666704055191,
-    0.008333333367311603,
-    0.0013888801749656543,
-    0.0001984119064754424,
-    2.4884459751751116e-05,
-    2.7632640675430236e-06,
-];
 // `(e^r - 1)/r` on `[-ln2/2, ln2/2]`; fitting error 2^-43.3.
 #[allow(clippy::unreadable_literal)] // as the script prints them
 const EXPM1_OVER_R: [f64; 9] = [
@@ -363,6 +351,26 @@ const ATAN_OVER_U: [f64; 9] = [
     0.07563703551915192,
     -0.05874505621307831,
     0.030662440370424447,
+];
+
+// `cosh(r)` in `z = r^2` on `[0, (ln2/2)^2]`; fitting error 2^-46.1.
+#[allow(clippy::unreadable_literal)] // as the script prints them
+const COSH_Z: [f64; 5] = [
+    1.0000000000000135,
+    0.4999999999943859,
+    0.04166666704055191,
+    0.0013888801749656543,
+    2.4884459751751116e-05,
+];
+
+// `sinh(r)/r` in `z = r^2` on `[0, (ln2/2)^2]`; fitting error 2^-49.5.
+#[allow(clippy::unreadable_literal)] // as the script prints them
+const SINH_OVER_R: [f64; 5] = [
+    1.0000000000000013,
+    0.16666666666615648,
+    0.008333333367311603,
+    0.0001984119064754424,
+    2.7632640675430236e-06,
 ];
 
 // `asin(s)/s` in `z = s^2` on `[0, 1/4]`; fitting error 2^-43.8.
@@ -461,13 +469,6 @@ fn reduce_ln2(x: f64) -> (f64, f64) {
     let x = x.clamp(-700.0, 700.0);
     let n = (x * std::f64::consts::LOG2_E + MAGIC) - MAGIC;
     (n, (x - n * LN2_HI) - n * LN2_LO)
-}
-
-/// `e^x` in `f64` for `x` of any sign: `2^n e^r` ([`reduce_ln2`]).
-#[inline(always)]
-fn exp64<const FMA: bool>(x: f64) -> f64 {
-    let (n, r) = reduce_ln2(x);
-    horner::<FMA, _>(r, &EXP) * pow2(n)
 }
 
 /// `e^x - 1` in `f64` without cancellation near 0: with `x = n ln2 + r`
@@ -595,18 +596,39 @@ pub(super) fn cbrt<const FMA: bool>(x: f32) -> f32 {
     select(x == 0.0, x, r)
 }
 
-/// `sinh(x) = (u + u/(u + 1))/2` with `u = e^|x| - 1`, with `x`'s sign.
+/// `(2^n + 2^-n, 2^n - 2^-n, cosh r, sinh r)` for `a = n ln2 + r`
+/// ([`reduce_ln2`]), `a >= 0`: `cosh a` and `sinh a` are then the two
+/// products of `(e^a + e^-a)/2` and `(e^a - e^-a)/2` written without a
+/// division, two short polynomials in `r^2` instead of `e^a`'s one and a
+/// reciprocal.
 #[inline(always)]
-pub(super) fn sinh<const FMA: bool>(x: f32) -> f32 {
-    let u = expm1_64::<FMA>(f64::from(x.abs()));
-    ((0.5 * (u + u / (u + 1.0))) as f32).copysign(x)
+fn hyperbolic_parts<const FMA: bool>(a: f64) -> (f64, f64, f64, f64) {
+    let (n, r) = reduce_ln2(a);
+    let z = r * r;
+    let (p, q) = (pow2(n), pow2(-n));
+    (
+        p + q,
+        p - q,
+        horner::<FMA, _>(z, &COSH_Z),
+        r * horner::<FMA, _>(z, &SINH_OVER_R),
+    )
 }
 
-/// `cosh(x) = (e^|x| + e^-|x|)/2`.
+/// `sinh(|x|) = ((2^n - 2^-n) cosh r + (2^n + 2^-n) sinh r)/2`, with
+/// `x`'s sign. For `|x| < ln2/2`, `n = 0` and that is `sinh r` itself:
+/// no cancellation near 0.
+#[inline(always)]
+pub(super) fn sinh<const FMA: bool>(x: f32) -> f32 {
+    let (sum, diff, c, s) = hyperbolic_parts::<FMA>(f64::from(x.abs()));
+    ((0.5 * fma::<FMA>(diff, c, sum * s)) as f32).copysign(x)
+}
+
+/// `cosh(x) = ((2^n + 2^-n) cosh r + (2^n - 2^-n) sinh r)/2`, with
+/// `|x| = n ln2 + r`.
 #[inline(always)]
 pub(super) fn cosh<const FMA: bool>(x: f32) -> f32 {
-    let e = exp64::<FMA>(f64::from(x.abs()));
-    (0.5 * (e + 1.0 / e)) as f32
+    let (sum, diff, c, s) = hyperbolic_parts::<FMA>(f64::from(x.abs()));
+    (0.5 * fma::<FMA>(sum, c, diff * s)) as f32
 }
 
 /// `atan(x)`, as [`atan2`]`(x, 1)`.
