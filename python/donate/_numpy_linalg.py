@@ -24,11 +24,17 @@ def _last_two(x: Any, axis1: int, axis2: int) -> Any:
     return _dn.moveaxis(x, (axis1, axis2), (-2, -1))
 
 
+def _common_inexact(dts: list[Any]) -> Any:
+    """The common float dtype of NumPy's linalg operands of dtypes `dts`
+    (`_commonType`): bool and integers count as float64."""
+    return np.result_type(*(d if np.issubdtype(d, np.inexact) else np.float64 for d in dts))
+
+
 def _inexact(*arrays: Any) -> list[Any]:
     """NumPy's linalg operands (`_commonType`, `norm`): cast to their common
-    float dtype, where bool and integers count as float64; only read."""
+    float dtype (`_common_inexact`); only read."""
     dts = [_dtype_of(a) for a in arrays]
-    dt = np.result_type(*(d if np.issubdtype(d, np.inexact) else np.float64 for d in dts))
+    dt = _common_inexact(dts)
     return [_as_tensor(a) if d == dt else _cast(a, dt) for a, d in zip(arrays, dts)]
 
 

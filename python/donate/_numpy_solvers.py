@@ -46,7 +46,7 @@ import numpy as np
 import donate as _dn
 from donate import linalg as _linalg
 
-from ._numpy_linalg import _lin, check_matrices
+from ._numpy_linalg import _common_inexact, _lin, check_matrices
 from ._numpy_operands import _as_tensor, _dtype_of
 
 NAMES = ["polyfit", "roots", "poly"]
@@ -60,7 +60,7 @@ def _types(*arrays: Any) -> tuple[np.dtype[Any], np.dtype[Any]]:
     for d in dts:
         if not (np.issubdtype(d, np.number) or d == np.bool_):
             raise TypeError(f"array type {d} is unsupported in linalg")
-    result = np.result_type(*(d if np.issubdtype(d, np.inexact) else np.float64 for d in dts))
+    result = _common_inexact(dts)
     if result == np.float16:
         raise TypeError("array type float16 is unsupported in linalg")
     work = np.dtype(np.complex128 if result.kind == "c" else np.float64)
