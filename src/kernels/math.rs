@@ -484,17 +484,24 @@ fn expm1_64<const FMA: bool>(x: f64) -> f64 {
     select64(n == 0.0, u, fma::<FMA>(p, u, p - 1.0))
 }
 
+/// `(e, m)` with `x = 2^e m`, `e` integral and `m` in `[1, 2)`, for a
+/// positive normal `x`. The exponent becomes an `f64` through [`MAGIC`]
+/// (no integer to float conversion, which AVX2 lacks for 64-bit lanes).
+#[inline(always)]
+fn exponent_parts(x: f64) -> (f64, f64) {
+    const MANTISSA: u64 = (1 << 52) - 1;
+    let bits = x.to_bits();
+    let m = f64::from_bits((bits & MANTISSA) | 1.0_f64.to_bits());
+    let e = f64::from_bits(MAGIC.to_bits() + (bits >> 52)) - MAGIC - 1023.0;
+    (e, m)
+}
+
 /// `(e, ln m)` with `x = 2^e m`, `m` in `[sqrt(1/2), sqrt(2))`, for a
 /// positive normal `x`: `ln m = 2 atanh(s)`, `s = (m - 1)/(m + 1)`
 /// (`|s| <= 0.172`), as `s` times a polynomial in `s^2`.
 #[inline(always)]
 fn ln_parts<const FMA: bool>(x: f64) -> (f64, f64) {
-    const MANTISSA: u64 = (1 << 52) - 1;
-    let bits = x.to_bits();
-    let m = f64::from_bits((bits & MANTISSA) | 1.0_f64.to_bits());
-    // The biased exponent as an f64, through the same magic (no int to
-    // float conversion, which AVX2 lacks for 64-bit lanes).
-    let e = f64::from_bits(MAGIC.to_bits() + (bits >> 52)) - MAGIC - 1023.0;
+    let (e, m) = exponent_parts(x);
     let high = m > std::f64::consts::SQRT_2;
     let (m, e) = (select64(high, m * 0.5, m), select64(high, e + 1.0, e));
     let s = (m - 1.0) / (m + 1.0);
@@ -571,15 +578,12 @@ pub(super) fn log10<const FMA: bool>(x: f32) -> f32 {
 #[inline(always)]
 #[allow(clippy::float_cmp)] // `j` is integral
 fn cbrt64<const FMA: bool>(a: f64) -> f64 {
-    const MANTISSA: u64 = (1 << 52) - 1;
     const CBRT_2: f64 = 1.259_921_049_894_873_2;
     const CBRT_4: f64 = 1.587_401_051_968_199_5;
-    let bits = a.to_bits();
-    let m = f64::from_bits((bits & MANTISSA) | 1.0_f64.to_bits());
-    // The exponent as an f64 (as in [`ln_parts`]), then `k = floor(e /
-    // 3)` as the nearest integer to `(e - 1) / 3`, whose fraction is 0 or
-    // a third: far from a half, so the product's rounding cannot move it.
-    let e = f64::from_bits(MAGIC.to_bits() + (bits >> 52)) - MAGIC - 1023.0;
+    let (e, m) = exponent_parts(a);
+    // `k = floor(e / 3)` as the nearest integer to `(e - 1) / 3`, whose
+    // fraction is 0 or a third: far from a half, so the product's rounding
+    // cannot move it.
     let k = ((e - 1.0) * (1.0 / 3.0) + MAGIC) - MAGIC;
     let j = e - 3.0 * k;
     let r = horner::<FMA, _>(m, &RECIPROCAL_CBRT);

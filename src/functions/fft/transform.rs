@@ -326,6 +326,11 @@ impl<R: Planned + Float> StepRun<R> {
         }
     }
 
+    /// Is the step's result large enough to share among threads?
+    fn parallel(&self) -> bool {
+        self.outer * self.out * self.inner >= PARALLEL_ELEMENTS
+    }
+
     /// The step's result as a new buffer, each value mapped by `map`.
     fn run<T: Element>(
         &self,
@@ -336,7 +341,7 @@ impl<R: Planned + Float> StepRun<R> {
         R: Send + Sync,
     {
         let (outer, out, inner) = (self.outer, self.out, self.inner);
-        let parallel = outer * out * inner >= PARALLEL_ELEMENTS;
+        let parallel = self.parallel();
         match self.group {
             Group::Whole(k) => {
                 let chunk = k * out * inner;
@@ -369,9 +374,8 @@ impl<R: Planned + Float> StepRun<R> {
         R: Send + Sync,
     {
         let (outer, out, inner) = (self.outer, self.out, self.inner);
-        let total = outer * out * inner;
-        let parallel = total >= PARALLEL_ELEMENTS;
-        let mut next = vec![Complex::zero(); total];
+        let parallel = self.parallel();
+        let mut next = vec![Complex::zero(); outer * out * inner];
         let id = |v: Complex<R>| v;
         match self.group {
             Group::Whole(k) => parallel::chunks_init(
