@@ -185,9 +185,12 @@ mod tests {
 /// Each function is safe to call only on a CPU that has those features
 /// (calling one is `unsafe` outside code compiled with them): [`dispatch`]
 /// calls a module only for an [`Isa`] of its level, which exists only on
-/// such a CPU. The modules are private to the crate.
+/// such a CPU. The modules are private to the crate. The two literals:
+/// whether `mul_add` is a fused multiply-add there, and whether the
+/// in-place element-wise loops write each element in place (`DIRECT`; see
+/// `elementwise::in_blocks`: only where masked stores are fast).
 macro_rules! isa_module {
-    ($name:ident, $fma:literal $(, $features:literal)?) => {
+    ($name:ident, $fma:literal, $direct:literal $(, $features:literal)?) => {
         pub(crate) mod $name {
             use std::mem::MaybeUninit;
             use crate::kernels::elementwise::{self, BinaryFn, Side, UnaryFn};
@@ -205,7 +208,7 @@ macro_rules! isa_module {
             /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
             pub(crate) fn map_inplace<T: Copy, F: UnaryFn<T>>(buf: &mut [T]) {
-                elementwise::map_inplace::<T, F, $fma>(buf)
+                elementwise::map_inplace::<T, F, $fma, $direct>(buf)
             }
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).
@@ -217,13 +220,13 @@ macro_rules! isa_module {
             /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
             pub(crate) fn zip_into_lhs<T: Copy, F: BinaryFn<T>>(a: &mut [T], b: Side<'_, T>) {
-                elementwise::zip_into_lhs::<T, F>(a, b)
+                elementwise::zip_into_lhs::<T, F, $direct>(a, b)
             }
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).
             $(#[target_feature(enable = $features)])?
             pub(crate) fn zip_into_rhs<T: Copy, F: BinaryFn<T>>(a: Side<'_, T>, b: &mut [T]) {
-                elementwise::zip_into_rhs::<T, F>(a, b)
+                elementwise::zip_into_rhs::<T, F, $direct>(a, b)
             }
             /// # Safety
             /// Only on a CPU with this module's target features (see `isa_module!`).
@@ -357,14 +360,15 @@ macro_rules! isa_module {
 isa_module!(
     avx512,
     true,
+    true,
     "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma,bmi1,bmi2"
 );
 #[cfg(target_arch = "x86_64")]
-isa_module!(avx2, true, "avx2,fma,bmi1,bmi2");
+isa_module!(avx2, true, false, "avx2,fma,bmi1,bmi2");
 #[cfg(target_arch = "aarch64")]
-isa_module!(portable, true);
+isa_module!(portable, true, false);
 #[cfg(not(target_arch = "aarch64"))]
-isa_module!(portable, false);
+isa_module!(portable, false, false);
 
 /// Call `$f::<generics>(args)` in the copy compiled for `$isa` (an [`Isa`]).
 ///
