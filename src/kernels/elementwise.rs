@@ -383,8 +383,9 @@ const BLOCK: usize = 256;
 ///
 /// AVX-512's masked stores are fast, so its copy of the in-place loops
 /// (`DIRECT`, from `isa_module!`) writes each element in place instead:
-/// on a 2-core AMD EPYC with AVX-512, `relu_` over 4 MB took 0.11-0.12 ms
-/// written in place against 0.25-0.28 through the block, and the AVX2 copy
+/// on a 2-core AMD EPYC with AVX-512, `relu_` over 4 MB took 0.13-0.14 ms
+/// written in place against 0.25-0.30 through the block (the table in
+/// docs/measurements.md), and the AVX2 copy
 /// written in place 0.89-0.91 against 0.24-0.37 (the same machine,
 /// capped to AVX2).
 #[inline(always)]
