@@ -5,6 +5,9 @@ soaks whose resident memory must stay flat."""
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
+import textwrap
 import warnings
 from typing import Any
 
@@ -171,3 +174,36 @@ def test_soak_a_thousand_64_mb_ops_keeps_rss_flat() -> None:
     gc.collect()
     growth = rss() - start
     assert growth < LARGE_SOAK_RSS_BOUND, f"RSS grew by {growth / MiB:.1f} MiB"
+
+
+def test_freed_large_buffers_go_back_to_the_system() -> None:
+    # Large buffers freed between long-lived ones: in the C heap (where
+    # glibc puts blocks below its adaptive mmap threshold, raised past
+    # these sizes by any earlier large allocation) they would stay resident
+    # in the holes, and a program's resident peak would exceed its live
+    # bytes by them. Each is its own mapping instead, unmapped when freed,
+    # but for the one block per size the large-block cache keeps. A fresh
+    # process, so that no earlier test's blocks are cached.
+    code = textwrap.dedent(
+        """
+        import numpy as np, donate
+        MiB = 1 << 20
+        def rss():
+            with open("/proc/self/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1]) * 1024
+        np.ones(16 * MiB // 8)  # raises glibc's threshold past 8 MiB
+        freed, kept = [], []
+        for i in range(4):
+            freed.append(donate.ones(8 * MiB // 4))
+            kept.append(donate.ones(5 * MiB // 4))
+        before = rss()
+        del freed
+        print((before - rss()) / MiB)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    returned = float(out.stdout)
+    # Three of the four 8 MiB blocks (the cache keeps one).
+    assert returned >= 3 * 8 - 1, f"{returned:.1f} MiB returned of the 24 MiB freed"

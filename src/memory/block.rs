@@ -10,7 +10,6 @@
 //! [`Error::AllocationFailed`]; the global `handle_alloc_error` is never
 //! called.
 
-use std::alloc::{self, Layout};
 use std::ptr::NonNull;
 
 use crate::error::{Error, Result};
@@ -44,10 +43,6 @@ impl RawBlock {
         }
     }
 
-    fn layout(cap: usize) -> Result<Layout> {
-        Layout::from_size_align(cap, ALIGN).map_err(|_| Error::AllocationFailed { bytes: cap })
-    }
-
     /// Allocate `cap` bytes, uninitialised (or zeroed when `zeroed`).
     pub(crate) fn alloc(cap: usize, zeroed: bool) -> Result<Self> {
         if cap == 0 {
@@ -58,19 +53,14 @@ impl RawBlock {
             // a RawBlock of this layout gave up on drop, to one taker.
             return Ok(unsafe { Self::reused(ptr, cap, zeroed) });
         }
-        let layout = Self::layout(cap)?;
-        // SAFETY: `layout` has a non-zero size (cap > 0) and a valid,
-        // power-of-two alignment, as `alloc`/`alloc_zeroed` require.
-        let p = unsafe {
-            if zeroed {
-                alloc::alloc_zeroed(layout)
-            } else {
-                alloc::alloc(layout)
-            }
-        };
-        let ptr = NonNull::new(p).ok_or(Error::AllocationFailed { bytes: cap })?;
+        let (ptr, zeroed_already) =
+            system::alloc(cap, zeroed).ok_or(Error::AllocationFailed { bytes: cap })?;
         advise_huge_pages(ptr, cap);
-        Ok(RawBlock { ptr, cap })
+        let mut b = RawBlock { ptr, cap };
+        if zeroed && !zeroed_already {
+            b.zero();
+        }
+        Ok(b)
     }
 
     /// A cached block of `cap` bytes at `ptr` owned again (zeroed when
@@ -119,6 +109,10 @@ impl RawBlock {
 /// the cost of a fresh large buffer. Where THP is off or "always", the
 /// advice changes nothing.
 pub(crate) const HUGE_PAGE_MIN: usize = 4 << 20;
+
+/// Blocks from this size up are mappings of their own ([`system`]): the
+/// size from which they ask for huge pages and the large cache keeps them.
+pub(crate) const MAPPED_MIN: usize = HUGE_PAGE_MIN;
 
 #[cfg(target_os = "linux")]
 fn advise_huge_pages(ptr: NonNull<u8>, cap: usize) {
@@ -171,15 +165,7 @@ mod small {
                     // SAFETY: each cached pointer came from a RawBlock of
                     // capacity `(i + 1) * STEP` (see `slot`), whose drop put
                     // it here instead of freeing it; it is freed once, here.
-                    unsafe {
-                        std::alloc::dealloc(
-                            p.as_ptr(),
-                            std::alloc::Layout::from_size_align_unchecked(
-                                (i + 1) * STEP,
-                                super::ALIGN,
-                            ),
-                        );
-                    }
+                    unsafe { super::system::free(*p, (i + 1) * STEP) }
                 }
             }
         }
@@ -235,10 +221,11 @@ mod small {
 /// Xeon (AVX-512), a softmax of 48 MB into a new buffer faulted ~537
 /// times a call and `addmm` of 24 MB ~524 (`clear_page_erms` 11-15% of
 /// its profile), where the same ops into a reused block fault 0 times.
-/// glibc keeps freed memory itself only below its adaptive mmap threshold
-/// (32 MiB at most), so which call paid depended on what was allocated
-/// before. PyTorch's CPU tensors reuse memory the same way (through
-/// glibc); the cache makes it hold for every size up to the bound.
+/// A large block is a mapping of its own, returned to the kernel when
+/// freed ([`system`]); the cache keeps one per size back from that.
+/// PyTorch's CPU tensors reuse memory the same way (through glibc, below
+/// its adaptive mmap threshold); the cache makes it hold for every size up
+/// to the bound, and no more than once per size.
 ///
 /// It sits below every counter, as [`small`]: a tensor taking a cached
 /// block is still one allocation in [`memory_stats`](crate::memory_stats),
@@ -250,7 +237,7 @@ mod large {
     use std::sync::Mutex;
 
     /// The smallest cached block, in bytes.
-    pub(super) const MIN: usize = super::HUGE_PAGE_MIN;
+    pub(super) const MIN: usize = super::MAPPED_MIN;
     /// Cached blocks per size: one, the block an eager loop's next result
     /// of that size takes (`x = f(x)` frees one buffer as it makes the
     /// next), so that memory freed for good is held back at most once per
@@ -304,15 +291,118 @@ impl Drop for RawBlock {
         if self.cap == 0 || small::keep(self.ptr, self.cap) || large::keep(self.ptr, self.cap) {
             return;
         }
-        // SAFETY: `ptr` was returned by `alloc`/`alloc_zeroed` with exactly
-        // this layout (same cap, same ALIGN) and has not been freed: the
+        // SAFETY: `ptr` was returned by `system::alloc(cap, _)` (directly,
+        // or through a cache that gave it up) and has not been freed: the
         // block is its unique owner and this is its only drop.
-        unsafe {
-            alloc::dealloc(
-                self.ptr.as_ptr(),
-                Layout::from_size_align_unchecked(self.cap, ALIGN),
-            );
+        unsafe { system::free(self.ptr, self.cap) }
+    }
+}
+
+/// Where blocks come from when no cache has one: blocks of at least
+/// [`MAPPED_MIN`] bytes are mappings of their own (Linux), the others the
+/// global allocator's.
+///
+/// Why: glibc puts a block below its adaptive mmap threshold in its heap,
+/// and that threshold rises to the size of any mapped block freed (up to
+/// 32 MiB), so after the first large tensor is freed every later one up to
+/// 32 MiB lands in the heap. A heap block freed between live ones stays
+/// resident in its hole until a later block fits there, so a program's
+/// resident peak grew past its live bytes by whatever sizes it had freed.
+/// Measured on a 2-core AMD EPYC (AVX-512), the cold call of
+/// `benches/workloads.py`'s transformer layer under `donate.jit`: 32 MB of
+/// live tensor bytes at its peak, 56 MB of resident growth, 26 MB of which
+/// `malloc_trim` returned afterwards (the heap's holes). A mapping of its
+/// own is returned to the kernel when freed (but for the one block per
+/// size [`large`] keeps), as NumPy's and PyTorch's large blocks are when
+/// glibc maps them. The first touch of a fresh mapping faults its pages in
+/// (2 MiB at a time with [`advise_huge_pages`]), which the large cache
+/// spares the loops that free and make blocks of one size.
+mod system {
+    use std::alloc::{self, Layout};
+    use std::ptr::NonNull;
+
+    use super::{ALIGN, MAPPED_MIN};
+
+    /// Is a block of `cap` bytes a mapping of its own? One rule for
+    /// [`alloc`] and [`free`].
+    fn mapped(cap: usize) -> bool {
+        cfg!(target_os = "linux") && cap >= MAPPED_MIN
+    }
+
+    /// `cap > 0` bytes aligned to [`ALIGN`], zeroed when `zeroed`; also
+    /// whether they are zeroed (a fresh mapping always is). `None` when
+    /// the system refuses.
+    pub(super) fn alloc(cap: usize, zeroed: bool) -> Option<(NonNull<u8>, bool)> {
+        if mapped(cap) {
+            return map(cap).map(|p| (p, true));
         }
+        let layout = Layout::from_size_align(cap, ALIGN).ok()?;
+        // SAFETY: `layout` has a non-zero size (cap > 0) and a valid,
+        // power-of-two alignment, as `alloc`/`alloc_zeroed` require.
+        let p = unsafe {
+            if zeroed {
+                alloc::alloc_zeroed(layout)
+            } else {
+                alloc::alloc(layout)
+            }
+        };
+        NonNull::new(p).map(|p| (p, zeroed))
+    }
+
+    /// Free a block.
+    ///
+    /// # Safety
+    /// `ptr` came from [`alloc`] with this `cap`, and is freed once.
+    pub(super) unsafe fn free(ptr: NonNull<u8>, cap: usize) {
+        if mapped(cap) {
+            // SAFETY: the caller's: `ptr` is a mapping of `cap` bytes made
+            // by `map`, unmapped once.
+            unsafe { unmap(ptr, cap) };
+            return;
+        }
+        // SAFETY: the caller's: `ptr` came from `alloc`/`alloc_zeroed`
+        // with exactly this layout (the same cap and ALIGN), freed once.
+        unsafe { alloc::dealloc(ptr.as_ptr(), Layout::from_size_align_unchecked(cap, ALIGN)) }
+    }
+
+    #[cfg(target_os = "linux")]
+    fn map(cap: usize) -> Option<NonNull<u8>> {
+        // SAFETY: an anonymous private mapping at an address of the
+        // kernel's choosing: it aliases no existing memory. A mapping is
+        // page-aligned, so ALIGN-aligned.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                cap,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return None;
+        }
+        NonNull::new(p.cast())
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn map(_: usize) -> Option<NonNull<u8>> {
+        unreachable!("blocks are mapped on Linux only")
+    }
+
+    /// # Safety
+    /// `ptr` is a mapping of `cap` bytes made by [`map`], unmapped once.
+    #[cfg(target_os = "linux")]
+    unsafe fn unmap(ptr: NonNull<u8>, cap: usize) {
+        // SAFETY: the caller's. munmap of a whole mapping made by mmap with
+        // the same length cannot fail.
+        unsafe { libc::munmap(ptr.as_ptr().cast(), cap) };
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    unsafe fn unmap(_: NonNull<u8>, _: usize) {
+        unreachable!("blocks are mapped on Linux only")
     }
 }
 
@@ -368,9 +458,9 @@ mod tests {
         let p = NonNull::new(a.as_ptr().cast_mut()).unwrap();
         std::mem::forget(a);
         assert!(!large::keep(p, cap));
-        // SAFETY: `p` came from `alloc` with this layout and was not freed
-        // (its RawBlock was forgotten).
-        unsafe { alloc::dealloc(p.as_ptr(), Layout::from_size_align_unchecked(cap, ALIGN)) };
+        // SAFETY: `p` came from `system::alloc` with this cap and was not
+        // freed (its RawBlock was forgotten).
+        unsafe { system::free(p, cap) };
         // Small blocks are not the large cache's.
         drop(RawBlock::alloc(1024, false).unwrap());
         assert!(large::take(1024).is_none());
