@@ -384,10 +384,9 @@ const BLOCK: usize = 256;
 /// AVX-512's masked stores are fast, so its copy of the in-place loops
 /// (`DIRECT`, from `isa_module!`) writes each element in place instead:
 /// on a 2-core AMD EPYC with AVX-512, `relu_` over 4 MB took 0.13-0.14 ms
-/// written in place against 0.25-0.30 through the block (the table in
-/// docs/measurements.md), and the AVX2 copy
-/// written in place 0.89-0.91 against 0.24-0.37 (the same machine,
-/// capped to AVX2).
+/// written in place against 0.25-0.30 through the block, and the AVX2
+/// copy written in place 0.89-0.91 against 0.24-0.37 (the same machine,
+/// capped to AVX2; docs/measurements.md has the table).
 #[inline(always)]
 pub(super) fn in_blocks<T: Copy>(buf: &mut [T], mut f: impl FnMut(usize, &[T], &mut [T])) {
     let Some(&first) = buf.first() else {

@@ -55,7 +55,6 @@ impl RawBlock {
         }
         let (ptr, zeroed_already) =
             system::alloc(cap, zeroed).ok_or(Error::AllocationFailed { bytes: cap })?;
-        advise_huge_pages(ptr, cap);
         let mut b = RawBlock { ptr, cap };
         if zeroed && !zeroed_already {
             b.zero();
@@ -103,38 +102,15 @@ impl RawBlock {
     }
 }
 
-/// Blocks from this size up ask for transparent huge pages, as NumPy does
-/// for its data (`numpy/_core/src/multiarray/alloc.c`, 4 MiB): a first
-/// touch then faults in 2 MiB at a time instead of 4 KiB, which is most of
-/// the cost of a fresh large buffer. Where THP is off or "always", the
-/// advice changes nothing.
-pub(crate) const HUGE_PAGE_MIN: usize = 4 << 20;
-
-/// Blocks from this size up are mappings of their own ([`system`]): the
-/// size from which they ask for huge pages and the large cache keeps them.
-pub(crate) const MAPPED_MIN: usize = HUGE_PAGE_MIN;
-
-#[cfg(target_os = "linux")]
-fn advise_huge_pages(ptr: NonNull<u8>, cap: usize) {
-    const PAGE: usize = 4096;
-    if cap < HUGE_PAGE_MIN {
-        return;
-    }
-    let start = (ptr.as_ptr() as usize).next_multiple_of(PAGE);
-    let end = (ptr.as_ptr() as usize + cap) / PAGE * PAGE;
-    if end > start {
-        // SAFETY: [start, end) is page-aligned and lies inside the block
-        // just allocated, which this thread owns; MADV_HUGEPAGE is only
-        // advice about the mapping and never changes its contents. The
-        // result is ignored: failure leaves ordinary pages.
-        unsafe {
-            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-        }
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_: NonNull<u8>, _: usize) {}
+/// Blocks from this size up are mappings of their own ([`system`]), ask
+/// for transparent huge pages, and are kept by the [`large`] cache.
+///
+/// Huge pages as NumPy asks for them for its data
+/// (`numpy/_core/src/multiarray/alloc.c`, from 4 MiB): a first touch then
+/// faults in 2 MiB at a time instead of 4 KiB, which is most of the cost
+/// of a fresh large buffer. Where THP is off or "always", the advice
+/// changes nothing.
+pub(crate) const MAPPED_MIN: usize = 4 << 20;
 
 /// A per-thread cache of small blocks, as NumPy keeps one for small
 /// array data (`npy_alloc_cache`): an eager loop over small tensors frees
@@ -212,7 +188,7 @@ mod small {
 }
 
 /// A process-wide cache of freed large blocks (at least
-/// [`HUGE_PAGE_MIN`]), kept per exact size, [`large::PER_SIZE`] per size
+/// [`MAPPED_MIN`]), kept per exact size, [`large::PER_SIZE`] per size
 /// and [`large::MAX_TOTAL`] bytes in all.
 ///
 /// Why: a new large buffer is a fresh mapping, and the kernel faults in
@@ -315,7 +291,7 @@ impl Drop for RawBlock {
 /// own is returned to the kernel when freed (but for the one block per
 /// size [`large`] keeps), as NumPy's and PyTorch's large blocks are when
 /// glibc maps them. The first touch of a fresh mapping faults its pages in
-/// (2 MiB at a time with [`advise_huge_pages`]), which the large cache
+/// (2 MiB at a time: huge pages, [`MAPPED_MIN`]), which the large cache
 /// spares the loops that free and make blocks of one size.
 mod system {
     use std::alloc::{self, Layout};
@@ -383,6 +359,10 @@ mod system {
         if p == libc::MAP_FAILED {
             return None;
         }
+        // SAFETY: the whole mapping just made, which this thread owns;
+        // MADV_HUGEPAGE is only advice about it and never changes its
+        // contents. The result is ignored: failure leaves ordinary pages.
+        unsafe { libc::madvise(p, cap, libc::MADV_HUGEPAGE) };
         NonNull::new(p.cast())
     }
 
