@@ -5,6 +5,7 @@ soaks whose resident memory must stay flat."""
 from __future__ import annotations
 
 import gc
+import inspect
 import subprocess
 import sys
 import textwrap
@@ -184,15 +185,10 @@ def test_freed_large_buffers_go_back_to_the_system() -> None:
     # bytes by them. Each is its own mapping instead, unmapped when freed,
     # but for the one block per size the large-block cache keeps. A fresh
     # process, so that no earlier test's blocks are cached.
-    code = textwrap.dedent(
+    code = inspect.getsource(rss) + textwrap.dedent(
         """
         import numpy as np, donate
         MiB = 1 << 20
-        def rss():
-            with open("/proc/self/status") as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        return int(line.split()[1]) * 1024
         np.ones(16 * MiB // 8)  # raises glibc's threshold past 8 MiB
         freed, kept = [], []
         for i in range(4):

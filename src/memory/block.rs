@@ -297,18 +297,20 @@ mod system {
     use std::alloc::{self, Layout};
     use std::ptr::NonNull;
 
-    use super::{ALIGN, MAPPED_MIN};
+    use super::ALIGN;
 
     /// Is a block of `cap` bytes a mapping of its own? One rule for
-    /// [`alloc`] and [`free`].
+    /// [`alloc`] and [`free`]; on other systems no block is.
+    #[cfg(target_os = "linux")]
     fn mapped(cap: usize) -> bool {
-        cfg!(target_os = "linux") && cap >= MAPPED_MIN
+        cap >= super::MAPPED_MIN
     }
 
     /// `cap > 0` bytes aligned to [`ALIGN`], zeroed when `zeroed`; also
     /// whether they are zeroed (a fresh mapping always is). `None` when
     /// the system refuses.
     pub(super) fn alloc(cap: usize, zeroed: bool) -> Option<(NonNull<u8>, bool)> {
+        #[cfg(target_os = "linux")]
         if mapped(cap) {
             return map(cap).map(|p| (p, true));
         }
@@ -330,6 +332,7 @@ mod system {
     /// # Safety
     /// `ptr` came from [`alloc`] with this `cap`, and is freed once.
     pub(super) unsafe fn free(ptr: NonNull<u8>, cap: usize) {
+        #[cfg(target_os = "linux")]
         if mapped(cap) {
             // SAFETY: the caller's: `ptr` is a mapping of `cap` bytes made
             // by `map`, unmapped once.
@@ -366,11 +369,6 @@ mod system {
         NonNull::new(p.cast())
     }
 
-    #[cfg(not(target_os = "linux"))]
-    fn map(_: usize) -> Option<NonNull<u8>> {
-        unreachable!("blocks are mapped on Linux only")
-    }
-
     /// # Safety
     /// `ptr` is a mapping of `cap` bytes made by [`map`], unmapped once.
     #[cfg(target_os = "linux")]
@@ -378,11 +376,6 @@ mod system {
         // SAFETY: the caller's. munmap of a whole mapping made by mmap with
         // the same length cannot fail.
         unsafe { libc::munmap(ptr.as_ptr().cast(), cap) };
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    unsafe fn unmap(_: NonNull<u8>, _: usize) {
-        unreachable!("blocks are mapped on Linux only")
     }
 }
 
