@@ -94,3 +94,46 @@ def test_in_place_writes_the_same_bits(name: str) -> None:
     out = getattr(np, name)(b, out=b)
     assert out is b
     np.testing.assert_array_equal(np.asarray(b).view(np.int32), fresh.view(np.int32))
+
+
+# exp, tanh and sigmoid are the element-wise unary ops' own float32 code
+# (src/kernels/math.rs), in place and into a new buffer.
+SUBNORMAL_EXP = np.array([-87.0, -87.4, -88.0, -95.0, -100.0, -103.0, -103.9, -103.97, -104.0, -200.0],
+                         np.float32)
+
+
+@pytest.mark.parametrize("inplace", [False, True], ids=["new", "in_place"])
+def test_exp_of_float32_reaches_the_subnormals(inplace: bool) -> None:
+    # Below ln(2^-126) the result is subnormal; it rounds to 0 only below
+    # ln(2^-150). NumPy's float64 exp rounded to float32 is the reference.
+    x = np.concatenate([SUBNORMAL_EXP, np.linspace(-104, -87, 1001, dtype=np.float32)])
+    want = np.exp(x.astype(np.float64)).astype(np.float32)
+    t = donate.asarray(x.copy())
+    if inplace:
+        t.exp_()
+        got = t.numpy()
+    else:
+        got = donate.exp(t).numpy()
+    assert (got[:8] > 0).all(), got[:8]  # down to -103.97: not flushed to 0
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=2 * 1.4e-45)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64], ids=str)
+def test_tanh_keeps_the_sign_of_zero(dtype: np.dtype) -> None:
+    x = np.array([-0.0, 0.0, -1e-30, 1e-30], dtype)
+    want = np.tanh(x)
+    for got in (donate.tanh(donate.asarray(x)).numpy(), donate.asarray(x.copy()).tanh_().numpy()):
+        np.testing.assert_array_equal(got, want)
+        assert list(np.signbit(got)) == list(np.signbit(want))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+def test_sigmoid_of_very_negative_numbers_is_their_tiny_value(dtype: np.dtype) -> None:
+    # 1 / (1 + e^-x) overflows e^-x to inf and gives 0; the value is e^x
+    # to within a rounding, down into the subnormals.
+    lows = [-50.0, -87.0, -95.0, -100.0] if dtype == np.float32 else [-100.0, -700.0, -720.0, -740.0]
+    x = np.array(lows + [-1.0, 0.0, 1.0, 50.0, -np.inf, np.inf], dtype)
+    want = (1 / (1 + np.exp(-x.astype(np.longdouble)))).astype(dtype)
+    got = donate.sigmoid(donate.asarray(x)).numpy()
+    assert (got[: len(lows)] > 0).all(), got
+    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-13)

@@ -246,7 +246,14 @@ impl UnaryFn<f64> for Tanh {
 impl UnaryFn<f64> for Sigmoid {
     #[inline(always)]
     fn call<const FMA: bool>(x: f64) -> f64 {
-        1.0 / (1.0 + (-x).exp())
+        // As `f32`'s (`math::sigmoid`): `e^-|x|`, which never overflows.
+        let e = (-x.abs()).exp();
+        let d = 1.0 / (1.0 + e);
+        if x < 0.0 {
+            e * d
+        } else {
+            d
+        }
     }
 }
 impl UnaryFn<f64> for Gelu {

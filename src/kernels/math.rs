@@ -50,7 +50,11 @@ fn round_small(x: f32) -> f32 {
 }
 
 const EXP_HI: f32 = 88.722_84;
-const EXP_LO: f32 = -87.336_55;
+/// `ln 2^-150`: below it `e^x` rounds to zero; above it, down to `ln
+/// 2^-126`, the result is subnormal (`2^n` is applied as two normal
+/// factors, so the only rounding into the subnormal range is the last
+/// product's).
+const EXP_LO: f32 = -103.972_08;
 
 /// `e^x`.
 #[inline(always)]
@@ -66,8 +70,9 @@ pub(super) fn exp<const FMA: bool>(x: f32) -> f32 {
     p = madd::<FMA>(p, r, 1.666_666_5e-1);
     p = madd::<FMA>(p, r, 0.5);
     let y = madd::<FMA>(p, r * r, r) + 1.0;
-    // 2^n split in two factors so neither exponent field overflows. `n`
-    // is a whole number with |n| <= 128 (or NaN, fixed up below), so
+    // 2^n split in two factors so neither exponent field overflows or
+    // underflows (-150 <= n <= 128: each factor is at least 2^-75). `n`
+    // is a whole number with |n| <= 150 (or NaN, fixed up below), so
     // adding 1.5 * 2^23 puts it in the mantissa's low bits: read it from
     // there. (A saturating `n as i32` has no vector instruction and would
     // leave this loop scalar.)
@@ -124,17 +129,23 @@ pub(super) fn tanh<const FMA: bool>(x: f32) -> f32 {
     p = madd::<FMA>(p, z, -5.373_971_6e-2);
     p = madd::<FMA>(p, z, 1.333_144_2e-1);
     p = madd::<FMA>(p, z, -3.333_328e-1);
-    let small = madd::<FMA>(p * z, x, x);
+    // (`copysign`: the odd polynomial keeps `x`'s sign, but for `-0.0`
+    // the sum `-0.0 * ... + -0.0` would be `+0.0`.)
+    let small = madd::<FMA>(p * z, x, x).copysign(x);
     // otherwise 1 - 2 / (e^{2|x|} + 1), with the sign of x.
     let e = exp::<FMA>(ax + ax);
     let large = (1.0 - 2.0 / (e + 1.0)).copysign(x);
     select(ax < 0.625, small, large)
 }
 
-/// Logistic sigmoid `1 / (1 + e^-x)`.
+/// Logistic sigmoid `1 / (1 + e^-x)`, as `e^x / (1 + e^x)` for negative
+/// `x`: `e^-|x|` never overflows, so a very negative `x` gives its tiny
+/// (down to subnormal) result rather than `1 / inf = 0`.
 #[inline(always)]
 pub(super) fn sigmoid<const FMA: bool>(x: f32) -> f32 {
-    1.0 / (1.0 + exp::<FMA>(-x))
+    let e = exp::<FMA>(-x.abs());
+    let d = 1.0 / (1.0 + e);
+    select(x < 0.0, e * d, d)
 }
 
 /// `sqrt(2/pi)`, the constant of the tanh form of GELU.
