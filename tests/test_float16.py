@@ -479,3 +479,23 @@ def test_float_functions_of_small_integers_give_float32(dtype: str) -> None:
         got = getattr(donate, name)(donate.asarray(a))
         assert got.dtype == donate.float32
         np.testing.assert_allclose(np.asarray(got), getattr(np, name)(a.astype(np.float32)), rtol=1e-6)
+
+
+def test_nextafter_and_spacing_step_in_float16_itself() -> None:
+    # float16 computes in float32 and rounds; a step of float32's size
+    # would round back to the input, so nextafter steps in float16.
+    # (Not `nextafter(0.0, -0.0)`: donate gives `-0.0`, C's `y` when `x ==
+    # y`, as NumPy's float32 and float64 do; NumPy's float16 gives `x`.)
+    a = np.array([1, 1, 0, -0.0, 65504, np.inf, 6e-8, -6e-8, 2, np.nan, 1], np.float16)
+    b = np.array([2, 0, 1, -1, np.inf, 0, 0, 0, 2, 1, np.nan], np.float16)
+    got = donate.nextafter(donate.asarray(a), donate.asarray(b)).numpy()
+    with np.errstate(over="ignore"):  # (NumPy warns for 65504 -> inf)
+        want = np.nextafter(a, b)
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got, want)
+    ok = ~np.isnan(want)
+    np.testing.assert_array_equal(np.signbit(got[ok]), np.signbit(want[ok]))  # -0.0 too
+    # (Positive numbers: of a negative one NumPy's float16 `spacing` is
+    # positive, its float32 and float64 ones negative, as donate's are.)
+    s = np.array([1.0, 1000.0, 3.0, 0.0, 60000.0], np.float16)
+    np.testing.assert_array_equal(np.spacing(donate.asarray(s)).numpy(), np.spacing(s))

@@ -602,3 +602,17 @@ def test_mask_assignment_on_a_donated_tensor_raises() -> None:
 def test_a_large_uint64_python_int(call: Callable[[donate.Tensor, donate.Tensor], donate.Tensor]) -> None:
     un = np.array([1, 2**64 - 1], np.uint64)
     call(donate.asarray(un), donate.asarray(np.array([True, False])))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int32, np.uint64], ids=str)
+def test_clip_with_integer_bounds_past_the_dtype_clips_as_numpy(dtype: np.dtype) -> None:
+    # NumPy 2: a Python int minimum below the dtype's range, or maximum
+    # above it, clips nothing on its side (no overflow, no wrap-around);
+    # past the other side it is an OverflowError (test_clip_errors_...).
+    info = np.iinfo(dtype)
+    a = np.array([info.min, 0, 5, info.max], dtype)
+    for lo, hi in [(-1000, 1000), (-(2**70), 2**70), (1, 2**65), (-(2**65), 3), (None, 2**64), (-5000, None)]:
+        got = donate.clip(donate.asarray(a), lo, hi)
+        want = np.clip(a, lo, hi)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.numpy(), want)

@@ -69,14 +69,8 @@ def clip(a: Any, a_min: Any = _NoValue, a_max: Any = _NoValue, out: Any = None,
     bounds = [None if b is _NoValue else b for b in bounds]
     dt = np.result_type(_dtype_of(a), *(b if _number(b) else _dtype_of(b)
                                         for b in bounds if b is not None))
-    if np.issubdtype(dt, np.integer):
-        # NumPy's clip: a Python int beyond the dtype's range bounds
-        # nothing (`np.clip(uint8_t, -1, 3)` is uint8).
-        info = np.iinfo(dt)
-        if _number(bounds[0]) and bounds[0] < info.min:
-            bounds[0] = None
-        if _number(bounds[1]) and bounds[1] > info.max:
-            bounds[1] = None
+    # (A Python int bound past the dtype's range on its own side bounds
+    # nothing, `np.clip(uint8_t, -1, 3)`: `donate.clip`'s rule.)
     x = _donatable(a, out) if _dtype_of(a) == dt else _cast(a, dt)
     lo, hi = (b if b is None or _number(b) else _in_dtype(b, dt) for b in bounds)
     return _write_out("clip", out, _dn.clip(x, lo, hi), casting)

@@ -5,7 +5,7 @@
 use crate::array::dyn_tensor::{
     each_real, for_dtype, for_float, number, AnyElement, DynElement, DynTensor, Scalar,
 };
-use crate::array::element::DType;
+use crate::array::element::{DType, F16};
 use crate::array::shape::dims;
 use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
@@ -333,11 +333,52 @@ fn execute_widened(plan: &Plan, wide: &Plan, args: &mut [Arg<'_>]) -> Result<(Dy
     let outcome = outcome_of(plan);
     count_fallbacks(plan, &outcome);
     let r = if storage::narrows(plan) {
-        r.cast(plan.dtype)?
+        narrow(plan, &r)?
     } else {
         r
     };
     Ok((r, outcome))
+}
+
+/// The float16 result of a plan that [`storage::narrows`], from its
+/// float32 result `r`: rounded to nearest, but for `nextafter`, which
+/// steps in its result's own dtype. Float32's step from a float16 `a`
+/// toward `b` rounds back to `a`; the float16 result is `a`'s float16
+/// neighbour on the side the float32 one lies (or `r` itself, where it
+/// did not move: `a == b`, NaN).
+fn narrow(plan: &Plan, r: &DynTensor) -> Result<DynTensor> {
+    let rounded = r.cast(plan.dtype)?;
+    if plan.op != Op::Func(crate::kernels::Func::Nextafter) || plan.dtype != DType::F16 {
+        return Ok(rounded);
+    }
+    let name = plan.op.name();
+    let wide = r.contiguous()?;
+    let (wide, near) = (wide.typed::<f32>(name)?, rounded.typed::<F16>(name)?);
+    let stepped: Vec<F16> = wide
+        .as_slice()?
+        .iter()
+        .zip(near.as_slice()?)
+        .map(|(&w, &a)| {
+            let up = match w.partial_cmp(&a.to_f32()) {
+                Some(std::cmp::Ordering::Greater) => true,
+                Some(std::cmp::Ordering::Less) => false,
+                _ => return a, // not moved (or NaN)
+            };
+            if a.to_bits() << 1 == 0 {
+                // From a zero (all bits but the sign clear): the smallest
+                // subnormal of the direction's sign.
+                F16::from_bits(if up { 0x0001 } else { 0x8001 })
+            } else if up == a.is_sign_positive() {
+                F16::from_bits(a.to_bits() + 1) // away from zero
+            } else {
+                F16::from_bits(a.to_bits() - 1) // toward zero
+            }
+        })
+        .collect();
+    Ok(<F16 as AnyElement>::wrap(Tensor::from_vec(
+        stepped,
+        r.shape(),
+    )?))
 }
 
 /// `x op= y` (or `x = op(x)`, `y` `None`: `x.exp_()`) computed in another
@@ -373,7 +414,7 @@ fn wide_in_place(plan: &Plan, x: &mut DynTensor, y: Option<&Arg<'_>>) -> Result<
     args.push(Arg::Tensor(lhs));
     args.extend(rhs);
     let (r, _) = execute(&out_of_place, &mut args)?;
-    let r = r.cast(plan.dtype)?;
+    let r = narrow(plan, &r)?;
     crate::array::dyn_tensor::for_any_dtype!(plan.dtype, T => {
         let v = r.typed::<T>(name)?;
         x.typed_mut::<T>(name)?.write_index(&[crate::Index::Ellipsis], v.as_slice()?, v.shape())
@@ -392,6 +433,11 @@ fn select(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
             crate::ops::select::run_where::<T>(plan, &c, typed_one(plan, 1, a)?, typed_one(plan, 2, b)?)
         }),
         Op::Clip { min, max } => for_dtype!(plan.dtype, T => {
+            for a in args.iter_mut().skip(1) {
+                if let Arg::Scalar(s) = a {
+                    *s = crate::plan::clamped_bound(*s, plan.dtype);
+                }
+            }
             let mut it = typed::<T>(plan, args)?.into_iter();
             let x = it.next().ok_or_else(|| internal(plan, "an input"))?;
             let lo = if *min { it.next() } else { None };

@@ -12,7 +12,7 @@ use super::target::{
     choose_target, in_place_cast_refused, plan_gathers, plan_target_in_place, Receives,
 };
 use super::{Allocation, Kind, Op, OperandDesc, Plan, Purpose, Reduction};
-use crate::array::dyn_tensor::check_scalar;
+use crate::array::dyn_tensor::{check_scalar, Scalar};
 use crate::array::element::DType;
 use crate::array::shape::{
     broadcast_shapes, check_broadcasts_to, checked_numel, dims, normalize_axis, Dims,
@@ -409,7 +409,31 @@ fn where_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
 /// broadcast shape of the three.
 fn clip_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
     let dtype = tensor_dtype(op, &o[0], "the input")?;
-    check_scalars(op, &o[1..], dtype)?;
+    // A Python integer bound past an integer tensor's range on its own
+    // side (a minimum below it, a maximum above it) clips nothing, as
+    // NumPy 2's `clip` takes it: it is clamped to the range when run
+    // ([`clamped_bound`]). Past the other side it would clip every
+    // element to a value the dtype cannot hold: an overflow, as NumPy's.
+    let lower = match op {
+        Op::Clip { min: true, .. } => [true, false],
+        _ => [false, false],
+    };
+    for (b, lower) in o[1..].iter().zip(lower) {
+        let Kind::Scalar(s) = b.kind else { continue };
+        let harmless = match (s, dtype.int_range()) {
+            (Scalar::Int(v), Some((lo, hi))) if dtype.is_int() => {
+                if lower {
+                    v < lo
+                } else {
+                    v > hi
+                }
+            }
+            _ => false,
+        };
+        if !harmless {
+            check_scalar(op.name(), s, dtype)?;
+        }
+    }
     let mut shape = dims(o[0].shape);
     for b in &o[1..] {
         shape = broadcast_shapes("clip", &shape, b.shape)?;
@@ -417,6 +441,15 @@ fn clip_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
     let mut sig = Signature::new(dtype, shape, Receives::Input);
     sig.scratch = broadcast_scratch(o, &sig.shape, &[dtype.size(); 3]);
     Ok(sig)
+}
+
+/// A bound of `clip` over an integer `dtype`: a Python integer clamped to
+/// the dtype's range (see [`clip_signature`]); any other as it is.
+pub(crate) fn clamped_bound(s: Scalar, dtype: DType) -> Scalar {
+    match (s, dtype.int_range()) {
+        (Scalar::Int(v), Some((lo, hi))) if dtype.is_int() => Scalar::Int(v.clamp(lo, hi)),
+        _ => s,
+    }
 }
 
 fn setitem_signature(
