@@ -770,3 +770,43 @@ def test_a_temporary_input_of_a_reader_is_read() -> None:
         same(r, np.concat([A46 + 1, A46 * 2]))
         same(u, np.tile(A46 - 1, (2, 1)))
     same(a, A46)
+
+
+# Several operands promote all at once (NumPy's `result_type` of all of
+# them), not pairwise from the left: int8, uint8 and float16 are float16,
+# while (int8 with uint8) = int16, then with float16, float32.
+JOINED = [
+    (np.int8, np.uint8, np.float16),
+    (np.int8, np.uint16, np.float32),
+    (np.uint8, np.int8, np.float16),
+    (np.int16, np.uint16, np.float32),
+    (np.bool_, np.int8, np.uint8),
+]
+
+
+@pytest.mark.parametrize("dtypes", JOINED, ids=lambda d: "-".join(np.dtype(x).name for x in d))
+def test_joining_promotes_every_operand_at_once(dtypes: tuple[Any, ...]) -> None:
+    arrs = [np.arange(3).astype(d) for d in dtypes]
+    ts = [donate.asarray(a) for a in arrs]
+    want = np.result_type(*arrs)
+    assert donate.concat(ts).dtype == want
+    assert donate.stack(ts).dtype == want
+    assert np.concatenate(ts).dtype == want
+    np.testing.assert_array_equal(donate.concat(ts).numpy(), np.concatenate(arrs))
+    got = donate.diff(ts[1], prepend=ts[0], append=ts[2])
+    np.testing.assert_array_equal(got.numpy(), np.diff(arrs[1], prepend=arrs[0], append=arrs[2]))
+    assert got.dtype == np.diff(arrs[1], prepend=arrs[0], append=arrs[2]).dtype
+
+
+def test_meshgrid_keeps_each_inputs_dtype() -> None:
+    a, b = np.arange(3, dtype=np.int8), np.linspace(0, 1, 2)
+    for indexing in ("xy", "ij"):
+        got = donate.meshgrid(donate.asarray(a), donate.asarray(b), indexing=indexing)
+        want = np.meshgrid(a, b, indexing=indexing)
+        assert [g.dtype for g in got] == [w.dtype for w in want]
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.numpy(), w)
+    got = np.meshgrid(donate.asarray(a), donate.asarray(b))
+    assert [g.dtype for g in got] == [np.int8, np.float64]
+    traced = donate.jit(lambda x, y: donate.meshgrid(x, y))(donate.asarray(a), donate.asarray(b))
+    assert [g.dtype for g in traced] == [np.int8, np.float64]

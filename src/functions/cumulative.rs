@@ -236,7 +236,9 @@ pub fn diff_signature(
         });
     }
     let axis = normalize_axis(axis, shape.len())?;
-    let mut dtype = x.dtype;
+    // Promoted together, as NumPy's `concatenate` of the three does (not
+    // pairwise: `DType::promote_all`).
+    let mut dtypes: smallvec::SmallVec<[DType; 3]> = smallvec::smallvec![x.dtype];
     let mut joined = shape[axis];
     for e in [prepend, append].into_iter().flatten() {
         let s = e.shape;
@@ -254,9 +256,10 @@ pub fn diff_signature(
                 ),
             });
         }
-        dtype = DType::promote(dtype, e.dtype);
+        dtypes.push(e.dtype);
         joined = joined.saturating_add(s[axis]);
     }
+    let dtype = DType::promote_all(&dtypes).unwrap_or(x.dtype);
     let mut out = shape.to_vec();
     out[axis] = joined.saturating_sub(n);
     crate::array::shape::checked_numel(&out, dtype.size())?;

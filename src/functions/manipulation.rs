@@ -37,10 +37,11 @@ fn common(op: &'static str, xs: &[Meta<'_>]) -> Result<DType> {
     let first = xs
         .first()
         .ok_or_else(|| invalid(op, "needs at least one tensor".into()))?;
-    Ok(xs
-        .iter()
-        .skip(1)
-        .fold(first.dtype, |d, x| DType::promote(d, x.dtype)))
+    // All at once, as NumPy's `result_type` of several: int8, uint8 and
+    // float16 are float16, where promoting pairwise from the left gives
+    // int16 with float16, float32.
+    let ds: smallvec::SmallVec<[DType; 4]> = xs.iter().map(|x| x.dtype).collect();
+    Ok(DType::promote_all(&ds).unwrap_or(first.dtype))
 }
 
 /// `x` as a C-order tensor of `dtype` (itself when it already is one).
@@ -619,15 +620,25 @@ pub fn flip_index(ndim: usize, axes: Option<&[isize]>) -> Result<Vec<Index>> {
 }
 
 /// The grid's shape of `meshgrid(xs, indexing)` (`xy`: the first two
-/// axes swapped, as NumPy's default) and the common dtype.
-pub fn meshgrid_signature(xs: &[Meta<'_>], xy: bool) -> Result<(DType, Vec<usize>)> {
+/// axes swapped, as NumPy's default) and the dtype of result `part`: its
+/// input's, as NumPy's `meshgrid` keeps each (the array API asks for one
+/// dtype of all inputs, so it says nothing else).
+pub fn meshgrid_signature(xs: &[Meta<'_>], xy: bool, part: usize) -> Result<(DType, Vec<usize>)> {
     if let Some(x) = xs.iter().find(|x| x.shape.len() != 1) {
         return Err(invalid(
             "meshgrid",
             format!("needs 1-d tensors, got shape {:?}", x.shape),
         ));
     }
-    let dtype = common("meshgrid", xs)?;
+    let dtype = xs
+        .get(part)
+        .ok_or_else(|| {
+            invalid(
+                "meshgrid",
+                format!("no result {part} of {} inputs", xs.len()),
+            )
+        })?
+        .dtype;
     let mut lens: Vec<usize> = xs.iter().map(|x| x.shape[0]).collect();
     if xy && xs.len() > 1 {
         lens.swap(0, 1);
@@ -640,13 +651,8 @@ pub fn meshgrid_signature(xs: &[Meta<'_>], xy: bool) -> Result<(DType, Vec<usize
 /// grid, a new buffer.
 pub fn meshgrid_part(xs: &[&DynTensor], xy: bool, part: usize) -> Result<DynTensor> {
     let meta: Vec<Meta<'_>> = xs.iter().map(|x| x.meta()).collect();
-    let (dtype, lens) = meshgrid_signature(&meta, xy)?;
-    let x = xs.get(part).ok_or_else(|| {
-        invalid(
-            "meshgrid",
-            format!("no result {part} of {} inputs", xs.len()),
-        )
-    })?;
+    let (dtype, lens) = meshgrid_signature(&meta, xy, part)?;
+    let x = xs[part]; // (the signature checked `part`)
     let pos = if xy && xs.len() > 1 && part < 2 {
         1 - part
     } else {

@@ -161,10 +161,8 @@ impl FreshOp {
     /// [`Plan::gathers`]: super::Plan::gathers
     pub fn read_dtype(&self, i: usize, result: DType) -> Option<DType> {
         match self {
-            FreshOp::Concat { .. }
-            | FreshOp::Stack { .. }
-            | FreshOp::Meshgrid { .. }
-            | FreshOp::Diff { .. } => Some(result),
+            // (A meshgrid result is its input's dtype: each read as held.)
+            FreshOp::Concat { .. } | FreshOp::Stack { .. } | FreshOp::Diff { .. } => Some(result),
             FreshOp::Take { .. } | FreshOp::TakeAlongAxis { .. } => (i == 1).then_some(DType::I64),
             FreshOp::Linalg(l) => l.read_dtype(i, result),
             FreshOp::Fft(f) => f.read_dtype(result),
@@ -216,7 +214,7 @@ impl FreshOp {
             FreshOp::TakeAlongAxis { axis } => {
                 manipulation::take_along_axis_signature(o[0], o[1], *axis)
             }
-            FreshOp::Meshgrid { xy, .. } => manipulation::meshgrid_signature(o, *xy),
+            FreshOp::Meshgrid { xy, part, .. } => manipulation::meshgrid_signature(o, *xy, *part),
             FreshOp::ArgExtreme {
                 extreme,
                 axis,
