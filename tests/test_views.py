@@ -125,6 +125,27 @@ def test_array_indices_still_copy() -> None:
     assert not c.is_view and t.ownership["handles"] == 1
 
 
+@pytest.mark.parametrize(
+    "key",
+    [np.array(1), (np.array(1), slice(None)), (slice(None), np.array(0)), np.array([1])],
+    ids=["0d", "0d-slice", "slice-0d", "1d"],
+)
+def test_numpy_array_indices_copy_even_0d(key: object) -> None:
+    # NumPy: `a[np.array(1)]` is advanced indexing (a copy), although
+    # `a[np.int64(1)]` is a view; a write into the result leaves `t` alone.
+    t, a = base()
+    c = t[key]
+    want = a[key]
+    np.testing.assert_array_equal(np.asarray(c), want)
+    assert not c.is_view and t.ownership["handles"] == 1
+    c += 100.0
+    np.testing.assert_array_equal(np.asarray(t), a)
+    # Assignment with the same keys writes into `t`, as NumPy's does.
+    t[key] = -1.0
+    a[key] = -1.0
+    np.testing.assert_array_equal(np.asarray(t), a)
+
+
 # ------------------------------------------------------- value semantics ---
 
 

@@ -359,11 +359,13 @@ pub(crate) fn basic_index(key: &Bound<'_, PyAny>) -> PyResult<Option<Vec<donate:
                 step,
             }));
         }
-        if k.is_instance_of::<pyo3::types::PyBool>() {
+        // A NumPy array, even a 0-d integer one, is advanced indexing, as
+        // in NumPy: `a[np.array(1)]` is a copy, `a[np.int64(1)]` a view.
+        if k.is_instance_of::<pyo3::types::PyBool>() || k.is_instance_of::<PyUntypedArray>() {
             return Ok(None);
         }
-        // An integer, a NumPy integer or a 0-d integer array (NumPy's
-        // rule); anything whose `__index__` fails is advanced indexing.
+        // An integer or a NumPy integer (NumPy's rule); anything whose
+        // `__index__` fails is advanced indexing.
         match k.call_method0("__index__") {
             Ok(i) => Ok(Some(Index::Int(i.extract()?))),
             Err(_) => Ok(None),
