@@ -130,7 +130,11 @@ def test_donate_fmod_and_cbrt_take_a_donated_buffer() -> None:
             warnings.simplefilter("error", donate.DonationWarning)
             r = f(t.donate(), *args)
         assert r.data_ptr() == p and t.is_donated
-        check(r, getattr(np, f.__name__)(np.array([8.0, -27.0, 5.5]), *args))
+        # (Within an ulp: NumPy's float64 `cbrt` is the C library's where
+        # it has no vector loop, and glibc's gives -3.0000000000000004.)
+        want = getattr(np, f.__name__)(np.array([8.0, -27.0, 5.5]), *args)
+        assert r.dtype == want.dtype
+        np.testing.assert_allclose(np.asarray(r), want, rtol=2 * np.finfo(np.float64).eps)
 
 
 def test_donate_fmod_refuses_bools_as_remainder_does_and_np_fmod_takes_numpys_int8_loop() -> None:
