@@ -341,14 +341,14 @@ fn execute_widened(plan: &Plan, wide: &Plan, args: &mut [Arg<'_>]) -> Result<(Dy
 }
 
 /// The float16 result of a plan that [`storage::narrows`], from its
-/// float32 result `r`: rounded to nearest, but for `nextafter`, which
-/// steps in its result's own dtype. Float32's step from a float16 `a`
-/// toward `b` rounds back to `a`; the float16 result is `a`'s float16
-/// neighbour on the side the float32 one lies (or `r` itself, where it
-/// did not move: `a == b`, NaN).
+/// float32 result `r`, as [`storage::narrowing`] says: rounded to
+/// nearest, or stepped (float32's step from a float16 `a` toward `b`
+/// rounds back to `a`; the float16 result is `a`'s float16 neighbour on
+/// the side the float32 one lies, or `a` where it did not move: `a ==
+/// b`, NaN).
 fn narrow(plan: &Plan, r: &DynTensor) -> Result<DynTensor> {
     let rounded = r.cast(plan.dtype)?;
-    if plan.op != Op::Func(crate::kernels::Func::Nextafter) || plan.dtype != DType::F16 {
+    if storage::narrowing(plan) == storage::Narrowing::Round || plan.dtype != DType::F16 {
         return Ok(rounded);
     }
     let name = plan.op.name();
@@ -433,9 +433,9 @@ fn select(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
             crate::ops::select::run_where::<T>(plan, &c, typed_one(plan, 1, a)?, typed_one(plan, 2, b)?)
         }),
         Op::Clip { min, max } => for_dtype!(plan.dtype, T => {
-            for a in args.iter_mut().skip(1) {
+            for (i, a) in args.iter_mut().skip(1).enumerate() {
                 if let Arg::Scalar(s) = a {
-                    *s = crate::plan::clamped_bound(*s, plan.dtype);
+                    *s = crate::plan::clip_bound(&plan.op, i, *s, plan.dtype)?;
                 }
             }
             let mut it = typed::<T>(plan, args)?.into_iter();

@@ -223,6 +223,15 @@ impl Func {
         )
     }
 
+    /// Does the result step in its own dtype's representable numbers
+    /// (`nextafter`: the neighbour of `x1` toward `x2`), so that one
+    /// computed in a wider dtype is not rounded back but stepped? (Float
+    /// 16 computes in float32: float32's step from a float16 `a` rounds
+    /// back to `a`.)
+    pub const fn steps_in_own_dtype(self) -> bool {
+        matches!(self, Func::Nextafter)
+    }
+
     /// The array API's name (NumPy's where the standard has none).
     pub const fn name(self) -> &'static str {
         use Func::*;

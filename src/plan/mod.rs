@@ -77,7 +77,7 @@ pub use crate::array::dyn_tensor::check_scalar;
 pub use crate::array::layout::Coverage;
 pub(crate) use fresh::scalar_tensor as fresh_scalar;
 pub use fresh::FreshOp;
-pub(crate) use rules::clamped_bound;
+pub(crate) use rules::clip_bound;
 pub(crate) use rules::permute_axes;
 pub use target::check_in_place_cast;
 

@@ -409,29 +409,9 @@ fn where_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
 /// broadcast shape of the three.
 fn clip_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
     let dtype = tensor_dtype(op, &o[0], "the input")?;
-    // A Python integer bound past an integer tensor's range on its own
-    // side (a minimum below it, a maximum above it) clips nothing, as
-    // NumPy 2's `clip` takes it: it is clamped to the range when run
-    // ([`clamped_bound`]). Past the other side it would clip every
-    // element to a value the dtype cannot hold: an overflow, as NumPy's.
-    let lower = match op {
-        Op::Clip { min: true, .. } => [true, false],
-        _ => [false, false],
-    };
-    for (b, lower) in o[1..].iter().zip(lower) {
-        let Kind::Scalar(s) = b.kind else { continue };
-        let harmless = match (s, dtype.int_range()) {
-            (Scalar::Int(v), Some((lo, hi))) if dtype.is_int() => {
-                if lower {
-                    v < lo
-                } else {
-                    v > hi
-                }
-            }
-            _ => false,
-        };
-        if !harmless {
-            check_scalar(op.name(), s, dtype)?;
+    for (i, b) in o[1..].iter().enumerate() {
+        if let Kind::Scalar(s) = b.kind {
+            clip_bound(op, i, s, dtype)?;
         }
     }
     let mut shape = dims(o[0].shape);
@@ -443,13 +423,31 @@ fn clip_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
     Ok(sig)
 }
 
-/// A bound of `clip` over an integer `dtype`: a Python integer clamped to
-/// the dtype's range (see [`clip_signature`]); any other as it is.
-pub(crate) fn clamped_bound(s: Scalar, dtype: DType) -> Scalar {
-    match (s, dtype.int_range()) {
-        (Scalar::Int(v), Some((lo, hi))) if dtype.is_int() => Scalar::Int(v.clamp(lo, hi)),
-        _ => s,
+/// Which of `clip`'s bounds (its operands after the first) is a lower
+/// one: `[min, max]`, `[min]` or `[max]`.
+fn clip_sides(op: &Op) -> [bool; 2] {
+    match op {
+        Op::Clip { min: true, .. } => [true, false],
+        _ => [false, false],
     }
+}
+
+/// `clip`'s Python number bound `s` (`bound`: 0 for its second operand,
+/// 1 for its third) over `dtype`, as it is run: checked
+/// as any scalar operand is, except that a Python integer past an
+/// integer dtype's range on its own side (a minimum below it, a maximum
+/// above it) clips nothing, as NumPy 2's `clip` takes it, and is clamped
+/// to the range. Past the other side it would clip every element to a
+/// value the dtype cannot hold: an overflow, as NumPy's.
+pub(crate) fn clip_bound(op: &Op, bound: usize, s: Scalar, dtype: DType) -> Result<Scalar> {
+    let lower = clip_sides(op).get(bound).copied().unwrap_or(false);
+    if let (Scalar::Int(v), Some((lo, hi)), true) = (s, dtype.int_range(), dtype.is_int()) {
+        if (lower && v < lo) || (!lower && v > hi) {
+            return Ok(Scalar::Int(v.clamp(lo, hi)));
+        }
+    }
+    check_scalar(op.name(), s, dtype)?;
+    Ok(s)
 }
 
 fn setitem_signature(

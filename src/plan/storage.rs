@@ -86,6 +86,26 @@ pub fn narrows(plan: &Plan) -> bool {
     plan.dtype.is_storage() && !plan.op.moves_only()
 }
 
+/// How a plan that [`narrows`] takes its float32 result to float16.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Narrowing {
+    /// Rounded to nearest, as a cast.
+    Round,
+    /// A step in float16's own numbers ([`crate::kernels::Func::steps_in_own_dtype`]):
+    /// each element the float16 neighbour of its rounded value on the
+    /// side the float32 result lies (or that value, where it did not
+    /// move).
+    Step,
+}
+
+/// How `plan`'s result is narrowed to its storage dtype.
+pub fn narrowing(plan: &Plan) -> Narrowing {
+    match plan.op {
+        Op::Func(f) if f.steps_in_own_dtype() => Narrowing::Step,
+        _ => Narrowing::Round,
+    }
+}
+
 /// The float32 result of a plan that [`narrows`], before it is rounded
 /// (`bytes`: the float16 result's).
 pub(super) fn scratch(plan: &Plan, bytes: usize) -> Option<Allocation> {
