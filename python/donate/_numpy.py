@@ -294,17 +294,25 @@ def _gcd(x: Any, y: Any) -> Any:
     # Euclid's algorithm on every pair at once (at most ~92 rounds for
     # int64: Fibonacci numbers are its worst case); non-negative, as
     # NumPy's.
-    a, b = _dn.abs(x), _dn.abs(y)
-    a, b = _dn.broadcast_arrays(a, b)
+    # The magnitudes are taken as unsigned numbers of the same width, as
+    # NumPy's: |INT_MIN| is the one magnitude a signed dtype cannot hold
+    # (`gcd(3, -128)` of int8 is 1, and `gcd(-128, -128)` wraps back to
+    # -128).
+    a, b = _dn.broadcast_arrays(_dn.abs(x), _dn.abs(y))
+    dtype = _dn.result_type(a, b)
+    if dtype.kind == "i":
+        unsigned = np.dtype(f"u{dtype.itemsize}")
+        a, b = (_dn.astype(_dn.astype(v, dtype), unsigned) for v in (a, b))
     while bool(_dn.any(b != 0)):
         nonzero = b != 0
         a, b = _dn.where(nonzero, b, a), _dn.where(nonzero, _dn.remainder(a, _dn.where(nonzero, b, 1)), 0)
-    return a
+    return _dn.astype(a, dtype) if a.dtype != dtype else a
 
 
 def _lcm(x: Any, y: Any) -> Any:
+    # NumPy's order: |x| / gcd * |y|, wrapping where it overflows.
     g = _gcd(x, y)
-    return _dn.abs(_dn.floor_divide(x, _dn.where(g == 0, 1, g)) * y)
+    return _dn.floor_divide(_dn.abs(x), _dn.where(g == 0, 1, g)) * _dn.abs(y)
 
 
 def _matvec(a: Any, v: Any) -> Any:
@@ -419,7 +427,8 @@ def _ufunc_call(
     if (loop is None and name in _BOOL_IDENTITY and kw.get("dtype") is None
             and _dtype_of(inputs[0]) == np.bool_):
         f, composed = (lambda x: _dn.astype(x, _dn.bool)), True
-    if name == "reciprocal" and kw.get("dtype") is None and _dtype_of(inputs[0]).kind in "biu":
+    loop = _dtype_of(inputs[0]) if kw.get("dtype") is None else np.dtype(kw["dtype"])
+    if name == "reciprocal" and loop.kind in "biu":
         f, composed = _int_reciprocal, True
     where = kw.pop("where", True)
     dtype = kw.pop("dtype", None)

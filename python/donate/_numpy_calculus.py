@@ -261,8 +261,9 @@ def sinc(x: Any) -> Any:
     t = _as_tensor(x)
     if t.dtype.kind not in "fc":
         t = _dn.astype(t, _dn.float64)
-    y = math.pi * _dn.where(t == 0, _dn.full((), 1.0e-20, dtype=t.dtype), t)
-    return _dn.sin(y) / y
+    zero = t == 0
+    y = math.pi * _dn.where(zero, _dn.ones((), dtype=t.dtype), t)
+    return _dn.where(zero, _dn.ones((), dtype=t.dtype), _dn.sin(y) / y)
 
 
 # Clenshaw's Chebyshev coefficients of `I0` on [0, 8] and (8, inf), as in

@@ -144,11 +144,16 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
         w = _dn.reshape(_as_tensor(weights), (-1,))
         if w.shape != x.shape:
             raise ValueError("weights should have the same shape as a.")
-        w = w if w.dtype.kind in "fc" else _dn.astype(w, _dn.float64)
-        running = _dn.cumulative_sum(_dn.take(w, order), include_initial=True)
+        # The sums in the widest dtype of the weights' kind (exact for
+        # integers, and a bin's sum a difference of two running sums),
+        # then in the weights' dtype, as NumPy's (which wraps an integer
+        # sum too wide for it).
+        kind = w.dtype.kind
+        wide = _dn.complex128 if kind == "c" else _dn.float64 if kind == "f" else _dn.int64
+        running = _dn.cumulative_sum(_dn.take(_dn.astype(w, wide), order), include_initial=True)
         at = _dn.concat([_dn.take(running, _dn.searchsorted(keys, inner, side="left")),
                          _dn.take(running, _dn.searchsorted(keys, last, side="right"))])
-        counts = at[1:] - at[:-1]
+        counts = _dn.astype(at[1:] - at[:-1], w.dtype)
     if density:
         widths = _dn.asarray(np.diff(e).astype(np.float64))
         counts = _dn.astype(counts, _dn.float64) / widths / _dn.sum(_dn.astype(counts, _dn.float64))
@@ -360,8 +365,11 @@ def sort_complex(a: Any) -> Any:
                        else _dn.complex128)
     if t.ndim == 0:
         return t
+    # NumPy's order of complex numbers: R+Rj < R+nanj < nan+Rj <
+    # nan+nanj, each class by real part, then imaginary part.
     re, im = _dn.real(t), _dn.imag(t)
-    order = lexsort([im, re], axis=-1)
+    nan_class = _dn.astype(_dn.isnan(re), _dn.int8) * 2 + _dn.astype(_dn.isnan(im), _dn.int8)
+    order = lexsort([im, re, nan_class], axis=-1)
     return _dn.take_along_axis(t, order, axis=-1)
 
 
@@ -406,6 +414,9 @@ def pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> An
         raise TypeError("`pad_width` must be of integral type.")
     if np.any(widths < 0):
         raise ValueError("index can't contain negative values")
+    if not widths.any():
+        # NumPy's pad returns a new array even when it pads nothing.
+        return x.copy()
     if mode in ("constant", "empty"):
         values = np.broadcast_to(np.asarray(kwargs.get("constant_values", 0)), (x.ndim, 2))
         for ax, (before, after) in enumerate(widths.tolist()):

@@ -269,6 +269,12 @@ def inner(a: Any, b: Any) -> Any:
     x, y = _donatable(a, None), _donatable(b, None)
     if x.ndim == 0 or y.ndim == 0:
         return _dn.multiply(x, y)
+    if x.dtype == y.dtype == _dn.bool:
+        # NumPy's inner of bools is bool (any of the pairs both True);
+        # the standard's `tensordot` takes numbers only, `matmul` bools.
+        n = x.shape[-1]
+        r = _dn.matmul(_dn.reshape(x, (-1, n)), _dn.matrix_transpose(_dn.reshape(y, (-1, n))))
+        return _dn.reshape(r, tuple(x.shape[:-1]) + tuple(y.shape[:-1]))
     return _dn.tensordot(x, y, axes=((x.ndim - 1,), (y.ndim - 1,)))
 
 
@@ -277,7 +283,11 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
 
 
 def outer(a: Any, b: Any, out: Any = None) -> Any:
-    return _write_out("outer", out, _linalg.outer(_flat(a), _flat(b)))
+    x, y = _flat(a), _flat(b)
+    if x.dtype == y.dtype == _dn.bool:
+        # (NumPy's outer of bools is bool; the standard's takes numbers.)
+        return _write_out("outer", out, _dn.multiply(_dn.reshape(x, (-1, 1)), _dn.reshape(y, (1, -1))))
+    return _write_out("outer", out, _linalg.outer(x, y))
 
 
 def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1,
@@ -637,7 +647,9 @@ def _merge_nans(values: Any, inverse: Any, counts: Any) -> tuple[Any, Any, Any]:
     """NumPy 2's `unique(equal_nan=True)`: the NaNs, which the standard's
     unique functions keep apart (each its own value, sorted last), as one
     value; its count is theirs, and every index of a NaN points to it."""
-    if not _dn.isdtype(values.dtype, "real floating"):
+    # (A complex value is NaN where either part is; NumPy sorts them
+    # last and keeps the first.)
+    if not _dn.isdtype(values.dtype, ("real floating", "complex floating")):
         return values, inverse, counts
     nans = int(_dn.sum(_dn.isnan(values)))
     if nans <= 1:

@@ -249,5 +249,20 @@ def nanpercentile(a: Any, q: Any, axis: Any = None, out: Any = None,
 
 def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
               keepdims: bool = False) -> Any:
-    """NumPy's `nanmedian`: `nanquantile` at 0.5."""
-    return nanquantile(a, 0.5, axis=axis, out=out, keepdims=keepdims)
+    """NumPy's `nanmedian`: the median of each slice's values that are
+    not NaN (the middle one, or the mean of the two middle ones); NaN with
+    a RuntimeWarning for a slice of NaNs."""
+    if not _inexact(a) or _dtype_of(a).kind == "c":
+        return _red.median(a, axis=axis, out=out, keepdims=keepdims)
+    x, qs = _red._quantiles("nanmedian", a, 0.5, "linear", None, None)
+    x, rest, axes = _red.lanes("nanmedian", x, axis)
+    xs = _dn.sort(x, axis=-1)  # NaNs last
+    count = _dn.sum(_dn.logical_not(_dn.isnan(x)), axis=-1, dtype=_dn.int64)
+    none = count == 0
+    _warn("All-NaN slice encountered", x, none)
+    last = _dn.maximum(count - 1, 0)
+    at = [_dn.take_along_axis(xs, _dn.expand_dims(i, axis=-1), axis=-1)[..., 0]
+          for i in (last // 2, (last + 1) // 2)]
+    r = _red.middle(at[0], at[1], last % 2 == 0)
+    return _red.gathered("nanmedian", [_dn.where(none, float("nan"), r)], qs, rest, axes,
+                         _flag(keepdims), out)

@@ -287,9 +287,9 @@ def _quantiles(name: str, a: Any, q: Any, method: Any, weights: Any,
     x = _as_tensor(a)
     if _dn.isdtype(x.dtype, "integral") or x.dtype == np.bool_:
         x = _dn.astype(x, _dn.float64)
-    elif not isinstance(q, (int, float)):
-        # An array of quantiles promotes with the data (NEP 50), a Python
-        # number does not.
+    elif not isinstance(q, (int, float)) or isinstance(q, np.generic):
+        # An array of quantiles, or a NumPy scalar (`np.float64(0.5)`),
+        # promotes with the data (NEP 50), a Python number does not.
         x = _dn.astype(x, np.result_type(x.dtype, np.asarray(q).dtype), copy=False)
     return x, qs
 
@@ -373,4 +373,24 @@ def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = Fa
         if not _dn.isdtype(x.dtype, ("real floating", "complex floating")):
             x = _dn.astype(x, _dn.float64)
         return _write_out("median", out, _dn.mean(x, axis=axis, keepdims=_flag(keepdims)))
-    return quantile(a, 0.5, axis=axis, out=out, keepdims=keepdims)
+    # NumPy's median is the middle value, or the mean of the two middle
+    # ones, not an interpolation (which makes NaN of `inf * 0` where a
+    # slice holds an infinity); NaN where a slice holds NaN.
+    x, qs = _quantiles("median", x, 0.5, "linear", None, None)
+    x, rest, axes = lanes("median", x, axis)
+    n = int(x.shape[-1])
+    xs = _dn.sort(x, axis=-1)
+    r = middle(xs[..., (n - 1) // 2], xs[..., n // 2], n % 2 == 1)
+    if _dn.isdtype(x.dtype, "real floating"):
+        r = _dn.where(_dn.any(_dn.isnan(x), axis=-1), float("nan"), r)
+    return gathered("median", [r], qs, rest, axes, _flag(keepdims), out)
+
+
+def middle(lo: Any, hi: Any, one: Any) -> Any:
+    """A median from the two middle values of a sorted slice: `lo` where
+    there is one (`one`, a bool or a bool tensor: an odd count), else the
+    mean of the two, computed as NumPy's `mean` (float16 in float32)."""
+    if one is True:
+        return lo
+    mean = _dn.mean(_dn.stack([lo, hi], axis=-1), axis=-1)
+    return mean if one is False else _dn.where(one, lo, mean)

@@ -125,12 +125,14 @@ impl LaneOp {
                 return Ok((d, out));
             }
             LaneOp::Roll { shifts, axes } => {
-                if axes.is_empty() && shifts.len() != 1 {
-                    return Err(invalid("one shift is needed without axes".into()));
-                }
-                if !axes.is_empty() && shifts.len() != axes.len() && shifts.len() != 1 {
+                // Shifts and axes broadcast together, as NumPy's: one
+                // shift for every axis, or several along one axis (they
+                // add up, as they do without axes: the flattened tensor).
+                if shifts.is_empty()
+                    || (shifts.len() != axes.len() && shifts.len() > 1 && axes.len() > 1)
+                {
                     return Err(invalid(format!(
-                        "{} shifts for {} axes",
+                        "{} shifts for {} axes (the counts must be equal, or one of them 1)",
                         shifts.len(),
                         axes.len()
                     )));
@@ -338,13 +340,18 @@ fn rotation(shift: i64, len: usize) -> usize {
 /// run of rows (the axes after it), rotated as a whole.
 fn roll<T: Element>(data: &mut [T], shape: &[usize], shifts: &[i64], axes: &[isize]) -> Result<()> {
     if axes.is_empty() {
-        let k = rotation(shifts[0], data.len());
-        data.rotate_right(k);
+        // (The shifts add up, modulo the length so that they cannot
+        // overflow.)
+        let n = i64::try_from(data.len()).unwrap_or(i64::MAX).max(1);
+        let total = shifts.iter().fold(0i64, |t, &s| (t + s.rem_euclid(n)) % n);
+        data.rotate_right(rotation(total, data.len()));
         return Ok(());
     }
-    for (i, &a) in axes.iter().enumerate() {
-        let ax = normalize_axis(a, shape.len())?;
+    let pairs = shifts.len().max(axes.len());
+    for i in 0..pairs {
+        let a = axes[if axes.len() == 1 { 0 } else { i }];
         let shift = shifts[if shifts.len() == 1 { 0 } else { i }];
+        let ax = normalize_axis(a, shape.len())?;
         let (len, inner) = (shape[ax], shape[ax + 1..].iter().product::<usize>());
         let k = rotation(shift, len);
         if k == 0 || len * inner == 0 {
@@ -598,11 +605,26 @@ mod tests {
             axes: vec![],
         };
         assert_eq!(applied(&flat, vec![0, 1, 2], &[3]), vec![1, 2, 0]);
+        // Several shifts along one axis, or of the flattened tensor, add
+        // up (NumPy's broadcasting of shifts and axes).
+        let summed = LaneOp::Roll {
+            shifts: vec![1, 2],
+            axes: vec![],
+        };
+        assert_eq!(applied(&summed, vec![0, 1, 2, 3], &[4]), vec![1, 2, 3, 0]);
+        let along_one = LaneOp::Roll {
+            shifts: vec![1, 1],
+            axes: vec![-1],
+        };
+        assert_eq!(
+            applied(&along_one, vec![0, 1, 2, 3, 4, 5], &[2, 3]),
+            vec![1, 2, 0, 4, 5, 3]
+        );
         assert!(LaneOp::Roll {
             shifts: vec![1, 2],
-            axes: vec![]
+            axes: vec![0, 1, 0]
         }
-        .signature(DType::I8, &[2])
+        .signature(DType::I8, &[2, 2])
         .is_err());
         let lower = LaneOp::Triangle { k: 0, upper: false };
         assert_eq!(

@@ -80,6 +80,18 @@ impl Statistic {
         }
     }
 
+    /// The same statistic computed in `dtype` (a sum, product or mean's
+    /// `dtype=`); the others as they are.
+    #[must_use]
+    pub fn in_dtype(self, dtype: DType) -> Statistic {
+        match self {
+            Statistic::Sum { .. } => Statistic::Sum { dtype: Some(dtype) },
+            Statistic::Prod { .. } => Statistic::Prod { dtype: Some(dtype) },
+            Statistic::Mean { .. } => Statistic::Mean { dtype: Some(dtype) },
+            s => s,
+        }
+    }
+
     /// The dtype the statistic reads an input of dtype `d` as: its
     /// result's, except a complex spread (`var`, `std`), which reads the
     /// complex numbers and returns a real number.
@@ -123,6 +135,14 @@ pub fn reduce(
     axes: Option<&[isize]>,
     keepdims: bool,
 ) -> Result<DynTensor> {
+    let stored = statistic.result_dtype(x.dtype());
+    if stored.is_storage() && !x.dtype().is_complex() {
+        // float16 stores and float32 computes, as in every float16 op
+        // (an explicit `dtype=float16` too): the statistic of the float32
+        // values, rounded once.
+        let wide = statistic.in_dtype(stored.computed_as());
+        return reduce(&x.cast(DType::F32)?, wide, axes, keepdims)?.cast(stored);
+    }
     let name = statistic.name();
     let shape = x.shape().to_vec();
     let axes = normalize_axes(name, axes, shape.len())?;
@@ -333,6 +353,11 @@ fn of_lane<T: crate::RealElement>(statistic: Statistic, lane: &[T]) -> T {
     match statistic {
         Statistic::Sum { .. } => sum(lane),
         Statistic::Prod { .. } => prod(lane),
+        // NumPy's mean into an integer dtype: the sum in that dtype
+        // (wrapping), divided, truncated.
+        Statistic::Mean { .. } if !T::DTYPE.is_float() => {
+            T::from_f64(sum(lane).to_f64() / lane.len() as f64)
+        }
         Statistic::Mean { .. } => {
             T::from_f64(float_sum(lane.iter().map(|v| v.to_f64())) / lane.len() as f64)
         }

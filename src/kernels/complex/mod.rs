@@ -234,8 +234,17 @@ fn sign<T: ComplexElement>(z: T) -> T {
     let (re, im) = z.parts();
     let zero = T::Real::zero();
     if re.is_nan() || im.is_nan() {
+        // (The standard's rule; NumPy's `sign(inf + nanj)` is 1.)
         let nan = T::Real::nan();
         return T::from_parts(nan, nan);
+    }
+    // One infinite part points the way, as NumPy's (`z / |z|` would be
+    // `inf / inf`); two are NaN.
+    match (re.is_infinite(), im.is_infinite()) {
+        (true, true) => return T::from_parts(T::Real::nan(), T::Real::nan()),
+        (true, false) => return T::from_parts(re.signum(), zero),
+        (false, true) => return T::from_parts(zero, im.signum()),
+        (false, false) => {}
     }
     if re == zero && im == zero {
         return T::from_parts(zero, zero);
@@ -313,6 +322,13 @@ mod tests {
         assert_eq!(sign(c(3.0, -4.0)), c(0.6, -0.8));
         let n = sign(c(f64::NAN, 1.0));
         assert!(n.re.is_nan() && n.im.is_nan());
+        // An infinite part gives the direction (NumPy's).
+        assert_eq!(sign(c(0.0, f64::INFINITY)), c(0.0, 1.0));
+        assert_eq!(sign(c(f64::NEG_INFINITY, 2.0)), c(-1.0, 0.0));
+        let nan = sign(c(f64::INFINITY, f64::NAN));
+        assert!(nan.re.is_nan() && nan.im.is_nan());
+        let both = sign(c(f64::INFINITY, f64::INFINITY));
+        assert!(both.re.is_nan() && both.im.is_nan());
     }
 
     #[test]

@@ -1,0 +1,163 @@
+"""NumPy functions on donate tensors at edge values (infinities, NaNs in
+complex numbers, the most negative integer, a NumPy scalar argument),
+each case one that differed from NumPy 2.4 before it was fixed; and
+functions that must return a new buffer although they change nothing."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import donate
+
+A = donate.asarray
+
+
+def same(r, n) -> None:
+    r = np.asarray(r)
+    assert r.dtype == n.dtype and r.shape == n.shape
+    np.testing.assert_array_equal(r, n)
+
+
+@pytest.mark.parametrize("x", [[1.0, 2.0, np.inf], [np.inf], [1.0, np.inf], [-np.inf, np.inf],
+                               [-np.inf, 1.0, 2.0, 3.0], [np.nan, np.inf]])
+def test_median_of_a_slice_holding_an_infinity(x):
+    # The middle value (or the mean of the two), never `inf * 0`.
+    x = np.array(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        same(np.median(A(x)), np.median(x))
+        same(np.nanmedian(A(x)), np.nanmedian(x))
+
+
+def test_median_and_nanmedian_along_axes_match_numpy():
+    rng = np.random.default_rng(3)
+    values = np.array([0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan, 3.0])
+    for dtype in (np.float16, np.float32, np.float64):
+        x = rng.choice(values, size=(3, 4, 5)).astype(dtype)
+        for axis in (None, 0, -1, (0, 2)):
+            for f in (np.median, np.nanmedian):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    same(f(A(x), axis=axis, keepdims=True), f(x, axis=axis, keepdims=True))
+    x = rng.integers(-50, 50, size=(4, 6)).astype(np.int8)
+    same(np.median(A(x), axis=1), np.median(x, axis=1))
+
+
+def test_a_numpy_scalar_quantile_promotes_with_the_data():
+    x = np.float32([1, 2, 3, 4])
+    for q in (np.float64(0.5), np.array(0.5), 0.5):
+        assert np.quantile(A(x), q).dtype == np.quantile(x, q).dtype
+    assert np.percentile(A(x), np.float64(50)).dtype == np.float64
+
+
+def test_sort_complex_puts_nans_last_in_numpy_order():
+    s = np.array([1 + 1j, complex(0, np.nan), 1 - 1j, 0j, complex(np.nan, 1),
+                  complex(np.nan, np.nan), complex(np.nan, 0)])
+    same(np.sort_complex(A(s)), np.sort_complex(s))
+
+
+def test_unique_merges_complex_nans():
+    s = np.array([complex(0, np.nan), complex(np.nan, 0), 1 + 0j, complex(np.nan, np.nan)])
+    r, n = np.unique(A(s), return_inverse=True, return_counts=True), np.unique(s, return_inverse=True,
+                                                                               return_counts=True)
+    for a, b in zip(r, n):
+        same(a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
+def test_gcd_and_lcm_with_the_most_negative_integer(dtype):
+    lo = np.iinfo(dtype).min
+    x, y = np.array([3, 5, -1, lo, 0, 12], dtype), np.array([lo, lo, lo, lo, lo, -8], dtype)
+    same(np.gcd(A(x), A(y)), np.gcd(x, y))
+    a, b = np.array([-127, 6], dtype), np.array([126, -4], dtype)
+    with np.errstate(over="ignore"):
+        same(np.lcm(A(a), A(b)), np.lcm(a, b))
+
+
+def test_reciprocal_into_an_integer_dtype_is_the_integer_reciprocal():
+    x = np.int8([1, 2, -1, 3])
+    same(np.reciprocal(A(x), dtype=np.int16), np.reciprocal(x, dtype=np.int16))
+    same(np.reciprocal(A(x), dtype=np.float32), np.reciprocal(x, dtype=np.float32))
+
+
+@pytest.mark.parametrize("weights", [np.int8([100, 100, 100]), np.uint8([1, 2, 3]),
+                                     np.array([True, False, True]), np.float16([1, 2, 3]),
+                                     np.float32([1e-8, 1.0, 1e8]), np.complex64([1j, 2, 3])])
+def test_histogram_sums_weights_in_their_dtype(weights):
+    x = np.array([0.5, 1.5, 2.5])
+    # (NumPy's own sum of bool weights over uneven bins raises.)
+    uneven = [] if weights.dtype == bool else [np.array([0.0, 1.0, 3.0])]
+    for bins in [2, *uneven]:
+        r, n = np.histogram(A(x), bins=bins, weights=A(weights)), np.histogram(x, bins=bins, weights=weights)
+        same(r[0], n[0])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_sinc_is_one_at_zero(dtype):
+    x = np.array([0.0, -0.0, 0.5, 1.0], dtype)
+    r, n = np.asarray(np.sinc(A(x))), np.sinc(x)
+    assert r.dtype == n.dtype
+    np.testing.assert_allclose(r, n, rtol=1e-3 if dtype == np.float16 else 1e-6)
+    assert r[0] == r[1] == 1
+
+
+# --- a new buffer although nothing changes ---------------------------------
+
+
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "wrap"])
+def test_pad_by_nothing_returns_a_new_buffer(mode):
+    x = A(np.array([-1.0, 2.0, 3.0], np.float32))
+    y = np.pad(x, 0, mode=mode)
+    assert y is not x and y.data_ptr() != x.data_ptr()
+    y += 10.0
+    np.testing.assert_array_equal(np.asarray(x), [-1.0, 2.0, 3.0])
+    np.pad(x, ((0, 0),), mode=mode).relu_donate()
+    assert not x.is_donated
+
+
+# --- arguments NumPy takes and donate refused ---------------------------------
+
+
+def test_roll_adds_several_shifts_along_one_axis_or_the_flat_tensor():
+    x = np.arange(12).reshape(3, 4)
+    for shift, axis in (((1, 2), 1), ((1, 2), None), ((1, -5), -1), ((2, 1), (0, 1)), (3, (0, 1))):
+        same(np.roll(A(x), shift, axis=axis), np.roll(x, shift, axis=axis))
+        same(donate.roll(A(x), shift, axis=axis), np.roll(x, shift, axis=axis))
+    with pytest.raises(ValueError):
+        donate.roll(A(x), (1, 2), axis=(0, 1, 0))
+
+
+@pytest.mark.parametrize("f", [np.sum, np.prod, np.mean, np.max, np.var])
+def test_reductions_into_float16(f):
+    x = np.float32([[1.5, 2.0, 3.25], [4.0, -1.0, 0.5]])
+    kw = {} if f in (np.max, np.var) else {"dtype": np.float16}
+    for data in (x, x.astype(np.float16)):
+        for axis in (None, 0, (0, 1)):
+            r, n = f(A(data), axis=axis, **kw), f(data, axis=axis, **kw)
+            assert np.asarray(r).dtype == n.dtype
+            np.testing.assert_allclose(np.asarray(r), n, rtol=2e-3)
+
+
+def test_mean_into_a_small_integer_dtype_wraps_its_sum_as_numpy():
+    x = np.uint8([100, 100, 100, 1])
+    same(np.mean(A(x), dtype=np.uint8), np.mean(x, dtype=np.uint8))
+    y = np.int8([[100, 100], [-7, 3]])
+    same(np.mean(A(y), axis=1, dtype=np.int8), np.mean(y, axis=1, dtype=np.int8))
+
+
+def test_inner_and_outer_of_bools_are_bool():
+    a = np.array([[True, False], [False, True]])
+    b = np.array([[True, True], [False, True], [False, False]])
+    same(np.inner(A(a), A(b)), np.inner(a, b))
+    same(np.outer(A(a), A(b)), np.outer(a, b))
+    same(np.inner(A(a[0]), A(b[0])), np.inner(a[0], b[0]))
+
+
+def test_complex_sign_of_an_infinite_part_is_its_direction():
+    z = np.array([complex(0, np.inf), complex(-np.inf, 2), complex(1, -np.inf), 1e308 + 1e308j, 3 - 4j])
+    np.testing.assert_allclose(np.asarray(np.sign(A(z))), np.sign(z), rtol=1e-15)
+    both = np.asarray(np.sign(A(np.array([complex(np.inf, np.inf)]))))
+    assert np.isnan(both.real).all() and np.isnan(both.imag).all()
