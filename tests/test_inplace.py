@@ -180,3 +180,27 @@ def test_unary_inplace_ops_match_numpy() -> None:
         t = donate.tensor(x)
         getattr(t, name)()
         np.testing.assert_allclose(t.numpy(), ref(x), rtol=1e-6, err_msg=name)
+
+
+def test_matmul_assignment_writes_into_the_tensor():
+    # `a @= b` is in place, as NumPy's: a view of `a` sees the product.
+    a = donate.tensor(np.eye(2, dtype=np.float32))
+    v = a[0]
+    p = a.data_ptr()
+    a @= donate.full((2, 2), 3.0)
+    assert a.data_ptr() == p
+    np.testing.assert_array_equal(np.asarray(v), [3.0, 3.0])
+    np.testing.assert_array_equal(np.asarray(a), np.full((2, 2), 3.0))
+
+
+def test_matmul_assignment_of_another_shape_raises_and_leaves_the_tensor():
+    b = donate.ones((2, 3))
+    with pytest.raises(ValueError, match=r"shape \[2, 2\]"):
+        b @= donate.ones((3, 2))
+    np.testing.assert_array_equal(np.asarray(b), np.ones((2, 3)))
+    i = donate.ones((2, 2), dtype=donate.int32)
+    with pytest.raises(TypeError):
+        i @= donate.ones((2, 2))
+    c = donate.ones((2, 2), dtype=donate.float32)
+    c @= donate.ones((2, 2), dtype=donate.float64)
+    assert c.dtype == donate.float32

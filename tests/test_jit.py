@@ -1664,3 +1664,70 @@ def test_make_jaxpr_runs_nothing_and_writes_nothing(stats) -> None:
     donate.make_jaxpr(inplace_methods)(x, y)
     assert s["allocations"] == 0
     assert_untouched((x, y), snap)
+
+
+# --- outputs and copies own their buffers --------------------------------
+
+
+def test_an_output_made_while_tracing_is_a_new_buffer_each_call():
+    # A tensor made inside the function is a constant of the program; the
+    # caller's result must not be it, or a write into the result would
+    # reach every later call (eagerly each call makes it anew).
+    x = donate.tensor(np.arange(3, dtype=np.float32))
+    g = donate.jit(lambda x: (donate.ones((3,)), x + donate.ones((3,))))
+    c, _ = g(x)
+    c *= 100.0
+    c2, s2 = g(x)
+    np.testing.assert_array_equal(np.asarray(c2), np.ones(3, np.float32))
+    np.testing.assert_array_equal(np.asarray(s2), np.arange(3, dtype=np.float32) + 1)
+    assert c2.data_ptr() != c.data_ptr()
+    h = donate.jit(lambda x: donate.full((3,), 2.0)[1:])
+    y = h(x)
+    y += 5.0
+    np.testing.assert_array_equal(np.asarray(h(x)), [2.0, 2.0])
+
+
+def test_a_result_of_captured_tensors_only_is_a_new_buffer_each_call():
+    # `w * 2` is made while tracing (a constant); `w` itself is returned
+    # as it is, as eagerly (test_captured_tensors_are_never_written).
+    w = donate.tensor(np.arange(4, dtype=np.float32))
+    f = donate.jit(lambda x: ((w * 2)[1:], x + w))
+    y = f(donate.zeros(4))[0]
+    y += 10.0
+    np.testing.assert_array_equal(np.asarray(f(donate.zeros(4))[0]), [2.0, 4.0, 6.0])
+    np.testing.assert_array_equal(np.asarray(w), np.arange(4, dtype=np.float32))
+
+
+@pytest.mark.parametrize("copy", [lambda t: t.copy(), lambda t: np.copy(t), lambda t: t[::2].contiguous()])
+def test_a_copy_inside_jit_is_a_copy(copy):
+    x = donate.tensor(np.arange(4, dtype=np.float32))
+    before = np.asarray(x).copy()
+    y = donate.jit(copy)(x)
+    assert y.data_ptr() != x.data_ptr()
+    y += 100.0
+    np.testing.assert_array_equal(np.asarray(x), before)
+
+
+def test_writing_into_a_copy_inside_jit_matches_eager():
+    def f(x):
+        y = x.copy()
+        y[0] = 5.0
+        y += 1.0
+        return x + y
+
+    x = donate.tensor(np.arange(4, dtype=np.float32))
+    np.testing.assert_array_equal(np.asarray(donate.jit(f)(x)), np.asarray(f(x)))
+    np.testing.assert_array_equal(np.asarray(x), np.arange(4, dtype=np.float32))
+
+
+def test_asarray_copy_or_dtype_inside_jit_matches_eager():
+    def f(x):
+        y = donate.asarray(x, copy=True)
+        y += 1.0
+        return x + y, donate.asarray(x, dtype=donate.float64)
+
+    x = donate.tensor(np.arange(4, dtype=np.float32))
+    for r, e in zip(donate.jit(f)(x), f(x)):
+        assert r.dtype == e.dtype
+        np.testing.assert_array_equal(np.asarray(r), np.asarray(e))
+    np.testing.assert_array_equal(np.asarray(x), np.arange(4, dtype=np.float32))

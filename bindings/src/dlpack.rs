@@ -81,7 +81,7 @@ pub(crate) fn from_dlpack<'py>(
     super::array_api::check_device(device)?;
     if let Ok(t) = x.cast::<PyTensor>() {
         return if copy == Some(true) {
-            Ok(Bound::new(py, t.get().copy(py)?)?.into_any())
+            Ok(Bound::new(py, PyTensor::copy(t)?)?.into_any())
         } else {
             Ok(t.clone().into_any())
         };

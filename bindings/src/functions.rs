@@ -43,9 +43,14 @@ pub(crate) fn asarray<'py>(
     super::array_api::check_device(device)?;
     let d = dtype_arg(py, dtype)?;
     if let Ok(t) = obj.cast::<PyTensor>() {
-        let same_dtype = d.is_none_or(|d| d == t.get().dtype);
-        if same_dtype && copy != Some(true) {
+        let dtype = d.unwrap_or(t.get().dtype);
+        if dtype == t.get().dtype && copy != Some(true) {
             return Ok(t.clone().into_any());
+        }
+        if copy != Some(false) {
+            // A copy in `dtype`: a cast, recorded as one when tracing.
+            let c = call(py, &Op::Cast { dtype }, smallvec![super::operands::kept(t)])?;
+            return Ok(Bound::new(py, c)?.into_any());
         }
     }
     if copy == Some(false) {
@@ -199,7 +204,9 @@ pub(crate) fn arange(
             "int64"
         },
     )?;
-    let pos = pyo3::types::PyTuple::new(py, args)?;
+    // All three in their places: NumPy reads `arange(5, None, 2)` as a
+    // stop of 5 (dropping the `None` made it `arange(5, 2)`, empty).
+    let pos = (start, stop, step);
     let arr = np.getattr("arange")?.call(pos, Some(&kwargs))?;
     Ok(PyTensor::new(interop::to_tensor(py, &arr, Some(target))?))
 }

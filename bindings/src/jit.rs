@@ -190,15 +190,6 @@ pub(crate) fn record_update(
     Ok(Outcome::default())
 }
 
-/// A tracer's copy (`copy()`, `contiguous()`): the same value.
-pub(crate) fn same_value(t: &PyTensor) -> PyResult<Option<PyTensor>> {
-    let Some(tr) = t.tracer() else {
-        return Ok(None);
-    };
-    let v = tr.var("copy")?;
-    Ok(Some(tr.trace.tracer(v, t.dtype, &t.shape)))
-}
-
 /// A trace in progress: `_Trace([(dtype, shape), ...])`, its input
 /// tracers, and `finish(outputs)`.
 #[pyclass(module = "donate._core", name = "_Trace", frozen)]

@@ -402,20 +402,24 @@ ops::binary_operators! { tensor_methods {
     }
 
     /// A deep copy into a new, exclusive buffer.
-    pub(crate) fn copy(&self, py: Python<'_>) -> PyResult<PyTensor> {
-        if let Some(t) = super::jit::same_value(self)? {
-            return Ok(t);
+    pub(crate) fn copy(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        let py = slf.py();
+        if slf.get().tracer().is_some() {
+            // Traced: a cast to its own dtype, an equation writing a new
+            // buffer (not the same variable: a write into the copy must
+            // not reach the original).
+            return call(py, &Op::Cast { dtype: slf.get().dtype }, smallvec![kept(slf)]);
         }
-        let t = read(py, self)?;
+        let t = read(py, slf.get())?;
         Ok(PyTensor::new(super::arena::detach(py, t.nbytes(), || t.deep_copy()).py()?))
     }
 
-    fn __copy__(&self, py: Python<'_>) -> PyResult<PyTensor> {
-        self.copy(py)
+    fn __copy__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        Self::copy(slf)
     }
 
-    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        self.copy(py)
+    fn __deepcopy__(slf: &Bound<'_, Self>, _memo: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        Self::copy(slf)
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
@@ -472,6 +476,11 @@ ops::binary_operators! { tensor_methods {
     }
     fn __rmatmul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         ops::dunder(self_input(slf), other, &Op::Matmul, true)
+    }
+    /// `self @= other`: the product written into this tensor's buffer (so
+    /// its views see it), as NumPy's; it must have this tensor's shape.
+    fn __imatmul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        ops::inplace_via(slf, other, &Op::Matmul)
     }
     /// `self ** other` (`modulo` is not supported).
     fn __pow__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
@@ -614,8 +623,10 @@ ops::binary_operators! { tensor_methods {
     /// This tensor when its elements are contiguous, else a C-order copy.
     fn contiguous(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
         let py = slf.py();
-        if let Some(t) = super::jit::same_value(slf.get())? {
-            return Ok(t);
+        if slf.get().tracer().is_some() {
+            // Traced: a copy (eagerly a C-ordered tensor is returned as
+            // it is; a program does not follow which variables are).
+            return call(py, &Op::Cast { dtype: slf.get().dtype }, smallvec![kept(slf)]);
         }
         let t = read(py, slf.get())?;
         let c = super::arena::detach(py, t.nbytes(), || t.contiguous()).py()?;

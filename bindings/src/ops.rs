@@ -341,15 +341,27 @@ pub(crate) fn inplace_via<'py>(
         v => v,
     };
     let target = x.get().shape.to_vec();
-    let shape = donate::array::shape::broadcast_shapes(name, &target, v.shape()).py()?;
-    if shape[..] != target[..] {
-        return Err(super::errors::to_py(&donate::Error::ShapeMismatch {
-            op: name,
-            lhs: target,
-            rhs: v.shape().to_vec(),
-        }));
+    if *op != Op::Matmul {
+        let shape = donate::array::shape::broadcast_shapes(name, &target, v.shape()).py()?;
+        if shape[..] != target[..] {
+            return Err(super::errors::to_py(&donate::Error::ShapeMismatch {
+                op: name,
+                lhs: target,
+                rhs: v.shape().to_vec(),
+            }));
+        }
     }
     let r = call(py, op, smallvec![kept(x), v])?;
+    if r.shape[..] != target[..] {
+        // (`x @= y`: a product of another shape than `x`'s.)
+        return Err(super::errors::to_py(&donate::Error::InvalidArgument {
+            op: name,
+            reason: format!(
+                "the result of shape {:?} cannot be written into the tensor updated in place, of shape {target:?}",
+                &r.shape[..]
+            ),
+        }));
+    }
     donate::plan::check_in_place_cast(op, r.dtype, x.get().dtype).py()?;
     let r = Bound::new(py, r)?;
     set_item(x, vec![donate::Index::Ellipsis], kept(&r))

@@ -156,6 +156,9 @@ pub struct Builder {
     /// The current version of each eager buffer written in place, and the
     /// last write through a view of it: (the view, the write's output).
     written: std::collections::HashMap<Var, (u32, Option<(Var, Var)>)>,
+    /// [`crate::storages_made`] when the trace began: a captured tensor
+    /// whose buffer's serial is at least this was made while tracing.
+    began: u64,
 }
 
 /// A tensor captured as a constant while tracing: the handle it was
@@ -172,7 +175,10 @@ struct Captured {
 
 impl Builder {
     pub fn new() -> Self {
-        Self::default()
+        Self {
+            began: crate::storages_made(),
+            ..Self::default()
+        }
     }
 
     fn var(&mut self, dtype: DType, shape: &[usize], view: Option<(Var, Arc<Layout>)>) -> Var {
@@ -408,7 +414,28 @@ impl Builder {
                 });
             }
         }
-        self.program.outputs = outputs.to_vec();
+        // An output on the buffer of a constant made while tracing (or a
+        // view of one) is returned as a copy: the constant is the
+        // program's, read by every later call, and a write into the
+        // caller's result must not reach it (eagerly, each call makes
+        // that tensor anew). A tensor captured from outside is returned
+        // as it is, another handle on its buffer, as the eager function
+        // returns the tensor itself.
+        let mut outs = outputs.to_vec();
+        for o in &mut outs {
+            let root = self.program.root(*o);
+            let made_here = self
+                .program
+                .consts
+                .iter()
+                .zip(&self.captured)
+                .any(|(&c, captured)| c == root && captured.handle.buffer_serial() >= self.began);
+            if made_here {
+                let dtype = self.program.vars[*o as usize].dtype;
+                *o = self.record(Op::Cast { dtype }, &[Atom::Var(*o)], false)?;
+            }
+        }
+        self.program.outputs = outs;
         let values = self.captured.into_iter().map(|c| c.handle).collect();
         Ok((self.program, values))
     }
