@@ -161,3 +161,53 @@ def test_complex_sign_of_an_infinite_part_is_its_direction():
     np.testing.assert_allclose(np.asarray(np.sign(A(z))), np.sign(z), rtol=1e-15)
     both = np.asarray(np.sign(A(np.array([complex(np.inf, np.inf)]))))
     assert np.isnan(both.real).all() and np.isnan(both.imag).all()
+
+
+def test_a_ufunc_with_a_numpy_operand_first_promotes_both():
+    # (A regression while the reciprocal fix above was made: every operand
+    # was cast to the first one's dtype.)
+    t = A(np.array(0.5))
+    same(np.arange(3) * t, np.arange(3) * np.array(0.5))
+    same(np.add(A(np.array([1, 2])), 0.5), np.add(np.array([1, 2]), 0.5))
+    same(np.array([1, 2], np.uint8) + A(np.array([300, 2])), np.array([1, 2], np.uint8) + np.array([300, 2]))
+
+
+# --- linear algebra and creation ---------------------------------------------
+
+
+def test_eigh_ignores_the_imaginary_part_of_the_diagonal():
+    h = np.array([[1j, 0, 0], [1, 0, 0], [1, 1, 1j]])
+    np.testing.assert_allclose(np.asarray(donate.linalg.eigvalsh(A(h))), np.linalg.eigvalsh(h), atol=1e-12)
+    np.testing.assert_allclose(np.asarray(np.linalg.eigh(A(h))[0]), np.linalg.eigh(h)[0], atol=1e-12)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_det_of_a_matrix_with_a_non_finite_entry_above_the_diagonal(bad):
+    for m in (np.array([[1.0, bad], [0.0, 1.0]]), np.array([[1.0, 2.0, bad], [0.0, 1.0, 3.0], [0.0, 0.0, 2.0]])):
+        with np.errstate(invalid="ignore"):
+            want, (sign, logdet) = np.linalg.det(m), np.linalg.slogdet(m)
+        np.testing.assert_array_equal(np.asarray(donate.linalg.det(A(m))), want)
+        r = donate.linalg.slogdet(A(m))
+        np.testing.assert_array_equal(np.asarray(r[1]), logdet)
+
+
+def test_cond_of_a_zero_matrix_is_inf():
+    for p in (None, 2, -2, 1, "fro"):
+        with np.errstate(all="ignore"):
+            same(np.linalg.cond(A(np.zeros((3, 2, 2))), p), np.linalg.cond(np.zeros((3, 2, 2)), p))
+    # (A NaN in the matrix stays NaN, in NumPy's rule: 1-norm through inv.)
+    assert np.isnan(np.linalg.cond(A(np.array([[1.0, np.nan], [0.0, 1.0]])), 1))
+
+
+def test_arange_with_no_stop_and_a_step():
+    for args in ((5, None, 1), (5, None, 2), (-5, None, -1), (1, 5, None)):
+        same(donate.arange(*args), np.arange(*args))
+    same(donate.arange(5, step=2), np.arange(5, step=2))
+
+
+def test_eye_identity_and_tri_with_like_make_tensors():
+    t = donate.ones(2)
+    for r, n in ((np.eye(3, like=t, M=4, k=1), np.eye(3, M=4, k=1)), (np.identity(3, like=t), np.identity(3)),
+                 (np.tri(3, 4, k=1, like=t), np.tri(3, 4, k=1))):
+        assert isinstance(r, donate.Tensor)
+        np.testing.assert_array_equal(np.asarray(r), n)

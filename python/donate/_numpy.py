@@ -427,8 +427,8 @@ def _ufunc_call(
     if (loop is None and name in _BOOL_IDENTITY and kw.get("dtype") is None
             and _dtype_of(inputs[0]) == np.bool_):
         f, composed = (lambda x: _dn.astype(x, _dn.bool)), True
-    loop = _dtype_of(inputs[0]) if kw.get("dtype") is None else np.dtype(kw["dtype"])
-    if name == "reciprocal" and loop.kind in "biu":
+    reciprocal_of = _dtype_of(inputs[0]) if kw.get("dtype") is None else np.dtype(kw["dtype"])
+    if name == "reciprocal" and reciprocal_of.kind in "biu":
         f, composed = _int_reciprocal, True
     where = kw.pop("where", True)
     dtype = kw.pop("dtype", None)

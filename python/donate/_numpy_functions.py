@@ -421,7 +421,19 @@ zeros = _like_creation("zeros")
 ones = _like_creation("ones")
 empty = _like_creation("empty")
 full = _like_creation("full")
-eye = _like_creation("eye")
+
+
+def eye(N: Any, M: Any = None, k: int = 0, dtype: Any = None, order: Any = "C", *,
+        device: Any = None, like: Any = None) -> Any:
+    return _dn.eye(N, M, k=k, dtype=_dtype(dtype))
+
+
+def identity(n: Any, dtype: Any = None, *, like: Any = None) -> Any:
+    return _dn.eye(n, dtype=_dtype(dtype))
+
+
+def tri(N: Any, M: Any = None, k: int = 0, dtype: Any = None, *, like: Any = None) -> Any:
+    return _dn.tril(_dn.ones((N, N if M is None else M), dtype=_dtype(dtype)), k=k)
 
 
 def asarray(a: Any, dtype: Any = None, order: Any = None, *, like: Any = None,
@@ -699,7 +711,7 @@ def _functions() -> dict[Any, Callable[..., Any]]:
         "isclose", "allclose", "array_equal", "result_type", "shape", "ndim",
         "size", "unique", "average", "atleast_1d", "atleast_2d", "atleast_3d",
         "may_share_memory", "shares_memory", "arange", "zeros", "ones", "empty",
-        "full", "eye", "linspace", "asarray", "array", "einsum", "iscomplexobj",
+        "full", "eye", "identity", "tri", "linspace", "asarray", "array", "einsum", "iscomplexobj",
         "isrealobj", "can_cast", "nan_to_num", "isposinf", "isneginf", "hstack",
         "vstack", "column_stack", "real", "imag", "triu", "tril", "diag", "argwhere", "flatnonzero",
         "ptp", "quantile", "percentile", "median", "nansum", "nanprod", "nanmean",

@@ -142,7 +142,7 @@ def cond(x: Any, p: Any = None) -> Any:
     if p is None or p == 2 or p == -2:
         s = _linalg.svdvals(t)
         r = s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
-        return _in(r, real)
+        return _in(_singular_inf(r, t), real)
     if t.shape[-1] != t.shape[-2]:
         raise _linalg.LinAlgError("Last 2 dimensions of the array must be square")
     try:
@@ -150,7 +150,16 @@ def cond(x: Any, p: Any = None) -> Any:
     except _linalg.LinAlgError:  # a singular matrix in the stack: each on its own
         flat = _dn.reshape(t, (-1, *t.shape[-2:]))
         r = _dn.reshape(_dn.stack([_cond_one(m, p, real) for m in _dn.unstack(flat)]), t.shape[:-2])
-    return _in(r, real)
+    return _in(_singular_inf(r, t), real)
+
+
+def _singular_inf(r: Any, t: Any) -> Any:
+    """NumPy's rule: a NaN condition number of a matrix without NaN
+    (`0 / 0` of an all-zero matrix) is inf."""
+    if not _dn.any(_dn.isnan(r)):
+        return r
+    nan_in = _dn.any(_dn.isnan(t), axis=(-2, -1))
+    return _dn.where(_dn.isnan(r) & _dn.logical_not(nan_in), float("inf"), r)
 
 
 def polyfit(x: Any, y: Any, deg: Any, rcond: Any = None, full: bool = False, w: Any = None,

@@ -28,8 +28,8 @@ use crate::array::shape::broadcast_shapes;
 use crate::error::{Error, Result};
 
 use super::inexact::{
-    inexact, lu_pivots, map_matrices, matrices, normalized, push, push_eye, rescaled, Inexact,
-    Keep, Pivot,
+    hermitian_normalized, inexact, lu_pivots, map_matrices, matrices, push, push_eye, rescaled,
+    Inexact, Keep, Pivot,
 };
 use super::stack::{
     batch_offsets, inexact_matrices, inexact_square, new, pick, promote_inexact, read, sized,
@@ -298,7 +298,7 @@ pub fn eigh(x: &DynTensor) -> Result<(DynTensor, DynTensor)> {
             if s.n == 0 {
                 continue;
             }
-            let (a, exponent) = normalized(a);
+            let (a, exponent) = hermitian_normalized(a);
             let e = a.self_adjoint_eigen(Side::Lower).map_err(|_| not_converged(OP))?;
             vals.extend(e.S().column_vector().iter().map(|v| rescaled(<T as faer::traits::ComplexField>::real_part_impl(v), exponent)));
             push(&mut vecs, e.U(), false, Keep::All);
@@ -323,7 +323,7 @@ pub fn eigvalsh(x: &DynTensor) -> Result<DynTensor> {
         let mut vals = Vec::with_capacity(s.count() * s.n);
         for a in matrices(t.as_slice()?, &s) {
             if s.n > 0 {
-                let (a, exponent) = normalized(a);
+                let (a, exponent) = hermitian_normalized(a);
                 let w = a.self_adjoint_eigenvalues(Side::Lower).map_err(|_| not_converged(OP))?;
                 vals.extend(w.into_iter().map(|v| rescaled(v, exponent)));
             }

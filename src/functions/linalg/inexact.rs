@@ -257,10 +257,11 @@ pub(super) fn lu_pivots<T: Inexact>(a: MatRef<'_, T>) -> (f64, Vec<T::Wide>) {
                 let (rk, ri) = rows(&mut m, n, i, k);
                 let l = ri[k].div(d);
                 ri[k] = l;
-                if l != <T::Wide as Element>::ZERO {
-                    for (x, &u) in ri[k + 1..end].iter_mut().zip(&rk[k + 1..end]) {
-                        *x = *x - l * u;
-                    }
+                // (A zero multiplier's update too, as LAPACK's: `0 * inf`
+                // and `0 * NaN` above the diagonal make the determinant
+                // NaN, as NumPy's.)
+                for (x, &u) in ri[k + 1..end].iter_mut().zip(&rk[k + 1..end]) {
+                    *x = *x - l * u;
                 }
             }
         }
@@ -273,10 +274,8 @@ pub(super) fn lu_pivots<T: Inexact>(a: MatRef<'_, T>) -> (f64, Vec<T::Wide>) {
             for p in k0..i {
                 let (rp, ri) = rows(&mut m, n, i, p);
                 let l = ri[p];
-                if l != <T::Wide as Element>::ZERO {
-                    for (x, &u) in ri[end..].iter_mut().zip(&rp[end..]) {
-                        *x = *x - l * u;
-                    }
+                for (x, &u) in ri[end..].iter_mut().zip(&rp[end..]) {
+                    *x = *x - l * u;
                 }
             }
         }
@@ -424,5 +423,17 @@ pub(super) fn normalized<T: Inexact>(a: MatRef<'_, T>) -> (faer::Mat<T>, i32) {
         0
     };
     let m = faer::Mat::from_fn(a.nrows(), a.ncols(), |i, j| scaled(*a.get(i, j), -e));
+    (m, e)
+}
+
+/// [`normalized`] of a Hermitian matrix as LAPACK reads one (NumPy's
+/// `eigh`, `eigvalsh`): the imaginary parts of its diagonal ignored.
+pub(super) fn hermitian_normalized<T: Inexact>(a: MatRef<'_, T>) -> (faer::Mat<T>, i32) {
+    let (mut m, e) = normalized(a);
+    for i in 0..m.nrows().min(m.ncols()) {
+        let d = m[(i, i)];
+        // (z + conj z) / 2: the real part, exactly.
+        m[(i, i)] = scaled(d + Inexact::conj(d), -1);
+    }
     (m, e)
 }
