@@ -137,8 +137,8 @@ pub(crate) fn empty(
     zeros(py, shape, dtype, device)
 }
 
-/// `shape` filled with `fill_value`; without `dtype`, the value's kind
-/// decides it (bool, int64, or the default float32).
+/// `shape` filled with `fill_value`; without `dtype`, a NumPy scalar's
+/// dtype, or a Python number's kind (bool, int64, or the default float32).
 #[pyfunction]
 #[pyo3(signature = (shape, fill_value, dtype = None, *, device = None))]
 pub(crate) fn full(
@@ -149,9 +149,10 @@ pub(crate) fn full(
     device: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
     super::array_api::check_device(device)?;
-    let v = interop::scalar_arg(fill_value)?
-        .ok_or_else(|| PyTypeError::new_err("full: fill_value must be a Python number"))?;
-    let d = dtype_arg(py, dtype)?.unwrap_or(v.tensor_dtype());
+    let (v, own) = interop::number_arg(fill_value)?.ok_or_else(|| {
+        PyTypeError::new_err("full: fill_value must be a Python number or a NumPy scalar")
+    })?;
+    let d = dtype_arg(py, dtype)?.unwrap_or(own.unwrap_or(v.tensor_dtype()));
     filled(py, shape, v, d)
 }
 
@@ -173,18 +174,20 @@ pub(crate) fn arange(
     let args: Vec<&Bound<'_, PyAny>> = [Some(start), stop, step].into_iter().flatten().collect();
     // NumPy raises ZeroDivisionError here.
     if let Some(s) = step {
-        if let Some(Scalar::Int(0) | Scalar::Float(0.0)) = interop::scalar_arg(s)? {
+        if let Some((Scalar::Int(0) | Scalar::Float(0.0), _)) = interop::number_arg(s)? {
             return Err(PyValueError::new_err("arange: step must not be zero"));
         }
     }
+    // A NumPy scalar counts by its kind, as a Python number (its value is
+    // what NumPy's `arange` reads below).
     let mut all_int = true;
     for a in &args {
-        match interop::scalar_arg(a)? {
-            Some(Scalar::Int(_) | Scalar::Bool(_)) => {}
-            Some(Scalar::Float(_)) => all_int = false,
-            Some(Scalar::Complex(..)) | None => {
+        match interop::number_arg(a)? {
+            Some((Scalar::Int(_) | Scalar::Bool(_), _)) => {}
+            Some((Scalar::Float(_), _)) => all_int = false,
+            Some((Scalar::Complex(..), _)) | None => {
                 return Err(PyTypeError::new_err(
-                    "arange: arguments must be real Python numbers",
+                    "arange: arguments must be real numbers (Python numbers or NumPy scalars)",
                 ))
             }
         }

@@ -160,6 +160,25 @@ pub(crate) fn scalar_arg(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
     Ok(None)
 }
 
+/// A number argument of a creation function (`full`'s fill value,
+/// `arange`'s bounds): a Python number as [`scalar_arg`], with no dtype of
+/// its own; or a NumPy scalar (`np.int32(5)`, `np.float32(0.5)`), its value
+/// with its dtype, which `full` keeps as NumPy's does. `None` for anything
+/// else.
+pub(crate) fn number_arg(obj: &Bound<'_, PyAny>) -> PyResult<Option<(Scalar, Option<DType>)>> {
+    let py = obj.py();
+    // NumPy scalars first: `np.float64` is also a Python float.
+    if obj.is_instance(&numpy(py)?.getattr("number")?)?
+        || obj.is_instance(&numpy(py)?.getattr("bool")?)?
+    {
+        let Some(v) = scalar_arg(&obj.call_method0("item")?)? else {
+            return Ok(None);
+        };
+        return Ok(Some((v, dtype_arg(py, Some(&obj.getattr("dtype")?))?)));
+    }
+    Ok(scalar_arg(obj)?.map(|v| (v, None)))
+}
+
 /// Whether `obj` is a NumPy array or NumPy scalar.
 pub(crate) fn is_numpy(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     if obj.is_instance_of::<PyUntypedArray>() {

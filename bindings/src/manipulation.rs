@@ -12,7 +12,7 @@ use smallvec::smallvec;
 
 use super::array_api::check_device;
 use super::errors::IntoPyResult;
-use super::interop::{dtype_arg, scalar_arg, shape_arg};
+use super::interop::{dtype_arg, number_arg, scalar_arg, shape_arg};
 use super::operands::{
     call, call_fresh, call_fresh1, call_parts, kept, read_value_shaped, Input, Inputs,
 };
@@ -589,8 +589,9 @@ pub(crate) fn full_like(
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
-    let v = scalar_arg(fill_value)?
-        .ok_or_else(|| PyTypeError::new_err("full_like: fill_value must be a Python number"))?;
+    let (v, _) = number_arg(fill_value)?.ok_or_else(|| {
+        PyTypeError::new_err("full_like: fill_value must be a Python number or a NumPy scalar")
+    })?;
     like(x, "full_like", v, dtype, device)
 }
 

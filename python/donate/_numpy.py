@@ -58,6 +58,7 @@ from . import _numpy_reductions as _red
 from ._numpy_operands import (
     _NoValue,
     _as_tensor,
+    _bool_products,
     _cast,
     _donatable,
     _dtype,
@@ -130,6 +131,8 @@ _IN_PLACE = {
 
 def _ufunc(name: str) -> Callable[..., Any] | None:
     f = getattr(_dn, _UFUNC_NAMES.get(name, name), None)
+    if name == "vecdot":  # (NumPy's loops for bools; the standard's refuses them)
+        f = _bool_products(_dn.vecdot)
     return f if callable(f) else None
 
 

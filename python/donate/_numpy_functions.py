@@ -27,6 +27,7 @@ from ._numpy_operands import (
     _NoValue,
     _as_tensor,
     _axis_or_flat,
+    _bool_products,
     _cast,
     _donatable,
     _dtype,
@@ -253,7 +254,7 @@ def dot(a: Any, b: Any, out: Any = None) -> Any:
     elif y.ndim <= 2:
         r = _dn.matmul(x, y)
     else:  # NumPy's dot: the last axis of `a` against `b`'s second-to-last
-        r = _dn.tensordot(x, y, axes=((x.ndim - 1,), (y.ndim - 2,)))
+        r = _bool_products(_dn.tensordot)(x, y, axes=((x.ndim - 1,), (y.ndim - 2,)))
     return _write_out("dot", out, r)
 
 
@@ -269,25 +270,15 @@ def inner(a: Any, b: Any) -> Any:
     x, y = _donatable(a, None), _donatable(b, None)
     if x.ndim == 0 or y.ndim == 0:
         return _dn.multiply(x, y)
-    if x.dtype == y.dtype == _dn.bool:
-        # NumPy's inner of bools is bool (any of the pairs both True);
-        # the standard's `tensordot` takes numbers only, `matmul` bools.
-        n = x.shape[-1]
-        r = _dn.matmul(_dn.reshape(x, (-1, n)), _dn.matrix_transpose(_dn.reshape(y, (-1, n))))
-        return _dn.reshape(r, tuple(x.shape[:-1]) + tuple(y.shape[:-1]))
-    return _dn.tensordot(x, y, axes=((x.ndim - 1,), (y.ndim - 1,)))
+    return _bool_products(_dn.tensordot)(x, y, axes=((x.ndim - 1,), (y.ndim - 1,)))
 
 
 def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
-    return _dn.tensordot(_donatable(a, None), _donatable(b, None), axes=axes)
+    return _bool_products(_dn.tensordot)(_donatable(a, None), _donatable(b, None), axes=axes)
 
 
 def outer(a: Any, b: Any, out: Any = None) -> Any:
-    x, y = _flat(a), _flat(b)
-    if x.dtype == y.dtype == _dn.bool:
-        # (NumPy's outer of bools is bool; the standard's takes numbers.)
-        return _write_out("outer", out, _dn.multiply(_dn.reshape(x, (-1, 1)), _dn.reshape(y, (1, -1))))
-    return _write_out("outer", out, _linalg.outer(x, y))
+    return _write_out("outer", out, _bool_products(_linalg.outer)(_flat(a), _flat(b)))
 
 
 def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1,
@@ -362,7 +353,8 @@ def broadcast_arrays(*args: Any, subok: bool = False) -> Any:
 def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> Any:
     if sparse:
         raise _refuse("meshgrid", "sparse=True")
-    return tuple(_dn.meshgrid(*(_as_tensor(x) for x in xi), indexing=indexing))
+    # NumPy's: each input flattened.
+    return tuple(_dn.meshgrid(*(_dn.reshape(_as_tensor(x), (-1,)) for x in xi), indexing=indexing))
 
 
 def _like(name: str, fill: Callable[..., Any]) -> Callable[..., Any]:
@@ -737,6 +729,9 @@ def _functions() -> dict[Any, Callable[..., Any]]:
     # errors), which dispatches to donate's through `__array_ufunc__`.
     table[np.linalg.matmul] = lambda x1, x2, /: np.matmul(x1, x2)
     table[np.linalg.svd] = svd
+    from . import _numpy_linalg as _nl
+    for n in ("eigh", "eigvalsh", "pinv", "matrix_rank", "qr", "matrix_power"):
+        table[getattr(np.linalg, n)] = getattr(_nl, n)
     from . import _numpy_solvers as _sol
     for n in ("lstsq", "cond", "eig", "eigvals", "tensorsolve", "tensorinv"):
         table[getattr(np.linalg, n)] = getattr(_sol, n)
@@ -748,7 +743,8 @@ def _functions() -> dict[Any, Callable[..., Any]]:
               "tensordot", "vecdot", "matrix_transpose"):
         f = getattr(np.linalg, n, None)
         if f is not None and hasattr(_linalg, n) and f not in table:
-            table[f] = _lin(n)
+            table[f] = _bool_products(_lin(n)) if n in ("outer", "tensordot", "vecdot") \
+                else _lin(n)
     table.update(_fft_functions())
     return table
 

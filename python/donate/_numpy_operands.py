@@ -180,6 +180,27 @@ def _write_out(name: str, out: Any, result: Any, casting: Any = "unsafe") -> Any
     return out
 
 
+def _bool_products(f: Any) -> Any:
+    """`f`, a sum of products (`tensordot`, `vecdot`, `outer`), with
+    NumPy's loops for bools, which the standard's functions refuse: of two
+    bools a bool (whether any product is True: the count of True products,
+    in int64, is not zero), and a bool with a number in the number's
+    dtype. Other operands are passed on as they are."""
+    def products(x: Any, y: Any, /, *args: Any, **kwargs: Any) -> Any:
+        dts = (_dtype_of(x), _dtype_of(y))
+        if np.bool_ not in dts:
+            return f(x, y, *args, **kwargs)
+        want = np.result_type(*dts)
+        work = np.dtype(np.int64) if want == np.bool_ else want
+        x, y = (_as_tensor(v) if d == work else _dn.astype(_as_tensor(v), work)
+                for v, d in ((x, dts[0]), (y, dts[1])))
+        r = f(x, y, *args, **kwargs)
+        return r != 0 if want == np.bool_ else r
+
+    products.__name__ = products.__qualname__ = f.__name__
+    return products
+
+
 def _flat(x: Any) -> Any:
     return _dn.reshape(_as_tensor(x), (-1,))
 
