@@ -86,6 +86,7 @@ pub use memory::block::ALIGN;
 pub use memory::buffer::{storages_made, ExportGuard, OwnedBuffer};
 pub use memory::counters::{memory_stats, reset_peak, MemoryStats, Reuse};
 pub use memory::ownership::{OwnershipSnapshot, OwnershipState, StateError};
+pub use memory::read_log::{unlogged, ReadLog, ReadSet};
 pub use ops::conv::BatchNorm;
 pub use ops::{Applied, Operand, Outcome, Refusal};
 pub use plan::{Offer, Plan};

@@ -893,6 +893,53 @@ def test_a_captured_tensor_is_read_as_it_is_at_each_call(view: Callable[[Any], A
     assert f.trace_count == 1
 
 
+@pytest.mark.parametrize(
+    "derived",
+    [lambda w: w.sum(), lambda w: w * 0.5, lambda w: donate.exp(w), lambda w: w.astype(donate.float64),
+     lambda w: w.copy(), lambda w: donate.linalg.inv(w + 4 * donate.eye(4)), lambda w: w[::2] + 1,
+     lambda w: donate.asarray(np.asarray(w)), lambda w: donate.tensor(w.tolist())],
+    ids=["sum", "scaled", "exp", "astype", "copy", "inv", "view-then-add", "numpy", "tolist"],
+)
+def test_a_value_computed_from_a_captured_tensor_follows_its_writes(
+        derived: Callable[[Any], Any]) -> None:
+    """A value the function computes from a captured tensor alone (eagerly
+    while tracing: `w.sum()`, `exp(w)`, `inv(w)`, `np.asarray(w)`) is the
+    one of `w` as it is at each call, as eagerly: the program of a trace
+    that read `w` is traced again once `w` has been written (it was frozen
+    at the first trace: `x * w.sum()` kept the old sum)."""
+    w = donate.tensor(np.arange(16, dtype=np.float32).reshape(4, 4) / 16)
+
+    def fn(x: Any) -> Any:
+        return x + donate.sum(derived(w))
+
+    f = donate.jit(fn)
+    x = donate.tensor(np.ones(3, np.float32))
+    for step in range(3):
+        same(f(x), fn(x))
+        w += 1.0
+    assert f.trace_count == 3
+    same(f(x), fn(x))
+    same(f(x), fn(x))
+    assert f.trace_count == 4  # (not written since: the program is kept)
+
+
+def test_a_captured_tensor_read_by_the_program_only_is_not_traced_again() -> None:
+    """`x * w` reads `w` when the program runs: writes into `w` need no new
+    trace (a weight updated each training step)."""
+    w = donate.tensor(np.arange(4, dtype=np.float32))
+    f = donate.jit(lambda x: x * w + w[::2].sum() * 0)
+    g = donate.jit(lambda x: x * w)
+    x = donate.tensor(np.ones(4, np.float32))
+    for _ in range(3):
+        same(g(x), np.asarray(w) * 1)
+        w += 1.0
+    assert g.trace_count == 1
+    f(x)
+    w += 1.0
+    f(x)
+    assert f.trace_count == 2  # `w[::2].sum()` was computed while tracing
+
+
 def test_full_constants_in_a_loop() -> None:
     """`for i in range(4): y = y + donate.full((4,), float(i + 1))`."""
 

@@ -34,7 +34,7 @@ use super::tracing::{
 use donate::driver::call::Operand;
 use donate::plan::{Holders, Offer, Op, OperandDesc, Refusal};
 use donate::program::{lower, Atom, Builder, Claim, Lowered, Program, RunArg, Var};
-use donate::{DType, DynTensor, Outcome};
+use donate::{DType, DynTensor, Outcome, ReadLog, ReadSet};
 
 impl Trace {
     pub(crate) fn tracer(self: &Arc<Self>, var: Var, dtype: DType, shape: &[usize]) -> PyTensor {
@@ -75,7 +75,9 @@ fn atom(py: Python<'_>, trace: &Arc<Trace>, op: &Op, src: Input<'_>) -> PyResult
                         "a tracer of another trace was used",
                     ))
                 }
-                None => Atom::Var(trace.constant(&read(py, me)?)?),
+                // A captured tensor the program reads when it runs: not a
+                // read of this trace (`donate::read_log`).
+                None => Atom::Var(trace.constant(&donate::unlogged(|| read(py, me))?)?),
             }
         }
     })
@@ -201,11 +203,18 @@ pub(crate) struct PyTrace {
     outer: (u32, u64),
     /// Counted in `TRACES_RUNNING` (until `finish` or drop).
     running: std::sync::atomic::AtomicBool,
+    /// The reads of earlier buffers while the trace runs (values computed
+    /// eagerly from captured tensors), closed when it ends.
+    log: Mutex<Option<ReadLog>>,
+    reads: Mutex<Option<ReadSet>>,
 }
 
 impl PyTrace {
     /// The trace no longer runs on this thread.
     fn end(&self) {
+        if let Some(log) = lock(&self.log).take() {
+            *lock(&self.reads) = Some(log.close());
+        }
         if self.running.swap(false, Ordering::AcqRel) {
             if CURRENT_TRACE.with(std::cell::Cell::get) == self.trace.id {
                 CURRENT_TRACE.with(|c| c.set(self.outer.0));
@@ -239,6 +248,7 @@ impl PyTrace {
             CURRENT_TRACE_SINCE.with(|c| c.replace(since)),
         );
         TRACES_RUNNING.fetch_add(1, Ordering::AcqRel);
+        let log = ReadLog::open(since);
         Ok(PyTrace {
             trace: Arc::new(Trace {
                 id,
@@ -249,6 +259,8 @@ impl PyTrace {
             inputs,
             outer,
             running: std::sync::atomic::AtomicBool::new(true),
+            log: Mutex::new(Some(log)),
+            reads: Mutex::new(None),
         })
     }
 
@@ -288,6 +300,7 @@ impl PyTrace {
             program: Arc::new(program),
             consts: Arc::new(consts),
             explicit: Arc::new(explicit),
+            reads: Arc::new(lock(&self.reads).take().unwrap_or_default()),
         })
     }
 }
@@ -301,10 +314,21 @@ pub(crate) struct PyProgram {
     /// Inputs donated explicitly inside the function, by index, with the
     /// operation.
     explicit: Arc<Vec<(usize, &'static str)>>,
+    /// The buffers from before the trace that it read eagerly.
+    reads: Arc<ReadSet>,
 }
 
 #[pymethods]
 impl PyProgram {
+    /// Whether a tensor the traced function read while tracing (to compute
+    /// a value from a captured tensor alone: `w.sum()`) was written since,
+    /// or is gone: the program's constants are then out of date, and
+    /// `donate.jit` traces the function again.
+    #[getter]
+    fn stale(&self) -> bool {
+        self.reads.written()
+    }
+
     fn __str__(&self) -> String {
         self.program.to_string()
     }
@@ -379,6 +403,7 @@ impl PyProgram {
                     program: Arc::clone(&self.program),
                     consts: Arc::clone(&self.consts),
                     explicit: Arc::clone(&self.explicit),
+                    reads: Arc::clone(&self.reads),
                 },
             )?,
         })

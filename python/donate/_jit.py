@@ -15,7 +15,9 @@ what eager code would treat differently: the value's type (``True``,
 a zero (``x / -0.0`` is ``-inf``) and of a NaN, and every NaN of one sign
 is one key whatever its payload (NaN is not equal to itself, which would
 otherwise trace on every call). The cache
-keeps the ``CACHE_SIZE`` most recently used programs.
+keeps the ``CACHE_SIZE`` most recently used programs, and forgets one
+whose trace computed a value from a captured tensor that was written
+since (``Program.stale``), so that value is computed again.
 """
 
 from __future__ import annotations
@@ -359,9 +361,15 @@ class Jitted:
                 )
 
     def _lookup(self, key: Any) -> _Entry | None:
-        """The cached program of ``key`` (most recently used first out last)."""
+        """The cached program of ``key`` (most recently used first out
+        last); none when it is stale (a tensor it read while tracing, to
+        compute a value from a captured tensor alone, was written since: the
+        core's ``read_log``), so the function is traced again."""
         with self._lock:
             entry = self._cache.get(key)
+            if entry is not None and entry.program.stale:
+                del self._cache[key]
+                return None
             if entry is not None:
                 self._cache.move_to_end(key)
             return entry

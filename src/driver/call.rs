@@ -345,7 +345,17 @@ pub fn call<F: FrontEnd, R: Send>(
 
     // 4. Read all but a held target (which is claimed, never cloned).
     // Declared in this order so that the arguments, which borrow the
-    // target's locked slot, are dropped before it.
+    // target's locked slot, are dropped before it. A view that allocates
+    // nothing reads no element: not a read a trace must note
+    // (`crate::memory::read_log`; a later read through the view is).
+    let pure_view = op.is_view() && plan.allocations.is_empty();
+    let logged = |f: &mut dyn FnMut() -> Result<DynTensor>| {
+        if pure_view {
+            crate::memory::read_log::unlogged(f)
+        } else {
+            f()
+        }
+    };
     let mut target: Option<(usize, F::Tensor, Offer)> = None;
     let mut slot: Option<SlotGuard<'_>> = None;
     let mut args: SmallVec<[Arg<'_>; 3]> = SmallVec::new();
@@ -359,7 +369,9 @@ pub fn call<F: FrontEnd, R: Send>(
                 target = Some((i, h, offer));
                 Arg::Scalar(Scalar::Int(0)) // replaced below
             }
-            Operand::Held(h, _) => Arg::Tensor(h.held().slot.read(fe.waiter()).map_err(F::error)?),
+            Operand::Held(h, _) => {
+                Arg::Tensor(logged(&mut || h.held().slot.read(fe.waiter())).map_err(F::error)?)
+            }
         });
     }
 
@@ -385,7 +397,9 @@ pub fn call<F: FrontEnd, R: Send>(
                 // Read like a borrowed tensor: the core's claim of another
                 // handle is refused, and the result goes to a new buffer.
                 g.check_readable().map_err(F::error)?;
-                Arg::Tensor(retry_busy(fe.waiter(), || g.reader_now()).map_err(F::error)?)
+                Arg::Tensor(
+                    logged(&mut || retry_busy(fe.waiter(), || g.reader_now())).map_err(F::error)?,
+                )
             };
             let r = fe.run(work, || exec(plan, &mut args));
             drop(args);

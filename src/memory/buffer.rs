@@ -287,6 +287,9 @@ pub(crate) struct Storage {
     /// tells a buffer made before a point in time (a trace's start) from
     /// one made after it.
     serial: u64,
+    /// How many times the contents were handed out for writing
+    /// ([`Storage::bytes_mut`]), for [`crate::memory::read_log`].
+    writes: AtomicU64,
     /// The process generation ([`crate::memory::fork`]) whose threads set the
     /// state's readers and writer bits, or [`CLEARING`]: in the child of a
     /// `fork()`, bits that the parent's other threads left set are cleared
@@ -320,12 +323,23 @@ unsafe impl Sync for Storage {}
 unsafe impl Send for Storage {}
 
 impl Storage {
+    /// How many storages were made before this one.
+    pub(crate) fn serial(&self) -> u64 {
+        self.serial
+    }
+
+    /// How many times the contents were handed out for writing.
+    pub(crate) fn writes(&self) -> u64 {
+        self.writes.load(Ordering::Acquire)
+    }
+
     fn new(buf: OwnedBuffer) -> Arc<Self> {
         Arc::new(Storage {
             state: OwnershipState::new(),
             buf: UnsafeCell::new(Some(buf)),
             consumed_by: OnceLock::new(),
             serial: STORAGES_MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            writes: AtomicU64::new(0),
             touched: AtomicU64::new(crate::memory::fork::generation()),
         })
     }
@@ -409,6 +423,10 @@ impl Storage {
     // makes the `&mut` unique is the caller's contract above.
     #[allow(clippy::mut_from_ref)]
     unsafe fn bytes_mut<T: Element>(&self) -> Option<&mut [T]> {
+        // Counted before the slice is handed out. Writers are one at a time
+        // (the caller's contract), so a load and a store, no locked add.
+        self.writes
+            .store(self.writes.load(Ordering::Relaxed) + 1, Ordering::Release);
         // SAFETY: exclusivity is the caller's contract (see above): no other
         // handle or export can read the memory while the slice lives.
         let buf = unsafe { (*self.buf.get()).as_mut()? };
@@ -451,6 +469,7 @@ impl Handle {
 
     fn reader_of(&self, first: bool) -> Result<Handle, StateError> {
         self.storage.settle_fork();
+        super::read_log::note(&self.storage);
         match self.storage.state.share_reader(first) {
             Err(e @ (StateError::Busy | StateError::Overflow)) => return Err(e),
             Err(_) => {} // donated: a moved-from handle
@@ -533,6 +552,7 @@ impl Handle {
             None => return Err(StateError::Donated),
         };
         self.storage.settle_fork();
+        super::read_log::note(&self.storage);
         self.storage.state.export()?;
         Ok(ExportGuard {
             storage: self.storage.clone(),

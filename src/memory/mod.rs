@@ -13,6 +13,8 @@
 //!   lock, donor gate and update lock);
 //! * [`fork`]: the process generation, so a child of `fork()` clears the
 //!   locks its parent's threads left;
+//! * [`read_log`]: which buffers made before a trace it read eagerly,
+//!   and whether they were written since (every buffer counts its writes);
 //! * [`counters`]: process-wide byte counters (`memory_stats`);
 //! * [`timeline`]: the memory after every operation, while recording;
 //! * `sync`: the atomics, swapped for `loom`'s when model checking.
@@ -33,6 +35,9 @@ pub mod counters;
 #[allow(unsafe_code)]
 pub(crate) mod fork;
 pub mod ownership;
+// Which earlier buffers a trace read eagerly, and whether they were written
+// since.
+pub mod read_log;
 // A tensor shared between a front end's threads: its fair lock and donor
 // gate; `unsafe` for taking over a lock held at a fork.
 #[allow(unsafe_code)]
