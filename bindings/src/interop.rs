@@ -254,7 +254,16 @@ fn convert(
     let kwargs = pyo3::types::PyDict::new(py);
     kwargs.set_item("dtype", np_dtype(py, target))?;
     kwargs.set_item("order", "C")?;
-    let arr = np.getattr("asarray")?.call((arr,), Some(&kwargs))?;
+    let mut arr = np.getattr("asarray")?.call((arr,), Some(&kwargs))?;
+    if !arr
+        .getattr("flags")?
+        .getattr("aligned")?
+        .extract::<bool>()?
+    {
+        // A C-ordered array at a misaligned address (`np.frombuffer` at an
+        // odd offset): its copy is aligned, as the slice below needs.
+        arr = arr.call_method0("copy")?;
+    }
     donate::for_any_dtype!(target, T => {
         let a = arr.cast::<PyArrayDyn<T>>().map_err(|e| PyTypeError::new_err(e.to_string()))?;
         let ro = a.try_readonly().map_err(|e| PyValueError::new_err(e.to_string()))?;

@@ -17,7 +17,7 @@ use super::operands::{
     call, call_fresh, call_fresh1, call_parts, kept, read_value_shaped, Input, Inputs,
 };
 use super::ownership::require_tensor;
-use super::tensor::PyTensor;
+use super::tensor::{read, PyTensor};
 use donate::array::layout::Index;
 use donate::driver::call::Operand;
 use donate::functions::lane_ops::LaneOp;
@@ -339,9 +339,31 @@ pub(crate) fn reshape(
 ) -> PyResult<PyTensor> {
     let py = x.py();
     let shape = ints(shape, "shape")?;
+    // The buffer of a tensor `x`, to tell a view from a copy (`copy=False`).
+    // (Plain data, not a handle: a handle would make `x` shared.)
+    let base = match x.cast::<PyTensor>() {
+        Ok(t) if copy == Some(false) && t.get().tracer().is_none() => {
+            let v = read(py, t.get())?;
+            let l = v.layout();
+            Some((v.buffer_ptr(), l.shape().to_vec(), l.strides().to_vec()))
+        }
+        _ => None,
+    };
     let input = require_tensor(x, "reshape")?;
     let borrowed = input.offer() == donate::plan::Offer::Borrowed;
     let r = call(py, &Op::Reshape { shape }, smallvec![input])?;
+    if let Some((ptr, from, strides)) = base {
+        let out = read(py, &r)?;
+        if out.buffer_ptr() != ptr {
+            // (the array API's and NumPy's rule for `copy=False`)
+            return Err(PyValueError::new_err(format!(
+                "reshape: copy=False, but the tensor of shape {from:?} with strides {strides:?} \
+                 has no view of shape {:?}: a copy is needed (a reshape of a strided view \
+                 copies)",
+                out.shape()
+            )));
+        }
+    }
     if copy == Some(true) && borrowed {
         // The result may be a view of the caller's buffer: copy it.
         let r = Bound::new(py, r)?;

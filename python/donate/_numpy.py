@@ -70,6 +70,7 @@ from ._numpy_operands import (
     _operand,
     _refuse,
     _write_out,
+    read_once,
 )
 
 Tensor = _dn.Tensor
@@ -140,7 +141,7 @@ def _ours(x: Any) -> bool:
     """Whether `x` is an operand this module reads: a tensor, a NumPy array
     or scalar, or a Python number."""
     return isinstance(
-        x, (Tensor, _dn.Donated, np.ndarray, np.generic, bool, int, float)
+        x, (Tensor, _dn.Donated, np.ndarray, np.generic, bool, int, float, complex)
     )
 
 
@@ -181,7 +182,7 @@ def _ufunc_outer(
     an int64, float64 or bool array, not a weak scalar), only read."""
     if ufunc.nin != 2 or len(inputs) != 2:
         raise ValueError(f"numpy.{name}.outer: outer product only supported for binary functions")
-    a, b = (_as_tensor(np.asarray(x) if isinstance(x, (bool, int, float)) else x) for x in inputs)
+    a, b = (_as_tensor(np.asarray(x) if isinstance(x, (bool, int, float, complex)) else x) for x in inputs)
     a = _dn.reshape(a, tuple(a.shape) + (1,) * b.ndim)
     return _ufunc_call(ufunc, name, (a, b), out, kw)
 
@@ -419,6 +420,26 @@ def _int_reciprocal(x: Any) -> Any:
     return r - _dn.astype(t == -1, t.dtype) if t.dtype.kind == "i" else r
 
 
+def _loop_of(ufunc: np.ufunc, inputs: Sequence[Any], dtype: Any,
+             casting: Any) -> tuple[Any, ...] | None:
+    """NumPy's own resolution of a call with `dtype=` or a `casting` other
+    than its default: the dtypes its loop reads the operands in, given
+    `dtype=` (which names the loop's output: `np.less(a, b, dtype=bool)`
+    compares the values, `np.ldexp(x, i, dtype=float64)` keeps the
+    integer exponent), else None; NumPy's `TypeError` where that loop
+    cannot take the operands under `casting` (`np.add(float_t, 1,
+    dtype=np.int64)`, `np.add(int8_t, uint8_t, casting="no")`). Python
+    numbers are weak (NEP 50), as NumPy resolves them."""
+    if dtype is None and _is(casting, "same_kind"):
+        return None
+    types = tuple(type(x) if isinstance(x, (int, float, complex)) and not isinstance(x, bool)
+                  else _dtype_of(x) for x in inputs)
+    given = {} if dtype is None else \
+        {"signature": (None,) * ufunc.nin + (np.dtype(dtype),) * ufunc.nout}
+    loop = ufunc.resolve_dtypes(types + (None,) * ufunc.nout, casting=casting, **given)
+    return None if dtype is None else tuple(loop[:ufunc.nin])
+
+
 def _ufunc_call(
     ufunc: np.ufunc, name: str, inputs: Sequence[Any], out: Any, kw: dict[str, Any]
 ) -> Any:
@@ -436,6 +457,7 @@ def _ufunc_call(
     where = kw.pop("where", True)
     dtype = kw.pop("dtype", None)
     casting = kw.pop("casting", "same_kind")
+    casts = _loop_of(ufunc, inputs, dtype, casting)
     for k, default in (("order", "K"), ("subok", True), ("signature", None)):
         if not _is(kw.pop(k, default), default):
             raise _refuse(name, f"{k}=")
@@ -462,9 +484,9 @@ def _ufunc_call(
         return f(*(_operand(x) for x in inputs))
     # Several steps (a cast, `where=`, the write into `out`, a composition):
     # every operand is only read (see `_numpy_operands`).
-    if dtype is None and loop is not None:
-        dtype = loop  # NumPy's loop (`_numpy_loop`)
-    result = f(*(_cast(x, dtype) for x in inputs))
+    if casts is None:
+        casts = (loop,) * len(inputs)  # NumPy's loop (`_numpy_loop`), or none
+    result = f(*(_cast(x, c) for x, c in zip(inputs, casts)))
     results = result if isinstance(result, tuple) else (result,)
     targets = tuple(out) if out else (None,) * len(results)
     if not everywhere:
@@ -539,7 +561,7 @@ def array_function(self: Any, func: Any, types: Any, args: Any, kwargs: Any) -> 
     known = (Tensor, _dn.Donated, np.ndarray)
     if impl is None or not builtins.all(issubclass(t, known) for t in types):
         return NotImplemented
-    return impl(*args, **kwargs)
+    return read_once(impl, *args, **kwargs)
 
 
 # ----------------------------------------------------------------- methods ---

@@ -6,6 +6,7 @@ NumPy's ``dtype=`` and ``out=`` keywords, keywords donate refuses.
 from __future__ import annotations
 
 import builtins
+import contextvars
 from typing import Any
 
 import numpy as np
@@ -48,9 +49,39 @@ def _number(x: Any) -> Any:
     return _dn.asarray(x)
 
 
+# The wrappers a NumPy function call has read so far (`read_once`), by
+# `id` (the wrapper kept beside its copy, so the `id` is not reused).
+_READS: contextvars.ContextVar[dict[int, tuple[Any, Any]] | None] = contextvars.ContextVar(
+    "donate_numpy_reads", default=None)
+
+
 def _read(x: Any) -> Any:
-    """A `Donated` wrapper read without taking its buffer (see above)."""
-    return _dn.astype(x, x.dtype) if isinstance(x, _dn.Donated) else x
+    """A `Donated` wrapper read without taking its buffer (see above);
+    within one NumPy function call (`read_once`), the same copy however
+    often a translation reads it (a wrapper is used once: a second read
+    raised `DonatedError`)."""
+    if not isinstance(x, _dn.Donated):
+        return x
+    memo = _READS.get()
+    if memo is not None and id(x) in memo:
+        return memo[id(x)][1]
+    r = _dn.astype(x, x.dtype)
+    if memo is not None:
+        memo[id(x)] = (x, r)
+    return r
+
+
+def read_once(f: Any, /, *args: Any, **kwargs: Any) -> Any:
+    """`f(*args, **kwargs)`, a NumPy function's translation, reading each
+    donated wrapper at most once (`_read`), also in the NumPy calls it
+    makes itself (`np.ndim(d)` of an argument)."""
+    if _READS.get() is not None:
+        return f(*args, **kwargs)
+    token = _READS.set({})
+    try:
+        return f(*args, **kwargs)
+    finally:
+        _READS.reset(token)
 
 
 def _operand(x: Any) -> Any:

@@ -222,7 +222,8 @@ def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) ->
     s = _as_tensor(src)
     if s.dtype != t.dtype:
         s = _dn.astype(s, t.dtype)
-    s = _dn.broadcast_to(s, t.shape)
+    # (Broadcast by the assignment, which takes leading axes of length 1
+    # beyond `dst`'s as NumPy's does; `broadcast_to` would refuse them.)
     if where is True:
         t[...] = s
         return None

@@ -126,6 +126,34 @@ pub fn broadcast_shapes(op: &'static str, a: &[usize], b: &[usize]) -> Result<Di
     Ok(out)
 }
 
+/// The shape an assigned value of shape `from` is broadcast from into a
+/// target of `to_ndim` axes: NumPy drops the value's leading axes of
+/// length 1 beyond the target's (`t[1] = row.reshape(1, n)`,
+/// `t[...] = v[None]`), which `broadcast_to` does not.
+pub fn assigned_shape(from: &[usize], to_ndim: usize) -> &[usize] {
+    let mut f = from;
+    while f.len() > to_ndim && f.first() == Some(&1) {
+        f = &f[1..];
+    }
+    f
+}
+
+/// Check that an assigned value of shape `from` fits a target of shape
+/// `to` ([`assigned_shape`], then [`check_broadcasts_to`]); the error names
+/// the value's own shape.
+///
+/// # Errors
+/// [`Error::NotBroadcastableTo`] naming both shapes.
+pub fn check_assigns_to(op: &'static str, from: &[usize], to: &[usize]) -> Result<()> {
+    check_broadcasts_to(op, assigned_shape(from, to.len()), to).map_err(|_| {
+        Error::NotBroadcastableTo {
+            op,
+            from: from.to_vec(),
+            to: to.to_vec(),
+        }
+    })
+}
+
 /// Check that `from` broadcasts *to* `to` (NumPy's `broadcast_to`, an
 /// assignment's value to the selection, an in-place result to its
 /// target): no more axes than `to`, each trailing axis equal to `to`'s or 1.

@@ -560,6 +560,7 @@ impl<T: Element> Tensor<T> {
             *self = self.deep_copy()?;
         }
         let layout = self.layout().indexed(index)?;
+        let src_shape = crate::array::shape::assigned_shape(src_shape, layout.ndim());
         let done = {
             let mut g = self.handle.write_guard();
             g.as_mut()

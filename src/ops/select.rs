@@ -31,6 +31,7 @@ impl<'a, T: Element> Held<'a, T> {
             Operand::Ref(t) => (t.as_slice()?, t.shape()),
             Operand::Owned(t, _) => (t.as_slice()?, t.shape()),
         };
+        let shape = crate::array::shape::assigned_shape(shape, out.len());
         Ok(if data.len() == 1 {
             Held::One(data[0])
         } else if shape == out {

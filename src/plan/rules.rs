@@ -15,7 +15,7 @@ use super::{Allocation, Kind, Op, OperandDesc, Plan, Purpose, Reduction};
 use crate::array::dyn_tensor::{check_scalar, Scalar};
 use crate::array::element::DType;
 use crate::array::shape::{
-    broadcast_shapes, check_broadcasts_to, checked_numel, dims, normalize_axis, Dims,
+    broadcast_shapes, check_assigns_to, checked_numel, dims, normalize_axis, Dims,
 };
 use crate::error::{Error, Result};
 use crate::kernels::{BinaryOp, Func, FuncKind};
@@ -461,7 +461,7 @@ fn setitem_signature(
     if let Kind::Scalar(s) = v.kind {
         check_scalar(op.name(), s, d)?;
     }
-    check_broadcasts_to(op.name(), v.shape, view.shape())?;
+    check_assigns_to(op.name(), v.shape, view.shape())?;
     Ok(Signature::new(d, dims(x.shape), Receives::Input))
 }
 
@@ -482,7 +482,7 @@ fn scatter_signature(op: &Op, o: &[OperandDesc<'_>]) -> Result<Signature> {
     if let Kind::Scalar(s) = v.kind {
         check_scalar(op.name(), s, d)?;
     }
-    check_broadcasts_to(op.name(), v.shape, p.shape)?;
+    check_assigns_to(op.name(), v.shape, p.shape)?;
     let mut sig = Signature::new(d, dims(x.shape), Receives::Input);
     sig.scratch = broadcast_scratch(&o[2..], p.shape, &[d.size()]);
     Ok(sig)
