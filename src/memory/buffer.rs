@@ -322,17 +322,17 @@ unsafe impl Sync for Storage {}
 // SAFETY: OwnedBuffer is Send; the state is atomic.
 unsafe impl Send for Storage {}
 
-impl Storage {
-    /// How many storages were made before this one.
-    pub(crate) fn serial(&self) -> u64 {
+impl super::read_log::Watched for Storage {
+    fn serial(&self) -> u64 {
         self.serial
     }
 
-    /// How many times the contents were handed out for writing.
-    pub(crate) fn writes(&self) -> u64 {
+    fn writes(&self) -> u64 {
         self.writes.load(Ordering::Acquire)
     }
+}
 
+impl Storage {
     fn new(buf: OwnedBuffer) -> Arc<Self> {
         Arc::new(Storage {
             state: OwnershipState::new(),

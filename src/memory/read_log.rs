@@ -5,7 +5,7 @@
 //! # The model
 //!
 //! Every buffer counts the times its contents were handed out for
-//! writing ([`Storage::writes`]: each mutable access, under the writer
+//! writing ([`Watched::writes`]: each mutable access, under the writer
 //! bit or through the sole handle). A trace opens a log on its thread
 //! ([`ReadLog::open`] with the count of buffers made so far); from then
 //! until it closes, every reader handle and every export of a buffer made
@@ -58,7 +58,22 @@ use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 
-use super::buffer::Storage;
+/// What a log notes of a buffer: its serial number and its write count
+/// (the buffer's storage implements it; the log names no buffer type).
+pub(crate) trait Watched: Send + Sync {
+    /// How many buffers were made before this one.
+    fn serial(&self) -> u64;
+    /// How many times its memory was handed out for writing.
+    fn writes(&self) -> u64;
+}
+
+type Seen = Vec<(Weak<dyn Watched>, u64)>;
+
+/// The address a buffer is known by in a log (its data, without the
+/// trait object's vtable).
+fn addr(w: &Weak<dyn Watched>) -> *const () {
+    w.as_ptr().cast::<()>()
+}
 
 /// Logs open on any thread: `note` does nothing else while this is zero.
 static OPEN: AtomicUsize = AtomicUsize::new(0);
@@ -88,7 +103,7 @@ pub fn unlogged<R>(f: impl FnOnce() -> R) -> R {
 struct Log {
     id: usize,
     since: u64,
-    seen: Vec<(Weak<Storage>, u64)>,
+    seen: Seen,
 }
 
 static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
@@ -133,7 +148,7 @@ impl ReadLog {
             if let Some(outer) = i.checked_sub(1).and_then(|o| logs.get_mut(o)) {
                 for (w, n) in &log.seen {
                     if w.upgrade().is_some_and(|s| s.serial() < outer.since)
-                        && !outer.seen.iter().any(|(o, _)| o.ptr_eq(w))
+                        && !outer.seen.iter().any(|(o, _)| addr(o) == addr(w))
                     {
                         outer.seen.push((w.clone(), *n));
                     }
@@ -156,7 +171,7 @@ impl Drop for ReadLog {
 #[derive(Debug, Default)]
 pub struct ReadSet {
     /// `None`: closed on another thread, so unknown.
-    seen: Option<Vec<(Weak<Storage>, u64)>>,
+    seen: Option<Seen>,
 }
 
 impl ReadSet {
@@ -186,7 +201,7 @@ impl ReadSet {
 /// was made before that log opened. One relaxed load when no log is open
 /// on any thread.
 #[inline]
-pub(crate) fn note(storage: &Arc<Storage>) {
+pub(crate) fn note<S: Watched + 'static>(storage: &Arc<S>) {
     if OPEN.load(Ordering::Relaxed) == 0 {
         return;
     }
@@ -194,7 +209,7 @@ pub(crate) fn note(storage: &Arc<Storage>) {
 }
 
 #[cold]
-fn note_slow(storage: &Arc<Storage>) {
+fn note_slow<S: Watched + 'static>(storage: &Arc<S>) {
     if UNLOGGED.with(Cell::get) > 0 {
         return;
     }
@@ -209,48 +224,11 @@ fn note_slow(storage: &Arc<Storage>) {
             || log
                 .seen
                 .iter()
-                .any(|(w, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(storage)))
+                .any(|(w, _)| addr(w) == Arc::as_ptr(storage).cast::<()>())
         {
             return;
         }
-        log.seen.push((Arc::downgrade(storage), storage.writes()));
+        let weak: Weak<dyn Watched> = Arc::downgrade(storage) as Weak<S>;
+        log.seen.push((weak, storage.writes()));
     });
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::{storages_made, Tensor};
-
-    #[test]
-    fn notes_earlier_buffers_only_and_sees_their_writes() {
-        let mut before = Tensor::<f32>::from_vec(vec![1.0, 2.0], &[2]).unwrap();
-        let log = ReadLog::open(storages_made());
-        let after = Tensor::<f32>::from_vec(vec![3.0], &[1]).unwrap();
-        drop(after.export().unwrap()); // made while the log is open: not noted
-        drop(before.export().unwrap());
-        drop(before.export().unwrap()); // once
-        unlogged(|| drop(before.reader().unwrap()));
-        let read = log.close();
-        assert_eq!(read.len(), 1);
-        assert!(!read.written());
-        before.data_mut().unwrap()[1] = 0.0;
-        assert!(read.written());
-    }
-
-    #[test]
-    fn an_inner_log_passes_its_reads_out_and_a_freed_buffer_counts_as_written() {
-        let w = Tensor::<f32>::from_vec(vec![1.0], &[1]).unwrap();
-        let outer = ReadLog::open(storages_made());
-        let inner = ReadLog::open(storages_made());
-        drop(w.export().unwrap());
-        let inner = inner.close();
-        let outer = outer.close();
-        assert_eq!((inner.len(), outer.len()), (1, 1));
-        drop(w);
-        assert!(outer.written() && inner.written());
-        let unclosed = ReadLog::open(storages_made());
-        drop(unclosed); // dropped unclosed: no log left open
-        assert!(LOGS.with(|l| l.borrow().is_empty()));
-    }
 }
