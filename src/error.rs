@@ -9,6 +9,10 @@ use std::fmt;
 
 use crate::array::element::DType;
 
+/// Why a pinned buffer is never donated (in [`Error::Pinned`] and the
+/// planner's refusal).
+pub(crate) const PINNED_REASON: &str = "its memory was handed out to code that may read it for as long as the tensor lives (a buffer-protocol request for its bytes, as np.ndarray(buffer=t) makes)";
+
 /// Result alias used throughout the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -56,6 +60,10 @@ pub enum Error {
         /// Exported views (NumPy arrays, memoryviews) alive on the buffer.
         exports: u32,
     },
+    /// A donation was asked for but the buffer is pinned: foreign code may
+    /// read its memory for as long as it lives
+    /// ([`OwnershipState::pin`](crate::OwnershipState::pin)).
+    Pinned,
     /// The buffer is being written by an in-place operation right now.
     Busy,
     /// An arena's `max_bytes` would be exceeded.
@@ -172,6 +180,7 @@ impl fmt::Display for Error {
                     write!(f, "buffer is shared with {}", parts.join(" and "))
                 }
             }
+            Error::Pinned => write!(f, "buffer is pinned: {PINNED_REASON}"),
             Error::Busy => write!(f, "tensor is being written by another operation"),
             Error::ArenaExhausted { requested, in_use, max_bytes } => write!(
                 f,

@@ -424,3 +424,30 @@ fn addmm_accumulates_into_an_offered_input_and_only_then() {
     assert_eq!(bias.as_slice().unwrap(), &[1.0, 1.0]);
     assert_eq!(w.as_slice().unwrap(), &[2.0, 3.0, 4.0, 5.0]);
 }
+
+#[test]
+fn a_pinned_buffer_is_never_taken_and_says_why() {
+    // A consumer that reads the memory after giving its view back pins
+    // the buffer: no donation, explicit or by value, ever takes it.
+    let mut a = t(&[-1.0, 2.0]);
+    let p = a.buffer_ptr();
+    a.export().unwrap().pin();
+    assert!(a.ownership().pinned && a.ownership().exports == 0);
+    assert!(!a.is_exclusively_owned());
+    assert!(matches!(a.take_buffer(), Err(Error::Pinned)));
+    assert!(Error::Pinned.to_string().contains("pinned"));
+    let keep = a.clone();
+    let (r, o) = a.donate().unary(UnaryOp::Relu).unwrap();
+    assert_ne!(r.buffer_ptr(), p);
+    assert!(matches!(o.refused[..], [(0, Refusal::Shared { .. })]));
+    drop(keep);
+    let a = Tensor::<f32>::from_slice(&[3.0], &[1]).unwrap();
+    let p = a.buffer_ptr();
+    a.export().unwrap().pin();
+    let (r, o) = a.donate().unary(UnaryOp::Relu).unwrap();
+    assert_ne!(r.buffer_ptr(), p);
+    assert!(matches!(o.refused[..], [(0, Refusal::Pinned)]));
+    assert!(Refusal::Pinned
+        .to_string()
+        .contains("as long as the tensor lives"));
+}

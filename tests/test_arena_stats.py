@@ -31,7 +31,7 @@ def test_memory_stats_keys_and_peak(stats) -> None:
 
 def test_ownership_inspection() -> None:
     t = donate.ones((4,))
-    assert t.is_exclusive and t.ownership == {"handles": 1, "exports": 0, "donated": False, "writer": False, "consumed_by": None}
+    assert t.is_exclusive and t.ownership == {"handles": 1, "exports": 0, "pinned": False, "donated": False, "writer": False, "consumed_by": None}
     r = t.reshape(2, 2)
     v = np.asarray(t)
     o = t.ownership

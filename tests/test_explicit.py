@@ -244,3 +244,61 @@ def test_memory_error_in_an_arena_keeps_donated_input() -> None:
             big + other  # a named, fresh result
     assert not big.is_donated and big.tolist() == [1.0] * 1000
     assert other.tolist() == [1.0] * 1000
+
+
+def test_a_buffer_read_after_its_view_is_released_is_never_donated() -> None:
+    """`np.ndarray(buffer=t)` takes a buffer-protocol view without a shape,
+    releases it at once and keeps reading the pointer while it holds `t`
+    (NumPy relies on the exporter to keep the memory there). So such a
+    request pins the buffer: an explicit donation copies and warns, the
+    array keeps reading `t`'s values, and no freed or reused memory is
+    ever read through it. Before, the donation was taken silently and the
+    array read the donated result, or another tensor's data."""
+    x = donate.full((1 << 12,), 2.0)
+    p = x.data_ptr()
+    arr = np.ndarray(x.shape, np.float32, buffer=x)
+    assert arr.ctypes.data == p
+    assert x.ownership["exports"] == 0 and x.ownership["pinned"]
+    assert not x.is_exclusive
+    with pytest.warns(donate.DonationWarning, match="pinned|read it for as long"):
+        y = x.exp_donate()
+    assert y.data_ptr() != p and not x.is_donated
+    np.testing.assert_array_equal(arr[:3], [2.0, 2.0, 2.0])
+    with pytest.warns(donate.DonationWarning):
+        z = x.donate() + 1
+    assert z.data_ptr() != p
+    f = donate.jit(lambda a: a * 3, donate_argnums=0)
+    with pytest.warns(donate.DonationWarning):
+        w = f(x)
+    assert w.data_ptr() != p and not x.is_donated
+    # Writes through the tensor are seen, as through any view of it: the
+    # memory never moves (no copy-on-write under the reader).
+    x += 1
+    x[1:3] = 7.0
+    x[[3]] = 9.0
+    x[x > 100] = 0.0
+    x.relu_()
+    assert x.data_ptr() == p
+    np.testing.assert_array_equal(arr[:5], [3.0, 7.0, 7.0, 9.0, 3.0])
+    # Within an arena, the block never goes back to be reused under arr.
+    with donate.arena(max_bytes=16 << 20):
+        t = donate.full((1 << 12,), 2.0)
+        a2 = np.ndarray(t.shape, np.float32, buffer=t)
+        with pytest.warns(donate.DonationWarning):
+            r = t.relu_donate()
+        del r
+        u = donate.full((1 << 12,), 42.0)
+        assert u.data_ptr() != a2.ctypes.data
+        np.testing.assert_array_equal(a2[:3], [2.0, 2.0, 2.0])
+
+
+def test_a_shaped_view_pins_nothing() -> None:
+    # memoryview(t) and np.asarray(t) hold their export while they live:
+    # once they are gone the buffer may be donated again.
+    t = donate.ones((4,))
+    v, a = memoryview(t), np.asarray(t)
+    assert not t.ownership["pinned"]
+    del v, a
+    assert t.is_exclusive
+    p = t.data_ptr()
+    assert t.relu_donate().data_ptr() == p

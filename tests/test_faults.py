@@ -87,6 +87,7 @@ def test_allocation_failure_at_every_step_leaves_state_consistent() -> None:
             assert t.ownership == {
                 "handles": 1,
                 "exports": 0,
+                "pinned": False,
                 "donated": False,
                 "writer": False,
                 "consumed_by": None,

@@ -2,6 +2,14 @@
 //! views a tensor exports (`memoryview(t)`, `np.asarray(t)`). A view holds
 //! an export of the buffer ([`ExportGuard`]) until CPython releases it, so
 //! while any view lives the buffer is never donated or written in place.
+//!
+//! A request without `PyBUF_FORMAT` (the bytes, not typed elements: the
+//! old read-buffer interface) also pins the buffer for good
+//! ([`ExportGuard::pin`]): NumPy's `np.ndarray(buffer=t)` asks that way,
+//! releases the view at once and keeps reading the pointer for as long as
+//! it holds `t`, so that memory must never move to another tensor.
+//! `memoryview(t)`, `np.asarray(t)` and `np.frombuffer(t)` ask for the
+//! format and hold their view: they pin nothing.
 
 use std::ffi::{c_int, c_void, CStr};
 
@@ -151,6 +159,16 @@ impl PyTensor {
             return Err(PyBufferError::new_err(
                 "the tensor is a strided view: ask for strides, or call contiguous()",
             ));
+        }
+        if flags & ffi::PyBUF_FORMAT != ffi::PyBUF_FORMAT {
+            // A request that does not ask what the elements are wants the
+            // bytes: the old read-buffer interface, whose consumers may
+            // keep the pointer after they release the view, for as long
+            // as they hold the tensor (NumPy's `np.ndarray(buffer=t)`
+            // asks for any contiguous bytes, releases at once and keeps
+            // `t`): the memory must stay where it is while the buffer
+            // lives, so it is never donated.
+            guard.pin();
         }
         // SAFETY: CPython passes a valid, writable view to bf_getbuffer, and
         // writable requests were refused above.

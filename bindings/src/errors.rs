@@ -5,7 +5,7 @@
 //! | core [`Error`]                                   | Python                     |
 //! |--------------------------------------------------|----------------------------|
 //! | `AlreadyDonated`                                 | `donate.DonatedError` (a `RuntimeError`) |
-//! | `ShapeMismatch`, `NotBroadcastableTo`, `InvalidShape`, `LengthMismatch`, `EmptyReduction`, `NotDonatable`, `InvalidArgument` | `ValueError` |
+//! | `ShapeMismatch`, `NotBroadcastableTo`, `InvalidShape`, `LengthMismatch`, `EmptyReduction`, `NotDonatable`, `Pinned`, `InvalidArgument` | `ValueError` |
 //! | `InvalidAxis`                                    | `donate.AxisError` (NumPy's `AxisError`: a `ValueError` and an `IndexError`) |
 //! | `DTypeMismatch`, `UnsupportedDType`, `InvalidOperand` | `TypeError` |
 //! | `ArenaExhausted`, `AllocationFailed`             | `MemoryError`              |
@@ -156,7 +156,8 @@ pub(crate) fn to_py(e: &Error) -> PyErr {
         | Error::InvalidArgument { .. }
         | Error::NotContiguous { .. }
         | Error::PartialView { .. }
-        | Error::NotDonatable { .. } => PyValueError::new_err(msg),
+        | Error::NotDonatable { .. }
+        | Error::Pinned => PyValueError::new_err(msg),
     }
 }
 

@@ -209,10 +209,12 @@ ops::binary_operators! { tensor_methods {
         self.slot.lock(&Interp(py)).is_exclusive()
     }
 
-    /// `{"handles", "exports", "donated", "writer", "consumed_by"}`: tensors
-    /// sharing the buffer (this one included), live exported views
-    /// (NumPy arrays, memoryviews), whether the buffer was moved out and
-    /// by which operation.
+    /// `{"handles", "exports", "pinned", "donated", "writer", "consumed_by"}`:
+    /// tensors sharing the buffer (this one included), live exported views
+    /// (NumPy arrays, memoryviews), whether foreign code may read the
+    /// memory for as long as the buffer lives (`np.ndarray(buffer=t)`: it
+    /// is then never donated), whether the buffer was moved out and by
+    /// which operation.
     #[getter]
     fn ownership<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         // Never call into Python (which may run arbitrary code) with the
@@ -224,6 +226,7 @@ ops::binary_operators! { tensor_methods {
         let d = PyDict::new(py);
         d.set_item("handles", s.handles)?;
         d.set_item("exports", s.exports)?;
+        d.set_item("pinned", s.pinned)?;
         d.set_item("donated", s.donated)?;
         d.set_item("writer", s.writer)?;
         d.set_item("consumed_by", consumed_by)?;

@@ -82,6 +82,7 @@ pub(crate) fn state_error<T: Element>(t: &Tensor<T>, e: StateError) -> Error {
         StateError::Donated => t.donated_error(),
         StateError::Busy | StateError::Overflow => Error::Busy,
         StateError::Shared { handles, exports } => Error::NotDonatable { handles, exports },
+        StateError::Pinned => Error::Pinned,
     }
 }
 
@@ -539,7 +540,10 @@ impl<T: Element> Tensor<T> {
         // SAFETY: the caller's contract above.
         let mut g = unsafe { self.handle.shared_write_guard() }.map_err(|e| match e {
             StateError::Donated => donated,
-            StateError::Busy | StateError::Overflow | StateError::Shared { .. } => Error::Busy,
+            StateError::Busy
+            | StateError::Overflow
+            | StateError::Shared { .. }
+            | StateError::Pinned => Error::Busy,
         })?;
         kernels::strided::scatter(g.slice::<T>(), &layout, src, &shape);
         Ok(())

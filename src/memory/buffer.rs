@@ -633,6 +633,15 @@ impl ExportGuard {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+    /// Pin the buffer for good
+    /// ([`OwnershipState::pin`](crate::OwnershipState::pin)): for a
+    /// consumer that may read the memory after it drops this guard, for
+    /// as long as the buffer lives. The buffer is then never donated, so
+    /// its memory stays where this guard found it.
+    pub fn pin(&self) {
+        // Refused only once donated, which this guard's export excludes.
+        let _ = self.storage.state.pin();
+    }
 }
 
 impl Drop for ExportGuard {

@@ -14,6 +14,7 @@
 //! | `exports` | read-only views handed out to foreign code                    |
 //! | `writer`  | an in-place kernel is writing the buffer right now             |
 //! | `donated` | the buffer was moved out; the remaining handle is moved-from   |
+//! | `pinned`  | foreign code may read the memory for as long as the buffer lives |
 //!
 //! The rules that make reuse safe:
 //!
@@ -28,6 +29,14 @@
 //!    from exclusive to donated in one step. Of two threads racing to take the
 //!    same buffer exactly one wins; the other sees `Donated`.
 //! 4. A donated state is final: nothing can share, export or take it again.
+//!    A pinned state is final too ([`pin`]): the buffer is never exclusive
+//!    again, so it is never taken or donated, and its memory stays where
+//!    it is for as long as the buffer lives. An export is counted while
+//!    its view lives; a pin is for a consumer that keeps reading after it
+//!    has given its view back (NumPy's `np.ndarray(buffer=t)` takes a
+//!    buffer-protocol view, releases it at once and keeps the pointer
+//!    with a reference to `t`, relying on the exporter, in NumPy's words,
+//!    "to guarantee that the buffer sticks around after the release").
 //! 5. A buffer that is *not* exclusive (views of one buffer, an exported
 //!    view) may still be written through one of its handles, as NumPy's
 //!    views are ([`acquire_shared_writer`]): only while no reader is
@@ -46,17 +55,19 @@
 //! [`take_for_donation`]: OwnershipState::take_for_donation
 //! [`acquire_shared_writer`]: OwnershipState::acquire_shared_writer
 //! [`share_reader`]: OwnershipState::share_reader
+//! [`pin`]: OwnershipState::pin
 
 use crate::memory::sync::{AtomicU64, Ordering};
 
-// The word: handles in bits 0..26, exports in 26..46, readers in 46..61,
-// then the waiting-writer, writer and donated bits. (A reader is counted
-// as a handle too, so every rule that looks at handles alone is unchanged
-// by readers.)
+// The word: handles in bits 0..26, exports in 26..45, the pinned bit,
+// readers in 46..61, then the waiting-writer, writer and donated bits. (A
+// reader is counted as a handle too, so every rule that looks at handles
+// alone is unchanged by readers.)
 const HANDLE_MASK: u64 = (1 << 26) - 1;
 const EXPORT_SHIFT: u32 = 26;
 const EXPORT_ONE: u64 = 1 << EXPORT_SHIFT;
-const EXPORT_MASK: u64 = ((1 << 20) - 1) << EXPORT_SHIFT;
+const EXPORT_MASK: u64 = ((1 << 19) - 1) << EXPORT_SHIFT;
+const PINNED: u64 = 1 << 45;
 const READER_SHIFT: u32 = 46;
 const READER_ONE: u64 = 1 << READER_SHIFT;
 const READER_MASK: u64 = ((1 << 15) - 1) << READER_SHIFT;
@@ -81,6 +92,9 @@ pub struct OwnershipSnapshot {
     pub writer: bool,
     /// The buffer has been moved out.
     pub donated: bool,
+    /// Foreign code may read the memory for as long as the buffer lives
+    /// ([`OwnershipState::pin`]): never exclusive again.
+    pub pinned: bool,
 }
 
 impl OwnershipSnapshot {
@@ -91,12 +105,14 @@ impl OwnershipSnapshot {
             readers: ((w & READER_MASK) >> READER_SHIFT) as u32,
             writer: w & WRITER != 0,
             donated: w & DONATED != 0,
+            pinned: w & PINNED != 0,
         }
     }
 
-    /// Exclusive: one handle, no exports, not being written, not donated.
+    /// Exclusive: one handle, no exports, not pinned, not being written,
+    /// not donated.
     pub fn is_exclusive(&self) -> bool {
-        self.handles == 1 && self.exports == 0 && !self.writer && !self.donated
+        self.handles == 1 && self.exports == 0 && !self.pinned && !self.writer && !self.donated
     }
 }
 
@@ -109,6 +125,9 @@ pub enum StateError {
     Busy,
     /// Not exclusive: these many handles and exports exist.
     Shared { handles: u32, exports: u32 },
+    /// Not exclusive, for good: foreign code may read the memory for as
+    /// long as the buffer lives ([`OwnershipState::pin`]).
+    Pinned,
     /// A counter would overflow.
     Overflow,
 }
@@ -275,6 +294,21 @@ impl OwnershipState {
         })
     }
 
+    /// Pin the buffer: foreign code may read its memory for as long as the
+    /// buffer lives, after any view it was given is released. From now on
+    /// the buffer is never exclusive, so it is never taken for donation
+    /// (its memory never moves to another buffer while this one lives);
+    /// it may still be written through its handles, as a buffer with an
+    /// exported view may. Refused once donated.
+    pub fn pin(&self) -> Result<OwnershipSnapshot, StateError> {
+        self.transition(|w| {
+            if w & DONATED != 0 {
+                return Err(StateError::Donated);
+            }
+            Ok(w | PINNED)
+        })
+    }
+
     /// Unregister an exported view.
     pub fn unexport(&self) -> OwnershipSnapshot {
         self.transition(|w| {
@@ -300,6 +334,9 @@ impl OwnershipState {
                 handles: s.handles,
                 exports: s.exports,
             });
+        }
+        if s.pinned {
+            return Err(StateError::Pinned);
         }
         Ok(())
     }
@@ -336,6 +373,36 @@ mod tests {
     fn fresh_state_is_exclusive() {
         let s = OwnershipState::new();
         assert!(s.snapshot().is_exclusive());
+    }
+
+    #[test]
+    fn a_pin_is_final_and_blocks_donation_not_writes_through_views() {
+        let s = OwnershipState::new();
+        s.export().unwrap();
+        s.unexport();
+        assert!(s.snapshot().is_exclusive());
+        let snap = s.pin().unwrap();
+        assert!(snap.pinned && !snap.is_exclusive());
+        assert_eq!(snap.exports, 0);
+        // A pin outlives every handle and export: nothing takes it back.
+        s.share().unwrap();
+        s.release();
+        s.export().unwrap();
+        s.unexport();
+        assert!(s.snapshot().pinned);
+        assert_eq!(s.take_for_donation(), Err(StateError::Pinned));
+        assert_eq!(s.acquire_exclusive(), Err(StateError::Pinned));
+        // Written as a buffer with exported views is (NumPy's views see it).
+        s.acquire_shared_writer().unwrap();
+        s.release_exclusive();
+        s.clear_transient();
+        assert!(s.snapshot().pinned);
+        // The export count beside it is untouched, up to its own limit.
+        for _ in 0..3 {
+            s.export().unwrap();
+        }
+        assert_eq!(s.snapshot().exports, 3);
+        assert!(s.snapshot().pinned);
     }
 
     #[test]

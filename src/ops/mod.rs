@@ -146,6 +146,7 @@ impl Refusal {
                 exports: *exports,
             },
             Error::AlreadyDonated { .. } => Refusal::Donated,
+            Error::Pinned => Refusal::Pinned,
             _ => Refusal::Busy,
         }
     }

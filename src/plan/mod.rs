@@ -108,6 +108,8 @@ pub enum Holders {
     Busy,
     /// Already moved out.
     Donated,
+    /// Pinned: foreign code may read it for as long as it lives.
+    Pinned,
 }
 
 impl From<OwnershipSnapshot> for Holders {
@@ -116,6 +118,8 @@ impl From<OwnershipSnapshot> for Holders {
             Holders::Donated
         } else if s.writer {
             Holders::Busy
+        } else if s.handles == 1 && s.exports == 0 && s.pinned {
+            Holders::Pinned
         } else if s.handles == 1 && s.exports == 0 {
             Holders::Exclusive
         } else {
@@ -209,6 +213,7 @@ impl<'a> OperandDesc<'a> {
             Holders::Shared { handles, exports } => Some(Refusal::Shared { handles, exports }),
             Holders::Busy => Some(Refusal::Busy),
             Holders::Donated => Some(Refusal::Donated),
+            Holders::Pinned => Some(Refusal::Pinned),
         }
     }
 
@@ -611,6 +616,9 @@ pub enum Refusal {
     Busy,
     /// It was already moved out.
     Donated,
+    /// Foreign code may read its memory for as long as it lives
+    /// ([`OwnershipState::pin`](crate::OwnershipState::pin)).
+    Pinned,
     /// The result has another shape.
     Shape {
         operand: Vec<usize>,
@@ -663,6 +671,7 @@ impl fmt::Display for Refusal {
                  it on every call (pass it as an argument named by donate_argnums to donate it)"
             ),
             Refusal::Donated => write!(f, "it was already donated"),
+            Refusal::Pinned => write!(f, "{}", crate::error::PINNED_REASON),
             Refusal::Storage(d) => write!(
                 f,
                 "{d} is a storage dtype: the result is computed in {} before it is rounded to {d}",
