@@ -81,6 +81,50 @@ def test_jit_matches_eager(name: str) -> None:
         np.testing.assert_array_equal(np.asarray(a), np.asarray(g))
 
 
+@pytest.mark.parametrize("name", TRACED)
+def test_jit_with_the_argument_donated_follows_its_plan(name: str) -> None:
+    """Each function over a donated argument: where the plan gives the
+    result the argument's buffer, the result is in it, not a kernel's
+    scratch of the same length (`mean` once summed into the donated
+    buffer and allocated its result after it: under an arena that failed
+    there, the argument was lost). The run counts a planned buffer served
+    to another allocation as a mismatch."""
+    base = _base(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", donate.DonationWarning)
+        want = _leaves(_call(name, donate.asarray(base.copy())))
+        mismatches = donate.memory_stats()["plan_mismatches"]
+        f = donate.jit(lambda x: _call(name, x), donate_argnums=0)
+        got = _leaves(f(donate.asarray(base.copy())))
+        again = _leaves(f(donate.asarray(base.copy())))
+    assert donate.memory_stats()["plan_mismatches"] == mismatches, name
+    for g, a, w in zip(got, again, want):
+        assert (g.dtype, g.shape) == (w.dtype, w.shape), name
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6, atol=1e-6)
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(g))
+
+
+def test_mean_under_a_tight_arena_keeps_its_donated_argument() -> None:
+    def f(x, y):
+        return donate.stack([x, y]).mean(axis=0)
+
+    jf = donate.jit(f, donate_argnums=0)
+    xv = np.arange(1024, dtype=np.float32).reshape(32, 32)
+    y = donate.ones((32, 32))
+    x = donate.asarray(xv)
+    p = x.data_ptr()
+    r = jf(x, y)
+    assert r.data_ptr() == p  # the plan's alias, as its header says
+    np.testing.assert_allclose(np.asarray(r), (xv + 1) / 2)
+    x = donate.asarray(xv)
+    with donate.arena(max_bytes=8192):
+        try:
+            jf(x, y)
+        except MemoryError:
+            assert not x.is_donated
+            np.testing.assert_array_equal(x.numpy(), xv)
+
+
 @pytest.mark.parametrize("name", sorted(VALUE_SHAPED))
 def test_a_value_shaped_function_is_refused_naming_it(name: str) -> None:
     f = donate.jit(lambda x: _call(name, x))

@@ -67,17 +67,21 @@ where
     /// Mean over all elements or along `axis` (NaN for zero elements, as
     /// NumPy).
     pub fn mean(&self, axis: Option<isize>, keepdims: bool) -> Result<Tensor<T>> {
-        let s = self.sum(axis, keepdims)?;
+        let mut s = self.sum(axis, keepdims)?;
         let n = match axis {
             None => self.numel(),
             Some(a) => self.shape()[normalize_axis(a, self.ndim())?],
         };
         let inv = 1.0 / n as f64;
-        let v: Vec<T> = s
-            .as_slice()?
-            .iter()
-            .map(|x| T::from_f64(x.to_f64() * inv))
-            .collect();
+        let scale = |x: &mut T| *x = T::from_f64(x.to_f64() * inv);
+        // Scaled in the sum's own new buffer: the mean's one allocation
+        // is its result (a planned program serves its buffer to it).
+        if let Some(v) = s.data_mut() {
+            v.iter_mut().for_each(scale);
+            return Ok(s);
+        }
+        let mut v = s.to_vec()?;
+        v.iter_mut().for_each(scale);
         Tensor::from_vec(v, s.shape())
     }
 }

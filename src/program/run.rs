@@ -288,6 +288,7 @@ impl Run<'_> {
         }
         let setitem = matches!(args.first(), Some(Arg::Held(_)));
         let plan = &st.plan;
+        let planned_at = planned.first().map(OwnedBuffer::as_ptr);
         let (result, left) = serve_planned(planned, || -> Result<Option<DynTensor>> {
             if setitem {
                 let outcome = execute_in_place(plan, &mut args)?;
@@ -304,6 +305,13 @@ impl Run<'_> {
             }
         });
         drop(args);
+        if let (Some(at), true, Ok(Some(t))) = (planned_at, left.is_empty(), &result) {
+            if t.buffer_ptr() != Some(at) {
+                // The planned buffer went to another allocation of the
+                // same length (a kernel's scratch), not to the result.
+                mismatch();
+            }
+        }
         let result = result.and_then(|r| {
             r.or_else(|| target_handle.take())
                 .ok_or_else(|| Error::InvalidArgument {
