@@ -279,13 +279,24 @@ def test_errors_name_what_the_user_did() -> None:
     # Batch dimensions that do not broadcast name the whole shapes.
     with pytest.raises(ValueError, match=r"\[4, 2, 3\] and \[5, 3, 2\]"):
         donate.ones((4, 2, 3)) @ donate.ones((5, 3, 2))
-    # A conversion names itself, not item().
-    for convert in (float, int, bool):
-        with pytest.raises(ValueError) as e:
+    # A conversion names itself, not item(); as NumPy's, only a 0-d tensor
+    # converts to a number (a TypeError), and the truth value of several
+    # elements is ambiguous (a ValueError).
+    for convert, error in ((float, TypeError), (int, TypeError), (complex, TypeError),
+                           (bool, ValueError)):
+        with pytest.raises(error) as e:
             convert(donate.ones(3))
         assert "item()" not in str(e.value), str(e.value)
-    with pytest.raises(ValueError, match=r"^float\(\) needs a tensor with exactly one element"):
+        with pytest.raises(error):
+            convert(np.ones(3))
+    with pytest.raises(TypeError, match=r"^float\(\) needs a 0-d tensor, got shape \[3\]"):
         float(donate.ones(3))
+    for convert in (float, int, complex):  # one element with axes: NumPy 2's TypeError
+        with pytest.raises(TypeError, match="needs a 0-d tensor"):
+            convert(donate.ones((1, 1)))
+        with pytest.raises(TypeError):
+            convert(np.ones((1, 1)))
+        assert convert(donate.ones(())) == 1
     # Shapes that must agree by a rule other than broadcasting say the rule
     # (not "they must be equal or broadcast").
     ones = donate.ones

@@ -8,6 +8,7 @@ at a time across threads, an error leaving the target unchanged)."""
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 import pytest
@@ -225,3 +226,48 @@ def test_a_number_stored_in_a_bool_tensor_is_its_truth_value() -> None:
     i = donate.zeros(2, dtype=donate.int8)
     with pytest.raises(OverflowError):
         i[0] = 300
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "int64", "float32", "float64"])
+def test_a_complex_value_at_positions_of_a_real_tensor_is_refused(dtype: str) -> None:
+    """By index array or mask, as through a view: the imaginary part would
+    be lost (array-api.md: a complex value into a real tensor is a
+    `TypeError`). Before, the scatter path dropped it silently."""
+    t = donate.zeros(3, dtype=dtype)
+    values = donate.asarray(np.array([5j, 2 + 3j]))
+    for key in ([0, 1], np.array([True, False, True]), donate.asarray(np.array([0, 2]))):
+        with pytest.raises(TypeError):
+            t[key] = values
+    with pytest.raises(TypeError):
+        t[[0, 1]] = [1, 1j]
+    with pytest.raises(TypeError):
+        t[[0, 1]] = (1, 2j)
+    with pytest.raises(TypeError):
+        t[0:2] = values
+    assert t.tolist() == [0, 0, 0]
+    z = donate.zeros(3, dtype="complex128")
+    z[[0, 2]] = values
+    assert z.tolist() == [5j, 0, 2 + 3j]
+
+
+@pytest.mark.parametrize("key", [slice(None), [0, 1, 2], np.array([True, True, True])],
+                         ids=["slice", "positions", "mask"])
+def test_a_list_converts_into_the_targets_dtype_as_numpy(key: Any) -> None:
+    """`t[key] = [...]` converts the list into `t`'s dtype, as NumPy's
+    assignment: each Python int is checked against it (before, the list
+    became int64 and wrapped: `u8[:] = [300]` gave 44)."""
+    for mk in (np.asarray, donate.asarray):
+        for dtype, value, error in (("uint8", [300], OverflowError), ("uint8", [-1, 2, 3], OverflowError),
+                                    ("int64", [2**63], OverflowError),
+                                    ("int32", (2**64 - 1,), OverflowError),
+                                    ("int64", [float("nan")], ValueError)):
+            t = mk(np.zeros(3, dtype))
+            with pytest.raises(error):
+                t[key] = value
+            assert np.asarray(t).tolist() == [0, 0, 0]
+        t = mk(np.zeros(3, "uint8"))
+        t[key] = [1.7, True, 255]
+        assert np.asarray(t).tolist() == [1, 1, 255]
+        f = mk(np.zeros(3))
+        f[key] = [2**64, 1, 2]
+        assert np.asarray(f).tolist() == [2.0**64, 1.0, 2.0]

@@ -736,9 +736,13 @@ def test_matmul_matches_numpy(dtype: np.dtype) -> None:
 @pytest.mark.parametrize("dtype", COMPLEX)
 def test_complex_of_a_one_element_tensor_is_python_complex(dtype: np.dtype) -> None:
     assert complex(donate.asarray(np.array(1.5 - 2j, dtype=dtype))) == 1.5 - 2j
-    assert complex(donate.asarray(np.array([3.0], dtype=np.float32))) == 3 + 0j
-    with pytest.raises(ValueError):
-        complex(donate.asarray(sample(dtype)))
+    assert complex(donate.asarray(np.array(3.0, dtype=np.float32))) == 3 + 0j
+    # As NumPy 2's: only a 0-d tensor converts, even of one element.
+    for a in (np.array([3.0], dtype=np.float32), sample(dtype)):
+        with pytest.raises(TypeError):
+            complex(a)
+        with pytest.raises(TypeError):
+            complex(donate.asarray(a))
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)

@@ -244,3 +244,46 @@ def test_histogram2d_as_numpy() -> None:
     for g, w in zip(np.histogram2d(donate.asarray(xi), donate.asarray(xi), bins=3),
                     np.histogram2d(xi, xi, bins=3)):
         check(g, w)
+
+
+def test_a_weighted_bin_is_summed_on_its_own():
+    """A small bin after a large one keeps its digits: each bin's weights
+    are summed on their own. Before, a bin was the difference of two
+    running sums, so `bincount([0, 1, 2, 1], [1e17, 1, 2.5, 0.25])` gave
+    `[1e17, 0, 0]`."""
+    idx = np.array([0, 1, 2, 1])
+    w = np.array([1e17, 1.0, 2.5, 0.25])
+    got = np.bincount(donate.asarray(idx), weights=donate.asarray(w))
+    np.testing.assert_array_equal(np.asarray(got), [1e17, 1.25, 2.5])
+    x = np.array([0.1, 0.6, 0.7, 0.2])
+    h, _ = np.histogram(donate.asarray(x), bins=2, range=(0, 1), weights=donate.asarray(w))
+    np.testing.assert_array_equal(np.asarray(h), [1e17 + 0.25, 3.5])
+    h2, _, _ = np.histogram2d(donate.asarray(x), donate.asarray(x[::-1]), bins=2,
+                              range=((0, 1), (0, 1)), weights=donate.asarray(w))
+    np.testing.assert_array_equal(
+        np.asarray(h2), np.histogram2d(x, x[::-1], bins=2, range=((0, 1), (0, 1)), weights=w)[0])
+    # Integer weights past 2**53, each bin exact (NumPy's float64).
+    big = np.array([2**53 + 1, 2**62 + 1, 3], np.int64)
+    got = np.bincount(donate.asarray(np.array([0, 0, 1])), weights=donate.asarray(big))
+    assert np.asarray(got)[1] == 3.0
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 64, 1000, 4097])
+def test_weighted_bins_as_numpy(n):
+    rng = np.random.default_rng(n)
+    i = rng.integers(0, 13, n)
+    w = rng.normal(size=n)
+    np.testing.assert_allclose(
+        np.asarray(np.bincount(donate.asarray(i), weights=donate.asarray(w), minlength=15)),
+        np.bincount(i, weights=w, minlength=15), rtol=1e-12, atol=1e-12)
+    xs = rng.normal(size=n)
+    iw = rng.integers(-5, 5, n)
+    edges = [-3, -1, 0, 0.5, 3]
+    got, _ = np.histogram(donate.asarray(xs), bins=edges, weights=donate.asarray(iw))
+    want, _ = np.histogram(xs, bins=edges, weights=iw)
+    assert np.asarray(got).dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)
+    cw = rng.normal(size=n) + 1j * rng.normal(size=n)
+    np.testing.assert_allclose(
+        np.asarray(np.histogram(donate.asarray(xs), bins=5, weights=donate.asarray(cw))[0]),
+        np.histogram(xs, bins=5, weights=cw)[0], rtol=1e-12, atol=1e-12)

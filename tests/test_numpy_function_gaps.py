@@ -103,6 +103,13 @@ def test_set_functions_match_numpy(a: np.ndarray, b: np.ndarray, nans: bool) -> 
     assert np.array_equiv(donate.asarray(a), donate.asarray(b)) == np.array_equiv(a, b)
 
 
+def test_setdiff1d_assume_unique_keeps_the_order_of_ar1() -> None:
+    # NumPy ravels ar1 as it is (no sort) when told its values are unique.
+    both(lambda x, y: np.setdiff1d(x, y, assume_unique=True),
+         np.array([[3, 1], [2, 5]]), np.array([2]))
+    both(lambda x, y: np.setdiff1d(x, y, assume_unique=True), np.array([3, 1, 2]), np.array([7]))
+
+
 def test_isin_of_complex_values_compares_pairwise() -> None:
     both(np.isin, np.array([1 + 1j, 2, 3j]), np.array([3j, 1 + 1j]))
 

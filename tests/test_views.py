@@ -114,8 +114,13 @@ def test_index_errors() -> None:
         t[0, 0, 0, 0]
     with pytest.raises(IndexError, match="single ellipsis"):
         t[..., ...]
-    with pytest.raises(IndexError, match="step cannot be zero"):
+    with pytest.raises(ValueError, match="step cannot be zero"):  # NumPy's ValueError
         t[::0]
+    for big in (2**64, -(2**63) - 1, 10**30):  # past 64 bits: out of bounds, as NumPy's
+        with pytest.raises(IndexError, match="out of bounds"):
+            t[big]
+        with pytest.raises(IndexError, match="out of bounds"):
+            t[0, big]
 
 
 def test_array_indices_still_copy() -> None:
@@ -403,3 +408,28 @@ def test_a_view_left_alone_on_its_buffer_is_donatable() -> None:
         r = donate.relu(v.donate())
     assert v.is_donated and r.data_ptr() == p
     np.testing.assert_array_equal(np.asarray(r), np.maximum(a.reshape(4, 3) + 1, 0))
+
+
+def test_iteration_makes_each_item_when_it_is_reached() -> None:
+    """`iter(t)` yields `t[0]`, `t[1]`, ... one at a time, as NumPy's: an
+    item reflects writes made before it is reached, and no row view exists
+    before its turn. Before, every item was made up front (a list), so a
+    write during the loop was not seen and every row held the buffer."""
+    for mk in (np.asarray, donate.asarray):
+        v = mk(np.arange(5.0))
+        seen = []
+        for x in v:
+            seen.append(float(x))
+            if len(seen) == 1:
+                v[1] = 100.0
+        assert seen == [0.0, 100.0, 2.0, 3.0, 4.0]
+    m = donate.ones((256, 4))
+    it = iter(m)
+    first = next(it)
+    assert m.ownership["handles"] == 2  # m and the one row made so far
+    del first
+    assert m.is_exclusive
+    assert it.__length_hint__() == 255
+    assert [r.tolist() for r in it][-1] == [1.0] * 4
+    with pytest.raises(TypeError):
+        iter(donate.asarray(3.0))

@@ -76,11 +76,11 @@ impl PyTensor {
         )
     }
 
-    /// A one-element tensor as a Python complex (of a real tensor, its
-    /// imaginary part 0).
+    /// A 0-d tensor as a Python complex (of a real tensor, its imaginary
+    /// part 0).
     fn __complex__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         slf.get().check_traced("complex()")?;
-        let v = super::conversions::element(slf, "complex")?;
+        let v = super::conversions::scalar(slf, "complex")?;
         v.py().get_type::<pyo3::types::PyComplex>().call1((v,))
     }
 

@@ -75,6 +75,20 @@ pub(super) fn element<'py>(slf: &Bound<'py, PyTensor>, what: &str) -> PyResult<B
     view(slf, what)?.call_method0("item")
 }
 
+/// The element of a 0-d tensor as a Python number, for `int()`,
+/// `float()`, `complex()`: as NumPy's (since 2.0), a tensor with axes is a
+/// `TypeError` even of one element (`item()` takes one).
+pub(super) fn scalar<'py>(slf: &Bound<'py, PyTensor>, what: &str) -> PyResult<Bound<'py, PyAny>> {
+    let shape = &slf.get().shape;
+    if !shape.is_empty() {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{what}() needs a 0-d tensor, got shape {shape:?} (only 0-d tensors convert to \
+             Python scalars, as NumPy's arrays)"
+        )));
+    }
+    element(slf, what)
+}
+
 /// The read-only NumPy view, or a `DonatedError` naming `what`.
 pub(crate) fn view<'py>(slf: &Bound<'py, PyTensor>, what: &str) -> PyResult<Bound<'py, PyAny>> {
     slf.get().check_live(slf.py(), what)?;

@@ -395,7 +395,13 @@ pub(crate) fn basic_index(key: &Bound<'_, PyAny>) -> PyResult<Option<Vec<donate:
         // An integer or a NumPy integer (NumPy's rule); anything whose
         // `__index__` fails is advanced indexing.
         match k.call_method0("__index__") {
-            Ok(i) => Ok(Some(Index::Int(i.extract()?))),
+            // Past 64 bits an index is out of bounds of every tensor: an
+            // `IndexError`, as NumPy's (not an `OverflowError`).
+            Ok(i) => Ok(Some(Index::Int(i.extract().map_err(|_| {
+                pyo3::exceptions::PyIndexError::new_err(format!(
+                    "index {i} is out of bounds (it does not fit in 64 bits)"
+                ))
+            })?))),
             Err(_) => Ok(None),
         }
     };

@@ -69,6 +69,7 @@ mod fft;
 mod functions;
 mod inputs;
 mod interop;
+mod iteration;
 mod jit;
 mod linalg;
 mod manipulation;

@@ -330,12 +330,12 @@ ops::binary_operators! { tensor_methods {
 
     fn __float__(slf: &Bound<'_, Self>) -> PyResult<f64> {
         slf.get().check_traced("float()")?;
-        super::conversions::element(slf, "float")?.extract::<f64>()
+        super::conversions::scalar(slf, "float")?.extract::<f64>()
     }
 
     fn __int__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         slf.get().check_traced("int()")?;
-        let v = super::conversions::element(slf, "int")?;
+        let v = super::conversions::scalar(slf, "int")?;
         v.py().get_type::<pyo3::types::PyInt>().call1((v,))
     }
 
@@ -370,6 +370,24 @@ ops::binary_operators! { tensor_methods {
     /// see the new values, as NumPy's do; an empty selection writes
     /// nothing.
     fn __setitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        // A list or tuple converts straight into the target's dtype, as
+        // NumPy's assignment converts it (each Python int checked against
+        // the dtype: `u8[:] = [300]` is an `OverflowError`, not 44; a
+        // complex into a real target a `TypeError`).
+        let converted;
+        let value = if value.is_instance_of::<pyo3::types::PyList>()
+            || value.is_instance_of::<pyo3::types::PyTuple>()
+        {
+            let py = slf.py();
+            let kwargs = pyo3::types::PyDict::new(py);
+            kwargs.set_item("dtype", interop::np_dtype(py, slf.get().dtype))?;
+            converted = interop::numpy(py)?
+                .getattr("asarray")?
+                .call((value,), Some(&kwargs))?;
+            &converted
+        } else {
+            value
+        };
         let Some(v) = input_from(value)? else {
             return Err(PyTypeError::new_err(format!(
                 "cannot assign a '{}' to a tensor",
@@ -385,14 +403,13 @@ ops::binary_operators! { tensor_methods {
         }
     }
 
-    fn __iter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        let n = slf.get().__len__()?;
-        let items = (0..n)
-            .map(|i| Self::__getitem__(slf, &i.into_pyobject(slf.py())?.into_any()))
-            .collect::<PyResult<Vec<_>>>()?;
-        pyo3::types::PyList::new(slf.py(), items)?
-            .try_iter()
-            .map(Bound::into_any)
+    /// Iterate over the first axis, one item at a time, as NumPy's: each
+    /// item (`t[i]`: a view of a row, a 0-d copy of an element) is made
+    /// when it is reached, so an item reflects writes made before it and
+    /// `next(iter(t))` costs one item.
+    fn __iter__(slf: &Bound<'_, Self>) -> PyResult<super::iteration::TensorIter> {
+        let len = slf.get().__len__()?;
+        Ok(super::iteration::TensorIter::new(slf, len))
     }
 
     /// `value in t`: whether any element equals `value`, at every rank

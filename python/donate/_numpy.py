@@ -69,6 +69,7 @@ from ._numpy_operands import (
     _is,
     _operand,
     _refuse,
+    _where_mask,
     _write_out,
     read_once,
 )
@@ -489,18 +490,25 @@ def _ufunc_call(
     result = f(*(_cast(x, c) for x, c in zip(inputs, casts)))
     results = result if isinstance(result, tuple) else (result,)
     targets = tuple(out) if out else (None,) * len(results)
-    if not everywhere:
-        results = tuple(
-            _dn.where(_as_tensor(where), r, r if o is None else _as_tensor(o))
-            for r, o in zip(results, targets)
-        )
     if out and len(targets) != len(results):
         raise _refuse(name, f"out= with {len(targets)} arrays")
-    # Every casting check before anything is written.
+    # Every casting check before anything is written, on the loop's own
+    # results (not on a `where=` blend with `out`, which would promote).
     for r, o in zip(results, targets):
         if o is not None and not np.can_cast(r.dtype, o.dtype, casting=casting):
-            _write_out(name, o, r, casting)  # raises NumPy's TypeError
-    written = tuple(_write_out(name, o, r, casting) for r, o in zip(results, targets))
+            _write_out(name, o, r, casting, broadcast=True)  # raises NumPy's TypeError
+    if not everywhere:
+        # Where the mask is false, `out` keeps its values: the result is
+        # cast to `out`'s dtype first (as NumPy's loop writes it), then
+        # blended with it (no out=: NumPy leaves those elements unset).
+        mask = _where_mask(where)
+        results = tuple(
+            _dn.where(mask, r, r) if o is None
+            else _dn.where(mask, r if r.dtype == o.dtype else _dn.astype(r, o.dtype), _as_tensor(o))
+            for r, o in zip(results, targets)
+        )
+    written = tuple(_write_out(name, o, r, casting, broadcast=True)
+                    for r, o in zip(results, targets))
     return written if isinstance(result, tuple) else written[0]
 
 

@@ -329,7 +329,7 @@ def fix(x: Any, out: Any = None) -> Any:
     if _dn.isdtype(t.dtype, "complex floating"):
         raise TypeError("ufunc 'ceil' not supported for the input types")
     r = _dn.trunc(t) if _dn.isdtype(t.dtype, "real floating") else _dn.asarray(t, copy=True)
-    return _write_out("fix", out, r)
+    return _write_out("fix", out, r, "same_kind", broadcast=True)  # (`trunc`, a ufunc)
 
 
 def polyval(p: Any, x: Any) -> Any:

@@ -10,10 +10,13 @@ Decisions (where NumPy leaves room or a composition differs):
   every `kth` (NumPy leaves the order on either side of `kth`
   unspecified).
 - Counts are exact: they come from positions in the sorted values.
-  Weighted sums (`bincount(weights=)`, `histogram(weights=)`) are
-  differences of a running sum of the sorted weights, which is how
-  NumPy's own `histogram` sums weights for non-uniform bins: they may
-  differ from NumPy's in the last bits.
+  Weighted sums (`bincount(weights=)`, `histogram(weights=)`,
+  `histogramdd`) sum each bin's sorted weights on their own, by a
+  segmented scan (`_run_sums`): a bin's rounding is relative to its own
+  sum, never to the weights of the bins before it. (A difference of two
+  running sums, which NumPy's `histogram` uses for non-uniform bins,
+  lost a small bin after a large one: `bincount([0, 1], [1e17, 1.0])`
+  gave `[1e17, 0]`.) They may differ from NumPy's in the last bits.
 - `pad` builds the index of every output position along each axis from
   NumPy's own `pad` of an index vector (so `reflect`, `symmetric` and
   `wrap` follow NumPy's rules to the element, even for widths past the
@@ -49,13 +52,30 @@ def _ints_1d(x: Any) -> Any:
     return t
 
 
+def _run_sums(w: Any, bounds: Any) -> Any:
+    """The sums of the 1-d `w` over the runs `[bounds[j], bounds[j+1])`
+    (`bounds`, int64 positions, nondecreasing), each run summed on its own:
+    a segmented inclusive scan (Hillis and Steele's, log2(n) steps of
+    whole-tensor ops), where a position adds the partial sum `d` back only
+    when that position lies in its own run. Its last position then holds
+    the run's sum, rounded relative to that sum alone."""
+    n = int(w.shape[0])
+    lo, hi = bounds[:-1], bounds[1:]
+    if n == 0:
+        return _dn.zeros(tuple(lo.shape), dtype=w.dtype)
+    run = _dn.searchsorted(bounds, _dn.arange(n, dtype=_dn.int64), side="right")
+    s, d = w, 1
+    while d < n:
+        s = _dn.concat([s[:d], s[d:] + _dn.where(run[d:] == run[:-d], s[:-d], 0)])
+        d *= 2
+    return _dn.where(hi > lo, _dn.take(s, _dn.clip(hi - 1, 0, n - 1)), 0)
+
+
 def _segment_sums(sorted_keys: Any, order: Any, weights: Any, edges: Any, side: str) -> Any:
     """The sums of `weights` over the runs of `sorted_keys` between
-    consecutive `edges`: a running sum of the sorted weights, differenced."""
-    w = _dn.take(weights, order)
-    running = _dn.cumulative_sum(w, include_initial=True)
-    at = _dn.take(running, _dn.searchsorted(sorted_keys, edges, side=side))
-    return at[1:] - at[:-1]
+    consecutive `edges` (`_run_sums` of the sorted weights)."""
+    bounds = _dn.searchsorted(sorted_keys, edges, side=side)
+    return _run_sums(_dn.take(weights, order), _dn.astype(bounds, _dn.int64, copy=False))
 
 
 def bincount(x: Any, weights: Any = None, minlength: int = 0) -> Any:
@@ -150,10 +170,11 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
         # sum too wide for it).
         kind = w.dtype.kind
         wide = _dn.complex128 if kind == "c" else _dn.float64 if kind == "f" else _dn.int64
-        running = _dn.cumulative_sum(_dn.take(_dn.astype(w, wide), order), include_initial=True)
-        at = _dn.concat([_dn.take(running, _dn.searchsorted(keys, inner, side="left")),
-                         _dn.take(running, _dn.searchsorted(keys, last, side="right"))])
-        counts = _dn.astype(at[1:] - at[:-1], w.dtype)
+        bounds = _dn.concat([_dn.searchsorted(keys, inner, side="left"),
+                             _dn.searchsorted(keys, last, side="right")])
+        sums = _run_sums(_dn.take(_dn.astype(w, wide), order),
+                         _dn.astype(bounds, _dn.int64, copy=False))
+        counts = _dn.astype(sums, w.dtype)
     if density:
         widths = _dn.asarray(np.diff(e).astype(np.float64))
         counts = _dn.astype(counts, _dn.float64) / widths / _dn.sum(_dn.astype(counts, _dn.float64))

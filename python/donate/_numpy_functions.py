@@ -74,7 +74,7 @@ def clip(a: Any, a_min: Any = _NoValue, a_max: Any = _NoValue, out: Any = None,
     # nothing, `np.clip(uint8_t, -1, 3)`: `donate.clip`'s rule.)
     x = _donatable(a, out) if _dtype_of(a) == dt else _cast(a, dt)
     lo, hi = (b if b is None or _number(b) else _in_dtype(b, dt) for b in bounds)
-    return _write_out("clip", out, _dn.clip(x, lo, hi), casting)
+    return _write_out("clip", out, _dn.clip(x, lo, hi), casting, broadcast=True)
 
 
 def _power_of_ten(n: int) -> float:
@@ -88,6 +88,17 @@ def _power_of_ten(n: int) -> float:
         if r == float("inf"):
             break  # from 1e309 on: NumPy's loop stays at inf
     return r
+
+
+def _round_out(out: Any, r: Any) -> Any:
+    """`r` into `round`'s `out=` as NumPy's `PyArray_Round` writes it: an
+    array of as many elements as the result (else `ValueError`), which its
+    ufuncs (`rint`, `multiply`) then broadcast into, same_kind."""
+    o = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    if o is not None and int(np.prod(o.shape)) != int(np.prod(r.shape)):
+        raise ValueError(f"numpy.round: invalid output shape {tuple(o.shape)} for a result "
+                         f"of shape {tuple(r.shape)}")
+    return _write_out("round", out, r, "same_kind", broadcast=True)
 
 
 def round(a: Any, decimals: int = 0, out: Any = None) -> Any:
@@ -108,10 +119,10 @@ def round(a: Any, decimals: int = 0, out: Any = None) -> Any:
             )
         # NumPy's `rint` of bools is float16; float32 here, as every float
         # function of bools (donate makes float16 only of float16).
-        return _write_out("round", out, _dn.round(_cast(a, np.float32)))
+        return _round_out(out, _dn.round(_cast(a, np.float32)))
     integer = np.issubdtype(dt, np.integer)
     if d == 0 or (integer and d > 0):
-        return _write_out("round", out, _dn.round(_donatable(a, out)))
+        return _round_out(out, _dn.round(_donatable(a, out)))
     x = _cast(a, np.float64) if integer else _as_tensor(a)
     # The factor as NumPy's weak Python float meets `x`: in `x`'s dtype.
     f = np.asarray(_power_of_ten(builtins.abs(d)), dtype=x.dtype)[()]
@@ -124,7 +135,7 @@ def round(a: Any, decimals: int = 0, out: Any = None) -> Any:
         # narrower integer as NumPy's cast wraps.
         r = _dn.astype(r, dt if dt in (np.int64, np.uint64) else np.dtype(np.int64))
         r = _dn.astype(r, dt)
-    return _write_out("round", out, r)
+    return _round_out(out, r)
 
 
 def concatenate(arrays: Sequence[Any], axis: Any = 0, out: Any = None, *,
@@ -132,13 +143,14 @@ def concatenate(arrays: Sequence[Any], axis: Any = 0, out: Any = None, *,
     xs = [_cast(x, dtype) for x in arrays]
     if axis is None:
         xs, axis = [_flat(x) for x in xs], 0
-    return _write_out("concatenate", out, _dn.concat([_as_tensor(x) for x in xs], axis=axis))
+    return _write_out("concatenate", out, _dn.concat([_as_tensor(x) for x in xs], axis=axis),
+                      casting)
 
 
 def stack(arrays: Sequence[Any], axis: int = 0, out: Any = None, *,
           dtype: Any = None, casting: str = "same_kind") -> Any:
     xs = [_as_tensor(_cast(x, dtype)) for x in arrays]
-    return _write_out("stack", out, _dn.stack(xs, axis=axis))
+    return _write_out("stack", out, _dn.stack(xs, axis=axis), casting)
 
 
 def transpose(a: Any, axes: Any = None) -> Any:
@@ -255,6 +267,10 @@ def dot(a: Any, b: Any, out: Any = None) -> Any:
         r = _dn.matmul(x, y)
     else:  # NumPy's dot: the last axis of `a` against `b`'s second-to-last
         r = _bool_products(_dn.tensordot)(x, y, axes=((x.ndim - 1,), (y.ndim - 2,)))
+    if out is not None and np.dtype(out.dtype) != np.dtype(r.dtype):
+        # NumPy's dot writes only into its result's own dtype.
+        raise ValueError(f"numpy.dot: the out= array is {out.dtype}, the result {r.dtype} "
+                         "(out= must have the result's dtype and shape)")
     return _write_out("dot", out, r)
 
 
@@ -484,7 +500,7 @@ def einsum(subscripts: Any, *operands: Any, out: Any = None, dtype: Any = None,
     if not isinstance(subscripts, str):
         raise _refuse("einsum", "the interleaved (operand, axes) form")
     r = _dn.einsum(subscripts, *(_as_tensor(_cast(x, dtype)) for x in operands))
-    return _write_out("einsum", out, r)
+    return _write_out("einsum", out, r, casting)
 
 
 def iscomplexobj(x: Any) -> bool:
@@ -518,12 +534,14 @@ def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None,
 
 def isposinf(x: Any, out: Any = None) -> Any:
     t = _as_tensor(x)
-    return _write_out("isposinf", out, _dn.logical_and(_dn.isinf(t), _dn.greater(t, 0)))
+    return _write_out("isposinf", out, _dn.logical_and(_dn.isinf(t), _dn.greater(t, 0)),
+                      broadcast=True)
 
 
 def isneginf(x: Any, out: Any = None) -> Any:
     t = _as_tensor(x)
-    return _write_out("isneginf", out, _dn.logical_and(_dn.isinf(t), _dn.less(t, 0)))
+    return _write_out("isneginf", out, _dn.logical_and(_dn.isinf(t), _dn.less(t, 0)),
+                      broadcast=True)
 
 
 def hstack(tup: Sequence[Any], *, dtype: Any = None, casting: str = "same_kind") -> Any:

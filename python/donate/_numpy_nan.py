@@ -111,6 +111,11 @@ def _counted(x: Any, axis: Any, dtype: Any, keepdims: bool) -> tuple[Any, Any, A
     return y, mask, total, count
 
 
+# NumPy's `nanmean`, `nanvar`, `nanstd` of floats write only into a float
+# (or complex) `out=`: a float result into it as same_kind casting allows.
+_INEXACT_OUT = "same_kind"
+
+
 def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
             *, where: Any = _NoValue) -> Any:
     """NumPy's `nanmean`: the mean of the elements of `a` over `axis` that
@@ -121,7 +126,7 @@ def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdi
     x = _as_tensor(a)
     _, _, total, count = _counted(x, _reduced_axis(a, axis), dtype, _flag(keepdims))
     _warn("Mean of empty slice", x, count == 0)
-    return _write_out("nanmean", out, _dn.divide(total, count))
+    return _write_out("nanmean", out, _dn.divide(total, count), _INEXACT_OUT)
 
 
 def _spread(name: str) -> Callable[..., Any]:
@@ -148,7 +153,7 @@ def _spread(name: str) -> Callable[..., Any]:
         bad = dof <= 0
         _warn("Degrees of freedom <= 0 for slice.", x, bad)
         v = _dn.where(bad, float("nan"), _dn.divide(_dn.sum(square, axis=ax, keepdims=keep), dof))
-        return _write_out(name, out, _dn.sqrt(v) if name == "nanstd" else v)
+        return _write_out(name, out, _dn.sqrt(v) if name == "nanstd" else v, _INEXACT_OUT)
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (f"NumPy's `{name}`: the {'variance' if name == 'nanvar' else 'standard deviation'} "

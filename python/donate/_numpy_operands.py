@@ -187,9 +187,16 @@ def _refuse(name: str, what: str) -> TypeError:
     return TypeError(f"numpy.{name} on donate tensors: {what} is not supported")
 
 
-def _write_out(name: str, out: Any, result: Any, casting: Any = "unsafe") -> Any:
+def _write_out(name: str, out: Any, result: Any, casting: Any = "unsafe", *,
+               broadcast: bool = False) -> Any:
     """Write `result` into `out` (a tensor, in place; or a NumPy array) and
-    return `out`; `casting` is checked first, as NumPy's ufuncs check it."""
+    return `out`; `casting` is checked first, as NumPy's ufuncs check it.
+
+    `out` has the result's shape exactly (NumPy's reductions, `cumsum`,
+    `concatenate`, `dot`, `take`, ...: a `ValueError` otherwise, never a
+    result broadcast into a larger array); with `broadcast`, an
+    element-wise ufunc's rule: the result broadcasts to `out`'s shape,
+    which is the broadcast shape of the two."""
     if isinstance(out, tuple):
         if len(out) != 1:
             raise _refuse(name, f"out= with {len(out)} arrays")
@@ -202,6 +209,16 @@ def _write_out(name: str, out: Any, result: Any, casting: Any = "unsafe") -> Any
             f"numpy.{name}: cannot cast the result from {rdt} to the out= array's "
             f"{out.dtype} with casting rule {casting!r}"
         )
+    rshape, oshape = tuple(np.shape(result)), tuple(out.shape)
+    try:
+        fits = (np.broadcast_shapes(rshape, oshape) if broadcast else rshape) == oshape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"numpy.{name}: the out= array has shape {oshape}, the result "
+            + (f"{rshape}, which does not broadcast to it" if broadcast else f"has shape {rshape}")
+        )
     if isinstance(out, Tensor):
         out[...] = result
     elif isinstance(out, np.ndarray):
@@ -209,6 +226,17 @@ def _write_out(name: str, out: Any, result: Any, casting: Any = "unsafe") -> Any
     else:
         raise _refuse(name, f"out= of type {type(out).__name__}")
     return out
+
+
+def _where_mask(where: Any) -> Any:
+    """A ufunc's or reduction's `where=` as a bool tensor: NumPy reads
+    it as bool under safe casting, so a mask of another dtype (ints,
+    floats) is a `TypeError`, never read as truth values."""
+    mask = _as_tensor(where)
+    if mask.dtype != _dn.bool:
+        raise TypeError(f"Cannot cast array data from dtype('{mask.dtype}') to dtype('bool') "
+                        "according to the rule 'safe' (a where= mask must be boolean)")
+    return mask
 
 
 def _bool_products(f: Any) -> Any:

@@ -33,6 +33,7 @@ from ._numpy_operands import (
     _raveled_0d,
     _reduced_axis,
     _refuse,
+    _where_mask,
     _write_out,
 )
 
@@ -90,7 +91,7 @@ def masked(name: str, a: Any, axis: Any, dtype: Any, out: Any, keepdims: Any,
                 f"reduction operation '{ufunc.__name__}' does not have an identity, "
                 "so to use a where mask one has to specify 'initial'"
             )
-        mask = _dn.broadcast_to(_dn.astype(_as_tensor(where), _dn.bool), x.shape)
+        mask = _dn.broadcast_to(_where_mask(where), x.shape)
         fill: Any = init if identity is None else identity
         x = _dn.where(mask, x, fill)
     f = getattr(_dn, fname)
@@ -145,7 +146,7 @@ def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
         # NumPy's `_mean` with `where=`: the masked sum divided by the
         # count of true elements of the mask (NaN where there are none).
         x = _as_tensor(a) if dt is None else _cast(a, dt)
-        mask = _dn.broadcast_to(_dn.astype(_as_tensor(where), _dn.bool), x.shape)
+        mask = _dn.broadcast_to(_where_mask(where), x.shape)
         s = _dn.sum(_dn.where(mask, x, 0), axis=axis, keepdims=_flag(keepdims), dtype=x.dtype)
         count = _dn.sum(mask, axis=axis, keepdims=_flag(keepdims))
         r = _dn.astype(_dn.divide(s, count), s.dtype)
@@ -192,7 +193,8 @@ def _spread(name: str) -> Callable[..., Any]:
             raise _refuse(name, "an integer dtype=")
         x = _statistic_operand(a, dt, out)
         r = f(x, axis=axis, correction=float(c), keepdims=_flag(keepdims))
-        return _write_out(name, out, r)
+        # (NumPy's `std` ends in `sqrt`, a ufunc: same_kind into `out`.)
+        return _write_out(name, out, r, "same_kind" if name == "std" else "unsafe")
 
     spread.__name__ = spread.__qualname__ = name
     return spread
@@ -202,14 +204,25 @@ std = _spread("std")
 var = _spread("var")
 
 
+def _index_out(name: str, out: Any) -> Any:
+    """`out=` of NumPy's `argmax`/`argmin`: an array NumPy's index dtype
+    (intp) casts to safely (`int32`, `uint8`, `bool`; not a float)."""
+    o = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    if o is not None and not np.can_cast(np.dtype(o.dtype), np.intp, "safe"):
+        raise TypeError(f"numpy.{name}: the out= array's {o.dtype} cannot be safely cast "
+                        f"to the index dtype {np.dtype(np.intp)}")
+    return out
+
+
 def _arg(name: str) -> Callable[..., Any]:
     f = getattr(_dn, name)
 
     def arg(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> Any:
         if _raveled_0d(a, axis):
             # Raveled (its one index, 0-d with or without keepdims), as NumPy's.
-            return _write_out(name, out, f(_flat(a), axis=axis))
-        return _write_out(name, out, f(_donatable(a, out), axis=axis, keepdims=_flag(keepdims)))
+            return _write_out(name, _index_out(name, out), f(_flat(a), axis=axis))
+        r = f(_donatable(a, out), axis=axis, keepdims=_flag(keepdims))
+        return _write_out(name, _index_out(name, out), r)
 
     arg.__name__ = arg.__qualname__ = name
     return arg
@@ -273,7 +286,7 @@ def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> An
     axis = _reduced_axis(x, axis)
     keepdims = _flag(keepdims)
     r = _dn.subtract(_dn.max(x, axis=axis, keepdims=keepdims), _dn.min(x, axis=axis, keepdims=keepdims))
-    return _write_out("ptp", out, r)
+    return _write_out("ptp", out, r, "same_kind")  # (`subtract`, a ufunc)
 
 
 def _quantiles(name: str, a: Any, q: Any, method: Any, weights: Any,
@@ -330,7 +343,12 @@ def gathered(name: str, results: list[Any], qs: np.ndarray, rest: list[int], axe
                                                for i in range(len(rest) + len(axes)))))
         results = shaped
     r = results[0] if qs.ndim == 0 else _dn.reshape(_dn.stack(results), qs.shape + tuple(results[0].shape))
-    return _write_out(name, out, r)
+    # NumPy's `quantile` interpolates with ufuncs writing into `out`
+    # (same_kind, broadcast into it), `nanquantile`/`nanmedian` assign
+    # into it (unsafe, broadcast), `median` writes its mean (unsafe, the
+    # result's shape).
+    return _write_out(name, out, r, "same_kind" if name == "quantile" else "unsafe",
+                      broadcast=name != "median")
 
 
 def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,

@@ -55,7 +55,9 @@ def union1d(ar1: Any, ar2: Any) -> Any:
 
 
 def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Any:
-    u = _unique(_flat(ar1))
+    """NumPy's `setdiff1d`: the values of `ar1` not in `ar2`, sorted and
+    unique; with `assume_unique`, `ar1` raveled in its own order."""
+    u = _flat(ar1) if assume_unique else _unique(_flat(ar1))
     return u[isin(u, ar2, invert=True)]
 
 

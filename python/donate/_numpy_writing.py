@@ -50,7 +50,7 @@ import numpy as np
 
 import donate as _dn
 
-from ._numpy_operands import _as_tensor, _dtype_of
+from ._numpy_operands import _as_tensor, _dtype_of, _where_mask
 
 NAMES = ["put", "put_along_axis", "putmask", "place", "copyto", "fill_diagonal", "insert"]
 
@@ -227,11 +227,7 @@ def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) ->
     if where is True:
         t[...] = s
         return None
-    w = _as_tensor(where)
-    if w.dtype != _dn.bool:
-        raise TypeError(f"Cannot cast array data from {np.dtype(w.dtype)!r} to dtype('bool') "
-                        "according to the rule 'safe'")
-    t[...] = _dn.where(_dn.broadcast_to(w, t.shape), s, t)
+    t[...] = _dn.where(_dn.broadcast_to(_where_mask(where), t.shape), s, t)
     return None
 
 

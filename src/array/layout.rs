@@ -408,8 +408,11 @@ fn slice_range(
     len: usize,
 ) -> Result<(usize, usize)> {
     if by == 0 {
-        return Err(Error::InvalidIndex {
-            reason: "slice step cannot be zero".into(),
+        // A bad value of the key, not a position out of range: Python's
+        // and NumPy's `ValueError`.
+        return Err(Error::InvalidArgument {
+            op: "slice",
+            reason: "step cannot be zero".into(),
         });
     }
     // In 128 bits: every bound and step of 64 bits, and their

@@ -30,7 +30,7 @@ fn takes_complex(op: &Op) -> bool {
         // products.
         // (An assignment takes complex values into a complex target only:
         // `check` decides.)
-        _ if op.moves_only() && !matches!(op, Op::SetItem { .. }) => true,
+        _ if op.moves_only() && !assigns(op) => true,
         Op::Matmul => true,
         // Sums, products, means and spreads (complex numbers are
         // unordered: no max or min).
@@ -56,12 +56,19 @@ fn takes_complex(op: &Op) -> bool {
     }
 }
 
+/// Is `op` an assignment into its first operand (`t[i] = v` through a
+/// view, or at positions: an index array, a mask)? Its values take the
+/// target's dtype, so a complex value needs a complex target.
+fn assigns(op: &Op) -> bool {
+    matches!(op, Op::SetItem { .. } | Op::Scatter)
+}
+
 /// `Err(UnsupportedDType)` when `op` would make a complex `result` (a
 /// `dtype=` asked for) but does not take complex operands.
 pub(super) fn check_result(op: &Op, result: crate::DType) -> Result<()> {
     // An assignment's result is its target: complex only when the target
     // is, which `check` allows.
-    if result.is_complex() && !takes_complex(op) && !matches!(op, Op::SetItem { .. }) {
+    if result.is_complex() && !takes_complex(op) && !assigns(op) {
         return Err(Error::UnsupportedDType {
             op: op.name(),
             dtype: result,
@@ -125,11 +132,11 @@ pub(super) fn check(op: &Op, o: &[OperandDesc<'_>]) -> Result<()> {
     }
     // Assignment takes complex values into a complex target only (the
     // imaginary part would be lost in a real one).
-    let assigns = matches!(op, Op::SetItem { .. })
+    let into_complex = assigns(op)
         && o.first()
             .and_then(OperandDesc::held)
             .is_some_and(crate::DType::is_complex);
-    if assigns || takes_complex(op) {
+    if into_complex || takes_complex(op) {
         Ok(())
     } else {
         Err(Error::UnsupportedDType {
