@@ -500,10 +500,11 @@ def _ufunc_call(
     if not everywhere:
         # Where the mask is false, `out` keeps its values: the result is
         # cast to `out`'s dtype first (as NumPy's loop writes it), then
-        # blended with it (no out=: NumPy leaves those elements unset).
+        # blended with it (without out=, NumPy leaves those elements
+        # unset: the result's are as good).
         mask = _where_mask(where)
         results = tuple(
-            _dn.where(mask, r, r) if o is None
+            r if o is None
             else _dn.where(mask, r if r.dtype == o.dtype else _dn.astype(r, o.dtype), _as_tensor(o))
             for r, o in zip(results, targets)
         )
