@@ -499,3 +499,32 @@ def test_nextafter_and_spacing_step_in_float16_itself() -> None:
     # positive, its float32 and float64 ones negative, as donate's are.)
     s = np.array([1.0, 1000.0, 3.0, 0.0, 60000.0], np.float16)
     np.testing.assert_array_equal(np.spacing(donate.asarray(s)).numpy(), np.spacing(s))
+
+
+M = np.array([True, True])
+SMALL = np.array([300, 300], np.float16)
+BIG = np.array([40000, 40000], np.float16)
+
+
+@pytest.mark.parametrize("call,a", [
+    (lambda x: np.prod(x, initial=0.5), SMALL), (lambda x: np.sum(x, initial=-60000.0), BIG),
+    (lambda x: np.add.reduce(x, initial=-60000.0), BIG),
+    (lambda x: np.multiply.reduce(x, initial=0.01), SMALL),
+    (lambda x: np.sum(x, initial=-60000.0, where=M), BIG),
+    (lambda x: np.mean(x, where=M), BIG), (lambda x: x.mean(where=M), BIG),
+])
+def test_a_reduction_with_initial_or_where_is_not_rounded_before_it_ends(call, a) -> None:
+    """NumPy starts a reduction from `initial`, and sums a float16 mean
+    in float32: a partial result past float16's range is no inf (the sum
+    was rounded to float16 before `initial` was added, or the masked
+    mean's sum taken in float16)."""
+    want = call(a)
+    got = call(donate.asarray(a))
+    assert np.isfinite(want)
+    assert np.asarray(got).dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_a_float32_product_starts_from_initial() -> None:
+    a = np.array([1e30, 1e30], np.float32)
+    assert np.asarray(np.prod(donate.asarray(a), initial=1e-30)) == np.prod(a, initial=1e-30)

@@ -1404,6 +1404,69 @@ def test_failure_in_an_arena_leaves_the_donated_argument_intact(warm: bool, max_
     assert x.is_donated
 
 
+CAST_OR_COPY_OPERANDS = {
+    "strided operand": (lambda x, y: x + y.T, np.float32),
+    "bool mask": (lambda x, y: x * (y > 0), np.float32),
+    "int operand": (lambda x, y: x + y.astype(donate.int32), np.float64),
+    "comparison read back": (lambda x, y: x - (x > 1), np.float32),
+    "setitem of another dtype": (lambda x, y: _set_first_row(x, y.astype(donate.int32)), np.float32),
+    "float16 matmul": (lambda x, y: (x @ y) * 2, np.float16),
+}
+
+
+def _set_first_row(x, v):
+    x[0] = v[0]
+    return x
+
+
+@pytest.mark.parametrize("name", list(CAST_OR_COPY_OPERANDS))
+def test_every_budget_leaves_the_donated_argument_intact_or_succeeds(name: str) -> None:
+    """An operation that writes over a donated argument and reads another
+    operand through a cast or a C-order copy: under an arena too small for
+    that copy, the call fails before the argument is written. (Before, the
+    copy's allocation failed after the argument had been taken out of the
+    program's variables, and the argument was lost: a bug hunt's fuzzer of
+    random programs and budgets.)"""
+    f, dtype = CAST_OR_COPY_OPERANDS[name]
+    a = rn(8, 8).astype(dtype)
+    b = rn(8, 8, seed=1).astype(dtype)
+    jf = donate.jit(f, donate_argnums=0)
+    want = np.asarray(f(donate.tensor(a), donate.tensor(b)))
+    failed = 0
+    for budget in range(0, 2600, 64):
+        x, y = donate.tensor(a), donate.tensor(b)
+        try:
+            with donate.arena(max_bytes=budget):
+                got = jf(x, y)
+        except MemoryError:
+            failed += 1
+            assert not x.is_donated, f"budget {budget}: the donated argument was lost"
+            np.testing.assert_array_equal(x.numpy(), a)
+            continue
+        np.testing.assert_array_equal(np.asarray(got), want)
+    assert failed, "no budget was small enough to fail"
+
+
+@pytest.mark.parametrize("f,dtypes", [
+    (lambda x, y: (x * 3 + 1).T * 2, (np.float16, np.float16)),
+    (lambda x, y: (x @ y).relu() + 1.0, (np.int64, np.float64)),
+    (lambda x, y: (x + 1).T + y.T, (np.float32, np.float32)),
+], ids=["float16 transpose", "int64 @ float64", "two transposes"])
+def test_a_cast_or_copy_never_takes_the_result_s_planned_buffer(f, dtypes) -> None:
+    """A planned buffer is served to the equation's kernel after its
+    operands' casts and C-order copies: a copy of the result's length (a
+    transposed operand, an int64 operand cast to float64) took it before,
+    and the run counted a plan mismatch."""
+    a = rn(5, 5).astype(dtypes[0])
+    b = rn(5, 5, seed=1).astype(dtypes[1])
+    jf = donate.jit(f)
+    before = donate.memory_stats()["plan_mismatches"]
+    for _ in range(2):
+        got = jf(donate.tensor(a), donate.tensor(b))
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(f(donate.tensor(a), donate.tensor(b))))
+    assert donate.memory_stats()["plan_mismatches"] == before
+
+
 def test_failure_in_an_arena_leaves_non_donated_arguments_intact() -> None:
     jf = donate.jit(lambda x, w: ((x @ w).relu() + x).tanh())
     x, w = donate.tensor(rn(16, 16)), donate.tensor(rn(16, 16, seed=1))

@@ -99,7 +99,7 @@ def base_ptr(t: donate.Tensor) -> int:
     """The lowest address of `t`'s elements (its buffer's start for a view
     of a whole buffer, reversed axes included)."""
     back = sum((n - 1) * s for n, s in zip(t.shape, t.strides) if s < 0 and n > 0)
-    return t.data_ptr() + back * t.itemsize
+    return t.data_ptr() + back
 
 
 def shares(t: donate.Tensor, v: donate.Tensor, always: bool = False) -> None:

@@ -287,3 +287,33 @@ def test_weighted_bins_as_numpy(n):
     np.testing.assert_allclose(
         np.asarray(np.histogram(donate.asarray(xs), bins=5, weights=donate.asarray(cw))[0]),
         np.histogram(xs, bins=5, weights=cw)[0], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [5, 1000, 100_000])
+def test_weighted_bincount_is_numpy_s_to_the_last_bit(n):
+    """One pass of the core's `bincount`, each bin adding its weights in
+    their order as NumPy's does: the same floats, not only close ones
+    (weights of many magnitudes, so that the order of additions shows)."""
+    rng = np.random.default_rng(n)
+    i = rng.integers(0, 37, n)
+    w = rng.normal(size=n) * 10.0 ** rng.integers(-8, 9, n)
+    got = np.bincount(donate.asarray(i), weights=donate.asarray(w))
+    np.testing.assert_array_equal(np.asarray(got), np.bincount(i, weights=w))
+
+
+def test_the_core_bincount_checks_every_index_and_jit_traces_it():
+    from donate import _core
+    x = donate.asarray(np.array([0, 2, 2], np.int8))
+    with pytest.raises(IndexError, match="5 is not a bin of 0..3"):
+        _core._bincount(donate.asarray(np.array([0, 5])), None, 3)
+    with pytest.raises(ValueError, match="integers or booleans"):
+        _core._bincount(donate.asarray(np.array([0.0, 1.0])), None, 3)
+    w = donate.asarray(np.array([1.5, 2.0, 0.25], np.float32))
+
+    def f(x, w):
+        return _core._bincount(x, w, 4) * 2.0
+
+    got = donate.jit(f)(x, w)
+    assert got.dtype == donate.float64
+    np.testing.assert_array_equal(np.asarray(got), [3.0, 0.0, 4.5, 0.0])
+    assert "bincount" in donate.jit(f).lower(x, w).as_text()

@@ -249,3 +249,44 @@ def test_block_and_piecewise_refuse_as_numpy(call: Callable[..., Any]) -> None:
         call(np.ones(2))
     with pytest.raises(e.type):
         call(donate.asarray(np.ones(2)))
+
+
+@pytest.mark.parametrize("mode", ["clip", "wrap"])
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+def test_take_with_a_mode_as_numpy(mode: str, axis: Any) -> None:
+    """`np.take(mode="clip"|"wrap")` (it raised TypeError)."""
+    a = np.arange(12).reshape(3, 4)
+    idx = np.array([[-7, 0], [3, 13]], np.int8)
+    got = np.take(donate.asarray(a), donate.asarray(idx), axis=axis, mode=mode)
+    want = np.take(a, idx, axis=axis, mode=mode)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_take_mode_errors_as_numpy() -> None:
+    t = donate.asarray(np.arange(3))
+    with pytest.raises(ValueError, match="clipmode"):
+        np.take(t, [0], mode="nearest")
+    with pytest.raises(IndexError, match="empty"):
+        np.take(donate.zeros((0,)), [0], mode="wrap")
+    assert np.take(donate.zeros((0,)), np.array([], np.int64), mode="clip").shape == (0,)
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: np.array([0.1], like=t), lambda t: np.array([np.float64(0.1)], like=t),
+    lambda t: np.asarray([1, 2.5], like=t), lambda t: np.zeros(2, like=t),
+    lambda t: np.ones((2,), like=t), lambda t: np.empty(2, like=t), lambda t: np.eye(2, like=t),
+    lambda t: np.identity(2, like=t), lambda t: np.tri(2, like=t), lambda t: np.full(2, 1.5, like=t),
+    lambda t: np.full(2, 3, like=t), lambda t: np.arange(3, like=t),
+    lambda t: np.arange(0.5, 3, like=t), lambda t: np.array([[1, 2]], like=t, ndmin=3),
+    lambda t: np.ones(2, dtype=np.int8, like=t),
+])
+def test_creation_with_like_takes_numpy_s_dtypes(call: Callable[[Any], Any]) -> None:
+    """NEP 35: `like=` a tensor makes a tensor, with the dtype NumPy's own
+    function gives (a Python float is float64: it was float32)."""
+    got = call(donate.asarray(np.ones(1, np.float32)))
+    want = call(np.ones(1, np.float32))
+    assert isinstance(got, donate.Tensor)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if "empty" not in call.__code__.co_names:
+        np.testing.assert_array_equal(np.asarray(got), want)

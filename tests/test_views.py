@@ -388,7 +388,7 @@ def test_buffer_protocol_of_views() -> None:
     assert m.readonly and m.shape == a[:, ::-1, 1::2].shape
     assert m.strides == a[:, ::-1, 1::2].strides
     np.testing.assert_array_equal(np.asarray(v), a[:, ::-1, 1::2])
-    assert v.strides == tuple(s // 4 for s in a[:, ::-1, 1::2].strides)
+    assert v.strides == a[:, ::-1, 1::2].strides  # bytes, as NumPy's
     # An export of a view shows later writes to the shared buffer, as a
     # NumPy view does.
     t[0] = -5.0
@@ -433,3 +433,29 @@ def test_iteration_makes_each_item_when_it_is_reached() -> None:
     assert [r.tolist() for r in it][-1] == [1.0] * 4
     with pytest.raises(TypeError):
         iter(donate.asarray(3.0))
+
+
+def test_a_0d_integer_tensor_index_is_advanced_indexing() -> None:
+    """A 0-d integer tensor is an array index, as `np.array(1)` is: a
+    copy, never a view a write would go through (it was a view)."""
+    a = np.arange(6.0).reshape(2, 3)
+    for key in (donate.asarray(1), (donate.asarray(1), slice(None))):
+        t = donate.asarray(a.copy())
+        s = t[key]
+        s += 100
+        np.testing.assert_array_equal(t.numpy(), a)
+        np.testing.assert_array_equal(s.numpy(), a[1] + 100)
+
+
+@pytest.mark.parametrize("shape,mask_shape,prefix", [
+    ((3, 0), (3, 0), ()), ((0, 3, 4), (0, 3), ()), ((2, 3, 0), (3, 0), (slice(None),)),
+])
+def test_an_empty_boolean_tensor_mask_selects_nothing(shape, mask_shape, prefix) -> None:
+    """NumPy reads an empty sequence as integer indices; a tensor mask is
+    read as the boolean array it is (it gave shape (3, 0, 0))."""
+    a = np.zeros(shape)
+    m = np.zeros(mask_shape, bool)
+    got = donate.asarray(a)[(*prefix, donate.asarray(m))]
+    assert got.shape == a[(*prefix, m)].shape
+    with pytest.raises(IndexError):
+        donate.asarray(a)[donate.asarray(np.zeros(mask_shape, np.float32))]

@@ -12,6 +12,13 @@ use super::tensor::PyTensor;
 
 #[pymethods]
 impl PyTensor {
+    /// NumPy's `__array_priority__`, which every ndarray has (0.0) and
+    /// libraries read to pick the result type of mixed operations (Dask's
+    /// `tensordot`): the same as an ndarray's, as the protocols decide.
+    #[classattr]
+    #[pyo3(name = "__array_priority__")]
+    const ARRAY_PRIORITY: f64 = 0.0;
+
     /// A read-only NumPy array over this tensor's buffer (no copy). While it
     /// lives, the buffer is never donated (donations copy, with a
     /// warning); in-place ops on the tensor write through, and the array

@@ -301,6 +301,27 @@ pub(crate) fn axes_arg(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
     args.iter().map(|x| x.extract::<i64>()).collect()
 }
 
+/// An index key with its tensors read as NumPy arrays, for NumPy's
+/// indexing (NumPy would otherwise take an empty bool tensor for a
+/// sequence of integer indices, and a 0-d one for an integer).
+pub(crate) fn numpy_key<'py>(key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let py = key.py();
+    let np = numpy(py)?;
+    let as_array = |k: Bound<'py, PyAny>| -> PyResult<Bound<'py, PyAny>> {
+        if k.is_instance_of::<super::tensor::PyTensor>() {
+            np.call_method1("asarray", (k,))
+        } else {
+            Ok(k)
+        }
+    };
+    match key.cast::<PyTuple>() {
+        Ok(t) => {
+            Ok(PyTuple::new(py, t.iter().map(as_array).collect::<PyResult<Vec<_>>>()?)?.into_any())
+        }
+        Err(_) => as_array(key.clone()),
+    }
+}
+
 /// The C-order positions (int64) of the elements `key` selects from a
 /// tensor of `shape`, as a NumPy array of `x[key]`'s shape: NumPy's
 /// indexing applied to one zero-stride grid per axis (never a buffer of
@@ -312,22 +333,7 @@ pub(crate) fn positions<'py>(
     key: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let np = numpy(py)?;
-    // Tensors in the key are read as NumPy arrays (NumPy would otherwise
-    // take an empty bool tensor for a sequence of integer indices).
-    let as_array = |k: Bound<'py, PyAny>| -> PyResult<Bound<'py, PyAny>> {
-        if k.is_instance_of::<super::tensor::PyTensor>() {
-            np.call_method1("asarray", (k,))
-        } else {
-            Ok(k)
-        }
-    };
-    let key = match key.cast::<PyTuple>() {
-        Ok(t) => {
-            PyTuple::new(py, t.iter().map(as_array).collect::<PyResult<Vec<_>>>()?)?.into_any()
-        }
-        Err(_) => as_array(key.clone())?,
-    };
-    let key = &key;
+    let key = &numpy_key(key)?;
     let dims = PyTuple::new(py, shape)?;
     let int64 = np.getattr("int64")?;
     if shape.is_empty() {
@@ -387,9 +393,13 @@ pub(crate) fn basic_index(key: &Bound<'_, PyAny>) -> PyResult<Option<Vec<donate:
                 step,
             }));
         }
-        // A NumPy array, even a 0-d integer one, is advanced indexing, as
-        // in NumPy: `a[np.array(1)]` is a copy, `a[np.int64(1)]` a view.
-        if k.is_instance_of::<pyo3::types::PyBool>() || k.is_instance_of::<PyUntypedArray>() {
+        // An array, NumPy's or a tensor, even a 0-d integer one, is
+        // advanced indexing, as in NumPy: `a[np.array(1)]` is a copy,
+        // `a[np.int64(1)]` a view.
+        if k.is_instance_of::<pyo3::types::PyBool>()
+            || k.is_instance_of::<PyUntypedArray>()
+            || k.is_instance_of::<super::tensor::PyTensor>()
+        {
             return Ok(None);
         }
         // An integer or a NumPy integer (NumPy's rule); anything whose

@@ -248,13 +248,14 @@ ops::binary_operators! { tensor_methods {
         !g.is_donated() && g.coverage() != Coverage::Whole
     }
 
-    /// Strides in elements (NumPy's are in bytes), of the layout in the
-    /// buffer.
+    /// Strides in bytes, as NumPy's (which `as_strided` reads), of the
+    /// layout in the buffer.
     #[getter]
     fn strides<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         self.check_live(py, "strides")?;
-        let strides: Vec<isize> = self.slot.lock(&Interp(py)).layout().strides().to_vec();
-        PyTuple::new(py, strides)
+        let size = isize::try_from(self.dtype.size()).unwrap_or(isize::MAX);
+        let layout = self.slot.lock(&Interp(py)).layout().strides().to_vec();
+        PyTuple::new(py, layout.into_iter().map(|s| s * size))
     }
 
     fn __len__(&self) -> PyResult<usize> {
@@ -353,7 +354,7 @@ ops::binary_operators! { tensor_methods {
             }
             return call(py, &Op::Index { index }, smallvec![self_input(slf)]);
         }
-        let part = super::conversions::view(slf, "__getitem__")?.get_item(key)?;
+        let part = super::conversions::view(slf, "__getitem__")?.get_item(interop::numpy_key(key)?)?;
         let part = interop::numpy(py)?.call_method1("asarray", (part,))?;
         Ok(PyTensor::new(interop::to_tensor(
             py,

@@ -325,6 +325,28 @@ pub(crate) fn diff(
     call_fresh(x.py(), f, inputs)
 }
 
+/// NumPy's `bincount` of the 1-d integer `x` with its `length` given
+/// (the planned [`FreshOp::Bincount`]): int64 counts, or the `weights`
+/// summed per bin. `donate.numpy.bincount` finds the length.
+#[pyfunction]
+#[pyo3(signature = (x, weights, length))]
+pub(crate) fn _bincount(
+    x: &Bound<'_, PyAny>,
+    weights: Option<&Bound<'_, PyAny>>,
+    length: usize,
+) -> PyResult<PyTensor> {
+    let op = "bincount";
+    let mut inputs: Inputs<'_> = smallvec![require_tensor(x, op)?];
+    if let Some(w) = weights {
+        inputs.push(require_tensor(w, op)?);
+    }
+    let f = FreshOp::Bincount {
+        length,
+        weighted: weights.is_some(),
+    };
+    call_fresh(x.py(), f, inputs)
+}
+
 /// Add every function to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sum, m)?)?;
@@ -337,5 +359,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cumulative_sum, m)?)?;
     m.add_function(wrap_pyfunction!(cumulative_prod, m)?)?;
     m.add_function(wrap_pyfunction!(diff, m)?)?;
+    m.add_function(wrap_pyfunction!(_bincount, m)?)?;
     Ok(())
 }

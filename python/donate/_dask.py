@@ -45,14 +45,14 @@ def _meta(meta: Any, dtype: Any = None) -> Any:
     return donate.empty((), dtype=np.dtype(dtype) if dtype is not None else None)
 
 
-def _create(name: str, *args: Any, meta: Any = None, **kwargs: Any) -> Any:
+def _create(function: str, /, *args: Any, meta: Any = None, **kwargs: Any) -> Any:
     # Dask's NumPy code path with a donate `meta`: each chunk is made by
     # `np.ones_like(meta, ...)` and the like, which NumPy's protocols
     # answer with donate tensors.
     import dask.array as da
 
     with config.set({"array.backend": "numpy"}):
-        return getattr(da, name)(*args, meta=_meta(meta, kwargs.get("dtype")), **kwargs)
+        return getattr(da, function)(*args, meta=_meta(meta, kwargs.get("dtype")), **kwargs)
 
 
 class DonateBackendEntrypoint(ArrayBackendEntrypoint):

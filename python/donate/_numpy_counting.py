@@ -1,22 +1,22 @@
 """NumPy's counting, binning and ordering functions on tensors: `bincount`,
 `histogram`, `histogramdd`, `histogram2d`, `digitize`, `sort_complex`, `interp`, `partition`/`argpartition`, `lexsort`,
 `ediff1d` and `pad`. Translation only: each is donate's `sort`, `argsort`,
-`searchsorted`, `take`, `cumulative_sum` or `concat`, with NumPy's
-arguments, result dtypes and errors.
+`searchsorted`, `take`, `cumulative_sum`, `concat` or the core's
+`bincount`, with NumPy's arguments, result dtypes and errors.
 
 Decisions (where NumPy leaves room or a composition differs):
 
 - `partition` and `argpartition` sort fully: a sorted lane satisfies
   every `kth` (NumPy leaves the order on either side of `kth`
   unspecified).
-- Counts are exact: they come from positions in the sorted values.
-  Weighted sums (`bincount(weights=)`, `histogram(weights=)`,
-  `histogramdd`) sum each bin's sorted weights on their own, by a
-  segmented scan (`_run_sums`): a bin's rounding is relative to its own
-  sum, never to the weights of the bins before it. (A difference of two
-  running sums, which NumPy's `histogram` uses for non-uniform bins,
-  lost a small bin after a large one: `bincount([0, 1], [1e17, 1.0])`
-  gave `[1e17, 0]`.) They may differ from NumPy's in the last bits.
+- Counts and weighted sums are one pass of the core's `bincount` (its
+  length given: `max(x) + 1`, at least `minlength`), each bin adding its
+  weights in their order, as NumPy's `bincount`: the same sums to the last
+  bit. `histogram` and `histogramdd` find each value's bin by
+  `searchsorted` over the edges first (values outside them, and NaN, go
+  to an outlier bin that is dropped). Weighted histograms sum in the
+  widest dtype of the weights' kind, then cast to the weights' dtype (as
+  NumPy's, which wraps an integer sum too wide for it).
 - `pad` builds the index of every output position along each axis from
   NumPy's own `pad` of an index vector (so `reflect`, `symmetric` and
   `wrap` follow NumPy's rules to the element, even for widths past the
@@ -35,6 +35,8 @@ import numpy as np
 
 import donate as _dn
 
+from . import _core
+
 from ._numpy_operands import _as_tensor, _number, _refuse
 
 NAMES = ["bincount", "histogram", "digitize", "interp", "partition", "argpartition",
@@ -52,32 +54,6 @@ def _ints_1d(x: Any) -> Any:
     return t
 
 
-def _run_sums(w: Any, bounds: Any) -> Any:
-    """The sums of the 1-d `w` over the runs `[bounds[j], bounds[j+1])`
-    (`bounds`, int64 positions, nondecreasing), each run summed on its own:
-    a segmented inclusive scan (Hillis and Steele's, log2(n) steps of
-    whole-tensor ops), where a position adds the partial sum `d` back only
-    when that position lies in its own run. Its last position then holds
-    the run's sum, rounded relative to that sum alone."""
-    n = int(w.shape[0])
-    lo, hi = bounds[:-1], bounds[1:]
-    if n == 0:
-        return _dn.zeros(tuple(lo.shape), dtype=w.dtype)
-    run = _dn.searchsorted(bounds, _dn.arange(n, dtype=_dn.int64), side="right")
-    s, d = w, 1
-    while d < n:
-        s = _dn.concat([s[:d], s[d:] + _dn.where(run[d:] == run[:-d], s[:-d], 0)])
-        d *= 2
-    return _dn.where(hi > lo, _dn.take(s, _dn.clip(hi - 1, 0, n - 1)), 0)
-
-
-def _segment_sums(sorted_keys: Any, order: Any, weights: Any, edges: Any, side: str) -> Any:
-    """The sums of `weights` over the runs of `sorted_keys` between
-    consecutive `edges` (`_run_sums` of the sorted weights)."""
-    bounds = _dn.searchsorted(sorted_keys, edges, side=side)
-    return _run_sums(_dn.take(weights, order), _dn.astype(bounds, _dn.int64, copy=False))
-
-
 def bincount(x: Any, weights: Any = None, minlength: int = 0) -> Any:
     """NumPy's `bincount`: how many times each non-negative integer occurs
     (int64), or the sum of its `weights` (float64)."""
@@ -89,18 +65,13 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0) -> Any:
         raise ValueError("'list' argument must have no negative elements")
     if not t.shape[0]:  # NumPy's: zeros, int64 even with weights
         return _dn.zeros((minlength,), dtype=_dn.int64)
-    t = _dn.astype(t, _dn.int64, copy=False)
     n = builtins.max(int(_dn.max(t)) + 1, minlength)
-    edges = _dn.arange(n + 1, dtype=_dn.int64)
-    order = _dn.argsort(t, stable=True)
-    keys = _dn.take(t, order)
     if weights is None:
-        at = _dn.searchsorted(keys, edges, side="left")
-        return _dn.astype(at[1:] - at[:-1], _dn.int64, copy=False)
+        return _core._bincount(t, None, n)
     w = _as_tensor(weights)
     if w.shape != t.shape:
         raise ValueError("The weights and list don't have the same length.")
-    return _segment_sums(keys, order, _dn.astype(w, _dn.float64), edges, "left")
+    return _core._bincount(t, _dn.astype(w, _dn.float64, copy=False), n)
 
 
 def _edges(a: Any, bins: Any, range: Any) -> np.ndarray:
@@ -149,32 +120,21 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
     e = _edges(x, bins, range)
     edges = _dn.asarray(e)
     keyed = x if x.dtype.kind == "f" else _dn.astype(x, _dn.float64)
-    order = _dn.argsort(keyed, stable=True)
-    keys = _dn.take(keyed, order)
-    probe = _dn.astype(edges, keys.dtype)
-    # Every bin counts values at or past its left edge and before its right
-    # one; the last also counts values equal to its right edge.
-    inner = probe[:-1]
-    last = probe[-1:]
-    if weights is None:
-        below = _dn.concat([_dn.searchsorted(keys, inner, side="left"),
-                            _dn.searchsorted(keys, last, side="right")])
-        counts = _dn.astype(below[1:] - below[:-1], _dn.int64, copy=False)
-    else:
+    probe = _dn.astype(edges, keyed.dtype)
+    nbins = int(probe.shape[0]) - 1
+    # Bin j + 1 holds the values at or past edge j and before edge j + 1;
+    # the last bin also holds its right edge. Bins 0 and nbins + 1 (values
+    # outside the edges, NaN) are dropped.
+    at = _dn.searchsorted(probe, keyed, side="right")
+    at = _dn.where(keyed == probe[-1], at - 1, at)
+    w = None
+    if weights is not None:
         w = _dn.reshape(_as_tensor(weights), (-1,))
         if w.shape != x.shape:
             raise ValueError("weights should have the same shape as a.")
-        # The sums in the widest dtype of the weights' kind (exact for
-        # integers, and a bin's sum a difference of two running sums),
-        # then in the weights' dtype, as NumPy's (which wraps an integer
-        # sum too wide for it).
-        kind = w.dtype.kind
-        wide = _dn.complex128 if kind == "c" else _dn.float64 if kind == "f" else _dn.int64
-        bounds = _dn.concat([_dn.searchsorted(keys, inner, side="left"),
-                             _dn.searchsorted(keys, last, side="right")])
-        sums = _run_sums(_dn.take(_dn.astype(w, wide), order),
-                         _dn.astype(bounds, _dn.int64, copy=False))
-        counts = _dn.astype(sums, w.dtype)
+    counts = _core._bincount(at, w, nbins + 2)[1:-1]
+    if w is not None:
+        counts = _dn.astype(counts, w.dtype, copy=False)
     if density:
         widths = _dn.asarray(np.diff(e).astype(np.float64))
         counts = _dn.astype(counts, _dn.float64) / widths / _dn.sum(_dn.astype(counts, _dn.float64))

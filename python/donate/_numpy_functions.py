@@ -345,12 +345,32 @@ def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
 
 
 def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Any:
-    if not _is(mode, "raise"):
-        raise _refuse("take", f"mode={mode!r}")
     # `take` has NumPy's index shapes and `axis=None`; a 0-d `a` with
     # one integer axis is read as 1-D, as NumPy's.
     x = _flat(a) if _raveled_0d(a, axis) else _as_tensor(a)
-    return _write_out("take", out, _dn.take(x, _as_tensor(indices), axis=axis))
+    i = _as_tensor(indices)
+    if not _is(mode, "raise"):
+        i = _bounded_indices(x, i, axis, mode)
+    return _write_out("take", out, _dn.take(x, i, axis=axis))
+
+
+def _bounded_indices(x: Any, i: Any, axis: Any, mode: Any) -> Any:
+    """`take`'s indices brought into the axis as NumPy's `mode=` does:
+    `clip` to its ends (a negative index is the first), `wrap` modulo its
+    length."""
+    if not _is(mode, "clip", "wrap"):
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    if not (isinstance(axis, (int, np.integer)) and -x.ndim <= axis < x.ndim or axis is None):
+        return i  # `take` names the bad axis
+    n = int(x.size) if axis is None else int(x.shape[axis])
+    if not _dn.isdtype(i.dtype, "integral"):
+        return i  # `take` refuses non-integer indices
+    if n == 0:
+        if i.size:
+            raise IndexError("cannot do a non-empty take from an empty axes.")
+        return i
+    i = _dn.astype(i, _dn.int64, copy=False)
+    return _dn.clip(i, 0, n - 1) if _is(mode, "clip") else i % n
 
 
 def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Any:
@@ -371,90 +391,6 @@ def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = 
         raise _refuse("meshgrid", "sparse=True")
     # NumPy's: each input flattened.
     return tuple(_dn.meshgrid(*(_dn.reshape(_as_tensor(x), (-1,)) for x in xi), indexing=indexing))
-
-
-def _like(name: str, fill: Callable[..., Any]) -> Callable[..., Any]:
-    def like(a: Any, *args: Any, dtype: Any = None, order: str = "K", subok: bool = True,
-             shape: Any = None, device: Any = None) -> Any:
-        x = _as_tensor(a)
-        shape = x.shape if shape is None else ((shape,) if isinstance(shape, int) else tuple(shape))
-        return fill(shape, *args, dtype=_dtype(dtype) or x.dtype)
-
-    like.__name__ = like.__qualname__ = name
-    return like
-
-
-zeros_like = _like("zeros_like", _dn.zeros)
-ones_like = _like("ones_like", _dn.ones)
-empty_like = _like("empty_like", _dn.empty)
-
-
-def full_like(a: Any, fill_value: Any, dtype: Any = None, order: str = "K", subok: bool = True,
-              shape: Any = None, *, device: Any = None) -> Any:
-    x = _as_tensor(a)
-    shape = x.shape if shape is None else ((shape,) if isinstance(shape, int) else tuple(shape))
-    dt = _dtype(dtype) or np.dtype(x.dtype)
-    if isinstance(fill_value, (Tensor, _dn.Donated, np.ndarray, list, tuple)):
-        # An array of values: cast (unsafe, as NumPy's `copyto`) and
-        # broadcast into the shape.
-        v = _as_tensor(fill_value)
-        return _dn.broadcast_to(_dn.astype(v, dt), shape).copy()
-    # A scalar converted as NumPy's `full_like` converts it (`copyto` with
-    # casting="unsafe": 5 into bool is True, -1 into uint8 OverflowError).
-    v = np.empty((), dt)
-    np.copyto(v, fill_value, casting="unsafe")
-    return _dn.full(shape, v.item(), dtype=dt)
-
-
-# NEP 35: `np.arange(..., like=t)` and the other creation functions with
-# `like=` make donate tensors.
-def _like_creation(name: str) -> Callable[..., Any]:
-    f = getattr(_dn, name)
-
-    def create(*args: Any, dtype: Any = None, like: Any = None, **kwargs: Any) -> Any:
-        for k in ("order", "device"):
-            kwargs.pop(k, None)
-        return f(*args, dtype=_dtype(dtype), **kwargs)
-
-    create.__name__ = create.__qualname__ = name
-    return create
-
-
-def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, *,
-           like: Any = None, device: Any = None) -> Any:
-    return _dn.arange(start, stop, step, dtype=_dtype(dtype))
-
-
-zeros = _like_creation("zeros")
-ones = _like_creation("ones")
-empty = _like_creation("empty")
-full = _like_creation("full")
-
-
-def eye(N: Any, M: Any = None, k: int = 0, dtype: Any = None, order: Any = "C", *,
-        device: Any = None, like: Any = None) -> Any:
-    return _dn.eye(N, M, k=k, dtype=_dtype(dtype))
-
-
-def identity(n: Any, dtype: Any = None, *, like: Any = None) -> Any:
-    return _dn.eye(n, dtype=_dtype(dtype))
-
-
-def tri(N: Any, M: Any = None, k: int = 0, dtype: Any = None, *, like: Any = None) -> Any:
-    return _dn.tril(_dn.ones((N, N if M is None else M), dtype=_dtype(dtype)), k=k)
-
-
-def asarray(a: Any, dtype: Any = None, order: Any = None, *, like: Any = None,
-            copy: Any = None, device: Any = None) -> Any:
-    return _dn.asarray(a, dtype=_dtype(dtype), copy=copy)
-
-
-def array(object: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K",
-          subok: bool = False, ndmin: int = 0, like: Any = None) -> Any:
-    x = _dn.asarray(object, dtype=_dtype(dtype), copy=copy)
-    if x.ndim < ndmin:
-        x = _dn.reshape(x, (1,) * (ndmin - x.ndim) + tuple(x.shape))
-    return x
 
 
 def copy(a: Any, order: str = "K", subok: bool = False) -> Any:
@@ -697,6 +633,7 @@ def _functions() -> dict[Any, Callable[..., Any]]:
     from . import _numpy_arrangement as _arr
     from . import _numpy_compare as _cmp
     from . import _numpy_counting as _cnt
+    from . import _numpy_creation as _cre
     from . import _numpy_selection as _sel
     from . import _numpy_calculus as _calc
     from . import _numpy_products as _prod
@@ -707,7 +644,7 @@ def _functions() -> dict[Any, Callable[..., Any]]:
     from . import _numpy_writing as _wr
 
     here = {**vars(_red), **vars(_nan), **vars(_arr), **vars(_sets), **vars(_cmp), **vars(_prod),
-            **vars(_cnt), **vars(_sel), **vars(_calc), **vars(_wr), **vars(_rd), **vars(_bits), **vars(_rng),
+            **vars(_cnt), **vars(_cre), **vars(_sel), **vars(_calc), **vars(_wr), **vars(_rd), **vars(_bits), **vars(_rng),
             **globals()}
     names = [
         "sum", "prod", "mean", "max", "min", "std", "var", "any", "all", "argmax",
@@ -717,17 +654,16 @@ def _functions() -> dict[Any, Callable[..., Any]]:
         "searchsorted", "dot", "vdot", "inner", "tensordot", "outer", "trace",
         "diagonal", "diff", "flip", "roll", "tile", "repeat", "take",
         "take_along_axis", "broadcast_to", "broadcast_arrays", "meshgrid",
-        "zeros_like", "ones_like", "empty_like", "full_like", "copy", "astype",
+        "copy", "astype",
         "isclose", "allclose", "array_equal", "result_type", "shape", "ndim",
         "size", "unique", "average", "atleast_1d", "atleast_2d", "atleast_3d",
-        "may_share_memory", "shares_memory", "arange", "zeros", "ones", "empty",
-        "full", "eye", "identity", "tri", "linspace", "asarray", "array", "einsum", "iscomplexobj",
+        "may_share_memory", "shares_memory", "linspace", "einsum", "iscomplexobj",
         "isrealobj", "can_cast", "nan_to_num", "isposinf", "isneginf", "hstack",
         "vstack", "column_stack", "real", "imag", "triu", "tril", "diag", "argwhere", "flatnonzero",
         "ptp", "quantile", "percentile", "median", "nansum", "nanprod", "nanmean",
         "nanmax", "nanmin", "nanvar", "nanstd", "nancumsum", "nancumprod",
         "nanargmax", "nanargmin", "nanquantile", "nanpercentile", "nanmedian", *_arr.NAMES, *_sets.NAMES, *_cmp.NAMES,
-        *_prod.NAMES, *_cnt.NAMES, *_sel.NAMES,
+        *_prod.NAMES, *_cnt.NAMES, *_sel.NAMES, *_cre.NAMES,
         *_calc.NAMES, *_wr.NAMES, *_rd.NAMES, *_bits.NAMES, *_rng.NAMES, "angle",
     ]
     table: dict[Any, Callable[..., Any]] = {}

@@ -99,10 +99,20 @@ def masked(name: str, a: Any, axis: Any, dtype: Any, out: Any, keepdims: Any,
         # Nothing reduced: `initial` itself, in the result's shape.
         shape = np.add.reduce(np.zeros(x.shape, bool), axis=axis, keepdims=keepdims).shape
         return _write_out(name, out, _dn.full(shape, init.item(), dtype=init.dtype))
-    r = f(x, axis=axis, keepdims=keepdims, **({"dtype": _dtype(dtype)} if takes_dtype else {}))
+    # A float16/float32 sum or product with `initial=` is reduced and
+    # combined in float64 (complex128), then rounded once: NumPy starts
+    # from `initial`, so a partial result that overflows the narrow dtype
+    # on its own (`prod([300, 300], initial=0.5)` in float16) is finite.
+    narrow = init is not None and name in ("sum", "prod") and init.dtype.kind in "fc" \
+        and init.dtype.itemsize < (16 if init.dtype.kind == "c" else 8)
+    acc = (np.complex128 if init.dtype.kind == "c" else np.float64) if narrow else dtype
+    r = f(x, axis=axis, keepdims=keepdims, **({"dtype": _dtype(acc)} if takes_dtype else {}))
     if init is not None:
         r = getattr(_dn, {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum",
-                          "any": "logical_or", "all": "logical_and"}[name])(r, init)
+                          "any": "logical_or", "all": "logical_and"}[name])(
+            r, init.astype(acc) if narrow else init)
+        if narrow:
+            r = _dn.astype(r, _dtype(init.dtype))
     return _write_out(name, out, r)
 
 
@@ -147,9 +157,11 @@ def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
         # count of true elements of the mask (NaN where there are none).
         x = _as_tensor(a) if dt is None else _cast(a, dt)
         mask = _dn.broadcast_to(_where_mask(where), x.shape)
-        s = _dn.sum(_dn.where(mask, x, 0), axis=axis, keepdims=_flag(keepdims), dtype=x.dtype)
+        # (float16 summed in float32, as NumPy's mean, then rounded once.)
+        acc = _dn.float32 if x.dtype == _dn.float16 else x.dtype
+        s = _dn.sum(_dn.where(mask, x, 0), axis=axis, keepdims=_flag(keepdims), dtype=acc)
         count = _dn.sum(mask, axis=axis, keepdims=_flag(keepdims))
-        r = _dn.astype(_dn.divide(s, count), s.dtype)
+        r = _dn.astype(_dn.divide(s, count), x.dtype)
     else:
         # (An integer `dtype=` truncates the mean, as NumPy's `_mean`.)
         r = _dn.mean(_donatable(a, out), axis=axis, dtype=dt, keepdims=_flag(keepdims))

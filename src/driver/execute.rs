@@ -10,6 +10,7 @@ use crate::array::shape::dims;
 use crate::array::tensor::Tensor;
 use crate::error::{Error, Result};
 use crate::kernels::complex::Member;
+use crate::memory::buffer::{serve_planned, OwnedBuffer};
 use crate::ops::conv::{self, BatchNorm};
 use crate::ops::func::Exact;
 use crate::ops::{
@@ -64,6 +65,24 @@ fn internal(plan: &Plan, what: &str) -> Error {
 /// Check the arguments against the plan, then convert every operand the
 /// plan casts (new buffers: allocated before any claim).
 fn prepare(plan: &Plan, args: &mut [Arg<'_>]) -> Result<()> {
+    prepare_into(plan, args, &mut Vec::new())
+}
+
+/// [`prepare`], with `dest` (a planned program's buffer for the result)
+/// served to the copy of the plan's target when the target is read
+/// through its own copy ([`Plan::is_own_copy`]): that copy receives the
+/// result. Every other copy allocates as it would.
+fn prepare_into(plan: &Plan, args: &mut [Arg<'_>], dest: &mut Vec<OwnedBuffer>) -> Result<()> {
+    // Run `make`, the copy of operand `i`, with `dest` serving it when it
+    // is the target's.
+    let mut copy = |i: usize, make: &dyn Fn() -> Result<DynTensor>| -> Result<DynTensor> {
+        if plan.target != Some(i) || dest.is_empty() {
+            return make();
+        }
+        let (r, left) = serve_planned(std::mem::take(dest), make);
+        *dest = left;
+        r
+    };
     if args.len() != plan.offers.len() {
         return Err(internal(plan, &format!("{} arguments given", args.len())));
     }
@@ -91,13 +110,15 @@ fn prepare(plan: &Plan, args: &mut [Arg<'_>]) -> Result<()> {
         let t = args[i]
             .tensor()
             .ok_or_else(|| internal(plan, "a scalar to cast"))?;
-        args[i] = Arg::Tensor(t.cast(plan.read_dtype(i, t.dtype()))?);
+        let c = copy(i, &|| t.cast(plan.read_dtype(i, t.dtype())))?;
+        args[i] = Arg::Tensor(c);
     }
     for i in plan.gathers.iter().map(|&i| usize::from(i)) {
         let t = args[i]
             .tensor()
             .ok_or_else(|| internal(plan, "a scalar to gather"))?;
-        args[i] = Arg::Tensor(t.contiguous()?);
+        let c = copy(i, &|| t.contiguous())?;
+        args[i] = Arg::Tensor(c);
     }
     Ok(())
 }
@@ -197,6 +218,52 @@ pub fn execute(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)
         return Err(internal(plan, "an in-place plan given to execute"));
     }
     prepare(plan, args)?;
+    run_prepared(plan, args)
+}
+
+/// [`execute`] with `dest`, the buffer a planned program set aside for
+/// the result: the operands' casts and C-order copies are made first
+/// (planned allocations of their own, which never take it, but for the
+/// target's own copy, which receives the result), then the kernel runs
+/// with `dest` serving its allocation of that length ([`serve_planned`]).
+/// Returns the result and what of `dest` was not used.
+pub fn execute_into(
+    plan: &Plan,
+    args: &mut [Arg<'_>],
+    dest: Vec<OwnedBuffer>,
+) -> (Result<(DynTensor, Outcome)>, Vec<OwnedBuffer>) {
+    if plan.in_place {
+        return (
+            Err(internal(plan, "an in-place plan given to execute")),
+            dest,
+        );
+    }
+    let mut dest = dest;
+    if let Err(e) = prepare_into(plan, args, &mut dest) {
+        return (Err(e), dest);
+    }
+    serve_planned(dest, || run_prepared(plan, args))
+}
+
+/// [`execute_in_place`] with `dest` served to its allocation after the
+/// operands' casts and copies, as [`execute_into`].
+pub fn execute_in_place_into(
+    plan: &Plan,
+    args: &mut [Arg<'_>],
+    dest: Vec<OwnedBuffer>,
+) -> (Result<Outcome>, Vec<OwnedBuffer>) {
+    if !plan.in_place {
+        return (Err(internal(plan, "a plan that is not in place")), dest);
+    }
+    let mut dest = dest;
+    if let Err(e) = prepare_into(plan, args, &mut dest) {
+        return (Err(e), dest);
+    }
+    serve_planned(dest, || run_prepared_in_place(plan, args))
+}
+
+/// [`execute`] after [`prepare`].
+fn run_prepared(plan: &Plan, args: &mut [Arg<'_>]) -> Result<(DynTensor, Outcome)> {
     if let Some(wide) = storage::widened(plan) {
         return execute_widened(plan, &wide, args);
     }
@@ -618,6 +685,11 @@ pub fn execute_in_place(plan: &Plan, args: &mut [Arg<'_>]) -> Result<Outcome> {
         return Err(internal(plan, "a plan that is not in place"));
     }
     prepare(plan, args)?;
+    run_prepared_in_place(plan, args)
+}
+
+/// [`execute_in_place`] after [`prepare`].
+fn run_prepared_in_place(plan: &Plan, args: &mut [Arg<'_>]) -> Result<Outcome> {
     let name = plan.op.name();
     let (first, rest) = args.split_at_mut(1);
     let Arg::Held(x) = &mut first[0] else {

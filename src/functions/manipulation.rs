@@ -45,7 +45,7 @@ fn common(op: &'static str, xs: &[Meta<'_>]) -> Result<DType> {
 }
 
 /// `x` as a C-order tensor of `dtype` (itself when it already is one).
-fn prepared(x: &DynTensor, dtype: DType) -> Result<DynTensor> {
+pub(crate) fn prepared(x: &DynTensor, dtype: DType) -> Result<DynTensor> {
     let x = if x.dtype() == dtype {
         x.clone()
     } else {
@@ -54,7 +54,7 @@ fn prepared(x: &DynTensor, dtype: DType) -> Result<DynTensor> {
     x.contiguous()
 }
 
-fn data<'a, T: crate::array::dyn_tensor::AnyElement>(
+pub(crate) fn data<'a, T: crate::array::dyn_tensor::AnyElement>(
     x: &'a DynTensor,
     op: &'static str,
 ) -> Result<&'a [T]> {

@@ -13,6 +13,7 @@
 //!   be written over it (`sort`, `cumulative_sum`, `roll`, `tril`, the
 //!   `*_like` fills); `crate::ops::lane_ops` runs it from a plan.
 pub mod assignment;
+pub mod counting;
 pub mod creation;
 pub mod cumulative;
 pub mod fft;

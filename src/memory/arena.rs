@@ -205,6 +205,28 @@ impl ArenaShared {
         Ok((block, was_hit))
     }
 
+    /// `Err(ArenaExhausted)` unless blocks for every request of `bytes`
+    /// could be served at once on top of the bytes live now (idle blocks
+    /// are freed to make room, as [`take_block`](Self::take_block) does):
+    /// a planned program checks the temporaries of its remaining steps
+    /// this way before it first writes a donated argument.
+    pub(crate) fn check_room(&self, bytes: &[usize]) -> Result<()> {
+        let mut need = 0usize;
+        for &b in bytes {
+            let cap = size_class(b).map_or(usize::MAX, |(_, c)| c);
+            need = need.saturating_add(cap);
+        }
+        let live = self.live.load(StdOrdering::Acquire);
+        if live.saturating_add(need) <= self.lists.max_bytes() {
+            return Ok(());
+        }
+        Err(Error::ArenaExhausted {
+            requested: need,
+            in_use: live,
+            max_bytes: self.lists.max_bytes(),
+        })
+    }
+
     /// A buffer from this arena was dropped.
     pub(crate) fn give_back(&self, block: RawBlock) {
         let cap = block.capacity();

@@ -46,7 +46,12 @@ fn takes_complex(op: &Op) -> bool {
         // Running sums and products.
         Op::Lane(l) => l.takes_any_element(),
         Op::Fresh(f) => {
-            matches!(**f, FreshOp::CountNonzero { .. } | FreshOp::Diff { .. })
+            // (`bincount` sums complex weights; its indices are integers,
+            // as its signature checks.)
+            matches!(
+                **f,
+                FreshOp::CountNonzero { .. } | FreshOp::Diff { .. } | FreshOp::Bincount { .. }
+            )
                 // Linear algebra and the transforms decide in their
                 // signatures (`rfft` refuses complex input; every linalg
                 // function takes it).

@@ -2,7 +2,7 @@
 //! joining, tiling and gathering (`concat`, `stack`, `tile`, `repeat`,
 //! `broadcast_to`, `take`, `take_along_axis`, `meshgrid`), searching
 //! (`argmax`, `argmin`, `count_nonzero`, `searchsorted`, `argsort`),
-//! `diff`, linear algebra ([`crate::functions::linalg::LinalgOp`]) and
+//! `diff`, `bincount` ([`crate::functions::counting`]), linear algebra ([`crate::functions::linalg::LinalgOp`]) and
 //! the Fourier transforms ([`crate::functions::fft::FftOp`]).
 //!
 //! Each is a *family*: a signature step that decides the result's dtype
@@ -29,6 +29,7 @@
 use crate::array::dyn_tensor::{DynTensor, Meta, Scalar};
 use crate::array::element::DType;
 use crate::error::{Error, Result};
+use crate::functions::counting;
 use crate::functions::cumulative;
 use crate::functions::fft::FftOp;
 use crate::functions::linalg::LinalgOp;
@@ -82,6 +83,8 @@ pub enum FreshOp {
         prepend: bool,
         append: bool,
     },
+    /// `[x, weights?]`: NumPy's `bincount` with its length given.
+    Bincount { length: usize, weighted: bool },
     /// A function of `donate.linalg`.
     Linalg(LinalgOp),
     /// `[x]`: a transform of `donate.fft`.
@@ -105,6 +108,7 @@ impl FreshOp {
             FreshOp::Searchsorted { .. } => "searchsorted",
             FreshOp::Argsort { .. } => "argsort",
             FreshOp::Diff { .. } => "diff",
+            FreshOp::Bincount { .. } => "bincount",
             FreshOp::Linalg(l) => l.name(),
             FreshOp::Fft(f) => f.name(),
         }
@@ -118,6 +122,7 @@ impl FreshOp {
             }
             FreshOp::Take { .. } | FreshOp::TakeAlongAxis { .. } => 2,
             FreshOp::Searchsorted { sorter, .. } => 2 + usize::from(*sorter),
+            FreshOp::Bincount { weighted, .. } => 1 + usize::from(*weighted),
             FreshOp::Diff {
                 prepend, append, ..
             } => 1 + usize::from(*prepend) + usize::from(*append),
@@ -135,6 +140,7 @@ impl FreshOp {
             (FreshOp::Searchsorted { .. }, _) => "the sorter",
             (FreshOp::Diff { prepend: true, .. }, 1) => "prepend",
             (FreshOp::Diff { .. }, 1 | 2) => "append",
+            (FreshOp::Bincount { .. }, 1) => "the weights",
             (FreshOp::Linalg(l), i) => l.label(i),
             (_, 0) => "the input",
             _ => "an operand",
@@ -164,6 +170,11 @@ impl FreshOp {
             // (A meshgrid result is its input's dtype: each read as held.)
             FreshOp::Concat { .. } | FreshOp::Stack { .. } | FreshOp::Diff { .. } => Some(result),
             FreshOp::Take { .. } | FreshOp::TakeAlongAxis { .. } => (i == 1).then_some(DType::I64),
+            FreshOp::Bincount { weighted, .. } => Some(if i == 0 || !*weighted {
+                DType::I64
+            } else {
+                result
+            }),
             FreshOp::Linalg(l) => l.read_dtype(i, result),
             FreshOp::Fft(f) => f.read_dtype(result),
             _ => None,
@@ -192,7 +203,7 @@ impl FreshOp {
     /// until the last such op has run, so that a failure returns them.
     pub fn fails_on_values(&self) -> bool {
         match self {
-            FreshOp::Take { .. } | FreshOp::TakeAlongAxis { .. } => true,
+            FreshOp::Take { .. } | FreshOp::TakeAlongAxis { .. } | FreshOp::Bincount { .. } => true,
             FreshOp::Searchsorted { sorter, .. } => *sorter,
             FreshOp::Linalg(l) => l.fails_on_values(),
             _ => false,
@@ -236,6 +247,9 @@ impl FreshOp {
                 let (p, a) = diff_extras(o, *prepend, *append);
                 cumulative::diff_signature(o[0], *axis, *n, p, a)
             }
+            FreshOp::Bincount { length, .. } => {
+                counting::bincount_signature(o[0], o.get(1).copied(), *length)
+            }
             FreshOp::Linalg(l) => l.signature(o),
             FreshOp::Fft(f) => f.signature(o[0]),
         }
@@ -273,6 +287,9 @@ impl FreshOp {
             } => {
                 let (p, a) = diff_extras(x, *prepend, *append);
                 cumulative::diff(x[0], *axis, *n, p, a)
+            }
+            FreshOp::Bincount { length, .. } => {
+                counting::bincount(x[0], x.get(1).copied(), *length)
             }
             FreshOp::Linalg(l) => l.run(x),
             FreshOp::Fft(f) => f.run(x[0]),
@@ -319,6 +336,7 @@ impl FreshOp {
                 format!("descending={}", py_bool(*descending)),
             ],
             FreshOp::Diff { axis, n, .. } => vec![format!("axis={axis}"), format!("n={n}")],
+            FreshOp::Bincount { length, .. } => vec![format!("length={length}")],
             FreshOp::Linalg(l) => l.params(),
             FreshOp::Fft(f) => f.params(),
         }

@@ -1,12 +1,13 @@
 //! Running a planned program over the existing kernels.
 //!
-//! The runner follows the plan with the eager machinery: each equation is
-//! [`execute`]d with the argument the plan writes over passed as the only
+//! The runner follows the plan with the eager machinery: each equation is run
+//! by [`execute_into`] with the argument the plan writes over passed as the only
 //! handle on its buffer (so the core's claim takes it), and every other
 //! argument as another handle (so no claim can take it). Variables are
 //! dropped at their last use. A buffer the plan keeps for a later result
 //! is taken out of its last handle into a pool, and handed to that
-//! result's allocation ([`serve_planned`]). Where the run ever differs from
+//! result's allocation ([`execute_into`]: after the equation's casts and
+//! copies, which never take it). Where the run ever differs from
 //! the plan (a claim refused, a kept buffer not used), the result still
 //! goes to a new buffer and [`plan_mismatches`] counts it: the tests hold
 //! it at zero.
@@ -17,8 +18,11 @@
 //! [`Lowered::first_donated_write`]. Until then the runner holds the
 //! consumed arguments intact, and when an arena is current it allocates
 //! every buffer the rest of the program needs right there, before that
-//! write, so that the arena's budget fails the call before a donated
-//! argument is touched. A failed run returns the consumed arguments it
+//! write, and checks the room for each later step's temporaries, so that
+//! the arena's budget fails the call before a donated argument is
+//! touched. An equation's casts and copies come before its write
+//! ([`execute_into`]); when one fails, the target goes back to its
+//! variable. A failed run returns the consumed arguments it
 //! still holds intact ([`RunError::returned`]).
 
 use std::collections::HashMap;
@@ -29,10 +33,10 @@ use smallvec::SmallVec;
 use super::fuse::{Env, Fusion};
 use super::lower::{Lowered, Origin, Write};
 use super::{Atom, BufferId, Var};
-use crate::driver::execute::{execute, execute_in_place, Arg};
+use crate::driver::execute::{execute_in_place_into, execute_into, Arg};
 use crate::error::{Error, Result};
 use crate::memory::buffer::{serve_planned, OwnedBuffer};
-use crate::plan::Op;
+use crate::plan::{Op, Purpose};
 use crate::DynTensor;
 
 static MISMATCHES: AtomicU64 = AtomicU64::new(0);
@@ -200,16 +204,30 @@ impl Run<'_> {
     }
 
     /// Before the first write into a donated argument: under an arena,
-    /// allocate every buffer the rest of the program allocates (so the
-    /// budget fails now, with every argument intact); then let go of the
-    /// consumed arguments held so far.
+    /// allocate every buffer the rest of the program allocates and check
+    /// the room for each later step's temporaries (so the budget fails
+    /// now, with every argument intact); then let go of the consumed
+    /// arguments held so far.
     fn before_first_write(&mut self, w: usize) -> Result<()> {
-        if crate::memory::arena::current().is_some() {
+        if let Some(arena) = crate::memory::arena::current() {
             for (b, buf) in self.l.buffers.iter().enumerate() {
                 if matches!(buf.origin, Origin::Alloc(j) if j >= w) {
                     let id = BufferId::try_from(b).unwrap_or(BufferId::MAX);
                     self.pool.insert(id, OwnedBuffer::zeroed(buf.bytes)?);
                 }
+            }
+            // The rest of the program allocates nothing else but each
+            // step's casts, copies and scratch, freed within the step:
+            // room for the largest of them must be there now.
+            for st in &self.l.steps[w..] {
+                let temporaries: SmallVec<[usize; 4]> = st
+                    .plan
+                    .allocations
+                    .iter()
+                    .filter(|a| a.purpose != Purpose::Result)
+                    .map(|a| a.bytes)
+                    .collect();
+                arena.check_room(&temporaries)?;
             }
         }
         self.pending.clear();
@@ -289,22 +307,45 @@ impl Run<'_> {
         let setitem = matches!(args.first(), Some(Arg::Held(_)));
         let plan = &st.plan;
         let planned_at = planned.first().map(OwnedBuffer::as_ptr);
-        let (result, left) = serve_planned(planned, || -> Result<Option<DynTensor>> {
-            if setitem {
-                let outcome = execute_in_place(plan, &mut args)?;
+        let (result, left) = if setitem {
+            let (r, left) = execute_in_place_into(plan, &mut args, planned);
+            let r = r.map(|outcome| {
                 if target.is_some() && outcome.reused != Some(0) {
                     mismatch();
                 }
-                Ok(None)
-            } else {
-                let (t, outcome) = execute(plan, &mut args)?;
+                None
+            });
+            (r, left)
+        } else {
+            let (r, left) = execute_into(plan, &mut args, planned);
+            let r = r.map(|(t, outcome)| {
                 if target.is_some() && outcome.reused != target {
                     mismatch();
                 }
-                Ok(Some(t))
+                Some(t)
+            });
+            (r, left)
+        };
+        // `execute` allocates its casts and copies before it claims the
+        // target: a failure there (an arena's budget) leaves the target as
+        // it was. It goes back to its variable, so that a failed run
+        // returns a consumed argument intact ([`Run::give_back`]).
+        let mut back = None;
+        if let (Err(_), Some(j)) = (&result, target) {
+            if let Arg::Tensor(t) =
+                std::mem::replace(&mut args[j], Arg::Scalar(crate::Scalar::Int(0)))
+            {
+                back = Some(t);
             }
-        });
+        }
         drop(args);
+        if let (Err(_), Some(j)) = (&result, target) {
+            if let (Some(t), Atom::Var(v)) = (back.or_else(|| target_handle.take()), e.args[j]) {
+                if t.check_readable().is_ok() {
+                    self.env[v as usize] = Some(t);
+                }
+            }
+        }
         if let (Some(at), true, Ok(Some(t))) = (planned_at, left.is_empty(), &result) {
             if t.buffer_ptr() != Some(at) {
                 // The planned buffer went to another allocation of the

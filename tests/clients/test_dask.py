@@ -110,3 +110,32 @@ def test_array_backend_to_backend() -> None:
     x = da.from_array(A, chunks=CHUNKS).to_backend("donate")
     assert type(x._meta) is donate.Tensor
     assert_matches((x + 1).compute(scheduler="sync"), A + 1, rtol=1e-12)
+
+
+def test_numpy_s_creation_dtypes_through_like() -> None:
+    """Dask builds operands with `like=meta` (`np.array([0.1], like=x)`):
+    they take NumPy's dtypes, so `diff(prepend=0.1)` of float64 chunks is
+    float64's 0.9, not float32's 0.8999999985 (found by a bug hunt)."""
+    a = np.array([1.0, 2.0, 3.0])
+    x = da.from_array(donate.asarray(a), chunks=2)
+    got = da.diff(x, prepend=0.1).compute()
+    assert_donate(got)
+    np.testing.assert_array_equal(np.asarray(got), np.diff(a, prepend=0.1))
+    assert da.asarray([0.1, 0.2], like=x).compute().dtype == np.float64
+
+
+def test_tensordot_and_cov_of_donate_chunks() -> None:
+    """Dask's `tensordot` reads `__array_priority__`, which an ndarray has."""
+    x = _x()
+    for got, want in ((da.tensordot(x, x.T, axes=1), A @ A.T), (x.dot(x.T), A @ A.T),
+                      (da.cov(x), np.cov(A))):
+        r = got.compute()
+        assert_donate(r)
+        np.testing.assert_allclose(np.asarray(r), want, rtol=1e-12)
+
+
+def test_backend_like_functions_and_names() -> None:
+    with dask.config.set({"array.backend": "donate"}):
+        x = da.ones((4,), chunks=2, name="ones-named")
+        for y in (x, da.zeros_like(x), da.ones_like(x), da.full_like(x, 2.0)):
+            assert_donate(y.compute())

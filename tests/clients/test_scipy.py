@@ -283,3 +283,23 @@ def test_fftfreq() -> None:
     _assert_same(
         scipy.fft.fftfreq(8, d=0.5, xp=donate), scipy.fft.fftfreq(8, d=0.5), "float64", default_float=True
     )
+
+
+def test_stride_tricks_read_byte_strides() -> None:
+    """`t.strides` is in bytes, as NumPy's: SciPy's `circulant` passes it
+    to `as_strided`, which with strides in elements read memory outside
+    the array (a bug hunt found `circulant([1, 2, 3])[1]` of garbage)."""
+    import scipy.linalg as sl
+    from numpy.lib.stride_tricks import as_strided
+
+    for dtype in (np.float64, np.float32, np.int16, np.complex128):
+        a = np.array([1, 2, 3], dtype)
+        t = donate.asarray(a)
+        assert t.strides == a.strides
+        np.testing.assert_array_equal(np.asarray(sl.circulant(t)), sl.circulant(a))
+        np.testing.assert_array_equal(np.asarray(sl.toeplitz(t)), sl.toeplitz(a))
+    m = np.arange(12.0).reshape(3, 4)
+    v = donate.asarray(m)[:, ::-2]
+    assert v.strides == m[:, ::-2].strides
+    w = as_strided(np.asarray(v), shape=(3, 2), strides=v.strides)
+    np.testing.assert_array_equal(w, m[:, ::-2])
