@@ -504,3 +504,23 @@ def test_donated_tensors_raise() -> None:
     assert t.is_donated
     with pytest.raises(donate.DonatedError):
         linalg.det(t)
+
+
+@pytest.mark.parametrize("diag", [[1e200, 1e200, 1e-200], [1e-200, 1e-200, 1e200],
+                                  [1e-170, 1e-170, 1e170, 1e170]])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_det_is_sign_times_exp_of_logdet_as_numpy_s(diag, dtype) -> None:
+    """A determinant whose pivots' running product leaves float64's range
+    on the way is finite, as NumPy's (`sign * exp(logabsdet)`): it was
+    inf or 0 (the pivots multiplied one after another)."""
+    a = np.diag(diag).astype(dtype)
+    got = np.asarray(donate.linalg.det(donate.asarray(a)))
+    np.testing.assert_allclose(got, np.linalg.det(a), rtol=1e-12)
+
+
+def test_norm_with_an_ord_of_three_axes_raises_as_numpy() -> None:
+    t = donate.asarray(np.arange(24.0).reshape(2, 3, 4))
+    for ord in (1, 2, np.inf, "fro"):
+        with pytest.raises(ValueError, match="Improper number of dimensions"):
+            np.linalg.norm(t, ord=ord)
+    np.testing.assert_allclose(np.asarray(np.linalg.norm(t)), np.linalg.norm(np.asarray(t)))

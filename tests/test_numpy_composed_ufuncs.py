@@ -118,3 +118,35 @@ def test_a_square_is_numpy_s_bit_for_bit(dtype: Any) -> None:
         assert g.dtype == dtype
         np.testing.assert_array_equal(g.view(np.uint32 if dtype == np.float32 else np.uint64),
                                       (x * x).view(np.uint32 if dtype == np.float32 else np.uint64))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_ldexp_rounds_once_and_keeps_zeros_and_infinities(dtype) -> None:
+    """`ldexp` as C's `scalbn`: exact to the bit against NumPy's over the
+    whole exponent range, subnormal inputs and results included, and
+    `0 * 2**big`, `inf * 2**-big` stay 0 and inf (they were NaN: a half
+    power overflowed)."""
+    fi = np.finfo(dtype)
+    rng = np.random.default_rng(7)
+    n = 5000
+    m = (rng.normal(size=n) * 2.0 ** rng.integers(fi.minexp - fi.nmant, fi.maxexp, n)).astype(dtype)
+    m[:6] = [0.0, -0.0, np.inf, -np.inf, np.nan, fi.smallest_subnormal]
+    k = rng.integers(-3 * fi.maxexp, 3 * fi.maxexp, n)
+    k[:6] = [5000, 5000, -5000, -5000, 3, 2 * fi.maxexp]
+    with np.errstate(over="ignore"):
+        want = np.ldexp(m, k)
+    got = np.asarray(np.ldexp(donate.asarray(m), donate.asarray(k)))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    assert (np.signbit(got) == np.signbit(want)).all()
+
+
+def test_float16_beside_a_number_or_int8_stays_float16() -> None:
+    t = donate.asarray(np.array([0.5, -1.0, 0.0], np.float16))
+    a = np.asarray(t)
+    for f in (lambda x: np.heaviside(x, 1), lambda x: np.logaddexp2(x, 1),
+              lambda x: np.heaviside(x, np.int8(2)), lambda x: np.logaddexp2(x, 0.5)):
+        want = f(a)
+        got = np.asarray(f(t))
+        assert got.dtype == want.dtype == np.float16
+        np.testing.assert_array_equal(got, want)

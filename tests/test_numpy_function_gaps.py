@@ -290,3 +290,16 @@ def test_creation_with_like_takes_numpy_s_dtypes(call: Callable[[Any], Any]) -> 
     assert got.dtype == want.dtype and got.shape == want.shape
     if "empty" not in call.__code__.co_names:
         np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: np.flip(x, (0, 0)), lambda x: np.flip(x, 5),
+    lambda x: np.repeat(x[0], np.array([[1, 2, 1]])),
+])
+def test_invalid_arguments_raise_as_numpy_s(call: Callable[[Any], Any]) -> None:
+    """A repeated axis of `flip` and a 2-d `repeats` were accepted."""
+    a = np.arange(6).reshape(2, 3)
+    with pytest.raises(ValueError) as want:
+        call(a)
+    with pytest.raises(want.type):
+        call(donate.asarray(a))

@@ -144,3 +144,21 @@ def test_a_where_mask_must_be_boolean(call, mask):
         call(np.ones(3), mask)
     with pytest.raises(TypeError, match="to dtype\\('bool'\\)"):
         call(donate.ones(3), donate.asarray(mask))
+
+
+@pytest.mark.parametrize("join", [np.concatenate, np.stack, np.hstack, np.vstack])
+@pytest.mark.parametrize("dtype,casting", [("int64", "same_kind"), ("int64", "unsafe"),
+                                           ("float32", "same_kind"), ("float32", "no")])
+def test_a_join_checks_casting_of_its_dtype_as_numpy(join, dtype, casting) -> None:
+    """`dtype=` of a join casts each input by `casting` (it cast unsafely
+    whatever `casting` said)."""
+    a = np.array([1.5, 2.7])
+    try:
+        want = join([a, a], dtype=dtype, casting=casting)
+    except TypeError:
+        with pytest.raises(TypeError, match="according to the rule"):
+            join([donate.asarray(a)] * 2, dtype=dtype, casting=casting)
+        return
+    got = join([donate.asarray(a)] * 2, dtype=dtype, casting=casting)
+    assert np.asarray(got).dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)

@@ -213,3 +213,33 @@ def test_ufunc_at_writes_through_a_view_and_into_numpy() -> None:
     a = np.zeros(3)
     np.add.at(a, [0, 0], donate.asarray(np.array([1.0, 2.0])))
     np.testing.assert_array_equal(a, [3.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, t2: np.put(t, [0], 300), lambda t, t2: np.copyto(t, 300),
+    lambda t, t2: np.place(t, np.ones(3, bool), -1), lambda t, t2: np.insert(t, 0, 300),
+    lambda t, t2: np.putmask(t, np.ones(3, bool), [1, 300]),
+    lambda t, t2: np.fill_diagonal(t2, 300),
+    lambda t, t2: np.put_along_axis(t2, np.array([[0], [1]]), 300, axis=1),
+    lambda t, t2: np.put(t, [0, 1], [1.7, float("nan")]),
+])
+def test_python_values_out_of_the_target_s_range_raise_as_numpy_s(call) -> None:
+    """A Python int the target's dtype does not hold is NumPy's
+    `OverflowError` (NaN into an integer its `ValueError`), with nothing
+    written: it wrapped (`put(uint8, 0, 300)` wrote 44)."""
+    a, a2 = np.zeros(3, np.uint8), np.zeros((2, 2), np.uint8)
+    with pytest.raises((OverflowError, ValueError)) as want:
+        call(a, a2)
+    t, t2 = donate.asarray(a), donate.asarray(a2)
+    with pytest.raises(want.type):
+        call(t, t2)
+    assert not np.asarray(t).any() and not np.asarray(t2).any()
+
+
+def test_arrays_of_values_still_cast_unsafely_as_numpy_s() -> None:
+    for f in (lambda x: np.put(x, [0], np.array([300])), lambda x: np.put(x, [0], [1.7]),
+              lambda x: np.copyto(x, np.array([300]), casting="unsafe")):
+        a = np.zeros(3, np.uint8)
+        t = donate.asarray(a)
+        f(a), f(t)
+        np.testing.assert_array_equal(np.asarray(t), a)

@@ -253,9 +253,12 @@ def _float_loop(name: str, compute: Callable[..., Any]) -> Callable[..., Any]:
 
     def f(*xs: Any) -> Any:
         loop = ufunc.resolve_dtypes(tuple(_loop_operand(x) for x in xs) + (None,) * ufunc.nout)
+        # float16 stays float16 when an operand is float16 (a Python
+        # number or an int8 beside it included, as NumPy's).
+        half = any(_dtype_of(x) == np.float16 for x in xs)
         cast = []
         for x, dt in zip(xs, loop):
-            if dt == np.float16 and _dtype_of(x) != np.float16:
+            if dt == np.float16 and not half:
                 dt = np.dtype(np.float32)
             t = _as_tensor(x)
             cast.append(t if t.dtype == dt else _dn.astype(t, dt))
@@ -279,12 +282,25 @@ def _logaddexp2(x: Any, y: Any) -> Any:
 
 
 def _ldexp(x: Any, e: Any) -> Any:
-    # `x * 2**e` in `x`'s dtype, as two scalings by powers of two (each
-    # exact while it stays in the normal range), so that 2**e itself
-    # need not be representable.
-    half = _dn.floor_divide(e, 2)
+    # `x * 2**e` in `x`'s dtype, rounded once, as C's `scalbn` (musl's):
+    # while `e` is past the normal exponents, scale by the largest power
+    # of two (or the smallest normal one times 2**digits, so that the
+    # last step alone rounds into the subnormals); every factor is finite
+    # and nonzero, so 0, inf and NaN stay what they are. Then one
+    # multiplication by 2**e, exact as a power of two in range.
+    fi = np.finfo(np.dtype(x.dtype))
+    emax, emin, digits = fi.maxexp - 1, fi.minexp - 1, fi.nmant + 1
+    bound = 2 * (emax - emin + digits)  # past it, every result saturates
+    n = _dn.clip(_dn.astype(e, _dn.int64), -bound, bound)
+    y = x
+    while bool(_dn.any(n > emax)):
+        hi = n > emax
+        y, n = _dn.where(hi, y * 2.0 ** emax, y), _dn.where(hi, n - emax, n)
+    while bool(_dn.any(n < emin)):
+        lo = n < emin
+        y, n = _dn.where(lo, y * 2.0 ** (emin + digits), y), _dn.where(lo, n - (emin + digits), n)
     two = _dn.asarray(2.0, dtype=x.dtype)
-    return x * _dn.pow(two, _dn.astype(half, x.dtype)) * _dn.pow(two, _dn.astype(e - half, x.dtype))
+    return y * _dn.pow(two, _dn.astype(n, x.dtype))
 
 
 def _spacing(x: Any) -> Any:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_tuple
 
 import donate as _dn  # the namespace; complete when this module loads (last in __init__)
 from . import linalg as _linalg
@@ -138,9 +139,21 @@ def round(a: Any, decimals: int = 0, out: Any = None) -> Any:
     return _round_out(out, r)
 
 
+def _joined(arrays: Sequence[Any], dtype: Any, casting: Any) -> list[Any]:
+    """The inputs of a join in `dtype` (when given), each cast checked
+    against `casting` first, as NumPy's `concatenate(dtype=)`."""
+    if dtype is not None:
+        to = np.dtype(dtype)
+        for x in arrays:
+            if not np.can_cast(_dtype_of(x), to, casting):
+                raise TypeError(f"Cannot cast array data from {np.dtype(_dtype_of(x))!r} to "
+                                f"{to!r} according to the rule {casting!r}")
+    return [_cast(x, dtype) for x in arrays]
+
+
 def concatenate(arrays: Sequence[Any], axis: Any = 0, out: Any = None, *,
                 dtype: Any = None, casting: str = "same_kind") -> Any:
-    xs = [_cast(x, dtype) for x in arrays]
+    xs = _joined(arrays, dtype, casting)
     if axis is None:
         xs, axis = [_flat(x) for x in xs], 0
     return _write_out("concatenate", out, _dn.concat([_as_tensor(x) for x in xs], axis=axis),
@@ -149,7 +162,7 @@ def concatenate(arrays: Sequence[Any], axis: Any = 0, out: Any = None, *,
 
 def stack(arrays: Sequence[Any], axis: int = 0, out: Any = None, *,
           dtype: Any = None, casting: str = "same_kind") -> Any:
-    xs = [_as_tensor(_cast(x, dtype)) for x in arrays]
+    xs = [_as_tensor(x) for x in _joined(arrays, dtype, casting)]
     return _write_out("stack", out, _dn.stack(xs, axis=axis), casting)
 
 
@@ -328,6 +341,8 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = _NoValue,
 
 
 def flip(m: Any, axis: Any = None) -> Any:
+    if axis is not None:  # NumPy's errors: an axis out of range, or repeated
+        normalize_axis_tuple(axis, _ndim_of(m))
     return _dn.flip(_donatable(m, None), axis=axis)
 
 
@@ -341,6 +356,8 @@ def tile(A: Any, reps: Any) -> Any:
 
 def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
     x = _flat(a) if _raveled_0d(a, axis) else _donatable(a, None)
+    if np.ndim(repeats) > 1:  # NumPy's: counts are a scalar or a vector
+        raise ValueError("object too deep for desired array")
     return _dn.repeat(x, _tensor(repeats), axis=axis)
 
 
@@ -481,13 +498,13 @@ def isneginf(x: Any, out: Any = None) -> Any:
 
 
 def hstack(tup: Sequence[Any], *, dtype: Any = None, casting: str = "same_kind") -> Any:
-    xs = [_as_tensor(_cast(x, dtype)) for x in tup]
+    xs = [_as_tensor(x) for x in _joined(tup, dtype, casting)]
     xs = [_dn.reshape(x, (1,)) if x.ndim == 0 else x for x in xs]
     return _dn.concat(xs, axis=0 if xs and xs[0].ndim == 1 else 1)
 
 
 def vstack(tup: Sequence[Any], *, dtype: Any = None, casting: str = "same_kind") -> Any:
-    return _dn.concat([atleast_2d(_cast(x, dtype)) for x in tup], axis=0)
+    return _dn.concat([atleast_2d(x) for x in _joined(tup, dtype, casting)], axis=0)
 
 
 def column_stack(tup: Sequence[Any]) -> Any:

@@ -45,6 +45,8 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
         r = _linalg.vector_norm(t, keepdims=keepdims)
     elif axis is None and t.ndim == 2:
         r = _linalg.matrix_norm(t, ord=ord, keepdims=keepdims)
+    elif axis is None and t.ndim != 1:  # NumPy's: an `ord` of no vector or matrix
+        raise ValueError("Improper number of dimensions to norm.")
     elif axis is None or isinstance(axis, int) or len(tuple(axis)) == 1:
         r = _linalg.vector_norm(t, axis=axis, ord=2 if ord is None else ord, keepdims=keepdims)
     else:

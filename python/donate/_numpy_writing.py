@@ -23,9 +23,12 @@ NumPy's to change.
 Decisions:
 
 - Values are cast to the target's dtype as NumPy casts them for each
-  function (unsafe for `put`, `put_along_axis`, `putmask`, `place`,
-  `fill_diagonal` and `insert`; `copyto` checks its `casting` rule
-  first and raises `TypeError` naming it, before anything is written).
+  function (arrays unsafely for `put`, `put_along_axis`, `putmask`,
+  `place`, `fill_diagonal` and `insert`; `copyto` checks its `casting`
+  rule first and raises `TypeError` naming it, before anything is
+  written). Python numbers and lists are converted by NumPy into the
+  target's dtype, so an int it does not hold raises `OverflowError`
+  (`_converted`).
 - `put`'s indices are cast to integers as NumPy casts them (unsafely:
   `1.7` is position 1).
 - Repeated positions in one call (`put` with an index twice) are
@@ -75,12 +78,22 @@ def _target(name: str, a: Any) -> Any:
                     f"NumPy array, not {type(a).__name__}")
 
 
+def _converted(v: Any, dtype: Any) -> Any:
+    """The values `v` in `dtype`, as NumPy's writing functions convert
+    them: an array (a tensor, a NumPy array) cast unsafely; Python data
+    (numbers, lists) converted by NumPy into `dtype`, so an int it does
+    not hold is NumPy's `OverflowError` (`put(uint8, 0, 300)`), never
+    wrapped, and NaN into an integer its `ValueError`."""
+    if isinstance(v, (_dn.Tensor, _dn.Donated, np.ndarray)):
+        t = _as_tensor(v)
+        return t if t.dtype == dtype else _dn.astype(t, dtype)
+    return _dn.asarray(np.asarray(v, dtype=np.dtype(dtype)))
+
+
 def _values(v: Any, dtype: Any, n: int) -> Any:
     """`v` flattened and repeated (or cut) to `n` elements of `dtype`:
     how NumPy's flat assignments read their values."""
-    flat = _dn.reshape(_as_tensor(v), (-1,))
-    if flat.dtype != dtype:
-        flat = _dn.astype(flat, dtype)
+    flat = _dn.reshape(_converted(v, dtype), (-1,))
     m = flat.shape[0]
     if m == n:
         return flat
@@ -159,9 +172,7 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> None:
         for d in range(t.ndim)
     )
     shape = _dn.broadcast_shapes(*(i.shape for i in index))
-    v = _as_tensor(values)
-    if v.dtype != t.dtype:
-        v = _dn.astype(v, t.dtype)
+    v = _converted(values, t.dtype)
     t[index] = _dn.broadcast_to(v, shape)
     return None
 
@@ -219,9 +230,7 @@ def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) ->
     if not ok:
         raise TypeError(f"Cannot cast {'scalar' if weak else 'array data'} from {sdt!r} to "
                         f"{np.dtype(t.dtype)!r} according to the rule {casting!r}")
-    s = _as_tensor(src)
-    if s.dtype != t.dtype:
-        s = _dn.astype(s, t.dtype)
+    s = _converted(src, t.dtype)
     # (Broadcast by the assignment, which takes leading axes of length 1
     # beyond `dst`'s as NumPy's does; `broadcast_to` would refuse them.)
     if where is True:
@@ -269,9 +278,7 @@ def insert(arr: Any, obj: Any, values: Any, axis: Any = None) -> Any:
         raise _dn.AxisError(f"axis {axis} is out of bounds for array of dimension {x.ndim}")
     axis %= x.ndim
     n = x.shape[axis]
-    v = _as_tensor(values)
-    if v.dtype != x.dtype:
-        v = _dn.astype(v, x.dtype)
+    v = _converted(values, x.dtype)
     while v.ndim < x.ndim:  # NumPy's ndmin
         v = _dn.expand_dims(v, axis=0)
     if isinstance(obj, slice):

@@ -85,17 +85,13 @@ pub fn det(x: &DynTensor) -> Result<DynTensor> {
     inexact!(OP, d, T => {
         let t = read::<T>(x, OP)?;
         let dets: Vec<T> = map_matrices(t.as_slice()?, &s, |a| {
-                // A zero pivot means an exactly singular matrix (the
-                // pivots after it may be NaN: the factorisation divided
-                // by it).
-                let (sign, pivots) = lu_pivots(a);
-                let zero = <<T as Inexact>::Wide as Element>::ZERO;
-                let det = if pivots.contains(&zero) {
-                    zero
-                } else {
-                    pivots.iter().fold(Pivot::sign(sign), |p, &v| p * v)
-                };
-                T::from_wide(det)
+                // NumPy's: the sign times the exponential of the log of
+                // the absolute value (`slogdet`), so that a product of
+                // pivots that leaves f64's range on the way (1e200 ·
+                // 1e200 · 1e-200) does not overflow; 0 for a zero pivot.
+                let (sign, log) = slogdet_one(a);
+                let size: <T as Inexact>::Wide = Pivot::sign(log.exp());
+                T::from_wide(sign * size)
             });
         new(&dets, &out)
     })
