@@ -79,47 +79,33 @@ pub fn bincount_signature(
 pub fn bincount(x: &DynTensor, weights: Option<&DynTensor>, length: usize) -> Result<DynTensor> {
     let (dtype, shape) = bincount_signature(x.meta(), weights.map(DynTensor::meta), length)?;
     let x = prepared(x, DType::I64)?;
-    let bins = bins(data::<i64>(&x, OP)?, length)?;
+    let x = data::<i64>(&x, OP)?;
     let Some(w) = weights else {
-        let mut counts = vec![0i64; length];
-        for b in bins {
-            counts[b] += 1;
-        }
-        return Tensor::from_vec(counts, &shape).map(DynTensor::from);
+        return summed(x, std::iter::repeat(1i64), &shape);
     };
     let w = prepared(w, dtype)?;
     match dtype {
-        DType::I64 => summed::<i64>(&bins, &w, &shape),
-        DType::F64 => summed::<f64>(&bins, &w, &shape),
-        _ => summed::<C64>(&bins, &w, &shape),
+        DType::I64 => summed(x, data::<i64>(&w, OP)?.iter().copied(), &shape),
+        DType::F64 => summed(x, data::<f64>(&w, OP)?.iter().copied(), &shape),
+        _ => summed(x, data::<C64>(&w, OP)?.iter().copied(), &shape),
     }
 }
 
-/// The bin of every element, each checked to be one.
-fn bins(x: &[i64], length: usize) -> Result<Vec<usize>> {
-    x.iter()
-        .map(|&i| {
-            usize::try_from(i)
-                .ok()
-                .filter(|&b| b < length)
-                .ok_or_else(|| Error::InvalidIndex {
-                    reason: format!("bincount: {i} is not a bin of 0..{length}"),
-                })
-        })
-        .collect()
-}
-
-fn summed<T: crate::array::dyn_tensor::AnyElement + Element>(
-    bins: &[usize],
-    w: &DynTensor,
-    shape: &[usize],
-) -> Result<DynTensor>
+/// Each element of `w` added to the bin its element of `x` names, in
+/// order (one pass; an index that is not a bin is an error).
+fn summed<T: Element>(x: &[i64], w: impl Iterator<Item = T>, shape: &[usize]) -> Result<DynTensor>
 where
     DynTensor: From<Tensor<T>>,
 {
-    let w = data::<T>(w, OP)?;
-    let mut sums = vec![T::ZERO; shape[0]];
-    for (&b, &v) in bins.iter().zip(w) {
+    let length = shape[0];
+    let mut sums = vec![T::ZERO; length];
+    for (&i, v) in x.iter().zip(w) {
+        let b = usize::try_from(i)
+            .ok()
+            .filter(|&b| b < length)
+            .ok_or_else(|| Error::InvalidIndex {
+                reason: format!("bincount: {i} is not a bin of 0..{length}"),
+            })?;
         sums[b] = add(sums[b], v);
     }
     Tensor::from_vec(sums, shape).map(DynTensor::from)
