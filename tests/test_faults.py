@@ -202,5 +202,7 @@ def test_freed_large_buffers_go_back_to_the_system() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     returned = float(out.stdout)
-    # Three of the four 8 MiB blocks (the cache keeps one).
-    assert returned >= 3 * 8 - 1, f"{returned:.1f} MiB returned of the 24 MiB freed"
+    # Three of the four 8 MiB blocks (the cache keeps one): 24 MiB, less
+    # what the interpreter itself allocates between the two readings
+    # (1.1 MiB once under CPython 3.14); two blocks would be 16.
+    assert returned >= 3 * 8 - 2, f"{returned:.1f} MiB returned of the 24 MiB freed"
