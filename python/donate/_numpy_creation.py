@@ -15,7 +15,7 @@ import numpy as np
 
 import donate as _dn
 
-from ._numpy_operands import Tensor, _as_tensor, _dtype
+from ._numpy_operands import Tensor, _as_tensor, _dtype, _dtype_of
 
 NAMES = ["zeros_like", "ones_like", "empty_like", "full_like", "arange", "zeros", "ones",
          "empty", "full", "eye", "identity", "tri", "asarray", "array"]
@@ -62,24 +62,17 @@ def _like_creation(name: str) -> Callable[..., Any]:
             kwargs.pop(k, None)
         if dtype is None:  # NumPy's: float64, or `full`'s fill value's
             fill = args[1] if len(args) > 1 else kwargs.get("fill_value")
-            dtype = np.float64 if name != "full" else _numpy_dtype_of(fill)
+            dtype = np.float64 if name != "full" else _dtype_of(fill)
         return f(*args, dtype=_dtype(dtype), **kwargs)
 
     create.__name__ = create.__qualname__ = name
     return create
 
 
-def _numpy_dtype_of(v: Any) -> Any:
-    """The dtype NumPy gives `v` (a tensor keeps its own)."""
-    if isinstance(v, (_dn.Tensor, _dn.Donated)):
-        return _as_tensor(v).dtype
-    return np.asarray(v).dtype
-
-
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, *,
            like: Any = None, device: Any = None) -> Any:
     if dtype is None:  # NumPy's: the bounds' common dtype
-        dtype = np.result_type(*(_numpy_dtype_of(v) for v in (start, stop, step) if v is not None))
+        dtype = np.result_type(*(_dtype_of(v) for v in (start, stop, step) if v is not None))
     return _dn.arange(start, stop, step, dtype=_dtype(dtype))
 
 
@@ -109,7 +102,7 @@ def _numpy_data(a: Any, dtype: Any) -> Any:
     if dtype is not None or isinstance(a, (_dn.Tensor, _dn.Donated, np.ndarray)) or \
             hasattr(a, "__array_namespace__") or hasattr(a, "__dlpack__"):
         return a, dtype
-    return a, np.asarray(a).dtype
+    return a, _dtype_of(a)
 
 
 def asarray(a: Any, dtype: Any = None, order: Any = None, *, like: Any = None,
