@@ -103,8 +103,11 @@ pub enum Error {
     /// dtype that cannot be written in place).
     InvalidOperand { op: &'static str, reason: String },
     /// A Python-style integer operand that does not fit the dtype it
-    /// takes (NEP 50).
-    ScalarOutOfRange { value: i128, dtype: DType },
+    /// takes (NEP 50), or a Python float written into an integer dtype
+    /// whose truncation does not fit it (NumPy's `int8_array[0] = 300.5`).
+    /// `value`: the integer, in decimal digits (a float's truncation can
+    /// be past every Rust integer).
+    ScalarOutOfRange { value: String, dtype: DType },
     /// A donation of a view that does not cover its whole buffer in C
     /// order (a slice, a row, a transpose): its buffer is never taken.
     PartialView { shape: Vec<usize> },

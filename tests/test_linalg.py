@@ -344,6 +344,68 @@ def test_singular_and_indefinite_matrices_raise_linalg_error() -> None:
     assert issubclass(linalg.LinAlgError, ValueError)
 
 
+def _reference_pivots(a: np.ndarray) -> list[float]:
+    """LAPACK's `getf2` in plain Python floats: partial pivoting, each
+    multiplier a division, each update a separate multiply and subtract."""
+    m = [[float(v) for v in row] for row in a]
+    n, pivots = len(m), []
+    for k in range(n):
+        p = max(range(k, n), key=lambda i: abs(m[i][k]))
+        m[k], m[p] = m[p], m[k]
+        pivots.append(m[k][k])
+        if m[k][k] == 0.0:
+            continue
+        for i in range(k + 1, n):
+            f = m[i][k] / m[k][k]
+            for j in range(k + 1, n):
+                m[i][j] = m[i][j] - f * m[k][j]
+    return pivots
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_a_matrix_with_a_zero_pivot_in_lapack_s_arithmetic_is_singular(dtype: Any) -> None:
+    # faer's fused multiply-adds left a residue where LAPACK's arithmetic
+    # cancels exactly: inv([[.1, .2], [.3, .6]]) was 6e15-sized garbage,
+    # and NumPy raises.
+    a = np.array([[0.1, 0.2], [0.3, 0.6]], dtype=dtype)
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.inv(a)
+    with pytest.raises(linalg.LinAlgError, match="singular"):
+        linalg.inv(a)
+    with pytest.raises(linalg.LinAlgError, match="singular"):
+        linalg.solve(a, np.ones(2, dtype))
+    assert np.asarray(linalg.det(a)) == 0
+    # Seeded rank-deficient matrices: each whose reference pivots hold an
+    # exact zero is refused (the rule), and more than a hundred are.
+    rng = np.random.default_rng(0)
+    refused = 0
+    for _ in range(300):
+        n = int(rng.integers(2, 7))
+        r = int(rng.integers(1, n))
+        a = (rng.integers(-5, 6, (n, r)) * 0.1) @ rng.integers(-5, 6, (r, n))
+        if 0.0 in _reference_pivots(a):
+            refused += 1
+            with pytest.raises(linalg.LinAlgError, match="singular"):
+                linalg.inv(a.astype(dtype))
+            assert np.asarray(linalg.det(a.astype(dtype))) == 0
+    assert refused > 100
+
+
+def test_ill_conditioned_matrices_that_are_not_singular_invert() -> None:
+    # Hilbert matrices: condition numbers up to 1.8e16 (n = 12), yet no
+    # pivot is a cancellation down to rounding; NumPy inverts them too.
+    for n in range(2, 13):
+        h = 1.0 / (np.arange(n)[:, None] + np.arange(n) + 1.0)
+        got = np.asarray(linalg.inv(h))
+        assert np.all(np.isfinite(got))
+        if n <= 8:
+            np.testing.assert_allclose(got @ h, np.eye(n), atol=1e-5)
+    d = np.diag([1.0, 1e-30, 1e30])  # badly scaled, exactly invertible
+    np.testing.assert_array_equal(np.asarray(linalg.inv(d)), np.linalg.inv(d))
+    c = np.array([[1.0, 1e-20], [1.0, 2e-20]])  # a column scaled down
+    np.testing.assert_allclose(np.asarray(linalg.inv(c)), np.linalg.inv(c))
+
+
 def test_numpy_code_catches_donate_s_linalg_error_as_numpy_s() -> None:
     # SciPy and NumPy users write `except np.linalg.LinAlgError`.
     singular = donate.asarray(np.array([[1.0, 2.0], [2.0, 4.0]]))

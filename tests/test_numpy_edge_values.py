@@ -205,9 +205,137 @@ def test_arange_with_no_stop_and_a_step():
     same(donate.arange(5, step=2), np.arange(5, step=2))
 
 
+@pytest.mark.parametrize("args, dtype", [
+    ((2**40, 2**40 + 3), "int32"), ((-1, 2), "uint8"), ((0, 1000, 300), "int8"),
+    ((2.5e10, 2.5e10 + 2, 1), "int32"), ((0, 2**40, 2**39), "int16"),
+])
+def test_arange_bounds_out_of_the_dtype_raise_as_numpy(args, dtype):
+    # It computed in int64 and cast, wrapping 2**40 to 0 silently.
+    with pytest.raises(OverflowError):
+        np.arange(*args, dtype=dtype)
+    with pytest.raises(OverflowError):
+        donate.arange(*args, dtype=dtype)
+    with pytest.raises(OverflowError):
+        np.arange(*args, dtype=dtype, like=donate.ones(1))
+
+
+@pytest.mark.parametrize("args, dtype", [
+    ((0, 300, 100), "int8"), ((0, 1, 0.1), "float32"), ((0, 3, 2**40), "int32"),
+    ((0.5, 7.3, 0.7), "float16"), ((0, 2), "bool"), ((3, 0, -1), "uint8"),
+])
+def test_arange_values_in_a_narrow_dtype_match_numpy(args, dtype):
+    # NumPy fills in the dtype's own arithmetic (int8's 0, 100, -56; a
+    # float32 step of 0.1 accumulates in float32).
+    same(donate.arange(*args, dtype=dtype), np.arange(*args, dtype=dtype))
+
+
 def test_eye_identity_and_tri_with_like_make_tensors():
     t = donate.ones(2)
     for r, n in ((np.eye(3, like=t, M=4, k=1), np.eye(3, M=4, k=1)), (np.identity(3, like=t), np.identity(3)),
                  (np.tri(3, 4, k=1, like=t), np.tri(3, 4, k=1))):
         assert isinstance(r, donate.Tensor)
         np.testing.assert_array_equal(np.asarray(r), n)
+
+
+def test_isin_and_setdiff1d_compare_int64_with_uint64_exactly():
+    # Their common dtype is float64, where 2**53 + 1 == 2**53.
+    a = np.array([2**53 + 1, 2**63 - 1, 5], dtype=np.int64)
+    b = np.array([2**53, 2**63, 5], dtype=np.uint64)
+    same(np.isin(A(a), A(b)), np.isin(a, b))
+    same(np.isin(A(a), [2**63, 5]), np.isin(a, [2**63, 5]))
+    same(np.isin(A(a), A(b), invert=True), np.isin(a, b, invert=True))
+    same(np.setdiff1d(A(a), A(b)), np.setdiff1d(a, b))
+
+
+def test_a_list_of_float64_arrays_stays_float64():
+    # Only Python floats default to float32; NumPy's float64 data inside a
+    # list is float64 data (it became float32: 1e300 turned into inf).
+    t64 = A(np.array([0.1, 1e300]))
+    for data in ([t64, t64], [np.float64(1e300)], [np.array([0.1])], [[np.float64(0.1)], [0.5]]):
+        for make in (donate.asarray, donate.tensor):
+            got = make(data)
+            assert got.dtype == donate.float64, (data, got.dtype)
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(np.asarray(data, dtype=object), dtype=float))
+    assert donate.asarray([0.1, [0.2][0]]).dtype == donate.float32
+    assert donate.asarray([[1.0, 2], (3, 4.5)]).dtype == donate.float32
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float64", "float32"])
+def test_a_python_complex_number_never_drops_its_imaginary_part(dtype):
+    with pytest.raises(TypeError):
+        np.asarray(2 + 3j, dtype=dtype)
+    for make in (donate.asarray, donate.tensor):
+        with pytest.raises(TypeError, match="complex"):
+            make(2 + 3j, dtype=dtype)
+    same(donate.asarray(2 + 3j, dtype="complex64"), np.asarray(2 + 3j, dtype="complex64"))
+    same(donate.asarray(3j, dtype="bool"), np.asarray(3j, dtype="bool"))  # its truth value
+
+
+@pytest.mark.parametrize("write", [
+    lambda t, v: t.__setitem__(0, v), lambda t, v: t.__setitem__(slice(None), v),
+    lambda t, v: t.fill(v), lambda t, v: t.__setitem__(t > 1, v),
+    lambda t, v: t.__setitem__(np.array([0, 2]), v),
+])
+def test_a_python_float_written_into_integers_is_truncated_and_must_fit(write):
+    # It was clamped: `t[0] = 300.5` stored 127 in int8.
+    for dtype, v, fits in (("int8", 300.5, False), ("int8", 1e10, False), ("int8", -129.0, False),
+                           ("int8", 2.7, True), ("int8", -0.5, True), ("int8", 127.9, True),
+                           ("uint8", -1.5, False), ("int64", 2.0**63, False), ("uint64", 2.0**64, False),
+                           ("int64", -(2.0**63), True), ("uint64", 2.0**63, True)):
+        a = np.array([1, 2, 3], dtype=dtype)
+        t = A(a.copy())
+        if fits:
+            write(a, v)
+            write(t, v)
+            same(t, a)
+        else:
+            with pytest.raises(OverflowError):
+                write(a, v)
+            with pytest.raises(OverflowError, match="out of bounds"):
+                write(t, v)
+            same(t, np.array([1, 2, 3], dtype=dtype))
+
+
+def test_gcd_lcm_and_pad_refuse_a_python_number_their_dtype_cannot_hold():
+    # They wrapped it: gcd(int8, 300) read 44; pad's 300 stored 44 and
+    # NaN stored int64's minimum.
+    i8 = np.array([1, -2, 3], dtype=np.int8)
+    for call in (lambda x: np.gcd(x, 300), lambda x: np.lcm(x, 2**63),
+                 lambda x: np.pad(x, 1, constant_values=300),
+                 lambda x: np.pad(x, 1, constant_values=np.int64(300))):
+        with pytest.raises(OverflowError):
+            call(i8)
+        with pytest.raises(OverflowError):
+            call(A(i8))
+    with pytest.raises(ValueError):
+        np.pad(A(np.array([1, 2])), 1, constant_values=float("nan"))
+    same(np.gcd(A(i8), 6), np.gcd(i8, 6))
+    same(np.pad(A(i8), 1, constant_values=2.7), np.pad(i8, 1, constant_values=2.7))
+
+
+def test_choose_and_select_take_python_numbers_as_weak():
+    # A Python int beside int8 choices made int64.
+    i8 = np.array([1, 2, 3], np.int8)
+    idx = np.array([0, 1, 0])
+    same(np.choose(A(idx), [A(i8), 5]), np.choose(idx, [i8, 5]))
+    same(np.choose(A(idx), [A(i8), 5.5]), np.choose(idx, [i8, 5.5]))
+    same(np.select([A(i8) > 1], [7], default=np.int8(1)), np.select([i8 > 1], [7], default=np.int8(1)))
+    same(np.select([A(i8) > 1], [A(i8)], default=-1), np.select([i8 > 1], [i8], default=-1))
+    same(np.select([A(i8) > 1], [7.5], default=np.int8(1)), np.select([i8 > 1], [7.5], default=np.int8(1)))
+    # A number int8 cannot hold: NumPy's choose wraps it (500 -> -12); an
+    # error here.
+    with pytest.raises(OverflowError):
+        np.choose(A(idx), [A(i8), 500])
+
+
+@pytest.mark.parametrize("shape", [np.int64(3), np.prod((2, 3)), (np.int32(2), 3), np.array([2, 3]), np.array(4)])
+def test_a_shape_of_numpy_integers_makes_tensors(shape):
+    # `zeros(np.prod(s))` raised TypeError.
+    for name in ("zeros", "ones", "empty"):
+        got = getattr(donate, name)(shape)
+        assert got.shape == getattr(np, name)(shape).shape
+    assert donate.full(shape, 2.0).shape == np.full(shape, 2.0).shape
+    with pytest.raises(TypeError):
+        donate.zeros(2.0)
+    with pytest.raises(TypeError):
+        donate.zeros("ab")

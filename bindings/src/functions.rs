@@ -157,7 +157,7 @@ pub(crate) fn full(
 }
 
 /// Evenly spaced values in `[start, stop)`, like `numpy.arange`; int64 for
-/// integer arguments, else float32 (or `dtype`).
+/// integer arguments, else float32 (or `dtype`, which NumPy fills in).
 #[pyfunction]
 #[pyo3(signature = (start, stop = None, step = None, dtype = None, *, device = None))]
 #[allow(clippy::similar_names)] // NumPy's argument names: start, stop, step
@@ -199,14 +199,11 @@ pub(crate) fn arange(
     });
     let np = interop::numpy(py)?;
     let kwargs = PyDict::new(py);
-    kwargs.set_item(
-        "dtype",
-        if target.is_float() {
-            "float64"
-        } else {
-            "int64"
-        },
-    )?;
+    // In the target dtype itself, as NumPy: a bound out of its range raises
+    // `OverflowError` (computing in int64 and casting wrapped `2**40` to 0
+    // for int32), and the values are filled in its own arithmetic (int8's
+    // 0, 100, -56; a float32 step accumulated in float32).
+    kwargs.set_item("dtype", interop::np_dtype(py, target))?;
     // All three in their places: NumPy reads `arange(5, None, 2)` as a
     // stop of 5 (dropping the `None` made it `arange(5, 2)`, empty).
     let pos = (start, stop, step);

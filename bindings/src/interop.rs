@@ -100,9 +100,18 @@ pub(crate) fn dtype_arg(py: Python<'_>, obj: Option<&Bound<'_, PyAny>>) -> PyRes
 
 /// A shape argument: an int or a sequence of ints, none negative.
 pub(crate) fn shape_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    // An integer is anything with `__index__` that gives one (a NumPy
+    // integer: `zeros(np.prod(s))`); a sequence of them is any iterable
+    // but a string (a NumPy array of sizes too), as NumPy reads a shape.
+    let index = || !obj.is_instance_of::<PyFloat>() && obj.hasattr("__index__").unwrap_or(false);
     let dims: Vec<i64> = if obj.is_instance_of::<PyInt>() {
         vec![obj.extract()?]
-    } else if obj.is_instance_of::<PyTuple>() || obj.is_instance_of::<PyList>() {
+    } else if let Some(d) = index().then(|| obj.extract::<i64>().ok()).flatten() {
+        vec![d]
+    } else if obj.is_instance_of::<PyTuple>()
+        || obj.is_instance_of::<PyList>()
+        || (!obj.is_instance_of::<pyo3::types::PyString>() && obj.hasattr("__iter__")?)
+    {
         obj.try_iter()?
             .map(|d| {
                 let d = d?;
@@ -199,6 +208,29 @@ pub(crate) fn to_tensor(
     convert(py, obj, dtype, true)
 }
 
+/// Whether nested lists and tuples hold only Python numbers (the data
+/// whose float64 becomes the default float32). NumPy's own limit on
+/// nesting is 64 levels; deeper data is not Python numbers' (NumPy
+/// refuses it anyway).
+fn python_numbers_only(obj: &Bound<'_, PyAny>, depth: usize) -> bool {
+    let number = |x: Bound<'_, PyAny>| {
+        // (Exactly: `np.float64` and `np.complex128` subclass them.)
+        x.is_exact_instance_of::<PyFloat>()
+            || x.is_instance_of::<PyInt>()
+            || x.is_exact_instance_of::<PyComplex>()
+            || (depth < 64
+                && (x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>())
+                && python_numbers_only(&x, depth + 1))
+    };
+    if let Ok(l) = obj.cast::<PyList>() {
+        l.iter().all(number)
+    } else if let Ok(t) = obj.cast::<PyTuple>() {
+        t.iter().all(number)
+    } else {
+        false
+    }
+}
+
 /// [`to_tensor`]; `default_float`: whether Python floats become the
 /// default float (a new tensor's data) or stay float64 (an operand's).
 fn convert(
@@ -220,12 +252,24 @@ fn convert(
         ));
     }
     let np = numpy(py)?;
+    if let (true, Some(d)) = (obj.is_exact_instance_of::<PyComplex>(), dtype) {
+        if !d.is_complex() && d != DType::Bool {
+            // NumPy's `float()` of a complex number: the imaginary part is
+            // never dropped silently (bool takes its truth value, as NumPy's).
+            return Err(PyTypeError::new_err(format!(
+                "a Python complex number does not convert to the real dtype {}",
+                d.name()
+            )));
+        }
+    }
+    // Python numbers only: a NumPy array, scalar or tensor inside a list
+    // keeps its float64, as `np.asarray` keeps it.
     let from_python = default_float
         && !is_numpy(py, obj)?
-        && (obj.is_instance_of::<PyList>()
-            || obj.is_instance_of::<PyTuple>()
-            || obj.is_instance_of::<PyInt>()
-            || obj.is_instance_of::<PyFloat>());
+        && (obj.is_instance_of::<PyInt>()
+            || obj.is_instance_of::<PyFloat>()
+            || ((obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>())
+                && python_numbers_only(obj, 0)));
     let arr = if obj.is_instance_of::<PyUntypedArray>() {
         obj.clone()
     } else if let (true, Some(d)) = (from_python, dtype) {

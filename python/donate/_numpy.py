@@ -260,6 +260,12 @@ def _float_loop(name: str, compute: Callable[..., Any]) -> Callable[..., Any]:
         for x, dt in zip(xs, loop):
             if dt == np.float16 and not half:
                 dt = np.dtype(np.float32)
+            if isinstance(x, (int, float, complex)):
+                # A Python number converts into the loop's dtype as NumPy
+                # converts it: `gcd(int8, 300)` is an OverflowError, not 300
+                # wrapped to 44.
+                cast.append(_dn.asarray(np.asarray(x, dtype=dt)))
+                continue
             t = _as_tensor(x)
             cast.append(t if t.dtype == dt else _dn.astype(t, dt))
         return compute(*cast)

@@ -411,8 +411,12 @@ def pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> An
                     shape = list(x.shape)
                     shape[ax] = width
                     fill = value if mode == "constant" else 0
-                    # NumPy casts the value to the array's dtype (unsafely).
-                    fill = np.asarray(fill).astype(np.dtype(str(x.dtype))).item()
+                    # NumPy assigns the value as a Python number: a float
+                    # truncated into integers, one out of their range an
+                    # OverflowError, NaN a ValueError (never wrapped).
+                    cell = np.empty((), dtype=np.dtype(str(x.dtype)))
+                    cell[()] = np.asarray(fill).item()
+                    fill = cell.item()
                     parts.append(_dn.full(tuple(shape), fill, dtype=x.dtype))
             x = _dn.concat(parts, axis=ax)
         return x

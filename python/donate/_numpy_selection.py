@@ -34,7 +34,21 @@ NAMES = ["select", "piecewise", "choose", "compress", "extract", "delete", "appe
          "matrix_transpose"]
 
 
+def _weak(x: Any) -> bool:
+    return type(x) in (int, float, complex)  # (NumPy's test: not bool, not np.float64)
+
+
+def _kind(x: Any) -> Any:
+    """What `x` adds to NumPy's `result_type`: a Python number itself
+    (weak, NEP 50: an int beside int8 stays int8), else its dtype."""
+    return x if _weak(x) else _dtype_of(x)
+
+
 def _in(x: Any, dtype: Any) -> Any:
+    if _weak(x):
+        # Converted by NumPy: a number the dtype cannot hold is its
+        # OverflowError (NumPy's own `choose` wraps it silently).
+        return _dn.asarray(np.asarray(x, dtype=np.dtype(str(dtype))))
     t = _as_tensor(x)
     return t if t.dtype == dtype else _dn.astype(t, dtype)
 
@@ -46,11 +60,9 @@ def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0)
         raise ValueError("list of cases must be same length as list of conditions")
     if len(condlist) == 0:
         raise ValueError("select with an empty condition list is not possible")
-    # NumPy's: the choices' common dtype, then `default` (a Python number
-    # weak, NEP 50).
-    weak = isinstance(default, (int, float, complex)) and not isinstance(default, bool)
-    dt = np.result_type(np.result_type(*(_dtype_of(c) for c in choicelist)),
-                        default if weak else _dtype_of(default))
+    # NumPy's: the common dtype of the choices and `default` (Python
+    # numbers weak, NEP 50).
+    dt = np.result_type(*(_kind(c) for c in choicelist), _kind(default))
     conds = [_as_tensor(c) for c in condlist]
     for i, c in enumerate(conds):
         if c.dtype != _dn.bool:
@@ -100,7 +112,7 @@ def choose(a: Any, choices: Sequence[Any], out: Any = None, mode: str = "raise")
     if not (_dn.isdtype(idx.dtype, "integral") or idx.dtype == _dn.bool):
         raise TypeError("Cannot cast array data from dtype('float64') to dtype('int64') "
                         "according to the rule 'safe'")
-    opts = [_as_tensor(c) for c in choices]
+    opts = list(choices)
     if not opts:
         raise ValueError("0-length sequence.")
     n = len(opts)
@@ -114,7 +126,7 @@ def choose(a: Any, choices: Sequence[Any], out: Any = None, mode: str = "raise")
         idx = _dn.clip(idx, 0, n - 1)
     else:
         raise ValueError(f"mode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
-    dt = np.result_type(*(o.dtype for o in opts))
+    dt = np.result_type(*(_kind(o) for o in opts))
     parts = _dn.broadcast_arrays(idx, *(_in(o, dt) for o in opts))
     stacked = _dn.stack(parts[1:])
     r = _dn.take_along_axis(stacked, _dn.expand_dims(parts[0], axis=0), axis=0)[0]

@@ -22,7 +22,12 @@ def _common(*xs: Any) -> list[Any]:
 
 def isin(element: Any, test_elements: Any, assume_unique: bool = False,
          invert: bool = False, *, kind: Any = None) -> Any:
-    e, t = _common(_as_tensor(element), _flat(test_elements))
+    e, t = _as_tensor(element), _flat(test_elements)
+    if not (e.dtype.kind in "iu" and t.dtype.kind in "iu"):
+        # (Integers are looked up in their own dtypes: searchsorted and `==`
+        # compare int64 with uint64 exactly, where their common float64
+        # merged 2**53 and 2**53 + 1.)
+        e, t = _common(e, t)
     if t.shape[0] == 0:
         found = _dn.zeros(e.shape, dtype=_dn.bool)
     elif e.dtype.kind == "c":

@@ -608,19 +608,36 @@ impl DynTensor {
 }
 
 /// A weak scalar must fit the dtype it is converted to (NumPy raises for
-/// `int8_array + 300` and for a non-finite float into an integer). Every
+/// `int8_array + 300` and for a non-finite float into an integer). A
+/// float into an integer dtype is truncated toward zero, and the integer
+/// must fit, as NumPy's `int8_array[0] = 300.5` and `fill` check it
+/// (`2.7` stores 2; `300.5` raises rather than storing 127 or 44). Every
 /// real number converts to bool, as its truth value (NumPy's `b[0] = 7`
 /// and `b.fill(2)` store True).
 pub fn check_scalar(op: &'static str, s: Scalar, dtype: DType) -> Result<()> {
     let range = dtype.int_range().filter(|_| dtype != DType::Bool);
     match (s, range) {
         (Scalar::Int(v), Some((lo, hi))) if !(lo..=hi).contains(&v) => {
-            Err(Error::ScalarOutOfRange { value: v, dtype })
+            Err(Error::ScalarOutOfRange {
+                value: v.to_string(),
+                dtype,
+            })
         }
         (Scalar::Float(v), Some(_)) if !v.is_finite() => Err(Error::InvalidArgument {
             op,
             reason: format!("cannot convert float {v} to an integer"),
         }),
+        // (`hi + 1` is exact in f64, or rounds to the same power of two
+        // as int64's and uint64's `hi` do: 2**63, 2**64, both past them.)
+        #[allow(clippy::cast_precision_loss)]
+        (Scalar::Float(v), Some((lo, hi)))
+            if !(lo as f64 <= v.trunc() && v.trunc() < hi as f64 + 1.0) =>
+        {
+            Err(Error::ScalarOutOfRange {
+                value: format!("{:.0}", v.trunc()),
+                dtype,
+            })
+        }
         (Scalar::Complex(..), _) if !dtype.is_complex() => Err(Error::InvalidOperand {
             op,
             reason: format!("cannot convert the complex number {s} to {dtype}"),

@@ -6,7 +6,8 @@
 //! from it are in [`super::svd`]; the element types, in [`super::inexact`].
 //!
 //! Each matrix of a stack is decomposed on its own, in the input's dtype.
-//! A singular matrix (an exactly zero pivot, as LAPACK's `getrf` reports)
+//! A singular matrix (an exactly zero pivot in LAPACK's arithmetic, as
+//! NumPy's `getrf` reports it; see [`lu_nonsingular`])
 //! makes `inv` and `solve` fail; a matrix that is not positive definite
 //! makes `cholesky` fail; an iteration that does not converge (the
 //! Hermitian eigendecomposition) makes its function fail; all are
@@ -142,21 +143,48 @@ pub fn slogdet(x: &DynTensor) -> Result<(DynTensor, DynTensor)> {
     })
 }
 
-/// One matrix's LU factors, refused when a pivot is exactly zero.
+/// One matrix's LU factors, refused when the matrix is singular: when
+/// [`det`] would be 0.
+///
+/// NumPy refuses a matrix when LAPACK's pivot comes out exactly zero.
+/// `faer` computes the factors with fused multiply-adds, which leave a
+/// rounding residue where LAPACK's `getf2` (a division, then a separate
+/// multiply and subtract) cancels exactly: `[[.1, .2], [.3, .6]]` got an
+/// inverse of 6e15-sized garbage where NumPy raises. So a pivot of
+/// `faer`'s that is only rounding error, no larger than `n·ε` times the
+/// magnitudes that cancelled to make it (`Σ_{j<k} |l_kj|·|u_jk| +
+/// |u_kk|`, row `k` of `|L|·|U|` at the diagonal, the standard bound on
+/// that entry's error), sends the matrix to [`lu_pivots`], LAPACK's
+/// arithmetic (the pivots `det` multiplies), and an exactly zero pivot
+/// there refuses it. Other matrices pay only the O(n²) bound. A matrix
+/// singular only to rounding (no exact zero in either) is inverted, as
+/// NumPy inverts it: its inverse is as large and as meaningless as
+/// NumPy's, and clients rely on getting one (scikit-learn's
+/// `PCA.get_precision` of a rank-deficient covariance).
 fn lu_nonsingular<T: Inexact>(
     op: &'static str,
     a: MatRef<'_, T>,
 ) -> Result<faer::linalg::solvers::PartialPivLu<T>> {
     let lu = a.partial_piv_lu();
-    let u = lu.U();
+    let (l, u) = (lu.L(), lu.U());
+    let n = a.nrows();
     // A pivot of zero, or one that overflowed for a matrix of finite
     // entries (the reciprocal of a subnormal pivot), is a singular matrix
     // to working precision.
-    let finite = (0..a.nrows()).all(|i| (0..a.ncols()).all(|j| a.get(i, j).abs64().is_finite()));
-    if (0..a.nrows()).any(|i| {
-        let v = u.get(i, i).abs64();
-        v == 0.0 || (finite && !v.is_finite())
-    }) {
+    let finite = (0..n).all(|i| (0..a.ncols()).all(|j| a.get(i, j).abs64().is_finite()));
+    let eps = Element::to_f64(<T::Real as faer::traits::RealField>::epsilon_impl());
+    let mut rounding = false;
+    for k in 0..n {
+        let v = u.get(k, k).abs64();
+        if v == 0.0 || (finite && !v.is_finite()) {
+            return Err(failure(op, "the matrix is singular"));
+        }
+        let cancelled: f64 = (0..k)
+            .map(|j| l.get(k, j).abs64() * u.get(j, k).abs64())
+            .sum();
+        rounding |= finite && v <= n as f64 * eps * (cancelled + v);
+    }
+    if rounding && lu_pivots(a).1.contains(&<T::Wide as Element>::ZERO) {
         return Err(failure(op, "the matrix is singular"));
     }
     Ok(lu)

@@ -64,6 +64,26 @@ fn singular_and_indefinite_matrices_are_errors() {
 }
 
 #[test]
+fn a_zero_pivot_in_lapack_arithmetic_refuses_inv_as_det_is_zero() {
+    // faer's fused multiply-adds leave 1e-17 in the last pivot of this
+    // rank-1 matrix; LAPACK's divide-multiply-subtract cancels exactly.
+    let x = f64s(&[0.1, 0.2, 0.3, 0.6], &[2, 2]);
+    assert_eq!(vals(&det(&x).unwrap()), vec![0.0]);
+    assert!(matches!(inv(&x), Err(Error::LinAlg { .. })));
+    assert!(matches!(
+        solve(&x, &f64s(&[1.0, 1.0], &[2])),
+        Err(Error::LinAlg { .. })
+    ));
+    // Ill-conditioned but with no such cancellation: inverted.
+    let h: Vec<f64> = (0..64)
+        .map(|k| 1.0 / f64::from(k / 8 + k % 8 + 1))
+        .collect();
+    assert!(vals(&inv(&f64s(&h, &[8, 8])).unwrap())
+        .iter()
+        .all(|v| v.is_finite()));
+}
+
+#[test]
 fn float_only_functions_refuse_integers_and_non_square_matrices() {
     let x = i64s(&[1, 0, 0, 1], &[2, 2]);
     assert!(matches!(inv(&x), Err(Error::InvalidOperand { .. })));
