@@ -339,3 +339,87 @@ def test_a_shape_of_numpy_integers_makes_tensors(shape):
         donate.zeros(2.0)
     with pytest.raises(TypeError):
         donate.zeros("ab")
+
+
+def test_setxor1d_of_complex_values():
+    a, b = np.array([1 + 1j, 2, 3 - 1j, 3 + 1j]), np.array([2.0, 3.0, 3 - 1j])
+    same(np.setxor1d(A(a), A(b)), np.setxor1d(a, b))
+
+
+def test_sort_and_partition_check_their_arguments_as_numpy():
+    x = np.array([3.0, 1.0, 2.0])
+    for call in (lambda t: np.sort(t, kind="bogus"), lambda t: np.sort(t, kind="quicksort", stable=True),
+                 lambda t: np.argsort(t, kind=""), lambda t: np.partition(t, True),
+                 lambda t: np.partition(t, 1, kind="foo"), lambda t: np.argpartition(t, 1, kind="foo")):
+        with pytest.raises(ValueError):
+            call(x)
+        with pytest.raises(ValueError):
+            call(A(x))
+    for kind in ("Q", "heapsort", "stable", "mergesort"):
+        same(np.sort(A(x), kind=kind), np.sort(x, kind=kind))
+    # An empty axis takes any kth, as NumPy's.
+    for kth in (0, 1, [0, -1]):
+        same(np.partition(A(np.array([])), kth), np.partition(np.array([]), kth))
+
+
+def test_compress_reads_a_0d_tensor_as_1d():
+    # It raised IndexError.
+    for axis in (0, -1, None):
+        same(np.compress([True], A(np.float64(5.0)), axis=axis), np.compress([True], np.float64(5.0), axis=axis))
+    with pytest.raises(np.exceptions.AxisError):
+        np.compress([True], A(np.float64(5.0)), axis=1)
+    with pytest.raises(np.exceptions.AxisError):
+        np.compress([True], A(np.ones((2, 2))), axis=2)
+
+
+def test_einsum_computes_every_step_in_the_common_dtype():
+    # Each operand was contracted in its own dtype, then promoted: int8
+    # products wrapped, float16 ones overflowed.
+    x8, h = np.array([100, 100], np.int8), np.array([300.0, 300.0], np.float16)
+    for sub, ops in (("i,j->", (np.array([1], np.int8), np.array([2**63, 2**63], np.uint64))),
+                     ("i,j->", (np.array([1], np.int32), np.array([60000, 60000], np.float16))),
+                     ("i,i,i->", (x8, x8, np.array([1, 1]))), ("i,i,i->", (h, h, np.ones(2))),
+                     ("i,i->", (np.array([2.0]), np.array([1.0, 2.0, 3.0]))),
+                     ("ij,jk", (np.ones((3, 1)), np.ones((4, 2))))):
+        same(np.einsum(sub, *map(A, ops)), np.einsum(sub, *ops))
+        same(donate.einsum(sub, *map(A, ops)), np.einsum(sub, *ops))
+    # `out=` takes part in the dtype; `dtype=` and `casting=` are checked.
+    o = donate.zeros((2,), dtype=donate.float64)
+    np.einsum("i,i->i", A(h), A(h), out=o)
+    same(o, np.einsum("i,i->i", h, h, out=np.zeros(2)))
+    o = donate.zeros((), dtype=donate.int64)
+    np.einsum("i,i->", A(x8), A(x8), out=o)
+    same(o, np.einsum("i,i->", x8, x8, out=np.zeros((), np.int64)))
+    for kw, ops in (({"dtype": np.float32}, (np.ones((2, 3)), np.ones(3))),
+                    ({"dtype": np.int8}, (np.full((2, 3), 300, np.int32),)),
+                    ({"casting": "no"}, (np.ones((2, 3)), np.ones(3, np.int32)))):
+        sub = "ij,j->i" if len(ops) == 2 else "ij->i"
+        with pytest.raises(TypeError):
+            np.einsum(sub, *ops, **kw)
+        with pytest.raises(TypeError):
+            np.einsum(sub, *map(A, ops), **kw)
+
+
+@pytest.mark.parametrize("sub, shape", [("ii", (3, 4)), ("ii->i", (3, 4)), ("...i->i", (3, 4)), ("...->", (3,))])
+def test_einsum_refuses_what_numpy_refuses(sub, shape):
+    with pytest.raises(ValueError):
+        np.einsum(sub, np.ones(shape))
+    with pytest.raises(ValueError):
+        donate.einsum(sub, A(np.ones(shape)))
+    with pytest.raises(ValueError):
+        np.einsum(sub, A(np.ones(shape)))
+
+
+def test_vdot_never_broadcasts():
+    for a in (np.array([2.0]), np.array(2.0)):
+        with pytest.raises(ValueError):
+            np.vdot(a, np.array([1.0, 2.0, 3.0]))
+        with pytest.raises(ValueError):
+            np.vdot(A(a), A(np.array([1.0, 2.0, 3.0])))
+    same(np.vdot(A(np.ones((2, 2))), A(np.arange(4.0))), np.vdot(np.ones((2, 2)), np.arange(4.0)))
+
+
+@pytest.mark.parametrize("axes", [(np.int64(1), np.int64(0)), np.array([[1], [0]]), np.int64(1), ([1], [0]), 1])
+def test_tensordot_takes_numpy_integer_axes(axes):
+    a, b = np.arange(12.0).reshape(3, 4), np.arange(12.0).reshape(4, 3)
+    same(np.tensordot(A(a), A(b), axes=axes), np.tensordot(a, b, axes=axes))

@@ -48,6 +48,11 @@ def _parse(subscripts: str, ndims: list[int]) -> tuple[list[str], str]:
             raise ValueError(f"einsum: subscripts {t!r} for an operand of {n} axes")
         out_terms.append(t)
     if arrow:
+        if ell and "..." not in output:
+            raise ValueError(
+                "einsum: output has more dimensions than subscripts given in einstein sum, "
+                "but no '...' ellipsis provided to broadcast the extra dimensions."
+            )
         output = output.replace("...", ell)
     else:
         counts: dict[str, int] = {}
@@ -72,6 +77,11 @@ def _diagonals(x: Any, labels: str) -> tuple[Any, str]:
                 break
         else:
             return x, labels
+        if x.shape[i] != x.shape[j]:
+            raise ValueError(
+                f"einsum: dimensions for collapsing index {c!r} don't match "
+                f"({x.shape[i]} != {x.shape[j]})"
+            )
         x = _dn.linalg.diagonal(_dn.moveaxis(x, (i, j), (-2, -1)))
         labels = "".join(l for k, l in enumerate(labels) if k not in (i, j)) + c
 
@@ -90,7 +100,7 @@ def _contract(a: Any, la: str, b: Any, lb: str, keep: set[str]) -> tuple[Any, st
     only_a = [c for c in la if c not in lb]
     only_b = [c for c in lb if c not in la]
     size = {**dict(zip(lb, b.shape)), **dict(zip(la, a.shape))}
-    for c in batch:  # broadcast (a label of length 1 against one of n)
+    for c in batch + inner:  # broadcast (a label of length 1 against one of n)
         size[c] = max(a.shape[la.index(c)], b.shape[lb.index(c)])
 
     def arrange(x: Any, lx: str, order: list[str], groups: list[list[str]]) -> Any:
@@ -128,6 +138,11 @@ def einsum(subscripts: str, /, *operands: Any, optimize: Any = False) -> Any:
     ]
     if not xs:
         raise ValueError("einsum: no operands")
+    # Every step in the common dtype, as NumPy computes: contracting each
+    # operand in its own dtype first wrapped int8 products and overflowed
+    # float16 ones before the promotion (`int8 x int64` gave 32 for 20000).
+    want = _dn.result_type(*xs)
+    xs = [x if x.dtype == want else _dn.astype(x, want) for x in xs]
     terms, output = _parse(subscripts, [x.ndim for x in xs])
     parts = [_diagonals(x, t) for x, t in zip(xs, terms)]
     # Labels each operand must keep: the output's and every other operand's.
@@ -143,10 +158,8 @@ def einsum(subscripts: str, /, *operands: Any, optimize: Any = False) -> Any:
     x, lx = _sum_out(x, lx, set(output))
     if lx != output:
         x = _dn.permute_dims(x, tuple(lx.index(c) for c in output))
-    # NumPy's einsum computes in its operands' common dtype (int32 stays
-    # int32, bool is a logical sum of products); the sums above promote
-    # as the standard's `sum` does. The cast gives the same values:
-    # integer sums wrap modulo the narrower width alike, a nonzero count
-    # of bools is True.
-    want = _dn.result_type(*xs)
+    # NumPy's einsum keeps the common dtype (int32 stays int32, bool is a
+    # logical sum of products); the sums above promote as the standard's
+    # `sum` does. The cast gives the same values: integer sums wrap modulo
+    # the narrower width alike, a nonzero count of bools is True.
     return x if x.dtype == want else _dn.astype(x, want)

@@ -278,16 +278,20 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
 
 
 def _kth(name: str, kth: Any, n: int) -> None:
+    if isinstance(kth, (bool, np.bool_)) or np.asarray(kth).dtype == np.bool_:
+        raise ValueError("Booleans unacceptable as partition index")
     for k in np.atleast_1d(np.asarray(kth)).tolist():
         if not isinstance(k, int):
             raise TypeError("Partition index must be integer")
-        if not -n <= k < n:
+        if n and not -n <= k < n:  # (NumPy checks nothing of an empty axis)
             raise ValueError(f"kth(={k}) out of bounds ({n})")
 
 
 def partition(a: Any, kth: Any, axis: Any = -1, kind: str = "introselect",
               order: Any = None) -> Any:
     """NumPy's `partition`, as a full sort (which satisfies every `kth`)."""
+    if kind != "introselect":
+        raise ValueError(f"select kind must be 'introselect' (got {kind!r})")
     if order is not None:
         raise _refuse("partition", "order=")
     x = _as_tensor(a)
@@ -302,6 +306,8 @@ def partition(a: Any, kth: Any, axis: Any = -1, kind: str = "introselect",
 def argpartition(a: Any, kth: Any, axis: Any = -1, kind: str = "introselect",
                  order: Any = None) -> Any:
     """NumPy's `argpartition`, as a full (stable) argsort."""
+    if kind != "introselect":
+        raise ValueError(f"select kind must be 'introselect' (got {kind!r})")
     if order is not None:
         raise _refuse("argpartition", "order=")
     x = _as_tensor(a)

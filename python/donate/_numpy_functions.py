@@ -253,6 +253,14 @@ def _sorting(name: str) -> Callable[..., Any]:
                 *, stable: Any = None) -> Any:
         if order is not None:
             raise _refuse(name, "order=")
+        if kind is not None:
+            # NumPy's checks (every kind is served by the stable sort).
+            if stable is not None:
+                raise ValueError("`kind` and keyword parameters can't be provided at the same "
+                                 "time. Use only one of them.")
+            if not (isinstance(kind, str) and kind and kind[0].lower() in "qhms"):
+                raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' "
+                                 f"(got {kind!r})")
         if name == "argsort" and _raveled_0d(a, axis):
             x = _flat(a)  # NumPy's argsort ravels a 0-d array (its sort does not)
         else:
@@ -289,6 +297,8 @@ def dot(a: Any, b: Any, out: Any = None) -> Any:
 
 def vdot(a: Any, b: Any) -> Any:
     x, y = _as_tensor(a), _as_tensor(b)
+    if x.size != y.size:  # (NumPy's: the flattened vectors, never broadcast)
+        raise ValueError(f"vdot: the operands have {x.size} and {y.size} elements")
     # In the operands' common dtype, as NumPy's (the sum would promote).
     s = _dn.sum(_dn.multiply(_flat(_dn.conj(x) if x.dtype.kind == "c" else x), _flat(y)))
     want = _dn.result_type(x, y)
@@ -302,7 +312,16 @@ def inner(a: Any, b: Any) -> Any:
     return _bool_products(_dn.tensordot)(x, y, axes=((x.ndim - 1,), (y.ndim - 1,)))
 
 
+def _py_ints(v: Any) -> Any:
+    """NumPy integers (and arrays of them) as Python ints, in the same
+    nesting: `tensordot`'s `axes` as NumPy reads it."""
+    return operator.index(v) if np.ndim(v) == 0 else [_py_ints(i) for i in v]
+
+
 def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
+    axes = _py_ints(axes)
+    if isinstance(axes, list):
+        axes = tuple(axes)
     return _bool_products(_dn.tensordot)(_donatable(a, None), _donatable(b, None), axes=axes)
 
 
@@ -452,7 +471,18 @@ def einsum(subscripts: Any, *operands: Any, out: Any = None, dtype: Any = None,
            order: str = "K", casting: str = "safe", optimize: Any = False) -> Any:
     if not isinstance(subscripts, str):
         raise _refuse("einsum", "the interleaved (operand, axes) form")
-    r = _dn.einsum(subscripts, *(_as_tensor(_cast(x, dtype)) for x in operands))
+    # NumPy's: computed in `dtype`, else in the common dtype of the
+    # operands and `out` (float16 operands into a float64 `out` are
+    # multiplied in float64), each operand cast to it under `casting`.
+    dts = [_dtype_of(x) for x in operands]
+    compute = np.dtype(dtype) if dtype is not None else np.result_type(
+        *dts, *([] if out is None else [_dtype_of(out)]))
+    for i, d in enumerate(dts):
+        if not np.can_cast(d, compute, casting=casting):
+            raise TypeError(f"einsum: operand {i} dtype could not be cast from {d} to "
+                            f"{compute} according to the rule {casting!r}")
+    r = _dn.einsum(subscripts, *(x if d == compute else _as_tensor(_cast(x, compute))
+                                 for x, d in zip(operands, dts)))
     return _write_out("einsum", out, r, casting)
 
 

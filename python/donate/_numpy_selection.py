@@ -140,9 +140,12 @@ def compress(condition: Any, a: Any, axis: Any = None, out: Any = None) -> Any:
     if c.ndim != 1:
         raise ValueError("condition must be a 1-d array")
     x = _as_tensor(a)
-    if axis is None:
-        x, axis = _dn.reshape(x, (-1,)), 0
-    n = x.shape[operator.index(axis)]
+    if axis is None or x.ndim == 0:  # (NumPy reads a 0-d array as 1-d here)
+        x, axis = _dn.reshape(x, (-1,)), 0 if axis is None else axis
+    axis = operator.index(axis)
+    if not -x.ndim <= axis < x.ndim:
+        raise _dn.AxisError(f"axis {axis} is out of bounds for array of dimension {x.ndim}")
+    n = x.shape[axis]
     idx = _dn.nonzero(c)[0]
     if idx.size and int(idx[-1]) >= n:
         raise IndexError(f"index {int(idx[-1])} is out of bounds for axis {axis} with size {n}")

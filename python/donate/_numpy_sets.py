@@ -40,6 +40,12 @@ def isin(element: Any, test_elements: Any, assume_unique: bool = False,
     return _dn.logical_not(found) if invert else found
 
 
+def _sort_complex(x: Any) -> Any:
+    from ._numpy_counting import sort_complex
+
+    return sort_complex(x)
+
+
 def _unique(x: Any) -> Any:
     from ._numpy_functions import unique
 
@@ -71,7 +77,9 @@ def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Any:
     a, b = _common(_flat(ar1), _flat(ar2))
     if not assume_unique:
         a, b = _unique(a), _unique(b)
-    both = _dn.sort(_dn.concat([a, b]))
+    both = _dn.concat([a, b])
+    # (Complex values in NumPy's order, real part then imaginary.)
+    both = _sort_complex(both) if both.dtype.kind == "c" else _dn.sort(both)
     if both.shape[0] == 0:
         return both
     edge = _dn.ones((1,), dtype=_dn.bool)
