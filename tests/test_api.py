@@ -111,7 +111,15 @@ def test_attributes_and_conversions() -> None:
     assert t[0, 0].item() == 1.0
     assert copy.copy(t).tolist() == t.tolist() and copy.deepcopy(t).data_ptr() != t.data_ptr()
     assert pickle.loads(pickle.dumps(t)).tolist() == t.tolist()
-    assert memoryview(donate.tensor([1], dtype="int64")).format == "q"
+    # NumPy's own codes (`l` on Linux): an export is `np.int64` itself, not
+    # `np.longlong` (which `issubdtype(.., np.int64)` refused).
+    for name in ("int64", "uint64"):
+        t = donate.tensor([1], dtype=name)
+        assert memoryview(t).format == np.dtype(name).char
+        exported = np.asarray(t)
+        assert exported.dtype.char == np.dtype(name).char
+        assert np.issubdtype(exported.dtype, np.dtype(name).type)
+        assert isinstance(exported[0], np.dtype(name).type)
 
 
 def test_promotion_follows_numpy() -> None:

@@ -114,6 +114,9 @@ pub(crate) unsafe fn release_view(view: *mut ffi::Py_buffer) {
     }
 }
 
+/// Whether C's `long` is 64 bits (NumPy's int64 is then `long`, `l`).
+const LONG_IS_64: bool = std::mem::size_of::<std::ffi::c_long>() == 8;
+
 /// The buffer protocol's struct-module format of a dtype.
 fn format_of(d: DType) -> &'static CStr {
     match d {
@@ -121,10 +124,15 @@ fn format_of(d: DType) -> &'static CStr {
         DType::I8 => c"b",
         DType::I16 => c"h",
         DType::I32 => c"i",
+        // NumPy's own codes: `l` where C's `long` is 64 bits (Linux,
+        // macOS), so an export is `np.int64` itself (`q` made
+        // `np.longlong`, which `np.issubdtype(.., np.int64)` refuses).
+        DType::I64 if LONG_IS_64 => c"l",
         DType::I64 => c"q",
         DType::U8 => c"B",
         DType::U16 => c"H",
         DType::U32 => c"I",
+        DType::U64 if LONG_IS_64 => c"L",
         DType::U64 => c"Q",
         DType::F16 => c"e",
         DType::F32 => c"f",

@@ -63,6 +63,7 @@ mod array_api;
 mod buffer_view;
 mod conversions;
 mod dlpack;
+mod donated_methods;
 mod elementwise;
 mod errors;
 mod fft;
@@ -116,6 +117,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "_DEFAULT_FLOAT",
         interop::np_dtype(py, donate::DType::DEFAULT_FLOAT),
     )?;
+    m.add_function(wrap_pyfunction!(ownership::_is_plain_array_like, m)?)?;
     m.add_function(wrap_pyfunction!(functions::tensor, m)?)?;
     m.add_function(wrap_pyfunction!(functions::asarray, m)?)?;
     m.add_function(wrap_pyfunction!(functions::from_numpy, m)?)?;

@@ -53,6 +53,18 @@ pub(crate) fn dunder(
     reflected: bool,
 ) -> PyResult<Py<PyAny>> {
     let py = other.py();
+    // A subclass of NumPy's array (a masked array, `np.matrix`) answers
+    // for itself through its reflected method, as it does beside an
+    // ndarray (`t + masked` keeps the mask; `t * matrix` is a matrix
+    // product). Converting it first dropped what it adds: the mask's
+    // hidden values were summed. (An ndarray subclass's reflected method
+    // is at worst ndarray's, which comes back through `np.add`.)
+    if !reflected
+        && other.is_instance_of::<numpy::PyUntypedArray>()
+        && !other.is_exact_instance_of::<numpy::PyUntypedArray>()
+    {
+        return Ok(py.NotImplemented());
+    }
     let Some(o) = input_from(other)? else {
         return Ok(py.NotImplemented());
     };

@@ -73,11 +73,56 @@ pub(crate) fn input_from<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Input<
     }
     let array_like = numpy_like
         || obj.is_instance_of::<pyo3::types::PyList>()
-        || obj.is_instance_of::<pyo3::types::PyTuple>();
+        || obj.is_instance_of::<pyo3::types::PyTuple>()
+        || plain_array_like(obj)?;
     if array_like {
         return Ok(Some(Operand::Made(interop::to_operand(py, obj)?)));
     }
     Ok(None)
+}
+
+/// Data NumPy converts that has no array protocol of its own to answer
+/// an operator with: an object with the buffer protocol (`memoryview`,
+/// `array.array`, `bytearray`; `bytes` too, whose conversion is a
+/// `TypeError`, never a concatenation of the tensor's bytes), a `range`,
+/// or one with `__array__` alone (NumPy's `t + frame` converts it). An
+/// object that also speaks NumPy's or the standard's protocols
+/// (`__array_ufunc__`, `__array_function__`, `__array_namespace__`: a
+/// Dask array, a pandas Series) or outranks a tensor's
+/// `__array_priority__` is left to answer for itself.
+pub(crate) fn plain_array_like(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if obj.is_instance_of::<pyo3::types::PyString>() {
+        return Ok(false);
+    }
+    // SAFETY: `obj` is a live object (a borrowed reference held while the
+    // interpreter is attached); the call only reads its type's buffer slot.
+    let buffer = unsafe { pyo3::ffi::PyObject_CheckBuffer(obj.as_ptr()) } == 1;
+    if buffer || obj.is_instance_of::<pyo3::types::PyRange>() {
+        return Ok(true);
+    }
+    for own in [
+        "__array_ufunc__",
+        "__array_function__",
+        "__array_namespace__",
+    ] {
+        if obj.hasattr(own)? {
+            return Ok(false);
+        }
+    }
+    // NumPy defers to a higher `__array_priority__` (a torch tensor's
+    // 1000) than its own; `Tensor`'s is 0.
+    let priority = obj
+        .getattr("__array_priority__")
+        .and_then(|p| p.extract::<f64>())
+        .unwrap_or(0.0);
+    Ok(priority <= 0.0 && obj.hasattr("__array__")?)
+}
+
+/// [`plain_array_like`] for the NumPy translations' `__array_ufunc__`
+/// (the one rule for operators, functions and ufuncs).
+#[pyfunction]
+pub(crate) fn _is_plain_array_like(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    plain_array_like(obj)
 }
 
 /// Like [`input_from`], but a `TypeError` for unsupported types.

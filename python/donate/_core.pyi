@@ -2,7 +2,7 @@
 
 from collections.abc import Iterator, Sequence
 from types import ModuleType, TracebackType
-from typing import Any, TypeAlias, final
+from typing import Any, NoReturn, TypeAlias, final
 
 import numpy as np
 import numpy.typing as npt
@@ -29,6 +29,7 @@ __all__ = [
     "_Timeline",
     "_Trace",
     "_bincount",
+    "_is_plain_array_like",
     "_check_device",
     "_cumulative_max",
     "_cumulative_min",
@@ -460,6 +461,7 @@ class Tensor:
 
 @final
 class Donated:
+    def __array__(self, *_args: Any, **_kwargs: Any) -> NoReturn: ...  # a TypeError
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any: ...
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any: ...
     @property
@@ -711,6 +713,7 @@ def searchsorted(
 def sort(x: _Operand, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor: ...
 def argsort(x: _Operand, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor: ...
 def _bincount(x: _Operand, weights: _Operand | None, length: int) -> Tensor: ...
+def _is_plain_array_like(obj: object) -> bool: ...
 def _unique(x: _Operand, /, name: str = "unique") -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
 def _fft(x: _Operand, kind: str, s: Sequence[int] | None, axes: Sequence[int] | None, norm: str, nd: bool) -> Tensor: ...
 def _fftfreq(n: int, d: float, dtype: _DTypeLike | None, device: Any, rfft: bool) -> Tensor: ...

@@ -147,9 +147,11 @@ def _ours(x: Any) -> bool:
 
 
 def _our_input(x: Any) -> bool:
-    """An input operand: one of `_ours`, or Python data (a list, a tuple),
-    which converts as NumPy's `asarray` (`_operand`)."""
-    return _ours(x) or isinstance(x, (list, tuple))
+    """An input operand: one of `_ours`, or Python data (a list, a tuple)
+    or a plain array-like (`__array__` alone, the buffer protocol, a
+    `range`: the operators' rule), which converts as NumPy's `asarray`
+    (`_operand`)."""
+    return _ours(x) or isinstance(x, (list, tuple)) or _core._is_plain_array_like(x)
 
 
 def array_ufunc(self: Any, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
