@@ -423,3 +423,11 @@ def test_vdot_never_broadcasts():
 def test_tensordot_takes_numpy_integer_axes(axes):
     a, b = np.arange(12.0).reshape(3, 4), np.arange(12.0).reshape(4, 3)
     same(np.tensordot(A(a), A(b), axes=axes), np.tensordot(a, b, axes=axes))
+
+
+def test_einsum_reads_python_data_as_numpy_does():
+    # A list of Python floats beside float64 data is float64 data (it was
+    # made float32 first: 0.30000000447 for 0.3).
+    t = A(np.ones(2))
+    same(np.einsum("i,i", [0.1, 0.2], t), np.einsum("i,i", [0.1, 0.2], np.ones(2)))
+    same(np.einsum("i,i", t, [0.1, 0.2]), np.einsum("i,i", np.ones(2), [0.1, 0.2]))

@@ -481,7 +481,7 @@ def einsum(subscripts: Any, *operands: Any, out: Any = None, dtype: Any = None,
         if not np.can_cast(d, compute, casting=casting):
             raise TypeError(f"einsum: operand {i} dtype could not be cast from {d} to "
                             f"{compute} according to the rule {casting!r}")
-    r = _dn.einsum(subscripts, *(x if d == compute else _as_tensor(_cast(x, compute))
+    r = _dn.einsum(subscripts, *(_as_tensor(_cast(x, None if d == compute else compute))
                                  for x, d in zip(operands, dts)))
     return _write_out("einsum", out, r, casting)
 
