@@ -143,8 +143,9 @@ pub fn slogdet(x: &DynTensor) -> Result<(DynTensor, DynTensor)> {
     })
 }
 
-/// One matrix's LU factors, refused when the matrix is singular: when
-/// [`det`] would be 0.
+/// One matrix's LU factors, refused when the matrix is singular in
+/// LAPACK's arithmetic: an exactly zero pivot of [`lu_pivots`], the
+/// pivots [`det`] multiplies.
 ///
 /// NumPy refuses a matrix when LAPACK's pivot comes out exactly zero.
 /// `faer` computes the factors with fused multiply-adds, which leave a
