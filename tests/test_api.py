@@ -383,6 +383,53 @@ def test_str_and_format_are_numpy_s(x: np.ndarray) -> None:
             format(t, ".2f")
 
 
+@pytest.mark.parametrize("x", [np.zeros((0, 3), np.float32), np.zeros((2, 0, 3)), np.zeros(0, np.int8),
+                               np.arange(2000), np.arange(3000.0).reshape(3, 1000), np.arange(5.0)])
+def test_repr_shows_the_shape_where_numpy_s_does(x: np.ndarray) -> None:
+    # An empty tensor of 2+ axes printed `Tensor([], dtype=float32)`,
+    # whatever its shape; NumPy shows it, and a summarised array's.
+    got, want = repr(donate.asarray(x)), repr(x)
+    assert ("shape=" in got) == ("shape=" in want)
+    if "shape=" in want:
+        assert f"shape={x.shape}" in got
+    assert got.endswith(f"dtype={x.dtype})")
+
+
+def test_round_of_an_element_is_numpy_scalars():
+    for x in (np.array([2.5, 3.567], np.float32), np.array([2.5, -3.5]), np.array([7, -8], np.int16)):
+        t = donate.asarray(x)
+        for i in range(2):
+            got, want = round(t[i]), round(x[i])
+            assert type(got) is int and got == want
+            got2, want2 = round(t[i], 2), round(x[i], 2)
+            assert np.dtype(str(got2.dtype)) == want2.dtype and float(got2) == float(want2)
+    with pytest.raises(TypeError, match="np.round"):
+        round(donate.asarray([1.5, 2.5]))
+    with pytest.raises(TypeError):
+        round(np.array([1.5, 2.5]))  # type: ignore[call-overload]
+
+
+def test_reversed_iterates_the_first_axis_from_the_end():
+    # `reversed(t)` raised (a tensor is not a C-level sequence).
+    for x in (np.array([1, 3, 5]), np.arange(6.0).reshape(3, 2), np.zeros((0, 2))):
+        got = [np.asarray(r) for r in reversed(donate.asarray(x))]
+        want = list(reversed(x))
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+    with pytest.raises(TypeError, match="0-d"):
+        reversed(donate.asarray(1.0))
+
+
+def test_truth_and_iteration_errors_say_what_the_tensor_is():
+    with pytest.raises(ValueError, match="empty"):
+        bool(donate.zeros((0,)))
+    with pytest.raises(ValueError, match="more than one element"):
+        bool(donate.zeros((2,)))
+    with pytest.raises(TypeError, match="iteration over a 0-d tensor"):
+        iter(donate.asarray(1.0))
+
+
 def test_str_of_a_donated_tensor_is_its_repr() -> None:
     t = donate.ones(3)
     donate.relu(t.donate())

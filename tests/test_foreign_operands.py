@@ -69,3 +69,45 @@ def test_a_donated_wrapper_is_not_numpy_data():
     assert not w.used
     np.testing.assert_array_equal(np.asarray(t), [1.0, 2.0])
 
+
+
+@pytest.mark.parametrize("other", [
+    __import__("fractions").Fraction(1, 2), __import__("decimal").Decimal("0.5"),
+    __import__("fractions").Fraction(1, 3), __import__("decimal").Decimal("0.1"),
+])
+def test_a_number_of_another_kind_compares_element_wise_as_numpy(other):
+    # `t == Fraction(1, 2)` was one Python False (the identity fallback).
+    # NumPy compares each element with the object, exactly (Decimal("0.1")
+    # is not the float 0.1).
+    a = np.array([0.5, 1.0, 0.1, 1 / 3])
+    t = donate.asarray(a)
+    for op in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"):
+        got = getattr(t, op)(other)
+        want = getattr(a, op)(other)
+        assert isinstance(got, donate.Tensor), (op, got)
+        np.testing.assert_array_equal(np.asarray(got), want)
+    np.testing.assert_array_equal(np.asarray(other == t), other == a)
+    np.testing.assert_array_equal(np.asarray(other < t), other < a)
+
+
+def test_any_object_compares_element_wise_and_ordering_refuses_as_numpy():
+    a = np.array([1.0, 2.0])
+    t = donate.asarray(a)
+    sentinel = object()
+    np.testing.assert_array_equal(np.asarray(t == sentinel), a == sentinel)
+    np.testing.assert_array_equal(np.asarray(t != sentinel), a != sentinel)
+    with pytest.raises(TypeError):
+        a < sentinel  # noqa: B015 (NumPy's refusal, the oracle)
+    with pytest.raises(TypeError):
+        t < sentinel  # noqa: B015
+
+
+def test_an_object_with_its_own_equality_decides_each_element():
+    class Anything:
+        def __eq__(self, other):
+            return True
+
+        __hash__ = None
+
+    a = np.array([1, 2, 3])
+    np.testing.assert_array_equal(np.asarray(donate.asarray(a) == Anything()), a == Anything())

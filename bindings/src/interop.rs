@@ -262,20 +262,12 @@ fn convert(
             )));
         }
     }
-    // Python numbers only: a NumPy array, scalar or tensor inside a list
-    // keeps its float64, as `np.asarray` keeps it.
-    let from_python = default_float
-        && !is_numpy(py, obj)?
-        && (obj.is_instance_of::<PyInt>()
-            || obj.is_instance_of::<PyFloat>()
-            || ((obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>())
-                && python_numbers_only(obj, 0)));
     let arr = if obj.is_instance_of::<PyUntypedArray>() {
         obj.clone()
-    } else if let (true, Some(d)) = (from_python, dtype) {
-        // Python data converts straight to the asked dtype: through
-        // NumPy's own inference first, a list of ints above int64's range
-        // would become float64 and lose its low digits.
+    } else if let Some(d) = dtype {
+        // Data converts straight to the asked dtype, as `np.asarray(x,
+        // dtype=)`: through NumPy's own inference first, a list of ints
+        // above int64's range would become float64 and lose its low digits.
         let kwargs = pyo3::types::PyDict::new(py);
         kwargs.set_item("dtype", np_dtype(py, d))?;
         np.getattr("asarray")?.call((obj,), Some(&kwargs))?
@@ -285,14 +277,25 @@ fn convert(
     let arr = arr
         .cast_into::<PyUntypedArray>()
         .map_err(|e| PyTypeError::new_err(e.to_string()))?;
-    let target = match dtype {
-        Some(d) => {
-            if arr.dtype().kind() == b'O' {
-                dtype_of_descr(&arr.dtype(), from_python)?; // the object-array error
-            }
-            d
+    let target = if let Some(d) = dtype {
+        if arr.dtype().kind() == b'O' {
+            dtype_of_descr(&arr.dtype(), false)?; // the object-array error
         }
-        None => dtype_of_descr(&arr.dtype(), from_python)?,
+        d
+    } else {
+        let descr = arr.dtype();
+        // Python numbers only become the default float: a NumPy array,
+        // scalar or tensor inside a list keeps its float64, as
+        // `np.asarray` keeps it. Asked only of float64 results, so
+        // other data is not walked twice.
+        let from_python = default_float
+            && (descr.kind(), descr.itemsize()) == (b'f', 8)
+            && !is_numpy(py, obj)?
+            && (obj.is_instance_of::<PyInt>()
+                || obj.is_instance_of::<PyFloat>()
+                || ((obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>())
+                    && python_numbers_only(obj, 0)));
+        dtype_of_descr(&descr, from_python)?
     };
     // `asarray(order="C")`, not `ascontiguousarray`, which turns 0-d into 1-d.
     let kwargs = pyo3::types::PyDict::new(py);

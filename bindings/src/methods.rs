@@ -91,7 +91,11 @@ macro_rules! tensor_methods {
                 if let Some(all) = ops::never_equal(slf.get(), other, Func::$cop)? {
                     return Ok(Py::new(slf.py(), all)?.into_any());
                 }
-                ops::dunder(self_input(slf), other, &Op::Func(Func::$cop), false)
+                let answer = ops::dunder(self_input(slf), other, &Op::Func(Func::$cop), false)?;
+                if answer.is(&slf.py().NotImplemented()) {
+                    return ops::compare_with_object(slf, other, Func::$cop);
+                }
+                Ok(answer)
             }
             )*
             $($rest)*
@@ -284,9 +288,25 @@ ops::binary_operators! { tensor_methods {
         let kwargs = PyDict::new(py);
         kwargs.set_item("separator", ", ")?;
         kwargs.set_item("prefix", "Tensor(")?;
-        let body: String = interop::numpy(py)?
+        let np = interop::numpy(py)?;
+        let numel: usize = me.shape.iter().product();
+        // NumPy's `array_repr`: an empty array other than 1-d shows its
+        // shape (its body is only `[]`), and so does one summarised with
+        // `...` (past the print threshold, unless a legacy mode is set).
+        let shape = PyTuple::new(py, me.shape.iter().copied())?.repr()?;
+        if numel == 0 && me.shape.len() != 1 {
+            return Ok(format!("Tensor([], shape={shape}, dtype={dtype})"));
+        }
+        let body: String = np
             .call_method("array2string", (view,), Some(&kwargs))?
             .extract()?;
+        let options = np.call_method0("get_printoptions")?;
+        let threshold: f64 = options.get_item("threshold")?.extract()?;
+        // (`legacy` is False, or a version string such as "2.1".)
+        let current = matches!(options.get_item("legacy")?.extract::<bool>(), Ok(false));
+        if (numel as f64) > threshold && current {
+            return Ok(format!("Tensor({body}, shape={shape}, dtype={dtype})"));
+        }
         Ok(format!("Tensor({body}, dtype={dtype})"))
     }
 
@@ -320,10 +340,18 @@ ops::binary_operators! { tensor_methods {
 
     fn __bool__(slf: &Bound<'_, Self>) -> PyResult<bool> {
         slf.get().check_traced("bool() (a branch on a traced value)")?;
-        if slf.get().numel() != 1 {
-            return Err(PyValueError::new_err(
-                "the truth value of a tensor with more than one element is ambiguous",
-            ));
+        match slf.get().numel() {
+            1 => {}
+            0 => {
+                return Err(PyValueError::new_err(
+                    "the truth value of an empty tensor is ambiguous; use t.size > 0 to test for elements",
+                ))
+            }
+            _ => {
+                return Err(PyValueError::new_err(
+                    "the truth value of a tensor with more than one element is ambiguous; use t.any() or t.all()",
+                ))
+            }
         }
         super::conversions::element(slf, "bool")?.is_truthy()
     }
@@ -337,6 +365,31 @@ ops::binary_operators! { tensor_methods {
         slf.get().check_traced("int()")?;
         let v = super::conversions::scalar(slf, "int")?;
         v.py().get_type::<pyo3::types::PyInt>().call1((v,))
+    }
+
+    /// `round(x)` of an element (a 0-d tensor), as of NumPy's scalar: a
+    /// Python int; `round(x, n)` the element rounded to `n` decimals, a
+    /// 0-d tensor of its dtype (`np.round`'s). A tensor of more axes is a
+    /// `TypeError`, as NumPy's array (use `np.round(t, n)`).
+    #[pyo3(signature = (ndigits = None))]
+    fn __round__<'py>(
+        slf: &Bound<'py, Self>,
+        ndigits: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        slf.get().check_traced("round()")?;
+        if !slf.get().shape.is_empty() {
+            return Err(PyTypeError::new_err(format!(
+                "round() of a {}-d tensor; use np.round(t, n) or donate.round(t)",
+                slf.get().shape.len()
+            )));
+        }
+        let builtins = py.import("builtins")?;
+        match ndigits.filter(|n| !n.is_none()) {
+            None => builtins.call_method1("round", (super::conversions::scalar(slf, "round")?,)),
+            // (NumPy's `round` of a tensor is donate's translation.)
+            Some(n) => interop::numpy(py)?.call_method1("round", (slf, n)),
+        }
     }
 
     /// Basic indexing (ints, slices, `...`, `None`) returns a view sharing
@@ -408,8 +461,22 @@ ops::binary_operators! { tensor_methods {
     /// when it is reached, so an item reflects writes made before it and
     /// `next(iter(t))` costs one item.
     fn __iter__(slf: &Bound<'_, Self>) -> PyResult<super::iteration::TensorIter> {
-        let len = slf.get().__len__()?;
+        let len = slf.get().shape.first().copied().ok_or_else(|| {
+            PyTypeError::new_err("iteration over a 0-d tensor")
+        })?;
         Ok(super::iteration::TensorIter::new(slf, len))
+    }
+
+    /// `reversed(t)`: the items of the first axis from the last, as
+    /// `t[::-1]`'s iteration (NumPy's; a tensor is not a C-level
+    /// sequence, so Python needs this method to reverse it).
+    fn __reversed__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        if slf.get().shape.is_empty() {
+            return Err(PyTypeError::new_err("iteration over a 0-d tensor"));
+        }
+        let py = slf.py();
+        let flipped = slf.as_any().get_item(pyo3::types::PySlice::new(py, isize::MAX, isize::MIN, -1))?;
+        Ok(flipped.try_iter()?.into_any().unbind())
     }
 
     /// `value in t`: whether any element equals `value`, at every rank

@@ -3,6 +3,7 @@
 //! an [`Op`], and goes through [`call`] or [`call_in_place`]. Every shape,
 //! dtype and donation rule is the core's ([`donate::plan`]).
 
+use numpy::PyArrayDescrMethods;
 use pyo3::prelude::*;
 use smallvec::smallvec;
 
@@ -58,8 +59,10 @@ pub(crate) fn dunder(
     // ndarray (`t + masked` keeps the mask; `t * matrix` is a matrix
     // product). Converting it first dropped what it adds: the mask's
     // hidden values were summed. (An ndarray subclass's reflected method
-    // is at worst ndarray's, which comes back through `np.add`.)
+    // is at worst ndarray's, which comes back through `np.add`.) Asked
+    // after the tensor test, which `t + t` answers alone.
     if !reflected
+        && !other.is_instance_of::<PyTensor>()
         && other.is_instance_of::<numpy::PyUntypedArray>()
         && !other.is_exact_instance_of::<numpy::PyUntypedArray>()
     {
@@ -95,6 +98,63 @@ pub(crate) fn never_equal(
     let all =
         donate::DynTensor::full(donate::DType::Bool, &t.shape, donate::Scalar::Bool(value)).py()?;
     Ok(Some(PyTensor::new(all)))
+}
+
+/// `t == Fraction(1, 2)`, `t < Decimal("0.5")`, `t == object()`: an
+/// object no operand rule takes (not a number, not data) and that has no
+/// array protocol of its own to answer with. NumPy compares each element
+/// with it as a Python object (the object's own comparison decides, so a
+/// `Fraction` compares exactly); so does this, through NumPy's object
+/// loop over a read-only view of `t`, and the bool result becomes a
+/// tensor. Without it Python's identity fallback made `t == Fraction(1,
+/// 2)` one `False`. `NotImplemented` (for the object to answer) where
+/// NumPy's would be, or where the object speaks an array protocol.
+pub(crate) fn compare_with_object(
+    t: &Bound<'_, PyTensor>,
+    other: &Bound<'_, PyAny>,
+    op: donate::kernels::Func,
+) -> PyResult<Py<PyAny>> {
+    use donate::kernels::Func;
+    use pyo3::basic::CompareOp;
+    let py = t.py();
+    let cmp = match op {
+        Func::Equal => CompareOp::Eq,
+        Func::NotEqual => CompareOp::Ne,
+        Func::Less => CompareOp::Lt,
+        Func::LessEqual => CompareOp::Le,
+        Func::Greater => CompareOp::Gt,
+        Func::GreaterEqual => CompareOp::Ge,
+        _ => return Ok(py.NotImplemented()),
+    };
+    let own_protocol = [
+        "__array_ufunc__",
+        "__array_function__",
+        "__array_namespace__",
+        "__array__",
+    ]
+    .into_iter()
+    .map(|p| other.hasattr(p))
+    .collect::<PyResult<Vec<bool>>>()?
+    .contains(&true);
+    if own_protocol || t.get().tracer().is_some() {
+        return Ok(py.NotImplemented());
+    }
+    let view = super::interop::numpy_view(t.as_any())?;
+    let answer = view.rich_compare(other, cmp)?;
+    if answer.is(py.NotImplemented()) {
+        return Ok(answer.unbind());
+    }
+    let arr = answer
+        .cast_into::<numpy::PyUntypedArray>()
+        .map_err(|e| pyo3::exceptions::PyTypeError::new_err(e.to_string()))?;
+    if numpy::PyUntypedArrayMethods::dtype(&arr).kind() != b'b' {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "comparing a tensor with {} gave no bool array",
+            other.get_type().name()?
+        )));
+    }
+    let tensor = super::interop::to_operand(py, arr.as_any())?;
+    Ok(Py::new(py, PyTensor::new(tensor))?.into_any())
 }
 
 /// `__pow__`'s third argument: only its absence is supported.
