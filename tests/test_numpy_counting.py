@@ -317,3 +317,35 @@ def test_the_core_bincount_checks_every_index_and_jit_traces_it():
     assert got.dtype == donate.float64
     np.testing.assert_array_equal(np.asarray(got), [3.0, 0.0, 4.5, 0.0])
     assert "bincount" in donate.jit(f).lower(x, w).as_text()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64])
+def test_histogramdd_edges_are_float64_as_numpys(dtype):
+    # Edges were made in the data's float32: -0.4 fell in bin 3 where
+    # NumPy's float64 edges put it in bin 2.
+    rng = np.random.default_rng(3)
+    x = np.concatenate([np.array([-0.4, 0.6, 0.2, -0.8]), rng.uniform(-1, 1, 500)]).astype(dtype)
+    y = rng.uniform(0, 1, x.size).astype(dtype)
+    for rng_ in ([(-1, 1), (0, 1)], None):
+        want = np.histogram2d(x, y, bins=10, range=rng_)
+        got = np.histogram2d(donate.asarray(x), donate.asarray(y), bins=10, range=rng_)
+        np.testing.assert_array_equal(np.asarray(got[0]), want[0])
+        for g, w in zip(got[1:], want[1:]):
+            assert np.dtype(str(g.dtype)) == w.dtype
+            np.testing.assert_array_equal(np.asarray(g), w)
+    want_dd = np.histogramdd(x[:, None], bins=10, range=[(-1, 1)])
+    got_dd = np.histogramdd(donate.asarray(x[:, None]), bins=10, range=[(-1, 1)])
+    np.testing.assert_array_equal(np.asarray(got_dd[0]), want_dd[0])
+
+
+@pytest.mark.parametrize("a,kw", [
+    (np.array([-1e308, 1e308]), {}), (np.array([-3e38, 3e38], np.float32), {}),
+    (np.array([1.0, 1.0 + 1e-15]), {"bins": 1000}), (np.array([1.0, 2.0]), {"range": (-1e308, 1e308)}),
+])
+def test_histogram_of_too_many_bins_for_the_range_is_numpys_error(a, kw):
+    # An overflowing range made edges of inf and NaN, and an internal
+    # "bincount: -1 is not a bin" IndexError.
+    with pytest.raises(ValueError, match="Too many bins"):
+        np.histogram(a, **kw)
+    with pytest.raises(ValueError, match="Too many bins"):
+        np.histogram(donate.asarray(a), **kw)

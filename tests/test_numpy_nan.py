@@ -132,3 +132,33 @@ def test_nanmedian_of_integers_is_the_median() -> None:
     got = np.nanmedian(donate.asarray(x), axis=0)
     assert np.asarray(got).dtype == np.nanmedian(x, axis=0).dtype
     np.testing.assert_array_equal(np.asarray(got), np.nanmedian(x, axis=0))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.nanmedian(x), lambda m, x: m.nanquantile(x, 0.5),
+    lambda m, x: m.nanpercentile(x, 50, axis=0), lambda m, x: m.nanmedian(x, axis=1),
+])
+@pytest.mark.parametrize("shape", [(0,), (0, 2), (2, 0)])
+def test_nan_quantiles_of_no_data_are_numpys_nan(call, shape):
+    # NumPy answers `nanmean`'s NaN ("Mean of empty slice"); donate raised.
+    a = np.zeros(shape)
+    if len(shape) == 1 and "axis=" in __import__("inspect").getsource(call):
+        return
+    with warnings.catch_warnings(record=True) as numpys:
+        warnings.simplefilter("always")
+        want = call(np, a)
+    with warnings.catch_warnings(record=True) as ours:
+        warnings.simplefilter("always")
+        got = call(np, donate.asarray(a))
+    assert [w.category for w in ours] == [w.category for w in numpys]
+    assert np.shape(got) == np.shape(want)
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("name", ["quantile", "percentile", "nanquantile", "nanpercentile"])
+def test_no_quantiles_at_all_is_an_empty_result(name):
+    # `np.quantile(t, [])` raised "stack: needs at least one tensor".
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    for q in ([], np.zeros(0, np.float32)):
+        got, want = getattr(np, name)(donate.asarray(a), q, axis=0), getattr(np, name)(a, q, axis=0)
+        assert got.shape == want.shape and np.dtype(str(got.dtype)) == want.dtype

@@ -318,3 +318,65 @@ def test_a_sum_of_negative_zeros_is_positive_zero_as_numpys(call: Callable[[Any,
     got = numpy_of(call(donate, donate.asarray(x)))
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.parametrize("fn", [np.var, np.std])
+@pytest.mark.parametrize("data,ddof,axis", [
+    ([1.0, 2.0, 4.0], 3, None), ([1.0, 2.0, 4.0], 5, None), ([2.0, 2.0], 2, None),
+    ([[1.0, 2.0], [3.0, 3.0]], 2, 0), ([[1.0, 5.0], [3.0, 3.0]], 2.5, 1),
+])
+def test_numpys_var_and_std_of_too_few_degrees_of_freedom_are_numpys(fn, data, ddof, axis):
+    # NumPy divides by max(N - ddof, 0): inf (NaN of constant data), with
+    # its warning; `np.var(t, ddof=N)` was NaN.
+    a = np.array(data)
+    with pytest.warns(RuntimeWarning, match="Degrees of freedom"):
+        want = fn(a, ddof=ddof, axis=axis)
+    with pytest.warns(RuntimeWarning, match="Degrees of freedom"):
+        got = fn(donate.asarray(a), ddof=ddof, axis=axis)
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_numpys_average_of_complex_data_with_integer_weights():
+    # The result dtype came from the weights and float64 alone: a TypeError
+    # (complex128 to float64).
+    a = np.array([1 + 2j, 3 - 1j, 0.5j])
+    for w in ([1, 2, 3], np.array([1, 2, 3], np.int8), np.array([0.5, 1, 2], np.float32)):
+        got, want = np.average(donate.asarray(a), weights=w), np.average(a, weights=w)
+        assert np.dtype(str(got.dtype)) == want.dtype
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["quantile", "percentile", "nanquantile", "nanpercentile"])
+@pytest.mark.parametrize("data", [np.array([1.0, 2.0, 4.0], np.float32), np.array([1, 2, 4], np.int8),
+                                  np.array([1, 2, 4], np.int64), np.array([1.0, 2.0, 4.0])])
+@pytest.mark.parametrize("q", [np.float32(0.5), np.array([0.25, 0.5], np.float32), 0.5,
+                               np.array([0.5]), np.float16(0.5)])
+def test_quantile_dtypes_are_numpys(name, data, q, ):
+    # A float32 `q` of percentile became float64 (`np.asarray(q, float64)`),
+    # and integer data always computed in float64.
+    if name.endswith("percentile"):
+        q = q * 100 if not isinstance(q, np.ndarray) else (q * 100).astype(q.dtype)
+    got = getattr(np, name)(donate.asarray(data), q)
+    want = getattr(np, name)(data, q)
+    assert np.dtype(str(got.dtype)) == np.asarray(want).dtype, (got.dtype, np.asarray(want).dtype)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-3)
+
+
+def test_quantile_refusals_are_numpys():
+    t = donate.asarray(np.array([1.0, 2.0]))
+    for call in (lambda m, x: m.quantile(x, [0.5, np.nan]), lambda m, x: m.nanquantile(x, np.nan),
+                 lambda m, x: m.percentile(x, 101)):
+        with pytest.raises(ValueError):
+            call(np, np.asarray(t))
+        with pytest.raises(ValueError):
+            call(np, t)
+    b = np.array([True, False, True])
+    for f in (np.quantile, np.nanquantile):
+        with pytest.raises(TypeError):
+            f(b, 0.5)
+        with pytest.raises(TypeError):
+            f(donate.asarray(b), 0.5)
+    assert float(np.median(donate.asarray(b))) == np.median(b) == 1.0  # (a mean: defined)
+    with pytest.raises(ValueError, match="simultaneously"):
+        np.std(t, ddof=1, correction=1)
+    assert float(np.std(t, ddof=0, correction=1)) == np.std(np.asarray(t), correction=1)

@@ -67,9 +67,11 @@ from ._numpy_operands import (
     _ndim_of,
     _reduced_axis,
     _is,
+    _loop_operand,
     _operand,
     _refuse,
     _where_mask,
+    _weak,
     _write_out,
     read_once,
 )
@@ -238,19 +240,15 @@ def _nan_ignoring(extreme: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
-def _loop_operand(x: Any) -> Any:
-    """What `ufunc.resolve_dtypes` takes for the operand `x`: a Python
-    number as its type (weak, NEP 50), else its dtype."""
-    if isinstance(x, (int, float, complex)) and not isinstance(x, bool):
-        return type(x)
-    return _dtype_of(x)
-
-
-def _float_loop(name: str, compute: Callable[..., Any]) -> Callable[..., Any]:
+def _float_loop(name: str, compute: Callable[..., Any], *,
+                half_in_float32: bool = True) -> Callable[..., Any]:
     """A ufunc composed of donate's functions: each operand first cast to
     the dtype of NumPy's loop for the operands (float32 where NumPy's is
     float16 of a non-float16 operand: donate makes float16 only of
-    float16; NumPy's `TypeError` where it has no loop)."""
+    float16; NumPy's `TypeError` where it has no loop). NumPy's float16
+    loops compute in float32 and round once: so does this, where
+    `half_in_float32` (donate's float16 steps would round each
+    intermediate: `logaddexp2` lost its sign)."""
     ufunc = getattr(np, name)
 
     def f(*xs: Any) -> Any:
@@ -258,19 +256,24 @@ def _float_loop(name: str, compute: Callable[..., Any]) -> Callable[..., Any]:
         # float16 stays float16 when an operand is float16 (a Python
         # number or an int8 beside it included, as NumPy's).
         half = any(_dtype_of(x) == np.float16 for x in xs)
+        narrowed = False
         cast = []
         for x, dt in zip(xs, loop):
             if dt == np.float16 and not half:
                 dt = np.dtype(np.float32)
-            if isinstance(x, (int, float, complex)):
+            if _weak(x):
                 # A Python number converts into the loop's dtype as NumPy
                 # converts it: `gcd(int8, 300)` is an OverflowError, not 300
                 # wrapped to 44.
-                cast.append(_dn.asarray(np.asarray(x, dtype=dt)))
-                continue
-            t = _as_tensor(x)
-            cast.append(t if t.dtype == dt else _dn.astype(t, dt))
-        return compute(*cast)
+                t = _dn.asarray(np.asarray(x, dtype=dt))
+            else:
+                t = _as_tensor(x)
+                t = t if t.dtype == dt else _dn.astype(t, dt)
+            if dt == np.float16 and half_in_float32:
+                t, narrowed = _dn.astype(t, _dn.float32), True
+            cast.append(t)
+        out = compute(*cast)
+        return _dn.astype(out, _dn.float16) if narrowed else out
 
     return f
 
@@ -392,7 +395,8 @@ _COMPOSED: dict[str, Callable[..., Any]] = {
     "heaviside": _float_loop("heaviside", _heaviside),
     "logaddexp2": _float_loop("logaddexp2", _logaddexp2),
     "ldexp": _float_loop("ldexp", _ldexp),
-    "spacing": _float_loop("spacing", _spacing),
+    # (Its own float16 steps: the spacing of a float16 is float16's.)
+    "spacing": _float_loop("spacing", _spacing, half_in_float32=False),
     "gcd": _float_loop("gcd", _gcd),
     "lcm": _float_loop("lcm", _lcm),
     "matvec": _matvec,
@@ -454,11 +458,14 @@ def _loop_of(ufunc: np.ufunc, inputs: Sequence[Any], dtype: Any,
     integer exponent), else None; NumPy's `TypeError` where that loop
     cannot take the operands under `casting` (`np.add(float_t, 1,
     dtype=np.int64)`, `np.add(int8_t, uint8_t, casting="no")`). Python
-    numbers are weak (NEP 50), as NumPy resolves them."""
+    numbers are weak (NEP 50), as NumPy resolves them. Resolved on every
+    call: where NumPy has no loop for the operands (`np.fabs` of complex
+    data), its `TypeError`, not donate's wider function's answer."""
+    types = tuple(_loop_operand(x) for x in inputs)
     if dtype is None and _is(casting, "same_kind"):
+        if ufunc.signature is None:  # (resolve_dtypes takes no gufunc)
+            ufunc.resolve_dtypes(types + (None,) * ufunc.nout)
         return None
-    types = tuple(type(x) if isinstance(x, (int, float, complex)) and not isinstance(x, bool)
-                  else _dtype_of(x) for x in inputs)
     given = {} if dtype is None else \
         {"signature": (None,) * ufunc.nin + (np.dtype(dtype),) * ufunc.nout}
     loop = ufunc.resolve_dtypes(types + (None,) * ufunc.nout, casting=casting, **given)

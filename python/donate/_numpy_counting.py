@@ -74,9 +74,12 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0) -> Any:
     return _core._bincount(t, _dn.astype(w, _dn.float64, copy=False), n)
 
 
-def _edges(a: Any, bins: Any, range: Any) -> np.ndarray:
+def _edges(a: Any, bins: Any, range: Any, *, dd: bool = False) -> np.ndarray:
     """The bin edges, as NumPy's `histogram_bin_edges` for an int `bins` or
-    a sequence of edges (float64 metadata, never the data)."""
+    a sequence of edges (float64 metadata, never the data). `dd`:
+    `histogramdd`'s, whose `linspace` takes no dtype: float64 edges from a
+    `range=` (Python floats), the data's dtype from its own ends (float32
+    edges from a range put a value on an edge in another bin)."""
     if isinstance(bins, str):
         raise _refuse("histogram", f"bins={bins!r} (an estimator)")
     if np.ndim(bins) == 0:
@@ -98,11 +101,17 @@ def _edges(a: Any, bins: Any, range: Any) -> np.ndarray:
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
         # NumPy's: edges in the data's float dtype (float64 for integers).
-        dtype = np.dtype(str(a.dtype)) if a.dtype.kind == "f" else np.dtype(np.float64)
+        dtype = np.dtype(str(a.dtype)) if a.dtype.kind == "f" and not (dd and range is not None) \
+            else np.dtype(np.float64)
         # Computed in that dtype from the data's own ends (NumPy's are its
         # scalars), in float64 from a given `range` (Python numbers).
         ends = (lo, hi) if range is not None else (dtype.type(lo), dtype.type(hi))
-        return np.linspace(*ends, n + 1, endpoint=True, dtype=dtype)
+        edges = np.linspace(*ends, n + 1, endpoint=True, dtype=dtype)
+        if not dd and np.any(edges[:-1] >= edges[1:]):
+            # NumPy's: a range whose width overflows, or too narrow for
+            # `n` distinct edges in the dtype.
+            raise ValueError(f"Too many bins for data range. Cannot create {n} finite-sized bins.")
+        return edges
     edges = np.asarray(bins)
     if edges.ndim != 1:
         raise ValueError("`bins` must be 1d, when an array")
@@ -172,7 +181,7 @@ def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = N
         range = (None,) * d
     elif len(range) != d:
         raise ValueError("range argument must have one entry per dimension")
-    edges = [_edges(x[:, i], bins[i], range[i]) for i in builtins.range(d)]
+    edges = [_edges(x[:, i], bins[i], range[i], dd=True) for i in builtins.range(d)]
     nbin = [len(e) + 1 for e in edges]  # an outlier bin at each end
     flat = _dn.zeros((n,), dtype=_dn.int64)
     stride = 1

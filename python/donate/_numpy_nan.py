@@ -225,6 +225,10 @@ def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_inp
         return _red.quantile(a, q, axis=axis, out=out, method=method, keepdims=keepdims,
                              weights=weights, interpolation=interpolation)
     x, qs = _red._quantiles("nanquantile", a, q, method, weights, interpolation)
+    if x.size == 0:
+        # NumPy's of no data at all: `nanmean`'s answer (NaN, "Mean of
+        # empty slice"), whatever `q`.
+        return nanmean(a, axis=axis, out=out, keepdims=keepdims)
     x, rest, axes = _red.lanes("nanquantile", x, axis)
     xs = _dn.sort(x, axis=-1)  # NaNs last
     count = _dn.sum(_dn.logical_not(_dn.isnan(x)), axis=-1, dtype=_dn.int64)
@@ -232,7 +236,7 @@ def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_inp
     _warn("All-NaN slice encountered", x, none)
     last = _dn.astype(_dn.maximum(count - 1, 0), _dn.float64)
     results = []
-    for qi in qs.reshape(-1).tolist():
+    for qi in qs.reshape(-1).tolist() or [0.0]:
         pos = last * qi
         lo = _dn.floor(pos)
         hi = _dn.minimum(lo + 1, last)
@@ -247,7 +251,7 @@ def nanpercentile(a: Any, q: Any, axis: Any = None, out: Any = None,
                   overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
                   *, weights: Any = None, interpolation: Any = None) -> Any:
     """NumPy's `nanpercentile`: `nanquantile` at `q / 100`."""
-    q = q / 100 if isinstance(q, (int, float)) else np.asarray(q, dtype=np.float64) / 100
+    q = _red._percent(a, q)
     return nanquantile(a, q, axis=axis, out=out, method=method, keepdims=keepdims,
                        weights=weights, interpolation=interpolation)
 
@@ -260,6 +264,10 @@ def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool =
     if not _inexact(a) or _dtype_of(a).kind == "c":
         return _red.median(a, axis=axis, out=out, keepdims=keepdims)
     x, qs = _red._quantiles("nanmedian", a, 0.5, "linear", None, None)
+    if x.size == 0:
+        # NumPy's of no data at all: `nanmean`'s answer (NaN, "Mean of
+        # empty slice"), whatever `q`.
+        return nanmean(a, axis=axis, out=out, keepdims=keepdims)
     x, rest, axes = _red.lanes("nanmedian", x, axis)
     xs = _dn.sort(x, axis=-1)  # NaNs last
     count = _dn.sum(_dn.logical_not(_dn.isnan(x)), axis=-1, dtype=_dn.int64)

@@ -166,6 +166,25 @@ def _dtype_of(x: Any) -> np.dtype[Any]:
     return np.asarray(x).dtype
 
 
+def _weak(x: Any) -> bool:
+    """Whether `x` is a weak Python number (NEP 50): exactly an int, a
+    float or a complex, as NumPy tests it (not a bool, not `np.float64`,
+    not an int subclass such as an `IntEnum`'s members)."""
+    return type(x) in (int, float, complex)
+
+
+def _weak_or_dtype(x: Any) -> Any:
+    """What `x` adds to NumPy's `result_type`: a weak Python number itself
+    (an int beside int8 stays int8), else its dtype."""
+    return x if _weak(x) else _dtype_of(x)
+
+
+def _loop_operand(x: Any) -> Any:
+    """What `ufunc.resolve_dtypes` takes for the operand `x`: a weak Python
+    number as its type, else its dtype."""
+    return type(x) if _weak(x) else _dtype_of(x)
+
+
 def _ndim_of(x: Any) -> int:
     """The number of axes NumPy gives the operand `x`, without reading it."""
     if isinstance(x, (Tensor, _dn.Donated, np.ndarray, np.generic)):

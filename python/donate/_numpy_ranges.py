@@ -19,7 +19,7 @@ import numpy as np
 
 import donate as _dn
 
-from ._numpy_operands import _as_tensor, _dtype, _dtype_of
+from ._numpy_operands import _as_tensor, _dtype, _weak_or_dtype
 
 NAMES = ["linspace", "logspace", "geomspace"]
 
@@ -32,9 +32,7 @@ def _operands(*xs: Any) -> list[Any]:
 
 def _result_dtype(*xs: Any, extra: Any = None) -> np.dtype[Any]:
     """NumPy's `result_type(start, stop, float(num))`: inexact."""
-    dts = [x if isinstance(x, (int, float, complex)) and not isinstance(x, bool) else _dtype_of(x)
-           for x in xs]
-    dt = np.result_type(*dts, 1.0 if extra is None else extra)
+    dt = np.result_type(*(_weak_or_dtype(x) for x in xs), 1.0 if extra is None else extra)
     return dt
 
 

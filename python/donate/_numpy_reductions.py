@@ -199,12 +199,26 @@ def _spread(name: str) -> Callable[..., Any]:
                ddof: float = 0, keepdims: bool = False, *, where: Any = _NoValue,
                mean: Any = _NoValue, correction: Any = _NoValue) -> Any:
         _no(name, where=where, mean=mean)
+        if correction is not _NoValue and ddof != 0:
+            raise ValueError("ddof and correction can't be provided simultaneously.")
         c = ddof if correction is _NoValue else correction
         dt = _computed_in(a, dtype)
         if dt is not None and not np.issubdtype(dt, np.inexact):
             raise _refuse(name, "an integer dtype=")
         x = _statistic_operand(a, dt, out)
-        r = f(x, axis=axis, correction=float(c), keepdims=_flag(keepdims))
+        try:
+            axes = range(x.ndim) if axis is None else normalize_axis_tuple(axis, x.ndim)
+        except (TypeError, ValueError):
+            axes = ()  # (donate's function names the bad axis)
+        n = int(np.prod([x.shape[i] for i in axes]))
+        if n > 0 and n - float(c) <= 0:
+            # NumPy's: the sum of squares over max(N - ddof, 0), so inf
+            # (NaN of constant data), with its warning; donate's own is
+            # NaN, the standard's.
+            warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+            r = f(x, axis=axis, correction=float(n - 1), keepdims=_flag(keepdims)) / 0.0
+        else:
+            r = f(x, axis=axis, correction=float(c), keepdims=_flag(keepdims))
         # (NumPy's `std` ends in `sqrt`, a ufunc: same_kind into `out`.)
         return _write_out(name, out, r, "same_kind" if name == "std" else "unsafe")
 
@@ -273,8 +287,9 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
         scl = _dn.full_like(avg, x.size // builtins.max(avg.size, 1) if x.size else 0)
     else:
         w = _as_tensor(weights)
-        floats = _dn.isdtype(x.dtype, "real floating") or _dn.isdtype(w.dtype, "real floating")
-        dt = _dn.result_type(x, w) if floats else _dn.float64
+        # NumPy's: the common dtype, at least float64 for integer data.
+        dt = np.result_type(np.dtype(str(x.dtype)), np.dtype(str(w.dtype)),
+                            *((np.float64,) if x.dtype.kind in "biu" else ()))
         if w.shape != x.shape:
             if axis is None:
                 raise TypeError("average: weights of another shape than a need axis=")
@@ -307,11 +322,18 @@ def _quantiles(name: str, a: Any, q: Any, method: Any, weights: Any,
     if not _is(method, "linear") or weights is not None or interpolation is not None:
         raise _refuse(name, "a method other than 'linear', or weights=")
     qs = np.asarray(q, dtype=np.float64)
-    if np.any((qs < 0) | (qs > 1)):
+    if not np.all((qs >= 0) & (qs <= 1)):  # (NaN too, as NumPy's)
         raise ValueError(f"{name}: quantiles must be in the range [0, 1]")
     x = _as_tensor(a)
+    if x.dtype == np.bool_ and not name.endswith("median"):
+        # NumPy's interpolation subtracts bools (its median takes a mean).
+        raise TypeError(f"numpy.{name}: the quantiles of bool data are not defined (NumPy's "
+                        "interpolation subtracts bools); cast the data with astype first")
     if _dn.isdtype(x.dtype, "integral") or x.dtype == np.bool_:
-        x = _dn.astype(x, _dn.float64)
+        # float64, or the dtype an array of quantiles promotes with the
+        # integers (float32 `q` of int8 data is float32, as NumPy's).
+        weak = isinstance(q, (int, float)) and not isinstance(q, np.generic)
+        x = _dn.astype(x, _dn.float64 if weak else np.result_type(x.dtype, np.asarray(q).dtype))
     elif not isinstance(q, (int, float)) or isinstance(q, np.generic):
         # An array of quantiles, or a NumPy scalar (`np.float64(0.5)`),
         # promotes with the data (NEP 50), a Python number does not.
@@ -354,7 +376,9 @@ def gathered(name: str, results: list[Any], qs: np.ndarray, rest: list[int], axe
             shaped.append(_dn.reshape(r, tuple(1 if i in axes else next(it)
                                                for i in range(len(rest) + len(axes)))))
         results = shaped
-    r = results[0] if qs.ndim == 0 else _dn.reshape(_dn.stack(results), qs.shape + tuple(results[0].shape))
+    # (No quantiles at all: `results` holds one, for its shape and dtype.)
+    r = results[0] if qs.ndim == 0 else _dn.reshape(_dn.stack(results)[:qs.size],
+                                                    qs.shape + tuple(results[0].shape))
     # NumPy's `quantile` interpolates with ufuncs writing into `out`
     # (same_kind, broadcast into it), `nanquantile`/`nanmedian` assign
     # into it (unsafe, broadcast), `median` writes its mean (unsafe, the
@@ -375,7 +399,7 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input:
     xs = _dn.sort(x, axis=-1)
     nan = _dn.any(_dn.isnan(x), axis=-1) if _dn.isdtype(x.dtype, "real floating") else None
     results = []
-    for qi in qs.reshape(-1).tolist():
+    for qi in qs.reshape(-1).tolist() or [0.0]:
         pos = qi * (n - 1)
         lo = int(np.floor(pos))
         hi = builtins.min(lo + 1, n - 1)
@@ -387,9 +411,19 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input:
 def percentile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
                method: str = "linear", keepdims: bool = False, *, weights: Any = None,
                interpolation: Any = None) -> Any:
-    q = q / 100 if isinstance(q, (int, float)) else np.asarray(q, dtype=np.float64) / 100
+    q = _percent(a, q)
     return quantile(a, q, axis=axis, out=out, method=method,
                     keepdims=keepdims, weights=weights, interpolation=interpolation)
+
+
+def _percent(a: Any, q: Any) -> Any:
+    """`percentile`'s `q` as quantiles, as NumPy's: a Python number stays
+    one; NumPy data is divided by 100 in the data's float dtype (a float32
+    `q` of float32 or integer data stays float32)."""
+    if type(q) in (int, float):
+        return q / 100
+    dt = _dtype_of(a)
+    return np.true_divide(np.asarray(q), dt.type(100) if dt.kind == "f" else 100)
 
 
 def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,

@@ -24,7 +24,7 @@ import numpy as np
 
 import donate as _dn
 
-from ._numpy_operands import _as_tensor, _donatable, _dtype_of, _refuse, _write_out
+from ._numpy_operands import _as_tensor, _donatable, _dtype_of, _refuse, _weak, _weak_or_dtype, _write_out
 
 NAMES = ["select", "piecewise", "choose", "compress", "extract", "delete", "append", "resize",
          "trim_zeros", "rollaxis", "ix_", "unravel_index", "ravel_multi_index",
@@ -32,16 +32,6 @@ NAMES = ["select", "piecewise", "choose", "compress", "extract", "delete", "appe
          "isreal", "iscomplex", "real_if_close", "cumulative_sum", "cumulative_prod",
          "unique_all", "unique_counts", "unique_inverse", "unique_values", "unstack",
          "matrix_transpose"]
-
-
-def _weak(x: Any) -> bool:
-    return type(x) in (int, float, complex)  # (NumPy's test: not bool, not np.float64)
-
-
-def _kind(x: Any) -> Any:
-    """What `x` adds to NumPy's `result_type`: a Python number itself
-    (weak, NEP 50: an int beside int8 stays int8), else its dtype."""
-    return x if _weak(x) else _dtype_of(x)
 
 
 def _in(x: Any, dtype: Any) -> Any:
@@ -62,7 +52,7 @@ def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0)
         raise ValueError("select with an empty condition list is not possible")
     # NumPy's: the common dtype of the choices and `default` (Python
     # numbers weak, NEP 50).
-    dt = np.result_type(*(_kind(c) for c in choicelist), _kind(default))
+    dt = np.result_type(*(_weak_or_dtype(c) for c in choicelist), _weak_or_dtype(default))
     conds = [_as_tensor(c) for c in condlist]
     for i, c in enumerate(conds):
         if c.dtype != _dn.bool:
@@ -126,7 +116,7 @@ def choose(a: Any, choices: Sequence[Any], out: Any = None, mode: str = "raise")
         idx = _dn.clip(idx, 0, n - 1)
     else:
         raise ValueError(f"mode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
-    dt = np.result_type(*(_kind(o) for o in opts))
+    dt = np.result_type(*(_weak_or_dtype(o) for o in opts))
     parts = _dn.broadcast_arrays(idx, *(_in(o, dt) for o in opts))
     stacked = _dn.stack(parts[1:])
     r = _dn.take_along_axis(stacked, _dn.expand_dims(parts[0], axis=0), axis=0)[0]
