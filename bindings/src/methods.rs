@@ -527,14 +527,43 @@ ops::binary_operators! { tensor_methods {
 
     /// A copy converted to `dtype`; with `copy=False`, `self` itself when
     /// it already has that dtype (NumPy's and the standard's `copy`).
-    #[pyo3(signature = (dtype, /, *, copy = true))]
+    /// NumPy's signature: `casting` is checked as NumPy checks it
+    /// (`"unsafe"` by default); `order` is `"K"`, `"A"` or `"C"` (the copy
+    /// is C-ordered; `"F"` is refused); `subok` is accepted (a tensor has
+    /// no subclasses).
+    #[pyo3(signature = (dtype, order = None, casting = None, subok = true, copy = true))]
     fn astype<'py>(
         slf: &Bound<'py, Self>,
         dtype: &Bound<'py, PyAny>,
+        order: Option<&str>,
+        casting: Option<&str>,
+        subok: bool,
         copy: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let dtype = interop::dtype_arg(slf.py(), Some(dtype))?
+        let _ = subok;
+        let py = slf.py();
+        let dtype = interop::dtype_arg(py, Some(dtype))?
             .ok_or_else(|| PyTypeError::new_err("astype needs a dtype"))?;
+        match order {
+            None | Some("K" | "A" | "C") => {}
+            Some(o) => {
+                return Err(PyValueError::new_err(format!(
+                    "astype: order={o:?} is not supported; a tensor's copy is C-ordered (\"K\", \"A\" or \"C\")"
+                )))
+            }
+        }
+        if let Some(rule) = casting.filter(|c| *c != "unsafe") {
+            let np = interop::numpy(py)?;
+            let from = interop::np_dtype(py, slf.get().dtype);
+            let to = interop::np_dtype(py, dtype);
+            if !np.call_method1("can_cast", (&from, &to, rule))?.extract::<bool>()? {
+                return Err(PyTypeError::new_err(format!(
+                    "Cannot cast array data from dtype('{}') to dtype('{}') according to the rule '{rule}'",
+                    slf.get().dtype.name(),
+                    dtype.name()
+                )));
+            }
+        }
         if !copy && dtype == slf.get().dtype {
             return Ok(slf.clone().into_any());
         }
