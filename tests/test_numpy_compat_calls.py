@@ -559,3 +559,129 @@ def test_a_python_float_is_float64_as_numpy_s_asarray(call: Callable[[Any], Any]
     got = call(tensor(Z3.copy()))
     assert np.asarray(got).dtype == want.dtype
     np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_astype_takes_numpys_signature():
+    # SciPy's compatibility layer calls `x.astype(dtype=dtype, copy=copy)`:
+    # a TypeError (positional-only) broke `least_squares(method="lm")`.
+    a = np.array([1.5, -2.5, 3.0])
+    t = donate.asarray(a)
+    got = t.astype(dtype=np.float32, copy=False)
+    assert got.dtype == donate.float32
+    np.testing.assert_array_equal(np.asarray(got), a.astype(np.float32))
+    assert t.astype(np.float64, copy=False) is t
+    for casting in ("unsafe", "same_kind", "safe", "equiv", "no"):
+        for to in (np.int64, np.float32, np.float64):
+            try:
+                want: Any = a.astype(to, casting=casting)
+            except TypeError:
+                with pytest.raises(TypeError, match="Cannot cast"):
+                    t.astype(to, casting=casting)
+                continue
+            np.testing.assert_array_equal(np.asarray(t.astype(to, casting=casting)), want)
+    np.testing.assert_array_equal(np.asarray(t.astype(np.int8, "C", "unsafe", True, True)),
+                                  a.astype(np.int8, "C", "unsafe", True, True))
+    with pytest.raises(ValueError, match="order"):
+        t.astype(np.float32, order="F")
+    scipy_optimize = pytest.importorskip("scipy.optimize")
+    r = scipy_optimize.least_squares(lambda z: z - 1, donate.zeros(3, dtype=donate.float64), method="lm")
+    np.testing.assert_allclose(np.asarray(r.x), 1.0)
+
+
+@pytest.mark.parametrize("shapes,axis", [(((3, 4), (3, 4)), 0), (((3, 4), (3, 4)), -2),
+                                         (((2, 3, 4), (4, 3)), 1), (((4, 3), (4, 1)), 0)])
+def test_numpys_vecdot_with_axis(shapes, axis):
+    # `np.vecdot(t, u, axis=)` was refused (scipy's weighted gaussian_kde).
+    rng = np.random.default_rng(0)
+    x, y = (rng.normal(size=s) for s in shapes)
+    want = np.vecdot(x, y, axis=axis)
+    got = np.vecdot(donate.asarray(x), donate.asarray(y), axis=axis)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+
+
+def test_the_conj_method_of_bools_is_bool_as_numpys():
+    b = np.array([True, False])
+    got = donate.asarray(b).conj()
+    assert got.dtype == donate.bool
+    np.testing.assert_array_equal(np.asarray(got), b.conj())
+    np.testing.assert_array_equal(np.asarray(donate.asarray(b).conjugate()), b.conjugate())
+
+
+def _tensors(args: tuple[Any, ...]) -> list[Any]:
+    return [donate.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+
+
+@pytest.mark.parametrize("name,args", [
+    ("matvec", (np.arange(3.0), np.arange(3.0))), ("vecmat", (np.ones((3, 4)), np.arange(4.0))),
+    ("vecmat", (np.ones(3), np.ones(3))),
+])
+def test_matvec_and_vecmat_check_core_dimensions_as_numpy(name, args):
+    # A vector in a matrix's place gave a made-up answer (5.0; shape (1,)).
+    with pytest.raises(ValueError):
+        getattr(np, name)(*args)
+    with pytest.raises(ValueError):
+        getattr(np, name)(*_tensors(args))
+
+
+@pytest.mark.parametrize("p,q", [([0.0, 1.0, 2.0], [1.0, 1.0]), ([0.0, 0.0], [3.0]), ([0, 0, 2], [0, 1, 5]),
+                                 ([True, False, True, False, False, False], [False, True, True])])
+def test_polymul_trims_leading_zeros_as_numpys_poly1d(p, q):
+    want = np.polymul(np.array(p), np.array(q))
+    got = np.polymul(donate.asarray(np.array(p)), donate.asarray(np.array(q)))
+    assert got.shape == want.shape and np.dtype(str(got.dtype)) == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("fn,args,kw", [
+    ("logspace", (np.array(1, np.float32), np.array(2, np.float32)), {}),
+    ("logspace", (np.array(1, np.float32), np.array(2, np.float32)), {"base": np.float64(2)}),
+    ("logspace", (np.array([1, 2], np.float32), 3), {"base": np.array([2.0, 10.0], np.float32)}),
+    ("logspace", (0, 2), {"base": 2, "dtype": np.int64}),
+    ("geomspace", (np.array(1.5, np.float32), np.array(4, np.float32)), {}),
+    ("geomspace", (np.array(1.5, np.float32), np.array(4, np.float32)), {"dtype": np.float32}),
+    ("geomspace", (-1, -1000), {}),
+])
+def test_log_and_geometric_ranges_have_numpys_dtype(fn, args, kw):
+    # A default `base=10.0` was made a float64 operand (float32 ends gave
+    # float64); geomspace left out NumPy's `zeros((), dtype)` (float32).
+    want = getattr(np, fn)(*args, 4, **kw)
+    got = getattr(np, fn)(*_tensors(args), 4, **{k: donate.asarray(v) if isinstance(v, np.ndarray) else v
+                                               for k, v in kw.items()})
+    assert np.dtype(str(got.dtype)) == want.dtype
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+
+
+def test_a_python_number_among_joined_arrays_is_weak():
+    x = np.array([1.5, 4.0], np.float32)
+    for f in (lambda m, a: m.concatenate([a, 2], axis=None), lambda m, a: m.union1d(a, 2),
+              lambda m, a: m.concatenate([a, 2.5, True], axis=None)):
+        got, want = f(np, donate.asarray(x)), f(np, x)
+        assert np.dtype(str(got.dtype)) == want.dtype
+        np.testing.assert_array_equal(np.asarray(got), want)
+    with pytest.raises(OverflowError):  # (NumPy's cast wraps 300 to 44: refused, not wrapped)
+        np.concatenate([donate.asarray(np.array([1], np.int8)), 300], axis=None)
+
+
+@pytest.mark.parametrize("f", [np.split, np.array_split])
+@pytest.mark.parametrize("idx", [np.array([1, 3]), "tensor", [1, 3], 5, np.int64(5)])
+def test_split_points_given_as_an_array(f, idx):
+    # An array of split points was read as a number of sections.
+    a = np.arange(5.0)
+    ours = donate.asarray(np.array([1, 3])) if isinstance(idx, str) else idx
+    theirs = np.array([1, 3]) if isinstance(idx, str) else idx
+    got, want = f(donate.asarray(a), ours), f(a, theirs)
+    assert [np.asarray(g).tolist() for g in got] == [w.tolist() for w in want]
+
+
+def test_an_unsigned_diagonal_offset_does_not_wrap():
+    v = np.array([3], np.uint8)
+    for f in (np.diag, np.diagflat):
+        np.testing.assert_array_equal(np.asarray(f(donate.asarray(v), np.uint8(1))), f(v, np.uint8(1)))
+
+
+def test_an_output_that_is_not_an_array_is_numpys_type_error():
+    t = donate.asarray([1.0, 2.0])
+    for o in (2, [1.0, 2.0]):
+        with pytest.raises(TypeError, match="ArrayType"):
+            np.sin(t, o)

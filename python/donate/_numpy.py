@@ -163,6 +163,10 @@ def array_ufunc(self: Any, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs:
 
         return ufunc_at(ufunc, *inputs) if not kwargs else NotImplemented
     out = kwargs.pop("out", None)
+    if not builtins.all(x is None or isinstance(x, (Tensor, _dn.Donated)) or hasattr(x, "__array_ufunc__")
+                        for x in out or ()):
+        # NumPy's own check (`np.sin(t, 2)`): an output must be an array.
+        raise TypeError("return arrays must be of ArrayType")
     if not (builtins.all(_our_input(x) for x in inputs)
             and builtins.all(x is None or _ours(x) for x in out or ())):
         return NotImplemented
@@ -347,14 +351,28 @@ def _lcm(x: Any, y: Any) -> Any:
     return _dn.floor_divide(_dn.abs(x), _dn.where(g == 0, 1, g)) * _dn.abs(y)
 
 
+def _core_dims(name: str, operands: tuple[Any, ...], needs: tuple[int, ...]) -> None:
+    """NumPy's gufunc check: each operand has its core dimensions (a
+    matrix two, a vector one); a vector in a matrix's place is an error,
+    not a matrix product of another shape."""
+    for i, (x, n) in enumerate(zip(operands, needs)):
+        if x.ndim < n:
+            sig = "(m,n),(n)->(m)" if name == "matvec" else "(n),(n,m)->(m)"
+            raise ValueError(f"{name}: Input operand {i} does not have enough dimensions (has "
+                             f"{x.ndim}, gufunc core with signature {sig} requires {n})")
+
+
 def _matvec(a: Any, v: Any) -> Any:
-    return _dn.matmul(_as_tensor(a), _dn.expand_dims(_as_tensor(v), axis=-1))[..., 0]
+    a, v = _as_tensor(a), _as_tensor(v)
+    _core_dims("matvec", (a, v), (2, 1))
+    return _dn.matmul(a, _dn.expand_dims(v, axis=-1))[..., 0]
 
 
 def _vecmat(v: Any, a: Any) -> Any:
-    v = _as_tensor(v)
+    v, a = _as_tensor(v), _as_tensor(a)
+    _core_dims("vecmat", (v, a), (1, 2))
     v = _dn.conj(v) if v.dtype.kind == "c" else v
-    return _dn.matmul(_dn.expand_dims(v, axis=-2), _as_tensor(a))[..., 0, :]
+    return _dn.matmul(_dn.expand_dims(v, axis=-2), a)[..., 0, :]
 
 
 def _bitwise_count(x: Any) -> Any:
@@ -486,6 +504,12 @@ def _ufunc_call(
     reciprocal_of = _dtype_of(inputs[0]) if kw.get("dtype") is None else np.dtype(kw["dtype"])
     if name == "reciprocal" and reciprocal_of.kind in "biu":
         f, composed = _int_reciprocal, True
+    if name == "vecdot" and "axis" in kw:
+        # The gufunc's `axis=`: the core axis of each operand, counted in
+        # its own axes (moved last, where the loop reads it).
+        axis, g = operator.index(kw.pop("axis")), f
+        f = lambda *xs: g(*(_dn.moveaxis(x, axis, -1) for x in xs))  # noqa: E731
+        composed = True
     where = kw.pop("where", True)
     dtype = kw.pop("dtype", None)
     casting = kw.pop("casting", "same_kind")
@@ -649,5 +673,8 @@ def install() -> None:
 
 
 def _conj(self: Any) -> Any:
-    """The complex conjugate (the tensor's values, for real dtypes)."""
+    """The complex conjugate (a copy of the values, for real dtypes; bool
+    stays bool, as NumPy's method, where the ufunc makes int8)."""
+    if self.dtype == _dn.bool:
+        return _dn.asarray(self, copy=True)
     return _dn.conj(self)

@@ -9,6 +9,7 @@ write through a piece is seen in the input, as NumPy's), and `dstack`
 from __future__ import annotations
 
 import builtins
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -63,8 +64,13 @@ def array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list[Any]:
     between the given indices."""
     x = _as_tensor(ary)
     total = x.shape[axis]
-    if isinstance(indices_or_sections, int) or hasattr(indices_or_sections, "__index__"):
-        n = int(indices_or_sections)
+    try:  # NumPy's test: a sequence of indices has a length
+        len(indices_or_sections)
+        given = True
+    except TypeError:
+        given = False
+    if not given:
+        n = operator.index(indices_or_sections)
         if n <= 0:
             raise ValueError("number sections must be larger than 0.")
         each, extra = divmod(total, n)
@@ -80,8 +86,11 @@ def array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list[Any]:
 
 def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list[Any]:
     x = _as_tensor(ary)
-    if isinstance(indices_or_sections, int) and x.shape[axis] % indices_or_sections:
-        raise ValueError("array split does not result in an equal division")
+    try:
+        len(indices_or_sections)
+    except TypeError:
+        if x.shape[axis] % operator.index(indices_or_sections):
+            raise ValueError("array split does not result in an equal division") from None
     return array_split(x, indices_or_sections, axis)
 
 

@@ -419,9 +419,22 @@ def polysub(a1: Any, a2: Any) -> Any:
     return x - y
 
 
+def _poly1d(p: Any) -> Any:
+    """The coefficients NumPy's `poly1d` keeps: leading zeros trimmed (one
+    zero left of a zero polynomial); a `ValueError` past one axis."""
+    t = _coefficients(p)
+    if t.ndim > 1:
+        raise ValueError("Polynomial must be 1d only.")
+    nonzero = t != 0
+    if not bool(_dn.any(nonzero)):
+        return _dn.zeros((1,), dtype=t.dtype)
+    return t[int(_dn.argmax(nonzero)):]
+
+
 def polymul(a1: Any, a2: Any) -> Any:
-    """NumPy's `polymul`: the product of two polynomials (`convolve`)."""
-    return convolve(_coefficients(a1), _coefficients(a2))
+    """NumPy's `polymul`: the product of two polynomials (`convolve` of
+    their `poly1d` coefficients, leading zeros trimmed)."""
+    return convolve(_poly1d(a1), _poly1d(a2))
 
 
 def polyder(p: Any, m: Any = 1) -> Any:

@@ -41,6 +41,8 @@ from ._numpy_operands import (
     _raveled_0d,
     _refuse,
     _tensor,
+    _weak,
+    _weak_or_dtype,
     _write_out,
 )
 # --------------------------------------------------------------- functions ---
@@ -148,6 +150,14 @@ def _joined(arrays: Sequence[Any], dtype: Any, casting: Any) -> list[Any]:
             if not np.can_cast(_dtype_of(x), to, casting):
                 raise TypeError(f"Cannot cast array data from {np.dtype(_dtype_of(x))!r} to "
                                 f"{to!r} according to the rule {casting!r}")
+    elif builtins.any(_weak(x) for x in arrays):
+        # A Python number among the inputs is weak, as in NumPy's
+        # `result_type` (`concatenate([float32_t, 2], axis=None)` stays
+        # float32); converted as NumPy converts it (out of range: an
+        # `OverflowError`, where NumPy's cast would wrap).
+        to = np.result_type(*(_weak_or_dtype(x) for x in arrays))
+        return [_dn.asarray(np.asarray(x, dtype=to)) if _weak(x) else _cast(x, None)
+                for x in arrays]
     return [_cast(x, dtype) for x in arrays]
 
 
@@ -586,6 +596,7 @@ def flatnonzero(a: Any) -> Any:
 
 
 def diag(v: Any, k: int = 0) -> Any:
+    k = operator.index(k)  # (a Python int: `-np.uint8(1)` would wrap)
     t = _as_tensor(v)
     if t.ndim == 2:
         return _linalg.diagonal(t, offset=k)

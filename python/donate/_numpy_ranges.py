@@ -19,7 +19,7 @@ import numpy as np
 
 import donate as _dn
 
-from ._numpy_operands import _as_tensor, _dtype, _weak_or_dtype
+from ._numpy_operands import _as_tensor, _dtype, _weak, _weak_or_dtype
 
 NAMES = ["linspace", "logspace", "geomspace"]
 
@@ -76,7 +76,13 @@ def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True, retste
 
 def logspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True, base: Any = 10.0,
              dtype: Any = None, axis: int = 0) -> Any:
-    """NumPy's `logspace`: `base ** linspace(start, stop)`."""
+    """NumPy's `logspace`: `base ** linspace(start, stop)`; a scalar
+    `base` is used as it is (a Python number weak: float32 ends stay
+    float32), an array one broadcast with the ends first."""
+    if isinstance(base, (float, int)) or np.ndim(base) == 0:
+        y = linspace(start, stop, num=num, endpoint=endpoint, axis=axis)
+        r = _dn.pow(base if _weak(base) else _as_tensor(base), y)
+        return r if dtype is None else _dn.astype(r, _dtype(dtype), copy=False)
     ndmax = np.broadcast(*(np.empty(_as_tensor(v).shape) for v in (start, stop, base))).ndim
     s, e, b = (_dn.reshape(t, (1,) * (ndmax - t.ndim) + t.shape)
                for t in _operands(start, stop, base))
@@ -92,7 +98,10 @@ def geomspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True, dtype
     s, e = _operands(start, stop)
     if bool(_dn.any(s == 0)) or bool(_dn.any(e == 0)):
         raise ValueError("Geometric sequence cannot include zero")
-    dt = _result_dtype(start, stop, extra=float(operator.index(num)))
+    # NumPy's `result_type(start, stop, float(num), zeros((), dtype))`: at
+    # least float64 unless `dtype=` says otherwise.
+    dt = np.result_type(_result_dtype(start, stop, extra=float(operator.index(num))),
+                        np.zeros((), _dtype(dtype)))
     want = _dtype(dtype) or dt
     s, e = _dn.astype(s, dt), _dn.astype(e, dt)
     sign = _dn.sign(s)

@@ -62,7 +62,10 @@ def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False,
 
 
 def union1d(ar1: Any, ar2: Any) -> Any:
-    return _unique(_dn.concat(_common(_flat(ar1), _flat(ar2))))
+    # NumPy's `unique(concatenate((ar1, ar2), axis=None))`: a Python number
+    # weak (`union1d(float32_t, 2)` stays float32).
+    from ._numpy_functions import concatenate
+    return _unique(concatenate([ar1, ar2], axis=None))
 
 
 def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Any:
