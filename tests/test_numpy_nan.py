@@ -162,3 +162,14 @@ def test_no_quantiles_at_all_is_an_empty_result(name):
     for q in ([], np.zeros(0, np.float32)):
         got, want = getattr(np, name)(donate.asarray(a), q, axis=0), getattr(np, name)(a, q, axis=0)
         assert got.shape == want.shape and np.dtype(str(got.dtype)) == want.dtype
+
+
+@pytest.mark.parametrize("name", ["nanmean", "nanvar", "nanstd"])
+def test_nan_statistics_of_floats_refuse_an_integer_dtype_as_numpy(name):
+    a = np.array([1.0, np.nan, 2.0])
+    with pytest.raises(TypeError, match="inexact"):
+        getattr(np, name)(a, dtype=np.int64)
+    with pytest.raises(TypeError, match="inexact"):
+        getattr(np, name)(donate.asarray(a), dtype=np.int64)
+    got = getattr(np, name)(donate.asarray(a), dtype=np.float32)
+    assert got.dtype == donate.float32

@@ -565,7 +565,14 @@ def angle(z: Any, deg: bool = False) -> Any:
     """NumPy's `angle`: `atan2(imag, real)` (0 or pi of a real number), in
     degrees with `deg`."""
     t = _as_tensor(z)
-    a = _dn.atan2(_dn.imag(t), _dn.real(t)) if t.dtype.kind == "c" else _dn.atan2(0.0, t)
+    if t.dtype.kind == "c":
+        a = _dn.atan2(_dn.imag(t), _dn.real(t))
+    else:
+        # NumPy's `arctan2(0, z)`, a weak 0: the float loop of z's own dtype
+        # (float32 of small integers, donate's rule for float16); of bools,
+        # int64's (a weak int beside bool is int64).
+        t = _dn.astype(t, _dn.int64) if t.dtype == _dn.bool else t
+        a = _dn.atan2(_dn.zeros_like(t), t)
     return _dn.multiply(a, 180 / np.pi) if deg else a
 
 

@@ -104,6 +104,8 @@ def _counted(x: Any, axis: Any, dtype: Any, keepdims: bool) -> tuple[Any, Any, A
     of the sum's real dtype (NumPy divides in the sum's dtype)."""
     y, mask = _replaced(x, 0.0)
     if dtype is not None:
+        if not np.issubdtype(np.dtype(dtype), np.inexact):
+            raise TypeError("If a is inexact, then dtype must be inexact")  # (NumPy's)
         y = _cast(y, dtype)
     total = _dn.sum(y, axis=axis, keepdims=keepdims)
     real = _dn.real(total).dtype if _dn.isdtype(total.dtype, "complex floating") else total.dtype
