@@ -34,6 +34,7 @@ from ._numpy_operands import (
     _reduced_axis,
     _refuse,
     _where_mask,
+    _weak,
     _write_out,
 )
 
@@ -332,9 +333,8 @@ def _quantiles(name: str, a: Any, q: Any, method: Any, weights: Any,
     if _dn.isdtype(x.dtype, "integral") or x.dtype == np.bool_:
         # float64, or the dtype an array of quantiles promotes with the
         # integers (float32 `q` of int8 data is float32, as NumPy's).
-        weak = isinstance(q, (int, float)) and not isinstance(q, np.generic)
-        x = _dn.astype(x, _dn.float64 if weak else np.result_type(x.dtype, np.asarray(q).dtype))
-    elif not isinstance(q, (int, float)) or isinstance(q, np.generic):
+        x = _dn.astype(x, _dn.float64 if _weak(q) else np.result_type(x.dtype, np.asarray(q).dtype))
+    elif not _weak(q):
         # An array of quantiles, or a NumPy scalar (`np.float64(0.5)`),
         # promotes with the data (NEP 50), a Python number does not.
         x = _dn.astype(x, np.result_type(x.dtype, np.asarray(q).dtype), copy=False)
@@ -420,7 +420,7 @@ def _percent(a: Any, q: Any) -> Any:
     """`percentile`'s `q` as quantiles, as NumPy's: a Python number stays
     one; NumPy data is divided by 100 in the data's float dtype (a float32
     `q` of float32 or integer data stays float32)."""
-    if type(q) in (int, float):
+    if _weak(q):
         return q / 100
     dt = _dtype_of(a)
     return np.true_divide(np.asarray(q), dt.type(100) if dt.kind == "f" else 100)
